@@ -1,0 +1,88 @@
+/**
+ * The `interchange` command line: import, serve, demo. Flags have environment-variable
+ * equivalents (see `interchange <command> --help` and the README).
+ */
+import { existsSync } from "node:fs";
+import { join, resolve } from "node:path";
+import { helpText, parseFlags, UsageError } from "./flags.ts";
+import { runImport } from "../pipeline/cli.ts";
+import { SERVE_FLAGS, serverConfigFrom } from "../server/config.ts";
+
+const USAGE = `usage: interchange <command> [flags]
+
+commands:
+  import   import GTFS feeds into a dataset (interchange import --help)
+  serve    serve a dataset over HTTP (interchange serve --help)
+  demo     import the demo feeds into data/demo and serve them without API keys (what npm start runs)
+`;
+
+async function serve(argv: string[]): Promise<number> {
+  if (argv.includes("--help") || argv.includes("-h")) {
+    console.log(helpText("serve [flags]", "Serve the dataset: REST catalog, transit planner, street routing gateway.", SERVE_FLAGS));
+    return 0;
+  }
+  const { values, positionals } = parseFlags(argv, SERVE_FLAGS);
+  if (positionals.length) throw new UsageError(`unexpected argument ${positionals[0]}`);
+  const config = serverConfigFrom(values);
+  const { startServer } = await import("../server/main.ts");
+  const server = await startServer(config);
+  const stop = async () => {
+    await server.stop();
+    process.exit(0);
+  };
+  process.on("SIGINT", stop);
+  process.on("SIGTERM", stop);
+  return -1; // keep running
+}
+
+/** Demo feeds: BART + Caltrain from ../shared/data when present, else the hand-written fixture. */
+function demoFeeds(): string[] {
+  const root = resolve(import.meta.dir, "..");
+  const shared = join(root, "..", "shared", "data", "gtfs");
+  const real = ["bart.zip", "caltrain.zip"].map((f) => join(shared, f)).filter((p) => existsSync(p));
+  return real.length ? real : [join(root, "test", "fixtures", "demo-gtfs")];
+}
+
+async function demo(argv: string[]): Promise<number> {
+  const { values } = parseFlags(argv, SERVE_FLAGS.filter((s) => s.name !== "data"), process.env);
+  const dataDir = resolve(process.env.INTERCHANGE_DEMO_DATA ?? "data/demo");
+  const code = await runImport(["--data", dataDir, ...demoFeeds()]);
+  if (code !== 0) return code;
+  console.error("demo: serving WITHOUT API keys (--no-auth); use `interchange serve --api-keys FILE` for a real deployment");
+  const args = ["--data", dataDir, "--no-auth"];
+  if (values.port !== undefined) args.push("--port", String(values.port));
+  if (values.valhallaUrl) args.push("--valhalla-url", String(values.valhallaUrl));
+  return serve(args);
+}
+
+async function main(argv: string[]): Promise<number> {
+  const [cmd, ...rest] = argv;
+  switch (cmd) {
+    case "import":
+      return runImport(rest);
+    case "serve":
+      return serve(rest);
+    case "demo":
+      return demo(rest);
+    case undefined:
+    case "help":
+    case "--help":
+    case "-h":
+      console.log(USAGE);
+      return cmd ? 0 : 2;
+    default:
+      throw new UsageError(`unknown command "${cmd}"\n\n${USAGE}`);
+  }
+}
+
+try {
+  const code = await main(process.argv.slice(2));
+  if (code >= 0) process.exit(code);
+} catch (e) {
+  if (e instanceof UsageError) {
+    console.error(`interchange: ${e.message}`);
+    process.exit(2);
+  }
+  console.error(`interchange: ${(e as Error).message}`);
+  process.exit(1);
+}

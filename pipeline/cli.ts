@@ -1,0 +1,96 @@
+/**
+ * `interchange import`: flags → ImportOptions, one report per feed, exit code 1 when any feed was
+ * rejected. Feeds come from positional arguments and/or a feeds file (--feeds).
+ */
+import { readFileSync } from "node:fs";
+import { dirname, isAbsolute, resolve } from "node:path";
+import { z } from "zod";
+import { parseFlags, helpText, UsageError, type FlagSpec } from "../bin/flags.ts";
+import { importFeed } from "./import.ts";
+import type { ImportReport } from "./report.ts";
+import type { License } from "./store/manifest.ts";
+import { isUrl } from "./source.ts";
+import { compileTimetableHook } from "./timetable-hook.ts";
+
+export const IMPORT_FLAGS: FlagSpec[] = [
+  { name: "data", env: "INTERCHANGE_DATA", type: "string", default: "data", description: "dataset folder (created if missing)" },
+  { name: "feed-id", env: "INTERCHANGE_FEED_ID", type: "string", description: "Onestop feed id for the positional FEED (default: derived f-<geohash>-<agency name>)" },
+  { name: "feeds", env: "INTERCHANGE_FEEDS", type: "string", description: "JSON feeds file: [{id, url | path, license: {commercial_use_allowed, ...}}]" },
+  { name: "activate", env: "INTERCHANGE_ACTIVATE", type: "boolean", default: true, description: "make each new version its feed's active one; --no-activate keeps the old one active" },
+  { name: "json", env: "INTERCHANGE_JSON", type: "boolean", default: false, description: "print the import reports as JSON on stdout" },
+  { name: "quiet", env: "INTERCHANGE_QUIET", type: "boolean", default: false, description: "no progress on stderr" },
+];
+
+const LicenseValue = z.enum(["yes", "no", "unknown"]);
+const FeedsFile = z.array(
+  z.object({
+    id: z.string().optional(),
+    url: z.string().optional(),
+    path: z.string().optional(),
+    license: z
+      .object({
+        commercial_use_allowed: LicenseValue.optional(),
+        share_alike_optional: LicenseValue.optional(),
+        create_derived_product: LicenseValue.optional(),
+        redistribution_allowed: LicenseValue.optional(),
+        use_without_attribution: LicenseValue.optional(),
+      })
+      .optional(),
+  }).refine((f) => !!(f.url || f.path), "each feed needs a url or a path"),
+);
+
+export interface FeedSpec {
+  source: string;
+  feedId?: string;
+  license?: Partial<License>;
+}
+
+export function readFeedsFile(path: string): FeedSpec[] {
+  let parsed: z.infer<typeof FeedsFile>;
+  try {
+    parsed = FeedsFile.parse(JSON.parse(readFileSync(path, "utf8")));
+  } catch (e) {
+    const why = e instanceof z.ZodError ? e.issues.map((i) => `[${i.path.join(".")}] ${i.message}`).join("; ") : (e as Error).message;
+    throw new UsageError(`feeds file ${path}: ${why}`);
+  }
+  return parsed.map((f) => {
+    const src = f.url ?? f.path!;
+    const source = isUrl(src) || isAbsolute(src) ? src : resolve(dirname(path), src);
+    return { source, feedId: f.id, license: f.license };
+  });
+}
+
+export async function runImport(argv: string[]): Promise<number> {
+  if (argv.includes("--help") || argv.includes("-h")) {
+    console.log(helpText("import [flags] FEED...", "Import GTFS feeds (zip, folder or http(s) URL of a zip) into the dataset.", IMPORT_FLAGS));
+    return 0;
+  }
+  const { values, positionals } = parseFlags(argv, IMPORT_FLAGS);
+  const feeds: FeedSpec[] = [];
+  if (values.feedId && positionals.length !== 1) throw new UsageError("--feed-id applies to exactly one FEED argument");
+  for (const p of positionals) feeds.push({ source: p, feedId: values.feedId as string | undefined });
+  if (values.feeds) feeds.push(...readFeedsFile(String(values.feeds)));
+  if (feeds.length === 0) throw new UsageError("nothing to import: give FEED arguments or --feeds FILE (see interchange import --help)");
+  const quiet = Boolean(values.quiet);
+  const reports: ImportReport[] = [];
+  for (const f of feeds) {
+    const report = await importFeed({
+      dataDir: String(values.data),
+      source: f.source,
+      feedId: f.feedId,
+      license: f.license,
+      activate: values.activate !== false,
+      progress: quiet ? undefined : (m) => console.error(m),
+      afterManifestChange: compileTimetableHook(quiet ? undefined : (m) => console.error(m)),
+    });
+    reports.push(report);
+    if (!values.json) {
+      const line = report.status === "rejected"
+        ? `REJECTED ${f.source}: ${report.error?.message}`
+        : `${report.status} ${report.feed_onestop_id} ${report.sha1}${report.activated ? " (active)" : ""}; warnings: ${Object.entries(report.warnings).map(([k, w]) => `${k}=${w.count}`).join(", ") || "none"}`;
+      console.log(line);
+    }
+  }
+  if (values.json) console.log(JSON.stringify(reports, null, 2));
+  return reports.some((r) => r.status === "rejected") ? 1 : 0;
+}

@@ -1,0 +1,357 @@
+/**
+ * Builds the catalog tables from the raw GTFS tables inside one DuckDB connection: validation
+ * (bad rows skipped and reported by kind, see README "Bad feeds"), integer ids, derived data
+ * (calendars, stop patterns, generated shapes, interpolated times, route/agency stop links).
+ * Every rule here is decided per case the way the README's "Bad feeds" table documents.
+ */
+import type { DuckDBConnection } from "@duckdb/node-api";
+import { DataError, type Issues } from "../report.ts";
+import { lineOf, type RawTable } from "./load.ts";
+
+export type Allocate = (kind: string, count: number) => number;
+
+interface Ctx {
+  conn: DuckDBConnection;
+  raw: Map<string, RawTable>;
+  issues: Issues;
+  fvid: number;
+  allocate: Allocate;
+  progress: (msg: string) => void;
+}
+
+async function rows(conn: DuckDBConnection, sql: string): Promise<Record<string, unknown>[]> {
+  return (await conn.runAndReadAll(sql)).getRowObjects() as Record<string, unknown>[];
+}
+async function scalar(conn: DuckDBConnection, sql: string): Promise<number> {
+  const r = await rows(conn, sql);
+  const v = r[0] ? Object.values(r[0])[0] : 0;
+  return v == null ? 0 : Number(v);
+}
+
+/**
+ * Report rows of `fromSql` (a query over a raw table exposing `rid`) as skipped under `kind`:
+ * counts them, records up to 5 examples with line numbers.
+ */
+async function reportSkipped(ctx: Ctx, kind: string, file: string, fromSql: string, messageSql: string): Promise<number> {
+  const n = await scalar(ctx.conn, `SELECT count(*) FROM (${fromSql})`);
+  if (n === 0) return 0;
+  const ex = await rows(ctx.conn, `SELECT rid, ${messageSql} AS msg FROM (${fromSql}) ORDER BY rid LIMIT 5`);
+  const raw = ctx.raw.get(file)!;
+  ctx.issues.addMany(kind, n, ex.map((r) => ({ file, line: lineOf(raw, Number(r.rid)), message: String(r.msg) })));
+  return n;
+}
+
+const MACROS = `
+CREATE OR REPLACE MACRO gtfs_time(t) AS CASE WHEN regexp_full_match(t, '\\d{1,3}:[0-5]\\d:[0-5]\\d')
+  THEN CAST(split_part(t, ':', 1) AS INTEGER) * 3600 + CAST(split_part(t, ':', 2) AS INTEGER) * 60 + CAST(split_part(t, ':', 3) AS INTEGER) END;
+CREATE OR REPLACE MACRO gtfs_date(d) AS TRY_CAST(TRY_STRPTIME(d, '%Y%m%d') AS DATE);
+CREATE OR REPLACE MACRO gtfs_int(x) AS TRY_CAST(x AS INTEGER);
+CREATE OR REPLACE MACRO hav_m(lat1, lon1, lat2, lon2) AS 2 * 6371008.8 * asin(sqrt(
+  pow(sin(radians(lat2 - lat1) / 2), 2) + cos(radians(lat1)) * cos(radians(lat2)) * pow(sin(radians(lon2 - lon1) / 2), 2)));
+`;
+
+export interface BuildResult {
+  counts: Record<string, number>;
+  derived: Record<string, number>;
+  skipped: Record<string, number>;
+}
+
+export async function buildTables(ctx: Ctx): Promise<BuildResult> {
+  const { conn } = ctx;
+  const skipped: Record<string, number> = {};
+  const derived: Record<string, number> = {};
+  const skip = (file: string, n: number) => (skipped[file] = (skipped[file] ?? 0) + n);
+  await conn.run(MACROS);
+  const t0 = performance.now();
+  const step = (name: string) => ctx.progress(`${name} (${((performance.now() - t0) / 1000).toFixed(2)} s)`);
+
+  // ---------------------------------------------------------------- agencies
+  await conn.run(`CREATE TABLE a0 AS SELECT rowid AS rid, coalesce(agency_id, '') AS agency_id, * EXCLUDE (agency_id) FROM raw_agency`);
+  skip("agency.txt", await reportSkipped(ctx, "duplicate_key", "agency.txt",
+    `SELECT rid, agency_id FROM a0 QUALIFY row_number() OVER (PARTITION BY agency_id ORDER BY rid) > 1`, `'duplicate agency_id ' || agency_id`));
+  await conn.run(`DELETE FROM a0 WHERE rid IN (SELECT rid FROM a0 QUALIFY row_number() OVER (PARTITION BY agency_id ORDER BY rid) > 1)`);
+  const nAg = await scalar(conn, `SELECT count(*) FROM a0`);
+  if (nAg === 0) throw new DataError("no agency rows", "agency.txt");
+  const missingTz = await reportSkipped(ctx, "missing_agency_timezone", "agency.txt", `SELECT rid FROM a0 WHERE agency_timezone IS NULL`, `'agency_timezone is empty; using the first agency timezone or UTC'`);
+  void missingTz;
+  const agBase = ctx.allocate("agencies", nAg);
+  await conn.run(`CREATE TABLE agencies AS SELECT (${agBase} + row_number() OVER (ORDER BY rid) - 1)::INTEGER AS id, ${ctx.fvid}::INTEGER AS feed_version_id,
+      agency_id, coalesce(agency_name, agency_id, '') AS agency_name, agency_url,
+      coalesce(agency_timezone, (SELECT agency_timezone FROM a0 WHERE agency_timezone IS NOT NULL ORDER BY rid LIMIT 1), 'UTC') AS agency_timezone,
+      agency_lang, agency_phone, agency_fare_url, agency_email, NULL::VARCHAR AS onestop_id, rid
+    FROM a0 ORDER BY rid`);
+
+  // ---------------------------------------------------------------- stops
+  await conn.run(`CREATE TABLE s0 AS SELECT rowid AS rid, *, TRY_CAST(stop_lat AS DOUBLE) AS lat, TRY_CAST(stop_lon AS DOUBLE) AS lon,
+      coalesce(gtfs_int(location_type), 0) AS lt FROM raw_stops`);
+  skip("stops.txt", await reportSkipped(ctx, "duplicate_key", "stops.txt",
+    `SELECT rid, stop_id FROM s0 QUALIFY row_number() OVER (PARTITION BY stop_id ORDER BY rid) > 1`, `'duplicate stop_id ' || stop_id`));
+  await conn.run(`DELETE FROM s0 WHERE rid IN (SELECT rid FROM s0 QUALIFY row_number() OVER (PARTITION BY stop_id ORDER BY rid) > 1)`);
+  const badCoord = `SELECT rid, stop_id, stop_lat, stop_lon FROM s0 WHERE lt IN (0, 1, 2) AND (lat IS NULL OR lon IS NULL OR lat NOT BETWEEN -90 AND 90 OR lon NOT BETWEEN -180 AND 180 OR (lat = 0 AND lon = 0))`;
+  skip("stops.txt", await reportSkipped(ctx, "invalid_coordinates", "stops.txt", badCoord,
+    `'stop ' || stop_id || ': invalid stop_lat/stop_lon (' || coalesce(stop_lat, '') || ',' || coalesce(stop_lon, '') || ')'`));
+  await conn.run(`DELETE FROM s0 WHERE rid IN (SELECT rid FROM (${badCoord}))`);
+  await reportSkipped(ctx, "unknown_parent_station", "stops.txt",
+    `SELECT rid, stop_id, parent_station FROM s0 WHERE parent_station IS NOT NULL AND parent_station NOT IN (SELECT stop_id FROM s0)`,
+    `'stop ' || stop_id || ': parent_station ' || parent_station || ' does not exist (kept without parent)'`);
+  const nStops = await scalar(conn, `SELECT count(*) FROM s0`);
+  const stBase = ctx.allocate("stops", nStops);
+  await conn.run(`CREATE TABLE stops AS
+    WITH s1 AS (SELECT (${stBase} + row_number() OVER (ORDER BY rid) - 1)::INTEGER AS id, * FROM s0)
+    SELECT s1.id, ${ctx.fvid}::INTEGER AS feed_version_id, s1.stop_id, s1.stop_code, s1.stop_name, s1.tts_stop_name, s1.stop_desc,
+      coalesce(s1.lat, p.lat) AS stop_lat, coalesce(s1.lon, p.lon) AS stop_lon, s1.zone_id, s1.stop_url, s1.lt::INTEGER AS location_type,
+      CASE WHEN p.id IS NULL THEN NULL ELSE s1.parent_station END AS parent_station, p.id AS parent_ref,
+      s1.stop_timezone, gtfs_int(s1.wheelchair_boarding) AS wheelchair_boarding, s1.level_id, s1.platform_code,
+      gtfs_int(s1.stop_access) AS stop_access, NULL::VARCHAR AS onestop_id
+    FROM s1 LEFT JOIN s1 p ON p.stop_id = s1.parent_station ORDER BY s1.id`);
+  step(`stops: ${nStops}`);
+
+  // ---------------------------------------------------------------- routes
+  await conn.run(`CREATE TABLE r0 AS SELECT rowid AS rid, *, gtfs_int(route_type) AS rt FROM raw_routes`);
+  skip("routes.txt", await reportSkipped(ctx, "duplicate_key", "routes.txt",
+    `SELECT rid, route_id FROM r0 QUALIFY row_number() OVER (PARTITION BY route_id ORDER BY rid) > 1`, `'duplicate route_id ' || route_id`));
+  await conn.run(`DELETE FROM r0 WHERE rid IN (SELECT rid FROM r0 QUALIFY row_number() OVER (PARTITION BY route_id ORDER BY rid) > 1)`);
+  skip("routes.txt", await reportSkipped(ctx, "invalid_route_type", "routes.txt", `SELECT rid, route_id, route_type FROM r0 WHERE rt IS NULL OR rt < 0`,
+    `'route ' || route_id || ': route_type ' || coalesce(route_type, '(empty)') || ' is not a GTFS route type'`));
+  await conn.run(`DELETE FROM r0 WHERE rt IS NULL OR rt < 0`);
+  // agency_id may be omitted when the feed has one agency
+  const single = nAg === 1 ? `(SELECT agency_id FROM agencies LIMIT 1)` : `NULL`;
+  await conn.run(`ALTER TABLE r0 ADD COLUMN ag VARCHAR; UPDATE r0 SET ag = coalesce(agency_id, ${single}, '')`);
+  const unkAg = `SELECT rid, route_id, ag FROM r0 WHERE ag NOT IN (SELECT agency_id FROM agencies)`;
+  skip("routes.txt", await reportSkipped(ctx, "unknown_agency", "routes.txt", unkAg, `'route ' || route_id || ': agency_id ' || ag || ' does not exist'`));
+  await conn.run(`DELETE FROM r0 WHERE rid IN (SELECT rid FROM (${unkAg}))`);
+  const nRoutes = await scalar(conn, `SELECT count(*) FROM r0`);
+  const rtBase = ctx.allocate("routes", nRoutes);
+  await conn.run(`CREATE TABLE routes AS SELECT (${rtBase} + row_number() OVER (ORDER BY r0.rid) - 1)::INTEGER AS id, ${ctx.fvid}::INTEGER AS feed_version_id,
+      r0.route_id, r0.ag AS agency_id, a.id AS agency_ref, route_short_name, route_long_name, route_desc, rt::INTEGER AS route_type, route_url,
+      upper(route_color) AS route_color, upper(route_text_color) AS route_text_color, gtfs_int(route_sort_order) AS route_sort_order,
+      gtfs_int(continuous_pickup) AS continuous_pickup, gtfs_int(continuous_drop_off) AS continuous_drop_off, network_id, NULL::VARCHAR AS onestop_id
+    FROM r0 JOIN agencies a ON a.agency_id = r0.ag ORDER BY r0.rid`);
+  step(`routes: ${nRoutes}`);
+
+  // ---------------------------------------------------------------- calendars
+  await conn.run(`CREATE TABLE c0 AS SELECT rowid AS rid, service_id, gtfs_int(monday) AS mo, gtfs_int(tuesday) AS tu, gtfs_int(wednesday) AS we,
+      gtfs_int(thursday) AS th, gtfs_int(friday) AS fr, gtfs_int(saturday) AS sa, gtfs_int(sunday) AS su,
+      gtfs_date(start_date) AS sd, gtfs_date(end_date) AS ed, start_date, end_date FROM raw_calendar`);
+  skip("calendar.txt", await reportSkipped(ctx, "duplicate_key", "calendar.txt",
+    `SELECT rid, service_id FROM c0 QUALIFY row_number() OVER (PARTITION BY service_id ORDER BY rid) > 1`, `'duplicate service_id ' || service_id`));
+  await conn.run(`DELETE FROM c0 WHERE rid IN (SELECT rid FROM c0 QUALIFY row_number() OVER (PARTITION BY service_id ORDER BY rid) > 1)`);
+  const badCal = `SELECT rid, service_id, start_date, end_date FROM c0 WHERE service_id IS NULL OR sd IS NULL OR ed IS NULL OR ed < sd
+      OR NOT (list_value(mo, tu, we, th, fr, sa, su) <@ [0, 1]) OR mo IS NULL OR tu IS NULL OR we IS NULL OR th IS NULL OR fr IS NULL OR sa IS NULL OR su IS NULL`;
+  skip("calendar.txt", await reportSkipped(ctx, "invalid_calendar", "calendar.txt", badCal,
+    `'service ' || coalesce(service_id, '(empty)') || ': invalid dates or weekday flags (' || coalesce(start_date, '') || '..' || coalesce(end_date, '') || ')'`));
+  await conn.run(`DELETE FROM c0 WHERE rid IN (SELECT rid FROM (${badCal}))`);
+  await conn.run(`CREATE TABLE cd0 AS SELECT rowid AS rid, service_id, gtfs_date(date) AS d, gtfs_int(exception_type) AS et, date FROM raw_calendar_dates`);
+  const badCd = `SELECT rid, service_id, date FROM cd0 WHERE service_id IS NULL OR d IS NULL OR et IS NULL OR et NOT IN (1, 2)`;
+  skip("calendar_dates.txt", await reportSkipped(ctx, "invalid_calendar_date", "calendar_dates.txt", badCd,
+    `'service ' || coalesce(service_id, '(empty)') || ': invalid date or exception_type on ' || coalesce(date, '(empty)')`));
+  await conn.run(`DELETE FROM cd0 WHERE rid IN (SELECT rid FROM (${badCd}))`);
+  skip("calendar_dates.txt", await reportSkipped(ctx, "duplicate_key", "calendar_dates.txt",
+    `SELECT rid, service_id, date FROM cd0 QUALIFY row_number() OVER (PARTITION BY service_id, d ORDER BY rid) > 1`, `'duplicate service_id/date ' || service_id || ' ' || date`));
+  await conn.run(`DELETE FROM cd0 WHERE rid IN (SELECT rid FROM cd0 QUALIFY row_number() OVER (PARTITION BY service_id, d ORDER BY rid) > 1)`);
+  await conn.run(`CREATE TABLE cal_ids AS
+    SELECT service_id, min(o) AS o FROM (SELECT service_id, rid AS o FROM c0 UNION ALL SELECT service_id, 1e12 + rid AS o FROM cd0) GROUP BY service_id`);
+  const nCal = await scalar(conn, `SELECT count(*) FROM cal_ids`);
+  const calBase = ctx.allocate("calendars", nCal);
+  await conn.run(`CREATE TABLE calendars AS
+    WITH ex AS (SELECT service_id, list(d ORDER BY d) FILTER (WHERE et = 1) AS added, list(d ORDER BY d) FILTER (WHERE et = 2) AS removed,
+                       min(d) AS mind, max(d) AS maxd FROM cd0 GROUP BY service_id)
+    SELECT (${calBase} + row_number() OVER (ORDER BY i.o) - 1)::INTEGER AS id, ${ctx.fvid}::INTEGER AS feed_version_id, i.service_id,
+      coalesce(c.mo, 0)::INTEGER AS monday, coalesce(c.tu, 0)::INTEGER AS tuesday, coalesce(c.we, 0)::INTEGER AS wednesday,
+      coalesce(c.th, 0)::INTEGER AS thursday, coalesce(c.fr, 0)::INTEGER AS friday, coalesce(c.sa, 0)::INTEGER AS saturday, coalesce(c.su, 0)::INTEGER AS sunday,
+      coalesce(c.sd, ex.mind) AS start_date, coalesce(c.ed, ex.maxd) AS end_date,
+      coalesce(ex.added, []::DATE[]) AS added_dates, coalesce(ex.removed, []::DATE[]) AS removed_dates, c.service_id IS NULL AS generated
+    FROM cal_ids i LEFT JOIN c0 c USING (service_id) LEFT JOIN ex USING (service_id) ORDER BY i.o`);
+  derived.calendars_from_calendar_dates = await scalar(conn, `SELECT count(*) FROM calendars WHERE generated`);
+
+  // ---------------------------------------------------------------- shapes
+  await conn.run(`CREATE TABLE sh0 AS SELECT rowid AS rid, shape_id, gtfs_int(shape_pt_sequence) AS seq, TRY_CAST(shape_pt_lat AS DOUBLE) AS lat,
+      TRY_CAST(shape_pt_lon AS DOUBLE) AS lon, TRY_CAST(shape_dist_traveled AS DOUBLE) AS dist, shape_pt_sequence FROM raw_shapes`);
+  const badSh = `SELECT rid, shape_id, shape_pt_sequence FROM sh0 WHERE shape_id IS NULL OR seq IS NULL OR seq < 0 OR lat IS NULL OR lon IS NULL OR lat NOT BETWEEN -90 AND 90 OR lon NOT BETWEEN -180 AND 180`;
+  skip("shapes.txt", await reportSkipped(ctx, "invalid_shape_point", "shapes.txt", badSh,
+    `'shape ' || coalesce(shape_id, '(empty)') || ' point ' || coalesce(shape_pt_sequence, '(empty)') || ': invalid sequence or coordinates'`));
+  await conn.run(`DELETE FROM sh0 WHERE rid IN (SELECT rid FROM (${badSh}))`);
+  skip("shapes.txt", await reportSkipped(ctx, "duplicate_key", "shapes.txt",
+    `SELECT rid, shape_id, seq FROM sh0 QUALIFY row_number() OVER (PARTITION BY shape_id, seq ORDER BY rid) > 1`, `'duplicate shape_id/shape_pt_sequence ' || shape_id || ' ' || seq`));
+  await conn.run(`DELETE FROM sh0 WHERE rid IN (SELECT rid FROM sh0 QUALIFY row_number() OVER (PARTITION BY shape_id, seq ORDER BY rid) > 1)`);
+  await conn.run(`CREATE TABLE shape_ids AS SELECT DISTINCT shape_id FROM sh0`);
+
+  // ---------------------------------------------------------------- trips
+  await conn.run(`CREATE TABLE t0 AS SELECT rowid AS rid, * FROM raw_trips`);
+  skip("trips.txt", await reportSkipped(ctx, "duplicate_key", "trips.txt",
+    `SELECT rid, trip_id FROM t0 QUALIFY row_number() OVER (PARTITION BY trip_id ORDER BY rid) > 1`, `'duplicate trip_id ' || trip_id`));
+  await conn.run(`DELETE FROM t0 WHERE rid IN (SELECT rid FROM t0 QUALIFY row_number() OVER (PARTITION BY trip_id ORDER BY rid) > 1)`);
+  const unkRoute = `SELECT rid, trip_id, route_id FROM t0 WHERE route_id IS NULL OR route_id NOT IN (SELECT route_id FROM routes)`;
+  skip("trips.txt", await reportSkipped(ctx, "unknown_route", "trips.txt", unkRoute, `'trip ' || trip_id || ': route_id ' || coalesce(route_id, '(empty)') || ' does not exist'`));
+  await conn.run(`DELETE FROM t0 WHERE rid IN (SELECT rid FROM (${unkRoute}))`);
+  const unkSvc = `SELECT rid, trip_id, service_id FROM t0 WHERE service_id IS NULL OR service_id NOT IN (SELECT service_id FROM calendars)`;
+  skip("trips.txt", await reportSkipped(ctx, "unknown_service", "trips.txt", unkSvc, `'trip ' || trip_id || ': service_id ' || coalesce(service_id, '(empty)') || ' is in neither calendar.txt nor calendar_dates.txt'`));
+  await conn.run(`DELETE FROM t0 WHERE rid IN (SELECT rid FROM (${unkSvc}))`);
+  await reportSkipped(ctx, "unknown_shape", "trips.txt", `SELECT rid, trip_id, shape_id FROM t0 WHERE shape_id IS NOT NULL AND shape_id NOT IN (SELECT shape_id FROM shape_ids)`,
+    `'trip ' || trip_id || ': shape_id ' || shape_id || ' does not exist (a shape is generated from the stops)'`);
+  await conn.run(`UPDATE t0 SET shape_id = NULL WHERE shape_id IS NOT NULL AND shape_id NOT IN (SELECT shape_id FROM shape_ids)`);
+  await conn.run(`CREATE TABLE t1 AS SELECT row_number() OVER (ORDER BY rid)::INTEGER AS tix, * FROM t0 ORDER BY rid`);
+  step(`trips: ${await scalar(conn, "SELECT count(*) FROM t1")}`);
+
+  // ---------------------------------------------------------------- stop_times
+  await conn.run(`CREATE TABLE st0 AS SELECT st.rowid AS rid, st.trip_id, st.stop_id, gtfs_int(st.stop_sequence) AS seq, st.stop_sequence,
+      st.arrival_time, st.departure_time, gtfs_time(st.arrival_time) AS arr, gtfs_time(st.departure_time) AS dep,
+      st.stop_headsign, gtfs_int(st.pickup_type) AS pickup_type, gtfs_int(st.drop_off_type) AS drop_off_type,
+      gtfs_int(st.continuous_pickup) AS continuous_pickup, gtfs_int(st.continuous_drop_off) AS continuous_drop_off,
+      TRY_CAST(st.shape_dist_traveled AS DOUBLE) AS shape_dist_traveled, gtfs_int(st.timepoint) AS timepoint,
+      t.tix, s.id AS stop_ref, s.stop_lat AS lat, s.stop_lon AS lon, (st.location_id IS NOT NULL OR st.location_group_id IS NOT NULL) AS flex
+    FROM raw_stop_times st LEFT JOIN t1 t ON t.trip_id = st.trip_id LEFT JOIN stops s ON s.stop_id = st.stop_id`);
+  step(`stop_times read: ${await scalar(conn, "SELECT count(*) FROM st0")}`);
+  const stSkip = async (kind: string, where: string, msg: string) => {
+    skip("stop_times.txt", await reportSkipped(ctx, kind, "stop_times.txt", `SELECT * FROM st0 WHERE ${where}`, msg));
+    await conn.run(`DELETE FROM st0 WHERE ${where}`);
+  };
+  await stSkip("unknown_trip", "tix IS NULL",
+    `'stop_time of trip ' || coalesce(trip_id, '(empty)') || ': trip does not exist or was skipped'`);
+  await stSkip("flex_stop_time_unsupported", "stop_ref IS NULL AND flex",
+    `'trip ' || trip_id || ': GTFS-Flex stop_time (location_id/location_group_id) is not supported yet'`);
+  await stSkip("unknown_stop", "stop_ref IS NULL", `'trip ' || trip_id || ': stop_id ' || coalesce(stop_id, '(empty)') || ' does not exist'`);
+  await stSkip("invalid_stop_sequence", "seq IS NULL OR seq < 0", `'trip ' || trip_id || ': stop_sequence ' || coalesce(stop_sequence, '(empty)') || ' is not a non-negative integer'`);
+  const dupSt = `rid IN (SELECT rid FROM st0 QUALIFY row_number() OVER (PARTITION BY tix, seq ORDER BY rid) > 1)`;
+  await stSkip("duplicate_key", dupSt, `'trip ' || trip_id || ': duplicate stop_sequence ' || seq`);
+  // unparsable times become missing (then interpolated between their neighbours)
+  const badTime = `(arrival_time IS NOT NULL AND arr IS NULL) OR (departure_time IS NOT NULL AND dep IS NULL)`;
+  await reportSkipped(ctx, "invalid_time", "stop_times.txt", `SELECT * FROM st0 WHERE ${badTime}`,
+    `'trip ' || trip_id || ' stop_sequence ' || seq || ': unparsable time ' || coalesce(arrival_time, '') || '/' || coalesce(departure_time, '') || ' (treated as missing and interpolated)'`);
+  await conn.run(`UPDATE st0 SET arr = coalesce(arr, dep), dep = coalesce(dep, arr) WHERE arr IS NULL OR dep IS NULL`);
+
+  // trips that cannot be used: < 2 stop_times, no time at the first or last stop, times going backwards
+  await conn.run(`CREATE TABLE trip_check AS
+    WITH o AS (SELECT tix, seq, arr, dep, row_number() OVER w AS k, count(*) OVER (PARTITION BY tix) AS n,
+                      lag(dep IGNORE NULLS) OVER w AS prev_dep FROM st0 WINDOW w AS (PARTITION BY tix ORDER BY seq))
+    SELECT tix, max(n) AS n,
+      bool_or((k = 1 OR k = n) AND arr IS NULL) AS missing_terminal,
+      bool_or(arr > dep OR arr < prev_dep) AS backwards,
+      bool_or(arr IS NULL) AS needs_interp
+    FROM o GROUP BY tix`);
+  const badTrip = async (kind: string, cond: string, msg: string) => {
+    const fromSql = `SELECT t.rid, t.trip_id FROM t1 t JOIN trip_check c USING (tix) WHERE ${cond}`;
+    const n = await reportSkipped(ctx, kind, "trips.txt", fromSql, msg);
+    if (n) {
+      skip("trips.txt", n);
+      const stN = await scalar(conn, `SELECT count(*) FROM st0 WHERE tix IN (SELECT tix FROM trip_check c WHERE ${cond})`);
+      ctx.issues.add("stop_time_of_skipped_trip", { file: "stop_times.txt", message: `${stN} stop_times of trips skipped as ${kind}` }, stN);
+      skip("stop_times.txt", stN);
+      await conn.run(`DELETE FROM st0 WHERE tix IN (SELECT tix FROM trip_check c WHERE ${cond})`);
+      await conn.run(`DELETE FROM t1 WHERE tix IN (SELECT tix FROM trip_check c WHERE ${cond})`);
+      await conn.run(`DELETE FROM trip_check c WHERE ${cond}`);
+    }
+  };
+  await badTrip("too_few_stop_times", "c.n < 2", `'trip ' || trip_id || ': fewer than 2 usable stop_times'`);
+  await badTrip("missing_terminal_time", "c.missing_terminal", `'trip ' || trip_id || ': first or last stop has no arrival/departure time'`);
+  await badTrip("decreasing_times", "c.backwards", `'trip ' || trip_id || ': times go backwards along the trip'`);
+  const noStopTimes = `SELECT rid, trip_id FROM t1 WHERE tix NOT IN (SELECT tix FROM trip_check)`;
+  const nNoSt = await reportSkipped(ctx, "trip_without_stop_times", "trips.txt", noStopTimes, `'trip ' || trip_id || ': has no stop_times'`);
+  skip("trips.txt", nNoSt);
+  await conn.run(`DELETE FROM t1 WHERE tix NOT IN (SELECT tix FROM trip_check)`);
+
+  // interpolation of missing times, by distance along the trip (shape_dist_traveled when the trip
+  // gives it for every stop and it increases, else cumulative straight-line distance between stops)
+  const nInterpTrips = await scalar(conn, `SELECT count(*) FROM trip_check WHERE needs_interp`);
+  let interpolated = 0;
+  await conn.run(`ALTER TABLE st0 ADD COLUMN interpolated INTEGER DEFAULT 0`);
+  if (nInterpTrips > 0) {
+    await conn.run(`CREATE TABLE st_i AS
+      WITH x AS (SELECT rid, tix, seq, arr, dep, shape_dist_traveled AS sd,
+                   coalesce(hav_m(lag(lat) OVER w, lag(lon) OVER w, lat, lon), 0) AS hop
+                 FROM st0 WHERE tix IN (SELECT tix FROM trip_check WHERE needs_interp) WINDOW w AS (PARTITION BY tix ORDER BY seq)),
+      y AS (SELECT *, sum(hop) OVER (PARTITION BY tix ORDER BY seq ROWS UNBOUNDED PRECEDING) AS cum,
+                   count(sd) OVER (PARTITION BY tix) = count(*) OVER (PARTITION BY tix) AS has_sd FROM x),
+      z AS (SELECT *, CASE WHEN has_sd THEN sd ELSE cum END AS d FROM y),
+      w AS (SELECT *,
+              last_value(dep IGNORE NULLS) OVER (PARTITION BY tix ORDER BY seq ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING) AS pt,
+              last_value(CASE WHEN dep IS NOT NULL THEN d END IGNORE NULLS) OVER (PARTITION BY tix ORDER BY seq ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING) AS pd,
+              first_value(arr IGNORE NULLS) OVER (PARTITION BY tix ORDER BY seq ROWS BETWEEN 1 FOLLOWING AND UNBOUNDED FOLLOWING) AS nt,
+              first_value(CASE WHEN arr IS NOT NULL THEN d END IGNORE NULLS) OVER (PARTITION BY tix ORDER BY seq ROWS BETWEEN 1 FOLLOWING AND UNBOUNDED FOLLOWING) AS nd
+            FROM z)
+      SELECT rid, CAST(round(pt + (nt - pt) * CASE WHEN nd > pd THEN least(greatest((d - pd) / (nd - pd), 0), 1) ELSE 0.5 END) AS INTEGER) AS t
+      FROM w WHERE arr IS NULL`);
+    interpolated = await scalar(conn, `SELECT count(*) FROM st_i`);
+    await conn.run(`UPDATE st0 SET arr = st_i.t, dep = st_i.t, interpolated = 1 FROM st_i WHERE st0.rid = st_i.rid`);
+  }
+  derived.interpolated_stop_times = interpolated;
+  step(`stop_times checked (${interpolated} interpolated)`);
+
+  // ---------------------------------------------------------------- final trip ids, stop patterns
+  const nTrips = await scalar(conn, `SELECT count(*) FROM t1`);
+  const trBase = ctx.allocate("trips", nTrips);
+  await conn.run(`CREATE TABLE trip_ids AS SELECT tix, (${trBase} + row_number() OVER (ORDER BY tix) - 1)::INTEGER AS id FROM t1`);
+  await conn.run(`CREATE TABLE trip_pat AS SELECT tix, list(stop_ref ORDER BY seq) AS pat, min(dep) AS first_dep, max(arr) AS last_arr, count(*)::INTEGER AS n
+    FROM st0 GROUP BY tix`);
+  await conn.run(`CREATE TABLE patterns AS SELECT pat, row_number() OVER (ORDER BY min(tix))::INTEGER AS stop_pattern_id, count(*)::INTEGER AS trip_count
+    FROM trip_pat GROUP BY pat`);
+  await conn.run(`CREATE TABLE stop_patterns AS SELECT ${ctx.fvid}::INTEGER AS feed_version_id, stop_pattern_id, pat AS stop_refs, trip_count FROM patterns ORDER BY stop_pattern_id`);
+  // generated shapes: one per stop pattern used by trips without a shape
+  await conn.run(`CREATE TABLE gen_pat AS SELECT DISTINCT p.stop_pattern_id, p.pat FROM t1 JOIN trip_pat tp USING (tix) JOIN patterns p USING (pat) WHERE t1.shape_id IS NULL`);
+  derived.generated_shapes = await scalar(conn, `SELECT count(*) FROM gen_pat`);
+  await conn.run(`CREATE TABLE shapes AS
+    SELECT ${ctx.fvid}::INTEGER AS feed_version_id, shape_id, seq::INTEGER AS shape_pt_sequence, lat AS shape_pt_lat, lon AS shape_pt_lon,
+           dist AS shape_dist_traveled, false AS generated FROM sh0
+    UNION ALL
+    SELECT ${ctx.fvid}::INTEGER, 'generated-' || stop_pattern_id, (k - 1)::INTEGER, lat, lon,
+           coalesce(sum(hop) OVER (PARTITION BY stop_pattern_id ORDER BY k ROWS UNBOUNDED PRECEDING), 0), true
+    FROM (SELECT *, coalesce(hav_m(lag(lat) OVER w, lag(lon) OVER w, lat, lon), 0) AS hop FROM (
+            SELECT g.stop_pattern_id, u.k, s.stop_lat AS lat, s.stop_lon AS lon
+            FROM gen_pat g, unnest(g.pat) WITH ORDINALITY AS u(sref, k) JOIN stops s ON s.id = u.sref) WINDOW w AS (PARTITION BY stop_pattern_id ORDER BY k))
+    ORDER BY shape_id, shape_pt_sequence`);
+  await conn.run(`CREATE TABLE trips AS
+    SELECT i.id, ${ctx.fvid}::INTEGER AS feed_version_id, t.trip_id, t.route_id, r.id AS route_ref, t.service_id, c.id AS calendar_ref,
+      t.trip_headsign, t.trip_short_name, gtfs_int(t.direction_id) AS direction_id, t.block_id,
+      coalesce(t.shape_id, 'generated-' || p.stop_pattern_id) AS shape_id,
+      gtfs_int(t.wheelchair_accessible) AS wheelchair_accessible, gtfs_int(t.bikes_allowed) AS bikes_allowed, gtfs_int(t.cars_allowed) AS cars_allowed,
+      p.stop_pattern_id, tp.first_dep AS first_departure, tp.last_arr AS last_arrival, tp.n AS stop_count
+    FROM t1 t JOIN trip_ids i USING (tix) JOIN trip_pat tp USING (tix) JOIN patterns p USING (pat)
+      JOIN routes r ON r.route_id = t.route_id JOIN calendars c ON c.service_id = t.service_id
+    ORDER BY i.id`);
+  await conn.run(`CREATE TABLE stop_times AS
+    SELECT ${ctx.fvid}::INTEGER AS feed_version_id, i.id AS trip_ref, st.trip_id, st.seq::INTEGER AS stop_sequence, st.stop_ref, st.stop_id,
+      st.arr::INTEGER AS arrival_time, st.dep::INTEGER AS departure_time, st.stop_headsign, st.pickup_type, st.drop_off_type,
+      st.continuous_pickup, st.continuous_drop_off, st.shape_dist_traveled, st.timepoint, st.interpolated::INTEGER AS interpolated
+    FROM st0 st JOIN trip_ids i USING (tix) ORDER BY trip_ref, stop_sequence`);
+  step(`trips: ${nTrips}, stop_times: ${await scalar(conn, "SELECT count(*) FROM stop_times")}`);
+
+  // ---------------------------------------------------------------- frequencies, transfers, feed_info
+  await conn.run(`CREATE TABLE f0 AS SELECT f.rowid AS rid, f.*, gtfs_time(start_time) AS st, gtfs_time(end_time) AS et, gtfs_int(headway_secs) AS hw,
+      gtfs_int(exact_times) AS ex, t.id AS trip_ref FROM raw_frequencies f LEFT JOIN trips t USING (trip_id)`);
+  const fSkip = async (kind: string, where: string, msg: string) => {
+    skip("frequencies.txt", await reportSkipped(ctx, kind, "frequencies.txt", `SELECT * FROM f0 WHERE ${where}`, msg));
+    await conn.run(`DELETE FROM f0 WHERE ${where}`);
+  };
+  await fSkip("unknown_trip", "trip_ref IS NULL", `'frequency of trip ' || coalesce(trip_id, '(empty)') || ': trip does not exist or was skipped'`);
+  await fSkip("invalid_frequency", "st IS NULL OR et IS NULL OR hw IS NULL OR hw <= 0 OR et < st",
+    `'trip ' || trip_id || ': invalid start_time/end_time/headway_secs ' || coalesce(start_time, '') || ' ' || coalesce(end_time, '') || ' ' || coalesce(headway_secs, '')`);
+  await conn.run(`CREATE TABLE frequencies AS SELECT ${ctx.fvid}::INTEGER AS feed_version_id, trip_ref, trip_id, st::INTEGER AS start_time, et::INTEGER AS end_time,
+      hw::INTEGER AS headway_secs, ex::INTEGER AS exact_times FROM f0 ORDER BY trip_ref, start_time`);
+
+  await conn.run(`CREATE TABLE x0 AS SELECT x.rowid AS rid, x.*, fs.id AS from_ref, ts.id AS to_ref FROM raw_transfers x
+      LEFT JOIN stops fs ON fs.stop_id = x.from_stop_id LEFT JOIN stops ts ON ts.stop_id = x.to_stop_id`);
+  const unkX = `SELECT * FROM x0 WHERE (from_stop_id IS NOT NULL AND from_ref IS NULL) OR (to_stop_id IS NOT NULL AND to_ref IS NULL)`;
+  skip("transfers.txt", await reportSkipped(ctx, "unknown_stop", "transfers.txt", unkX,
+    `'transfer ' || coalesce(from_stop_id, '') || ' -> ' || coalesce(to_stop_id, '') || ': stop does not exist'`));
+  await conn.run(`DELETE FROM x0 WHERE rid IN (SELECT rid FROM (${unkX}))`);
+  await conn.run(`CREATE TABLE transfers AS SELECT ${ctx.fvid}::INTEGER AS feed_version_id, from_stop_id, to_stop_id, from_ref AS from_stop_ref, to_ref AS to_stop_ref,
+      from_route_id, to_route_id, from_trip_id, to_trip_id, coalesce(gtfs_int(transfer_type), 0) AS transfer_type, gtfs_int(min_transfer_time) AS min_transfer_time
+    FROM x0 ORDER BY rid`);
+  await conn.run(`CREATE TABLE feed_info AS SELECT ${ctx.fvid}::INTEGER AS feed_version_id, feed_publisher_name, feed_publisher_url, feed_lang, default_lang,
+      gtfs_date(feed_start_date) AS feed_start_date, gtfs_date(feed_end_date) AS feed_end_date, feed_version, feed_contact_email, feed_contact_url FROM raw_feed_info LIMIT 1`);
+
+  // ---------------------------------------------------------------- links for served_by_*
+  await conn.run(`CREATE TABLE route_stops AS
+    SELECT DISTINCT ${ctx.fvid}::INTEGER AS feed_version_id, t.route_ref, u.stop_ref, r.agency_ref, r.route_type, NULL::VARCHAR AS route_onestop_id
+    FROM (SELECT DISTINCT route_ref, stop_pattern_id FROM trips) t JOIN stop_patterns p USING (stop_pattern_id),
+         unnest(p.stop_refs) AS u(stop_ref), routes r WHERE r.id = t.route_ref ORDER BY u.stop_ref, t.route_ref`);
+  await conn.run(`CREATE TABLE agency_stops AS SELECT DISTINCT ${ctx.fvid}::INTEGER AS feed_version_id, agency_ref, stop_ref, NULL::VARCHAR AS agency_onestop_id
+    FROM route_stops ORDER BY stop_ref, agency_ref`);
+  step("links");
+
+  const counts: Record<string, number> = {};
+  for (const t of ["agencies", "routes", "stops", "trips", "stop_times", "shapes", "calendars", "frequencies", "transfers", "feed_info", "stop_patterns", "route_stops", "agency_stops"]) {
+    counts[t] = await scalar(conn, `SELECT count(*) FROM ${t}`);
+  }
+  return { counts, derived, skipped };
+}

@@ -1,0 +1,196 @@
+/**
+ * importFeed: one GTFS source → one immutable feed version folder of Parquet tables, then an atomic
+ * manifest switch. Everything is built in `<data>/staging/` first; only a complete version folder
+ * is renamed into `<data>/versions/<sha1>/`, and only the manifest rewrite (write + rename) makes
+ * it visible or active. A crash, kill -9 or rejected feed at any point leaves the previous manifest
+ * (and so the previous active version) untouched.
+ */
+import { DuckDBInstance } from "@duckdb/node-api";
+import { existsSync, mkdirSync, readdirSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { basename, join, resolve } from "node:path";
+import { TABLES } from "./schema/catalog.ts";
+import { loadRawTables } from "./gtfs/load.ts";
+import { buildTables } from "./gtfs/build.ts";
+import { deriveOnestopIds, serviceWindow } from "./gtfs/derive.ts";
+import { DataError, Issues, type ImportReport } from "./report.ts";
+import { folderSha1, isUrl, readSourceBytes, sha1Hex, unpackZip } from "./source.ts";
+import {
+  acquireLock, allocateIds, fsyncDir, readManifest, UNKNOWN_LICENSE, writeManifest,
+  type License, type Manifest,
+} from "./store/manifest.ts";
+
+export interface ImportOptions {
+  dataDir: string;
+  /** zip path, folder path or http(s) URL */
+  source: string;
+  /** Onestop feed id; derived from the data when absent */
+  feedId?: string;
+  license?: Partial<License>;
+  /** make the new version the feed's active one (default true) */
+  activate?: boolean;
+  progress?: (msg: string) => void;
+  now?: () => Date;
+  /** called with the lock still held after the manifest changed (the planner timetable compile) */
+  afterManifestChange?: (dataDir: string) => Promise<void>;
+}
+
+const FEED_ID_RE = /^f-[\p{L}\p{N}~<>-]{1,62}$/u;
+
+export function validateFeedId(id: string): void {
+  if (!FEED_ID_RE.test(id) || id !== id.toLowerCase()) {
+    throw new DataError(`feed id "${id}" is not a valid Onestop feed id: expected f-<geohash>-<name> or f-<name>, lowercase letters, digits, ~ < > and -, at most 64 characters`);
+  }
+}
+
+export async function importFeed(opts: ImportOptions): Promise<ImportReport> {
+  const started = performance.now();
+  const dataDir = resolve(opts.dataDir);
+  const now = opts.now ?? (() => new Date());
+  if (!isUrl(opts.source)) opts = { ...opts, source: resolve(opts.source) };
+  const label = basename(opts.source.replace(/\/+$/, "")) || opts.source;
+  const progress = (msg: string) => opts.progress?.(`[${label}] ${msg}`);
+  const issues = new Issues();
+  const report: ImportReport = {
+    status: "rejected", feed_onestop_id: opts.feedId ?? null, sha1: null, source: opts.source, fetched_at: null, activated: false,
+    elapsed_ms: 0, tables: {}, derived: {}, warnings: issues.warnings,
+  };
+  const release = acquireLock(dataDir);
+  const stagingRoot = join(dataDir, "staging");
+  let staging: string | null = null;
+  try {
+    // We hold the lock, so anything left in staging/ is debris of a killed import.
+    rmSync(stagingRoot, { recursive: true, force: true });
+    if (opts.feedId) validateFeedId(opts.feedId);
+    const fetchedAt = now();
+    report.fetched_at = fetchedAt.toISOString();
+    const src = await readSourceBytes(opts.source);
+    const sha1 = src.kind === "zip" ? sha1Hex(src.bytes!) : folderSha1(opts.source);
+    report.sha1 = sha1;
+    const manifest = readManifest(dataDir);
+    const existing = manifest.versions.find((v) => v.sha1 === sha1);
+    if (existing) {
+      report.status = "unchanged";
+      report.feed_onestop_id = existing.feed_onestop_id;
+      report.activated = manifest.feeds.find((f) => f.onestop_id === existing.feed_onestop_id)?.active === sha1;
+      progress(`unchanged: version ${sha1} is already imported (feed ${existing.feed_onestop_id})`);
+      return report;
+    }
+    staging = join(stagingRoot, `${sha1}.${process.pid}`);
+    const gtfsDir = src.kind === "zip" ? join(staging, "gtfs") : resolve(opts.source);
+    const outDir = join(staging, "version");
+    mkdirSync(outDir, { recursive: true });
+    if (src.kind === "zip") {
+      const n = unpackZip(src.bytes!, gtfsDir, opts.source);
+      progress(`unpacked ${(n / 1e6).toFixed(1)} MB`);
+    }
+
+    const ids: Manifest["next_ids"] = { ...manifest.next_ids };
+    const scratch: Manifest = { ...manifest, next_ids: ids };
+    const fvid = allocateIds(scratch, "feed_versions", 1);
+    const db = await DuckDBInstance.create(":memory:", {
+      threads: "2",
+      memory_limit: "3GB",
+      temp_directory: join(staging, "duckdb.tmp"),
+      preserve_insertion_order: "true",
+    });
+    const conn = await db.connect();
+    try {
+      const raw = await loadRawTables(conn, gtfsDir, issues);
+      for (const [file, r] of raw) if (r.present) progress(`${file}: ${r.rows} rows read (${((performance.now() - started) / 1000).toFixed(2)} s)`);
+      const built = await buildTables({ conn, raw, issues, fvid, allocate: (k, n) => allocateIds(scratch, k, n), progress });
+      const derivedFeedId = await deriveOnestopIds(conn);
+      const feedOnestopId = opts.feedId ?? derivedFeedId;
+      validateFeedId(feedOnestopId);
+      report.feed_onestop_id = feedOnestopId;
+      const win = await serviceWindow(conn, fetchedAt);
+      const feedEntry = manifest.feeds.find((f) => f.onestop_id === feedOnestopId);
+      const license: License = { ...UNKNOWN_LICENSE, ...(feedEntry?.license ?? {}), ...(opts.license ?? {}) };
+      const feedIntId = feedEntry?.id ?? allocateIds(scratch, "feeds", 1);
+      const sqlDate = (d: string | null) => (d ? `DATE '${d}'` : "NULL::DATE");
+      const s = (v: string | null) => (v == null ? "NULL::VARCHAR" : `'${v.replace(/'/g, "''")}'`);
+      await conn.run(`CREATE TABLE feed_version AS SELECT ${fvid}::INTEGER AS id, ${s(sha1)} AS sha1, ${feedIntId}::INTEGER AS feed_id,
+          ${s(feedOnestopId)} AS feed_onestop_id, TIMESTAMPTZ '${fetchedAt.toISOString()}' AS fetched_at, ${s(opts.source)} AS source,
+          (SELECT agency_timezone FROM agencies ORDER BY id LIMIT 1) AS default_timezone,
+          ${sqlDate(win.windowStart)} AS service_start_date, ${sqlDate(win.windowEnd)} AS service_end_date,
+          ${sqlDate(win.earliest)} AS earliest_calendar_date, ${sqlDate(win.latest)} AS latest_calendar_date, ${sqlDate(win.bestWeekStart)} AS best_week_start,
+          ${s(license.commercial_use_allowed)} AS license_commercial_use_allowed, ${s(license.share_alike_optional)} AS license_share_alike_optional,
+          ${s(license.create_derived_product)} AS license_create_derived_product, ${s(license.redistribution_allowed)} AS license_redistribution_allowed,
+          ${s(license.use_without_attribution)} AS license_use_without_attribution`);
+      for (const t of TABLES) {
+        const cols = t.columns.map((c) => `CAST("${c.name}" AS ${c.type}) AS "${c.name}"`).join(", ");
+        const order = t.sortedBy ? ` ORDER BY ${t.sortedBy}` : "";
+        await conn.run(`COPY (SELECT ${cols} FROM ${t.name}${order}) TO '${join(outDir, `${t.name}.parquet`)}' (FORMAT parquet, COMPRESSION zstd, ROW_GROUP_SIZE 122880)`);
+      }
+      progress(`parquet written (${((performance.now() - started) / 1000).toFixed(2)} s)`);
+      const source: Record<string, string> = {
+        agencies: "agency.txt", routes: "routes.txt", stops: "stops.txt", trips: "trips.txt", stop_times: "stop_times.txt", shapes: "shapes.txt",
+        frequencies: "frequencies.txt", transfers: "transfers.txt", feed_info: "feed_info.txt",
+      };
+      for (const [table, file] of Object.entries(source)) {
+        const rawT = raw.get(file)!;
+        report.tables[file] = { source_rows: rawT.rows, imported_rows: built.counts[table] ?? 0, skipped_rows: built.skipped[file] ?? 0 };
+      }
+      for (const file of ["calendar.txt", "calendar_dates.txt"]) {
+        report.tables[file] = { source_rows: raw.get(file)!.rows, imported_rows: raw.get(file)!.rows - (built.skipped[file] ?? 0), skipped_rows: built.skipped[file] ?? 0 };
+      }
+      // generated shapes add rows to shapes.parquet that are not in shapes.txt
+      const genPts = Number((await conn.runAndReadAll(`SELECT count(*) AS n FROM shapes WHERE generated`)).getRowObjects()[0]!.n);
+      report.tables["shapes.txt"]!.imported_rows -= genPts;
+      report.derived = { ...built.derived, generated_shape_points: genPts };
+      report.status = "imported";
+      const counts = { ...built.counts };
+
+      // ---- publish: version folder first, then the manifest (the atomic switch)
+      report.elapsed_ms = Math.round(performance.now() - started);
+      writeFileSync(join(outDir, "report.json"), JSON.stringify(report, null, 2));
+      conn.closeSync();
+      db.closeSync();
+      const versionsDir = join(dataDir, "versions");
+      mkdirSync(versionsDir, { recursive: true });
+      const finalDir = join(versionsDir, sha1);
+      if (existsSync(finalDir)) rmSync(finalDir, { recursive: true, force: true }); // debris: not in the manifest
+      renameSync(outDir, finalDir);
+      fsyncDir(versionsDir);
+
+      const m = readManifest(dataDir); // unchanged since we hold the lock, re-read for safety
+      m.next_ids = { ...m.next_ids, ...scratch.next_ids };
+      let feed = m.feeds.find((f) => f.onestop_id === feedOnestopId);
+      if (!feed) {
+        feed = { id: feedIntId, onestop_id: feedOnestopId, source: opts.source, license, active: null };
+        m.feeds.push(feed);
+      }
+      feed.license = license;
+      feed.source = opts.source;
+      m.versions.push({ id: fvid, sha1, feed_onestop_id: feedOnestopId, fetched_at: fetchedAt.toISOString(), source: opts.source, path: `versions/${sha1}`, counts });
+      const activate = opts.activate ?? true;
+      if (activate) feed.active = sha1;
+      report.activated = activate;
+      writeManifest(dataDir, m);
+      progress(`imported ${sha1} as ${feedOnestopId}${activate ? " (active)" : " (not activated)"}: ${counts.stop_times} stop_times in ${(report.elapsed_ms / 1000).toFixed(2)} s`);
+      if (activate && opts.afterManifestChange) await opts.afterManifestChange(dataDir);
+    } finally {
+      try { conn.closeSync(); } catch { /* closed */ }
+      try { db.closeSync(); } catch { /* closed */ }
+    }
+    return report;
+  } catch (e) {
+    report.status = "rejected";
+    if (e instanceof DataError) report.error = { file: e.file, line: e.line, message: e.message };
+    else report.error = { message: (e as Error).message, ...(process.env.INTERCHANGE_DEBUG ? { stack: (e as Error).stack } : {}) } as ImportReport["error"];
+    progress(`rejected: ${report.error?.message}`);
+    return report;
+  } finally {
+    report.elapsed_ms = Math.round(performance.now() - started);
+    try {
+      const reports = join(dataDir, "reports");
+      mkdirSync(reports, { recursive: true });
+      const name = `${report.sha1 ?? "unknown"}-${report.status}.json`;
+      writeFileSync(join(reports, name), JSON.stringify(report, null, 2));
+    } catch { /* reporting must not mask the result */ }
+    if (staging) rmSync(staging, { recursive: true, force: true });
+    try {
+      if (existsSync(stagingRoot) && readdirSync(stagingRoot).length === 0) rmSync(stagingRoot, { recursive: true, force: true });
+    } catch { /* ignore */ }
+    release();
+  }
+}

@@ -1,0 +1,58 @@
+/**
+ * Import report: counts per table and warnings by kind with a few examples each. Written as JSON
+ * next to every feed version (and to <data>/reports/ for rejected feeds).
+ */
+
+export interface IssueExample {
+  file: string;
+  line?: number;
+  message: string;
+}
+
+export interface TableCount {
+  /** data rows in the source file (header excluded); 0 when the file is absent */
+  source_rows: number;
+  /** rows written to Parquet */
+  imported_rows: number;
+  /** rows dropped, each accounted for by a warning kind */
+  skipped_rows: number;
+}
+
+export interface ImportReport {
+  status: "imported" | "unchanged" | "rejected";
+  feed_onestop_id: string | null;
+  sha1: string | null;
+  source: string;
+  fetched_at: string | null;
+  activated: boolean;
+  elapsed_ms: number;
+  error?: { file?: string; line?: number; message: string };
+  tables: Record<string, TableCount>;
+  /** derived rows (generated shapes, interpolated stop_times, calendars from calendar_dates) */
+  derived: Record<string, number>;
+  warnings: Record<string, { count: number; examples: IssueExample[] }>;
+}
+
+/** A feed that cannot be imported; names the file and line where known. */
+export class DataError extends Error {
+  override readonly name = "DataError";
+  constructor(message: string, readonly file?: string, readonly line?: number) {
+    super(file ? `${file}${line ? `:${line}` : ""}: ${message}` : message);
+  }
+}
+
+export class Issues {
+  readonly warnings: ImportReport["warnings"] = {};
+  add(kind: string, example: IssueExample, count = 1): void {
+    const w = (this.warnings[kind] ??= { count: 0, examples: [] });
+    w.count += count;
+    if (w.examples.length < 5) w.examples.push(example);
+  }
+  /** add a count with several examples at once */
+  addMany(kind: string, count: number, examples: IssueExample[]): void {
+    if (count <= 0) return;
+    const w = (this.warnings[kind] ??= { count: 0, examples: [] });
+    w.count += count;
+    for (const e of examples) if (w.examples.length < 5) w.examples.push(e);
+  }
+}

@@ -1,0 +1,206 @@
+/**
+ * The Parquet catalog schema: one immutable folder per feed version, `data/versions/<sha1>/`, one
+ * Parquet file per table below. This is a public interface (analysts query it with DuckDB), so
+ * column names are stable and follow GTFS where GTFS has a name. Conventions:
+ * - `id` columns are integers unique within the dataset (all versions), stable once written.
+ * - `<entity>_ref` columns hold the `id` of the referenced row (e.g. trips.route_ref = routes.id).
+ * - every table carries `feed_version_id` (= feed_version.id).
+ * - GTFS times are INTEGER seconds since the start of the service day ("noon minus 12h"), so
+ *   25:10:00 is 90600; GTFS dates are DATE.
+ * The README's "Parquet schema" section is generated from this file (see `docSchemaMarkdown`).
+ */
+
+export interface ColumnDef {
+  name: string;
+  type: string; // DuckDB type
+  doc: string;
+}
+export interface TableDef {
+  name: string;
+  doc: string;
+  sortedBy: string;
+  columns: ColumnDef[];
+}
+
+const c = (name: string, type: string, doc = ""): ColumnDef => ({ name, type, doc });
+const FV = c("feed_version_id", "INTEGER", "feed_version.id of the version this row belongs to");
+
+export const TABLES: TableDef[] = [
+  {
+    name: "feed_version",
+    doc: "One row: the feed version itself.",
+    sortedBy: "",
+    columns: [
+      c("id", "INTEGER", "feed version id (unique in the dataset)"),
+      c("sha1", "VARCHAR", "SHA-1 of the zip bytes (of a canonical zip of the files for a folder import), 40 lowercase hex"),
+      c("feed_id", "INTEGER", "integer id of the feed"),
+      c("feed_onestop_id", "VARCHAR", "Onestop-style feed id, f-<geohash>-<name>"),
+      c("fetched_at", "TIMESTAMPTZ", "when the bytes were fetched/read"),
+      c("source", "VARCHAR", "URL or path imported from"),
+      c("default_timezone", "VARCHAR", "timezone of the first agency"),
+      c("service_start_date", "DATE", "service window start (feed_info.feed_start_date if set, else derived)"),
+      c("service_end_date", "DATE", "service window end"),
+      c("earliest_calendar_date", "DATE", "first date with any service in calendar/calendar_dates"),
+      c("latest_calendar_date", "DATE", "last date with any service"),
+      c("best_week_start", "DATE", "Monday of the week with the most scheduled service inside the window (use_service_window)"),
+      c("license_commercial_use_allowed", "VARCHAR", "yes | no | unknown (from the feeds file)"),
+      c("license_share_alike_optional", "VARCHAR", "yes | no | unknown"),
+      c("license_create_derived_product", "VARCHAR", "yes | no | unknown"),
+      c("license_redistribution_allowed", "VARCHAR", "yes | no | unknown"),
+      c("license_use_without_attribution", "VARCHAR", "yes | no | unknown"),
+    ],
+  },
+  {
+    name: "agencies",
+    doc: "agency.txt",
+    sortedBy: "id",
+    columns: [
+      c("id", "INTEGER"), FV,
+      c("agency_id", "VARCHAR", "GTFS agency_id (empty string when the feed omits it)"),
+      c("agency_name", "VARCHAR"), c("agency_url", "VARCHAR"), c("agency_timezone", "VARCHAR"),
+      c("agency_lang", "VARCHAR"), c("agency_phone", "VARCHAR"), c("agency_fare_url", "VARCHAR"), c("agency_email", "VARCHAR"),
+      c("onestop_id", "VARCHAR", "o-<geohash>-<normalized agency_name>"),
+    ],
+  },
+  {
+    name: "routes",
+    doc: "routes.txt",
+    sortedBy: "id",
+    columns: [
+      c("id", "INTEGER"), FV,
+      c("route_id", "VARCHAR"), c("agency_id", "VARCHAR", "GTFS agency_id as written (resolved to the only agency when empty)"),
+      c("agency_ref", "INTEGER", "agencies.id"),
+      c("route_short_name", "VARCHAR"), c("route_long_name", "VARCHAR"), c("route_desc", "VARCHAR"),
+      c("route_type", "INTEGER"), c("route_url", "VARCHAR"), c("route_color", "VARCHAR"), c("route_text_color", "VARCHAR"),
+      c("route_sort_order", "INTEGER"), c("continuous_pickup", "INTEGER"), c("continuous_drop_off", "INTEGER"), c("network_id", "VARCHAR"),
+      c("onestop_id", "VARCHAR", "r-<geohash>-<normalized short or long name>"),
+    ],
+  },
+  {
+    name: "stops",
+    doc: "stops.txt",
+    sortedBy: "id",
+    columns: [
+      c("id", "INTEGER"), FV,
+      c("stop_id", "VARCHAR"), c("stop_code", "VARCHAR"), c("stop_name", "VARCHAR"), c("tts_stop_name", "VARCHAR"), c("stop_desc", "VARCHAR"),
+      c("stop_lat", "DOUBLE"), c("stop_lon", "DOUBLE"), c("zone_id", "VARCHAR"), c("stop_url", "VARCHAR"),
+      c("location_type", "INTEGER", "0 stop/platform (default), 1 station, 2 entrance, 3 generic node, 4 boarding area"),
+      c("parent_station", "VARCHAR"), c("parent_ref", "INTEGER", "stops.id of parent_station"),
+      c("stop_timezone", "VARCHAR"), c("wheelchair_boarding", "INTEGER"), c("level_id", "VARCHAR"), c("platform_code", "VARCHAR"),
+      c("stop_access", "INTEGER"),
+      c("onestop_id", "VARCHAR", "s-<geohash10>-<normalized stop_name>"),
+    ],
+  },
+  {
+    name: "trips",
+    doc: "trips.txt plus derived columns",
+    sortedBy: "id",
+    columns: [
+      c("id", "INTEGER"), FV,
+      c("trip_id", "VARCHAR"), c("route_id", "VARCHAR"), c("route_ref", "INTEGER", "routes.id"),
+      c("service_id", "VARCHAR"), c("calendar_ref", "INTEGER", "calendars.id"),
+      c("trip_headsign", "VARCHAR"), c("trip_short_name", "VARCHAR"), c("direction_id", "INTEGER"), c("block_id", "VARCHAR"),
+      c("shape_id", "VARCHAR", "GTFS shape_id, or the generated shape's id (shapes.generated = true) when the feed gives none"),
+      c("wheelchair_accessible", "INTEGER"), c("bikes_allowed", "INTEGER"), c("cars_allowed", "INTEGER"),
+      c("stop_pattern_id", "INTEGER", "distinct stop sequence, numbered in first-seen order within the version"),
+      c("first_departure", "INTEGER", "departure_time of the first stop_time (seconds)"),
+      c("last_arrival", "INTEGER", "arrival_time of the last stop_time (seconds)"),
+      c("stop_count", "INTEGER"),
+    ],
+  },
+  {
+    name: "stop_times",
+    doc: "stop_times.txt, every time filled (interpolated = 1 where the feed had none)",
+    sortedBy: "trip_ref, stop_sequence",
+    columns: [
+      FV, c("trip_ref", "INTEGER", "trips.id"), c("trip_id", "VARCHAR"),
+      c("stop_sequence", "INTEGER"), c("stop_ref", "INTEGER", "stops.id"), c("stop_id", "VARCHAR"),
+      c("arrival_time", "INTEGER", "seconds since service-day start"), c("departure_time", "INTEGER", "seconds since service-day start"),
+      c("stop_headsign", "VARCHAR"), c("pickup_type", "INTEGER"), c("drop_off_type", "INTEGER"),
+      c("continuous_pickup", "INTEGER"), c("continuous_drop_off", "INTEGER"),
+      c("shape_dist_traveled", "DOUBLE"), c("timepoint", "INTEGER"),
+      c("interpolated", "INTEGER", "1 when the times were filled in on import, else 0"),
+    ],
+  },
+  {
+    name: "shapes",
+    doc: "shapes.txt, one row per point, plus generated shapes (one per stop pattern of trips without shape_id)",
+    sortedBy: "shape_id, shape_pt_sequence",
+    columns: [
+      FV, c("shape_id", "VARCHAR"), c("shape_pt_sequence", "INTEGER"), c("shape_pt_lat", "DOUBLE"), c("shape_pt_lon", "DOUBLE"),
+      c("shape_dist_traveled", "DOUBLE", "as given; for generated shapes cumulative meters"),
+      c("generated", "BOOLEAN", "true when built from stop locations"),
+    ],
+  },
+  {
+    name: "calendars",
+    doc: "one row per service_id from calendar.txt and calendar_dates.txt",
+    sortedBy: "id",
+    columns: [
+      c("id", "INTEGER"), FV, c("service_id", "VARCHAR"),
+      c("monday", "INTEGER"), c("tuesday", "INTEGER"), c("wednesday", "INTEGER"), c("thursday", "INTEGER"),
+      c("friday", "INTEGER"), c("saturday", "INTEGER"), c("sunday", "INTEGER"),
+      c("start_date", "DATE"), c("end_date", "DATE"),
+      c("added_dates", "DATE[]", "calendar_dates exception_type 1"), c("removed_dates", "DATE[]", "calendar_dates exception_type 2"),
+      c("generated", "BOOLEAN", "true when the service exists only in calendar_dates (weekday flags 0, dates span the exceptions)"),
+    ],
+  },
+  {
+    name: "frequencies",
+    doc: "frequencies.txt",
+    sortedBy: "trip_ref, start_time",
+    columns: [
+      FV, c("trip_ref", "INTEGER"), c("trip_id", "VARCHAR"), c("start_time", "INTEGER", "seconds"), c("end_time", "INTEGER", "seconds"),
+      c("headway_secs", "INTEGER"), c("exact_times", "INTEGER"),
+    ],
+  },
+  {
+    name: "transfers",
+    doc: "transfers.txt",
+    sortedBy: "",
+    columns: [
+      FV, c("from_stop_id", "VARCHAR"), c("to_stop_id", "VARCHAR"), c("from_stop_ref", "INTEGER"), c("to_stop_ref", "INTEGER"),
+      c("from_route_id", "VARCHAR"), c("to_route_id", "VARCHAR"), c("from_trip_id", "VARCHAR"), c("to_trip_id", "VARCHAR"),
+      c("transfer_type", "INTEGER"), c("min_transfer_time", "INTEGER"),
+    ],
+  },
+  {
+    name: "feed_info",
+    doc: "feed_info.txt (0 or 1 row)",
+    sortedBy: "",
+    columns: [
+      FV, c("feed_publisher_name", "VARCHAR"), c("feed_publisher_url", "VARCHAR"), c("feed_lang", "VARCHAR"), c("default_lang", "VARCHAR"),
+      c("feed_start_date", "DATE"), c("feed_end_date", "DATE"), c("feed_version", "VARCHAR"), c("feed_contact_email", "VARCHAR"), c("feed_contact_url", "VARCHAR"),
+    ],
+  },
+  {
+    name: "stop_patterns",
+    doc: "one row per stop pattern",
+    sortedBy: "stop_pattern_id",
+    columns: [FV, c("stop_pattern_id", "INTEGER"), c("stop_refs", "INTEGER[]", "stops.id in visiting order"), c("trip_count", "INTEGER")],
+  },
+  {
+    name: "route_stops",
+    doc: "which stops each route serves (for served_by_onestop_ids / served_by_route_types)",
+    sortedBy: "stop_ref",
+    columns: [FV, c("route_ref", "INTEGER"), c("stop_ref", "INTEGER"), c("agency_ref", "INTEGER"), c("route_type", "INTEGER"), c("route_onestop_id", "VARCHAR")],
+  },
+  {
+    name: "agency_stops",
+    doc: "which stops each agency serves",
+    sortedBy: "stop_ref",
+    columns: [FV, c("agency_ref", "INTEGER"), c("stop_ref", "INTEGER"), c("agency_onestop_id", "VARCHAR")],
+  },
+];
+
+export const TABLE_BY_NAME = new Map(TABLES.map((t) => [t.name, t]));
+
+export function docSchemaMarkdown(): string {
+  const out: string[] = [];
+  for (const t of TABLES) {
+    out.push(`#### \`${t.name}.parquet\``, "", `${t.doc}${t.sortedBy ? ` Sorted by ${t.sortedBy}.` : ""}`, "", "| column | type | notes |", "|---|---|---|");
+    for (const col of t.columns) out.push(`| ${col.name} | ${col.type} | ${col.doc} |`);
+    out.push("");
+  }
+  return out.join("\n");
+}

@@ -1,0 +1,78 @@
+/**
+ * Feed sources: a GTFS zip, an unpacked GTFS folder, or an http(s) URL of a zip. Each is turned into
+ * a folder of GTFS .txt files in the staging area plus the SHA-1 that identifies the feed version:
+ * the SHA-1 of the zip bytes; for a folder, the SHA-1 of a canonical serialisation of its .txt
+ * files (sorted names, each as `name NUL size NUL bytes`), so the same folder always gets the same id.
+ */
+import { createHash } from "node:crypto";
+import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { basename, join } from "node:path";
+import { unzipSync } from "fflate";
+import { DataError } from "./report.ts";
+
+export interface ResolvedSource {
+  sha1: string;
+  /** folder with the GTFS .txt files */
+  gtfsDir: string;
+  fetchedAt: Date;
+  source: string;
+  /** size of the zip or the folder's .txt files */
+  bytes: number;
+}
+
+export const isUrl = (s: string) => /^https?:\/\//i.test(s);
+
+export async function readSourceBytes(source: string, timeoutMs = 120_000): Promise<{ kind: "zip" | "folder"; bytes?: Uint8Array }> {
+  if (isUrl(source)) {
+    let res: Response;
+    try {
+      res = await fetch(source, { signal: AbortSignal.timeout(timeoutMs), redirect: "follow" });
+    } catch (e) {
+      throw new DataError(`cannot fetch ${source}: ${(e as Error).message}`);
+    }
+    if (!res.ok) throw new DataError(`cannot fetch ${source}: HTTP ${res.status}`);
+    return { kind: "zip", bytes: new Uint8Array(await res.arrayBuffer()) };
+  }
+  if (!existsSync(source)) throw new DataError(`no such file or folder: ${source}`);
+  if (statSync(source).isDirectory()) return { kind: "folder" };
+  return { kind: "zip", bytes: new Uint8Array(readFileSync(source)) };
+}
+
+export function sha1Hex(bytes: Uint8Array): string {
+  return createHash("sha1").update(bytes).digest("hex");
+}
+
+export function folderSha1(dir: string): string {
+  const h = createHash("sha1");
+  for (const name of readdirSync(dir).filter((n) => n.endsWith(".txt")).sort()) {
+    const b = readFileSync(join(dir, name));
+    h.update(name).update("\0").update(String(b.length)).update("\0").update(b);
+  }
+  return h.digest("hex");
+}
+
+/** Unpack the .txt members of a GTFS zip into outDir (members may sit in one sub-folder). */
+export function unpackZip(bytes: Uint8Array, outDir: string, sourceName: string): number {
+  let entries: Record<string, Uint8Array>;
+  try {
+    entries = unzipSync(bytes, {
+      filter: (f) => f.name.toLowerCase().endsWith(".txt") && !f.name.startsWith("__MACOSX/") && !basename(f.name).startsWith("._"),
+    });
+  } catch (e) {
+    throw new DataError(`not a readable zip file (${(e as Error).message})`, basename(sourceName));
+  }
+  const names = Object.keys(entries);
+  // GTFS files at the root, or all inside one folder (a common packaging mistake we accept).
+  const stops = names.filter((n) => basename(n) === "stops.txt").sort((a, b) => a.length - b.length)[0];
+  const prefix = stops ? stops.slice(0, stops.length - "stops.txt".length) : "";
+  mkdirSync(outDir, { recursive: true });
+  let total = 0;
+  for (const n of names) {
+    if (!n.startsWith(prefix)) continue;
+    const rest = n.slice(prefix.length);
+    if (rest.includes("/")) continue;
+    writeFileSync(join(outDir, rest), entries[n]!);
+    total += entries[n]!.length;
+  }
+  return total;
+}

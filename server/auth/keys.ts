@@ -1,0 +1,65 @@
+/**
+ * API keys: loaded once from the JSON keys file, looked up in constant time, never logged.
+ * File format: [{ "key": "...", "account": "...", "rate_limit_per_minute": 600 }]
+ */
+import { createHash, timingSafeEqual } from "node:crypto";
+import { readFileSync } from "node:fs";
+import { z } from "zod";
+import { AppError } from "../errors.ts";
+
+export interface Account {
+  /** account name from the keys file */
+  readonly account: string;
+  /** requests per minute; 0 or undefined = unlimited */
+  readonly rateLimitPerMinute: number;
+}
+
+const KeyFile = z.array(
+  z.object({
+    key: z.string().min(8, "keys must have at least 8 characters"),
+    account: z.string().min(1),
+    rate_limit_per_minute: z.number().int().nonnegative().optional(),
+  }),
+);
+
+export interface Authenticator {
+  /** null when the server runs with --no-auth */
+  readonly enabled: boolean;
+  /** resolve the key sent with a request; throws UNAUTHORIZED */
+  authenticate(request: Request, url: URL): Account;
+}
+
+const digest = (s: string) => createHash("sha256").update(s, "utf8").digest();
+
+export function loadKeys(path: string, defaultRateLimitPerMinute = 0): Authenticator {
+  let parsed: z.infer<typeof KeyFile>;
+  try {
+    parsed = KeyFile.parse(JSON.parse(readFileSync(path, "utf8")));
+  } catch (e) {
+    const why = e instanceof z.ZodError ? e.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("; ") : (e as Error).message;
+    throw new Error(`cannot read API keys file ${path}: ${why}`);
+  }
+  const entries = parsed.map((k) => ({
+    hash: digest(k.key),
+    account: { account: k.account, rateLimitPerMinute: k.rate_limit_per_minute ?? defaultRateLimitPerMinute } as Account,
+  }));
+  return {
+    enabled: true,
+    authenticate(request, url) {
+      const key = request.headers.get("apikey") ?? url.searchParams.get("apikey");
+      if (!key) throw new AppError("UNAUTHORIZED", "missing API key: send it in the apikey header");
+      const h = digest(key);
+      // Compare against every entry so the time taken does not depend on which key matched.
+      let found: Account | null = null;
+      for (const e of entries) if (timingSafeEqual(h, e.hash)) found = e.account;
+      if (!found) throw new AppError("UNAUTHORIZED", "invalid API key");
+      return found;
+    },
+  };
+}
+
+export const ANONYMOUS: Account = Object.freeze({ account: "anonymous", rateLimitPerMinute: 0 });
+
+export function noAuth(): Authenticator {
+  return { enabled: false, authenticate: () => ANONYMOUS };
+}

@@ -1,0 +1,67 @@
+/**
+ * Server configuration: read once from flags and environment (bin/interchange.ts), validated here,
+ * frozen, and passed down to createApp. Nothing else in server/ reads the environment.
+ */
+import type { FlagSpec, FlagValues } from "../bin/flags.ts";
+import { UsageError } from "../bin/flags.ts";
+
+export interface ServerConfig {
+  readonly dataDir: string;
+  readonly host: string;
+  readonly port: number;
+  /** JSON file: [{ key, account, rate_limit_per_minute }] */
+  readonly apiKeysFile: string | null;
+  /** explicit opt-out of API keys (demo / local use) */
+  readonly noAuth: boolean;
+  /** base URL of an external Valhalla-compatible engine, e.g. http://localhost:8002 */
+  readonly valhallaUrl: string | null;
+  readonly valhallaTimeoutMs: number;
+  /** Valhalla service_limits.allow_hard_exclusions */
+  readonly allowHardExclusions: boolean;
+  /** rate limit for accounts whose key entry has none (requests per minute); 0 = unlimited */
+  readonly defaultRateLimitPerMinute: number;
+}
+
+export const SERVE_FLAGS: FlagSpec[] = [
+  { name: "data", env: "INTERCHANGE_DATA", type: "string", default: "data", description: "dataset folder written by `interchange import`" },
+  { name: "host", env: "INTERCHANGE_HOST", type: "string", default: "0.0.0.0", description: "address to listen on" },
+  { name: "port", env: "PORT", type: "number", default: 8080, description: "TCP port (0 = any free port)" },
+  { name: "api-keys", env: "INTERCHANGE_API_KEYS", type: "string", description: "JSON file of API keys: [{key, account, rate_limit_per_minute}]" },
+  { name: "no-auth", env: "INTERCHANGE_NO_AUTH", type: "boolean", default: false, description: "serve without API keys (required when --api-keys is absent)" },
+  { name: "valhalla-url", env: "VALHALLA_URL", type: "string", description: "external Valhalla-compatible engine to forward street routing to" },
+  { name: "valhalla-timeout-ms", env: "VALHALLA_TIMEOUT_MS", type: "number", default: 30000, description: "time-out for a request to the routing engine" },
+  { name: "allow-hard-exclusions", env: "INTERCHANGE_ALLOW_HARD_EXCLUSIONS", type: "boolean", default: false, description: "pass exclude_bridges/tolls/... to the engine instead of dropping them with a warning" },
+  { name: "default-rate-limit", env: "INTERCHANGE_DEFAULT_RATE_LIMIT", type: "number", default: 0, description: "requests per minute for keys without rate_limit_per_minute (0 = unlimited)" },
+];
+
+export function serverConfigFrom(values: FlagValues): ServerConfig {
+  const port = Number(values.port ?? 8080);
+  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new UsageError(`--port must be an integer 0..65535, got ${values.port}`);
+  const apiKeysFile = (values.apiKeys as string | undefined) ?? null;
+  const noAuth = Boolean(values.noAuth);
+  if (!apiKeysFile && !noAuth) {
+    throw new UsageError("no API keys configured: pass --api-keys FILE (env INTERCHANGE_API_KEYS), or --no-auth to serve without keys");
+  }
+  const timeout = Number(values.valhallaTimeoutMs ?? 30000);
+  if (!(timeout > 0)) throw new UsageError("--valhalla-timeout-ms must be > 0");
+  let valhallaUrl = (values.valhallaUrl as string | undefined) ?? null;
+  if (valhallaUrl) {
+    try {
+      new URL(valhallaUrl);
+    } catch {
+      throw new UsageError(`--valhalla-url is not a URL: ${valhallaUrl}`);
+    }
+    valhallaUrl = valhallaUrl.replace(/\/+$/, "");
+  }
+  return Object.freeze({
+    dataDir: String(values.data ?? "data"),
+    host: String(values.host ?? "0.0.0.0"),
+    port,
+    apiKeysFile,
+    noAuth,
+    valhallaUrl,
+    valhallaTimeoutMs: timeout,
+    allowHardExclusions: Boolean(values.allowHardExclusions),
+    defaultRateLimitPerMinute: Number(values.defaultRateLimit ?? 0),
+  });
+}

@@ -1,0 +1,41 @@
+/**
+ * Test datasets: real feeds from ../shared/data imported with the real pipeline into a temporary
+ * folder, once per test process and name.
+ */
+import { mkdtempSync, existsSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { importFeed } from "../../pipeline/import.ts";
+import { compileTimetableHook } from "../../pipeline/timetable-hook.ts";
+
+export const SHARED = resolve(import.meta.dir, "..", "..", "..", "shared");
+export const GTFS_DIR = join(SHARED, "data", "gtfs");
+export const gtfs = (name: string) => join(GTFS_DIR, name.endsWith(".zip") ? name : `${name}.zip`);
+
+const cache = new Map<string, Promise<string>>();
+
+export function tempDir(prefix = "interchange-test-"): string {
+  return mkdtempSync(join(tmpdir(), prefix));
+}
+
+/** Import feeds (paths, or names of ../shared/data/gtfs zips) into a fresh data dir, cached by name. */
+export function importedDataset(name: string, feeds: string[], opts: { timetable?: boolean } = {}): Promise<string> {
+  let p = cache.get(name);
+  if (!p) {
+    p = (async () => {
+      const dir = tempDir(`interchange-${name}-`);
+      for (const f of feeds) {
+        const source = existsSync(f) ? f : gtfs(f);
+        const r = await importFeed({
+          dataDir: dir,
+          source,
+          afterManifestChange: opts.timetable === false ? undefined : compileTimetableHook(),
+        });
+        if (r.status === "rejected") throw new Error(`test dataset ${name}: ${source} rejected: ${r.error?.message}`);
+      }
+      return dir;
+    })();
+    cache.set(name, p);
+  }
+  return p;
+}
