@@ -1,0 +1,123 @@
+/**
+ * The routing engine behind the gateway. The gateway validates, then hands the JSON to a
+ * StreetEngine and relays its Response. ExternalValhallaEngine forwards over HTTP; NoEngine answers
+ * 503 until an embedded engine (a later issue) implements the same interface.
+ */
+import type { ServerConfig } from "../config.ts";
+import { AppError } from "../errors.ts";
+import type { StreetAction } from "./schemas/index.ts";
+
+export interface EngineCall {
+  readonly action: StreetAction;
+  /** request JSON text; null for a bodiless call (GET /status) */
+  readonly body: string | null;
+  /** query string for the engine, without "?" ("" when none) */
+  readonly query: string;
+  /** aborted when the client goes away */
+  readonly signal: AbortSignal;
+}
+
+export interface StreetEngine {
+  readonly kind: string;
+  /**
+   * The engine's answer as a Response: any status, body possibly streamed. Throws
+   * AppError("ENGINE_UNAVAILABLE") when there is no answer (unreachable, timed out, not configured).
+   */
+  handle(call: EngineCall): Promise<Response>;
+  health(): Record<string, unknown>;
+  close?(): Promise<void>;
+}
+
+export const NO_ENGINE_MESSAGE = "no routing engine is configured: start the server with --valhalla-url (env VALHALLA_URL)";
+
+export class NoEngine implements StreetEngine {
+  readonly kind = "none";
+  async handle(): Promise<Response> {
+    throw new AppError("ENGINE_UNAVAILABLE", NO_ENGINE_MESSAGE);
+  }
+  health() {
+    return { engine: this.kind };
+  }
+}
+
+/** A Valhalla-compatible engine over HTTP: POST /{action} with the JSON body (GET when bodiless). */
+export class ExternalValhallaEngine implements StreetEngine {
+  readonly kind = "valhalla";
+  constructor(
+    private readonly baseUrl: string,
+    private readonly timeoutMs: number,
+    private readonly fetchImpl: typeof fetch = fetch,
+  ) {}
+
+  async handle(call: EngineCall): Promise<Response> {
+    const url = `${this.baseUrl}/${call.action}${call.query ? `?${call.query}` : ""}`;
+    const abort = new AbortController();
+    const onClientGone = () => abort.abort(new Error("client went away"));
+    call.signal.addEventListener("abort", onClientGone, { once: true });
+    let timedOut = false;
+    const timer = setTimeout(() => {
+      timedOut = true;
+      abort.abort(new Error("timed out"));
+    }, this.timeoutMs);
+    let res: Response;
+    try {
+      res = await this.fetchImpl(url, {
+        method: call.body === null ? "GET" : "POST",
+        body: call.body,
+        headers: call.body === null ? {} : { "content-type": "application/json" },
+        signal: abort.signal,
+        redirect: "manual",
+      });
+    } catch (e) {
+      call.signal.removeEventListener("abort", onClientGone);
+      throw new AppError(
+        "ENGINE_UNAVAILABLE",
+        timedOut ? `routing engine did not answer within ${this.timeoutMs} ms` : "routing engine unreachable",
+        { cause: String(e) },
+        { cause: e },
+      );
+    } finally {
+      clearTimeout(timer);
+    }
+    if (!res.body) return res;
+    // The time-out covers the wait for headers; while the body streams, it applies to each pause.
+    const body = withIdleTimeout(res.body, this.timeoutMs, () => abort.abort(new Error("engine stalled")), () =>
+      call.signal.removeEventListener("abort", onClientGone),
+    );
+    return new Response(body, { status: res.status, statusText: res.statusText, headers: res.headers });
+  }
+
+  health() {
+    return { engine: this.kind, timeout_ms: this.timeoutMs };
+  }
+}
+
+/** Re-streams `body`, calling onIdle when one read waits longer than `ms`. */
+function withIdleTimeout(body: ReadableStream<Uint8Array>, ms: number, onIdle: () => void, onEnd: () => void): ReadableStream<Uint8Array> {
+  const reader = body.getReader();
+  return new ReadableStream<Uint8Array>({
+    async pull(ctrl) {
+      const t = setTimeout(onIdle, ms);
+      try {
+        const { done, value } = await reader.read();
+        if (done) {
+          onEnd();
+          ctrl.close();
+        } else ctrl.enqueue(value);
+      } catch (e) {
+        onEnd();
+        ctrl.error(e);
+      } finally {
+        clearTimeout(t);
+      }
+    },
+    cancel(reason) {
+      onEnd();
+      return reader.cancel(reason);
+    },
+  });
+}
+
+export function createEngine(config: Pick<ServerConfig, "valhallaUrl" | "valhallaTimeoutMs">): StreetEngine {
+  return config.valhallaUrl ? new ExternalValhallaEngine(config.valhallaUrl, config.valhallaTimeoutMs) : new NoEngine();
+}

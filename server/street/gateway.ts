@@ -1,0 +1,91 @@
+/**
+ * The street-routing gateway: one function from an HTTP Request to a Response, free of Elysia so it
+ * can be tested and reused. Order: CORS preflight, method (101), action (106), JSON (100),
+ * validation (1xx), hard exclusions (warning 208), engine, relay.
+ */
+import { AppError, renderError } from "../errors.ts";
+import type { Logger } from "../feature.ts";
+import { HARD_EXCLUSION_WARNING } from "./codes.ts";
+import type { StreetEngine } from "./engine.ts";
+import { stripHardExclusions } from "./hard-exclusions.ts";
+import { CORS_HEADERS, relay, type Warning } from "./relay.ts";
+import { readStreetRequest } from "./request.ts";
+import { ACTIONS, isAction } from "./schemas/index.ts";
+import { validateStreetRequest } from "./validate.ts";
+
+export const STREET_PREFIX = "/api/v2/routing/valhalla";
+
+export interface GatewayDeps {
+  engine: StreetEngine;
+  allowHardExclusions: boolean;
+  log: Logger;
+}
+
+/** A Valhalla-style error body for statuses renderError does not cover (404, 405). */
+function engineStyleError(status: number, statusText: string, code: number, error: string, extra: Record<string, string> = {}): Response {
+  return new Response(JSON.stringify({ error, error_code: code, status: statusText, status_code: status }), {
+    status,
+    headers: { "content-type": "application/json", "access-control-allow-origin": "*", ...extra },
+  });
+}
+
+function withCors(res: Response): Response {
+  res.headers.set("access-control-allow-origin", "*");
+  return res;
+}
+
+export function createGateway(deps: GatewayDeps) {
+  const tryAny = `Try any of: ${ACTIONS.map((a) => `'/${a}'`).join(" ")}`;
+
+  async function forward(request: Request, url: URL, action: (typeof ACTIONS)[number]): Promise<Response> {
+    const bodyText = request.method === "POST" ? await request.text() : "";
+    if (action === "status") {
+      const hasJson = url.searchParams.has("json") || bodyText.trim() !== "";
+      const req = hasJson ? readStreetRequest(url, bodyText) : null;
+      const query = new URLSearchParams([...url.searchParams].filter(([k]) => k !== "apikey" && k !== "json")).toString();
+      const res = await deps.engine.handle({ action, body: req ? req.jsonText : null, query, signal: request.signal });
+      return relay(res, { expectJson: true, warnings: [] });
+    }
+    const req = readStreetRequest(url, bodyText);
+    validateStreetRequest(action, req.view);
+    const warnings: Warning[] = [];
+    let body = req.jsonText;
+    if (!deps.allowHardExclusions) {
+      const removed = stripHardExclusions(req.json);
+      if (removed.length) {
+        warnings.push({ ...HARD_EXCLUSION_WARNING });
+        body = JSON.stringify(req.json);
+        deps.log.info("hard exclusions dropped", { action, removed });
+      }
+    }
+    const format = req.view.format;
+    const expectJson = format === undefined || format === "json" || format === "osrm";
+    const res = await deps.engine.handle({ action, body, query: req.forwardQuery, signal: request.signal });
+    return relay(res, { expectJson, warnings });
+  }
+
+  return {
+    async handle(request: Request): Promise<Response> {
+      const url = new URL(request.url);
+      const action = url.pathname.slice(STREET_PREFIX.length).replace(/^\/+/, "").replace(/\/+$/, "");
+      if (request.method === "OPTIONS") return new Response(null, { status: 204, headers: CORS_HEADERS });
+      if (request.method !== "GET" && request.method !== "POST") {
+        return engineStyleError(405, "Method Not Allowed", 101, ENGINE_101, { allow: "GET, POST, OPTIONS" });
+      }
+      if (!isAction(action)) return engineStyleError(404, "Not Found", 106, tryAny);
+      try {
+        return await forward(request, url, action);
+      } catch (err) {
+        if (err instanceof AppError) {
+          if (err.code === "ENGINE_UNAVAILABLE") deps.log.warn("routing engine unavailable", { action, error: err.message, cause: err.details.cause });
+          return withCors(renderError(err, "street"));
+        }
+        // A stream that broke while we peeked at it: the engine went away mid-answer.
+        deps.log.error("street routing failed", { action, error: String((err as Error)?.stack ?? err) });
+        return withCors(renderError(new AppError("ENGINE_UNAVAILABLE", "routing engine stopped answering"), "street"));
+      }
+    },
+  };
+}
+
+const ENGINE_101 = "Try a POST or GET request instead";

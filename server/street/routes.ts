@@ -1,0 +1,33 @@
+/** HTTP routes of the street-routing gateway (Valhalla paths under /api/v2/routing/valhalla). */
+import { Elysia } from "elysia";
+import { STREET_PREFIX, type createGateway } from "./gateway.ts";
+import { ACTIONS } from "./schemas/index.ts";
+
+const SUMMARY: Record<(typeof ACTIONS)[number], string> = {
+  route: "Route between locations (Valhalla /route)",
+  isochrone: "Reachable areas (Valhalla /isochrone)",
+  expansion: "Explored graph edges (Valhalla /expansion); answers can be very large",
+  height: "Elevation along a shape (Valhalla /height)",
+  locate: "Edges and nodes near locations (Valhalla /locate)",
+  centroid: "Routes converging on one point (Valhalla /centroid)",
+  status: "Routing engine status (Valhalla /status)",
+};
+
+export function streetRoutes(gateway: ReturnType<typeof createGateway>) {
+  const handle = ({ request }: { request: Request }) => gateway.handle(request);
+  let app = new Elysia({ name: "street" });
+  for (const action of ACTIONS) {
+    const detail = {
+      tags: ["street routing"],
+      summary: SUMMARY[action],
+      description: "Request JSON in the `json` query parameter (GET) or as the body (POST), as Valhalla accepts it.",
+    };
+    app = app
+      .get(`${STREET_PREFIX}/${action}`, handle, { parse: "none", detail })
+      .post(`${STREET_PREFIX}/${action}`, handle, { parse: "none", detail }) as unknown as typeof app;
+  }
+  // Everything else under the prefix: CORS preflight, unknown actions (106), other methods (101).
+  return app
+    .all(STREET_PREFIX, handle, { parse: "none", detail: { hide: true } })
+    .all(`${STREET_PREFIX}/*`, handle, { parse: "none", detail: { hide: true } });
+}

@@ -1,0 +1,107 @@
+/**
+ * Validation before forwarding: runs the action's zod schema and turns the first problem into an
+ * AppError carrying Valhalla's error code (rendered as a street-family 400 by server/errors.ts).
+ * Which code a problem gets depends on where it sits (locations → 110/120/150/130, contours →
+ * 113/151/152/166, ...); custom rules put their code on the issue (params.engineCode).
+ */
+import type { z } from "zod";
+import { AppError } from "../errors.ts";
+import { ENGINE_TEXT } from "./codes.ts";
+import { REQUEST_SCHEMAS, type StreetAction } from "./schemas/index.ts";
+
+type Issue = z.core.$ZodIssue;
+
+const isMissing = (i: Issue) => (i.code === "invalid_type" || i.code === "invalid_value") && i.input === undefined;
+
+/** Valhalla code for one zod issue. */
+export function engineCodeOf(i: Issue): number {
+  const custom = (i as { params?: { engineCode?: number } }).params?.engineCode;
+  if (custom) return custom;
+  const [head, ...rest] = i.path;
+  const top = rest.length === 0;
+  switch (head) {
+    case "locations":
+      if (!top) return 130;
+      return i.code === "too_small" ? 120 : i.code === "too_big" ? 150 : 110;
+    case "contours":
+      if (top) return i.code === "too_big" ? 152 : 113;
+      if (i.code === "too_big" && rest[1] === "time") return 151;
+      if (i.code === "too_big" && rest[1] === "distance") return 166;
+      return 113;
+    case "costing":
+      return isMissing(i) ? 124 : 125;
+    case "date_time":
+      return rest[0] === "value" ? 162 : 163;
+    case "exclude_locations":
+      return 133;
+    case "exclude_polygons":
+      return 137;
+    case "linear_cost_factors":
+      return 173;
+    case "shape":
+      if (!top) return 134;
+      return i.code === "too_small" ? 123 : i.code === "too_big" ? 153 : 114;
+    case "encoded_polyline":
+      return 114;
+    case "shape_format":
+      return 164;
+    case "resample_distance":
+      return 313;
+    case "action":
+      return isMissing(i) ? 115 : 144;
+    case "expansion_properties":
+      return 168;
+    default:
+      return 199;
+  }
+}
+
+/** "costing_options.auto.top_speed", "locations[2].lat" */
+export function fieldName(path: readonly PropertyKey[]): string {
+  let s = "";
+  for (const p of path) s += typeof p === "number" ? `[${p}]` : s ? `.${String(p)}` : String(p);
+  return s || "request";
+}
+
+function shown(input: unknown): string | null {
+  if (input === undefined) return null;
+  if (Array.isArray(input)) return `${input.length} item${input.length === 1 ? "" : "s"}`;
+  if (input !== null && typeof input === "object") return null;
+  const s = JSON.stringify(input);
+  return s.length > 80 ? `${s.slice(0, 77)}...` : s;
+}
+
+export function messageOf(i: Issue, code: number): string {
+  const field = fieldName(i.path);
+  let what = i.message;
+  if (isMissing(i)) what = `is required; it ${what}`;
+  const got = isMissing(i) || what.includes(", got ") ? null : shown(i.input);
+  return `${ENGINE_TEXT[code] ?? ENGINE_TEXT[199]}: ${field} ${what}${got ? `, got ${got}` : ""}`;
+}
+
+/** Messages for issues whose schema gave none (nested objects, literals). */
+const fallbackMessages = (i: z.core.$ZodRawIssue): string | undefined => {
+  switch (i.code) {
+    case "invalid_type":
+      return `must be ${i.expected === "object" ? "an object" : i.expected === "array" ? "an array" : `a ${i.expected}`}`;
+    case "invalid_value":
+      return `must be ${i.values.map((v) => JSON.stringify(v)).join(" or ")}`;
+    case "invalid_union":
+      return "does not match any allowed form";
+    default:
+      return undefined;
+  }
+};
+
+export function issueToError(issues: readonly Issue[]): AppError {
+  // Report the most basic problem first: missing parameters (11x) before limits (15x) before values.
+  const ranked = issues.map((i) => ({ i, code: engineCodeOf(i) })).sort((a, b) => a.code - b.code);
+  const { i, code } = ranked[0]!;
+  return new AppError("INVALID_PARAMETER", messageOf(i, code), { engineCode: code, parameter: fieldName(i.path) });
+}
+
+/** Throws the AppError of the first problem; returns nothing when the request is valid. */
+export function validateStreetRequest(action: Exclude<StreetAction, "status">, body: Record<string, unknown>): void {
+  const r = REQUEST_SCHEMAS[action].safeParse(body, { reportInput: true, error: fallbackMessages });
+  if (!r.success) throw issueToError(r.error.issues);
+}
