@@ -62,6 +62,7 @@ export async function buildTables(ctx: Ctx): Promise<BuildResult> {
   const derived: Record<string, number> = {};
   const skip = (file: string, n: number) => (skipped[file] = (skipped[file] ?? 0) + n);
   await conn.run(MACROS);
+  for (const [file, r] of ctx.raw) if (r.rejectedLines.length) skip(file, r.rejectedLines.length); // csv_unparsable rows
   const t0 = performance.now();
   const step = (name: string) => ctx.progress(`${name} (${((performance.now() - t0) / 1000).toFixed(2)} s)`);
 
