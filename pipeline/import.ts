@@ -118,8 +118,8 @@ export async function importFeed(opts: ImportOptions): Promise<ImportReport> {
           ${s(license.use_without_attribution)} AS license_use_without_attribution`);
       for (const t of TABLES) {
         const cols = t.columns.map((c) => `CAST("${c.name}" AS ${c.type}) AS "${c.name}"`).join(", ");
-        const order = t.sortedBy ? ` ORDER BY ${t.sortedBy}` : "";
-        await conn.run(`COPY (SELECT ${cols} FROM ${t.name}${order}) TO '${join(outDir, `${t.name}.parquet`)}' (FORMAT parquet, COMPRESSION zstd, ROW_GROUP_SIZE 122880)`);
+        // tables are created in their documented sort order, so no ORDER BY (and no second sort) here
+        await conn.run(`COPY (SELECT ${cols} FROM ${t.name}) TO '${join(outDir, `${t.name}.parquet`)}' (FORMAT parquet, COMPRESSION zstd, ROW_GROUP_SIZE 122880)`);
       }
       progress(`parquet written (${((performance.now() - started) / 1000).toFixed(2)} s)`);
       const source: Record<string, string> = {

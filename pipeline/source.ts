@@ -7,7 +7,7 @@
 import { createHash } from "node:crypto";
 import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { basename, join } from "node:path";
-import { unzipSync } from "fflate";
+import { unzipMembers } from "./zip.ts";
 import { DataError } from "./report.ts";
 
 export interface ResolvedSource {
@@ -55,9 +55,7 @@ export function folderSha1(dir: string): string {
 export function unpackZip(bytes: Uint8Array, outDir: string, sourceName: string): number {
   let entries: Record<string, Uint8Array>;
   try {
-    entries = unzipSync(bytes, {
-      filter: (f) => f.name.toLowerCase().endsWith(".txt") && !f.name.startsWith("__MACOSX/") && !basename(f.name).startsWith("._"),
-    });
+    entries = unzipMembers(bytes, (name) => name.toLowerCase().endsWith(".txt") && !name.startsWith("__MACOSX/") && !basename(name).startsWith("._"));
   } catch (e) {
     throw new DataError(`not a readable zip file (${(e as Error).message})`, basename(sourceName));
   }

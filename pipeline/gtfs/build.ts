@@ -42,8 +42,8 @@ async function reportSkipped(ctx: Ctx, kind: string, file: string, fromSql: stri
 }
 
 const MACROS = `
-CREATE OR REPLACE MACRO gtfs_time(t) AS CASE WHEN regexp_full_match(t, '\\d{1,3}:[0-5]\\d:[0-5]\\d')
-  THEN CAST(split_part(t, ':', 1) AS INTEGER) * 3600 + CAST(split_part(t, ':', 2) AS INTEGER) * 60 + CAST(split_part(t, ':', 3) AS INTEGER) END;
+CREATE OR REPLACE MACRO gtfs_time(t) AS CASE WHEN length(t) BETWEEN 7 AND 9 AND t[-3] = ':' AND t[-6] = ':' AND t[-2:] < '60' AND t[-5:-4] < '60'
+  THEN CAST(epoch(TRY_CAST(t AS INTERVAL)) AS INTEGER) END;
 CREATE OR REPLACE MACRO gtfs_date(d) AS TRY_CAST(TRY_STRPTIME(d, '%Y%m%d') AS DATE);
 CREATE OR REPLACE MACRO gtfs_int(x) AS TRY_CAST(x AS INTEGER);
 CREATE OR REPLACE MACRO hav_m(lat1, lon1, lat2, lon2) AS 2 * 6371008.8 * asin(sqrt(
@@ -60,7 +60,10 @@ export async function buildTables(ctx: Ctx): Promise<BuildResult> {
   const { conn } = ctx;
   const skipped: Record<string, number> = {};
   const derived: Record<string, number> = {};
-  const skip = (file: string, n: number) => (skipped[file] = (skipped[file] ?? 0) + n);
+  const skip = (file: string, n: number) => {
+    skipped[file] = (skipped[file] ?? 0) + n;
+    return n;
+  };
   await conn.run(MACROS);
   for (const [file, r] of ctx.raw) if (r.rejectedLines.length) skip(file, r.rejectedLines.length); // csv_unparsable rows
   const t0 = performance.now();
@@ -68,9 +71,8 @@ export async function buildTables(ctx: Ctx): Promise<BuildResult> {
 
   // ---------------------------------------------------------------- agencies
   await conn.run(`CREATE TABLE a0 AS SELECT rowid AS rid, coalesce(agency_id, '') AS agency_id, * EXCLUDE (agency_id) FROM raw_agency`);
-  skip("agency.txt", await reportSkipped(ctx, "duplicate_key", "agency.txt",
-    `SELECT rid, agency_id FROM a0 QUALIFY row_number() OVER (PARTITION BY agency_id ORDER BY rid) > 1`, `'duplicate agency_id ' || agency_id`));
-  await conn.run(`DELETE FROM a0 WHERE rid IN (SELECT rid FROM a0 QUALIFY row_number() OVER (PARTITION BY agency_id ORDER BY rid) > 1)`);
+  if (skip("agency.txt", await reportSkipped(ctx, "duplicate_key", "agency.txt",
+    `SELECT rid, agency_id FROM a0 QUALIFY row_number() OVER (PARTITION BY agency_id ORDER BY rid) > 1`, `'duplicate agency_id ' || agency_id`))) await conn.run(`DELETE FROM a0 WHERE rid IN (SELECT rid FROM a0 QUALIFY row_number() OVER (PARTITION BY agency_id ORDER BY rid) > 1)`);
   const nAg = await scalar(conn, `SELECT count(*) FROM a0`);
   if (nAg === 0) throw new DataError("no agency rows", "agency.txt");
   const missingTz = await reportSkipped(ctx, "missing_agency_timezone", "agency.txt", `SELECT rid FROM a0 WHERE agency_timezone IS NULL`, `'agency_timezone is empty; using the first agency timezone or UTC'`);
@@ -85,13 +87,11 @@ export async function buildTables(ctx: Ctx): Promise<BuildResult> {
   // ---------------------------------------------------------------- stops
   await conn.run(`CREATE TABLE s0 AS SELECT rowid AS rid, *, TRY_CAST(stop_lat AS DOUBLE) AS lat, TRY_CAST(stop_lon AS DOUBLE) AS lon,
       coalesce(gtfs_int(location_type), 0) AS lt FROM raw_stops`);
-  skip("stops.txt", await reportSkipped(ctx, "duplicate_key", "stops.txt",
-    `SELECT rid, stop_id FROM s0 QUALIFY row_number() OVER (PARTITION BY stop_id ORDER BY rid) > 1`, `'duplicate stop_id ' || stop_id`));
-  await conn.run(`DELETE FROM s0 WHERE rid IN (SELECT rid FROM s0 QUALIFY row_number() OVER (PARTITION BY stop_id ORDER BY rid) > 1)`);
+  if (skip("stops.txt", await reportSkipped(ctx, "duplicate_key", "stops.txt",
+    `SELECT rid, stop_id FROM s0 QUALIFY row_number() OVER (PARTITION BY stop_id ORDER BY rid) > 1`, `'duplicate stop_id ' || stop_id`))) await conn.run(`DELETE FROM s0 WHERE rid IN (SELECT rid FROM s0 QUALIFY row_number() OVER (PARTITION BY stop_id ORDER BY rid) > 1)`);
   const badCoord = `SELECT rid, stop_id, stop_lat, stop_lon FROM s0 WHERE lt IN (0, 1, 2) AND (lat IS NULL OR lon IS NULL OR lat NOT BETWEEN -90 AND 90 OR lon NOT BETWEEN -180 AND 180 OR (lat = 0 AND lon = 0))`;
-  skip("stops.txt", await reportSkipped(ctx, "invalid_coordinates", "stops.txt", badCoord,
-    `'stop ' || stop_id || ': invalid stop_lat/stop_lon (' || coalesce(stop_lat, '') || ',' || coalesce(stop_lon, '') || ')'`));
-  await conn.run(`DELETE FROM s0 WHERE rid IN (SELECT rid FROM (${badCoord}))`);
+  if (skip("stops.txt", await reportSkipped(ctx, "invalid_coordinates", "stops.txt", badCoord,
+    `'stop ' || stop_id || ': invalid stop_lat/stop_lon (' || coalesce(stop_lat, '') || ',' || coalesce(stop_lon, '') || ')'`))) await conn.run(`DELETE FROM s0 WHERE rid IN (SELECT rid FROM (${badCoord}))`);
   await reportSkipped(ctx, "unknown_parent_station", "stops.txt",
     `SELECT rid, stop_id, parent_station FROM s0 WHERE parent_station IS NOT NULL AND parent_station NOT IN (SELECT stop_id FROM s0)`,
     `'stop ' || stop_id || ': parent_station ' || parent_station || ' does not exist (kept without parent)'`);
@@ -109,18 +109,15 @@ export async function buildTables(ctx: Ctx): Promise<BuildResult> {
 
   // ---------------------------------------------------------------- routes
   await conn.run(`CREATE TABLE r0 AS SELECT rowid AS rid, *, gtfs_int(route_type) AS rt FROM raw_routes`);
-  skip("routes.txt", await reportSkipped(ctx, "duplicate_key", "routes.txt",
-    `SELECT rid, route_id FROM r0 QUALIFY row_number() OVER (PARTITION BY route_id ORDER BY rid) > 1`, `'duplicate route_id ' || route_id`));
-  await conn.run(`DELETE FROM r0 WHERE rid IN (SELECT rid FROM r0 QUALIFY row_number() OVER (PARTITION BY route_id ORDER BY rid) > 1)`);
-  skip("routes.txt", await reportSkipped(ctx, "invalid_route_type", "routes.txt", `SELECT rid, route_id, route_type FROM r0 WHERE rt IS NULL OR rt < 0`,
-    `'route ' || route_id || ': route_type ' || coalesce(route_type, '(empty)') || ' is not a GTFS route type'`));
-  await conn.run(`DELETE FROM r0 WHERE rt IS NULL OR rt < 0`);
+  if (skip("routes.txt", await reportSkipped(ctx, "duplicate_key", "routes.txt",
+    `SELECT rid, route_id FROM r0 QUALIFY row_number() OVER (PARTITION BY route_id ORDER BY rid) > 1`, `'duplicate route_id ' || route_id`))) await conn.run(`DELETE FROM r0 WHERE rid IN (SELECT rid FROM r0 QUALIFY row_number() OVER (PARTITION BY route_id ORDER BY rid) > 1)`);
+  if (skip("routes.txt", await reportSkipped(ctx, "invalid_route_type", "routes.txt", `SELECT rid, route_id, route_type FROM r0 WHERE rt IS NULL OR rt < 0`,
+    `'route ' || route_id || ': route_type ' || coalesce(route_type, '(empty)') || ' is not a GTFS route type'`))) await conn.run(`DELETE FROM r0 WHERE rt IS NULL OR rt < 0`);
   // agency_id may be omitted when the feed has one agency
   const single = nAg === 1 ? `(SELECT agency_id FROM agencies LIMIT 1)` : `NULL`;
   await conn.run(`ALTER TABLE r0 ADD COLUMN ag VARCHAR; UPDATE r0 SET ag = coalesce(agency_id, ${single}, '')`);
   const unkAg = `SELECT rid, route_id, ag FROM r0 WHERE ag NOT IN (SELECT agency_id FROM agencies)`;
-  skip("routes.txt", await reportSkipped(ctx, "unknown_agency", "routes.txt", unkAg, `'route ' || route_id || ': agency_id ' || ag || ' does not exist'`));
-  await conn.run(`DELETE FROM r0 WHERE rid IN (SELECT rid FROM (${unkAg}))`);
+  if (skip("routes.txt", await reportSkipped(ctx, "unknown_agency", "routes.txt", unkAg, `'route ' || route_id || ': agency_id ' || ag || ' does not exist'`))) await conn.run(`DELETE FROM r0 WHERE rid IN (SELECT rid FROM (${unkAg}))`);
   const nRoutes = await scalar(conn, `SELECT count(*) FROM r0`);
   const rtBase = ctx.allocate("routes", nRoutes);
   await conn.run(`CREATE TABLE routes AS SELECT (${rtBase} + row_number() OVER (ORDER BY r0.rid) - 1)::INTEGER AS id, ${ctx.fvid}::INTEGER AS feed_version_id,
@@ -134,22 +131,18 @@ export async function buildTables(ctx: Ctx): Promise<BuildResult> {
   await conn.run(`CREATE TABLE c0 AS SELECT rowid AS rid, service_id, gtfs_int(monday) AS mo, gtfs_int(tuesday) AS tu, gtfs_int(wednesday) AS we,
       gtfs_int(thursday) AS th, gtfs_int(friday) AS fr, gtfs_int(saturday) AS sa, gtfs_int(sunday) AS su,
       gtfs_date(start_date) AS sd, gtfs_date(end_date) AS ed, start_date, end_date FROM raw_calendar`);
-  skip("calendar.txt", await reportSkipped(ctx, "duplicate_key", "calendar.txt",
-    `SELECT rid, service_id FROM c0 QUALIFY row_number() OVER (PARTITION BY service_id ORDER BY rid) > 1`, `'duplicate service_id ' || service_id`));
-  await conn.run(`DELETE FROM c0 WHERE rid IN (SELECT rid FROM c0 QUALIFY row_number() OVER (PARTITION BY service_id ORDER BY rid) > 1)`);
+  if (skip("calendar.txt", await reportSkipped(ctx, "duplicate_key", "calendar.txt",
+    `SELECT rid, service_id FROM c0 QUALIFY row_number() OVER (PARTITION BY service_id ORDER BY rid) > 1`, `'duplicate service_id ' || service_id`))) await conn.run(`DELETE FROM c0 WHERE rid IN (SELECT rid FROM c0 QUALIFY row_number() OVER (PARTITION BY service_id ORDER BY rid) > 1)`);
   const badCal = `SELECT rid, service_id, start_date, end_date FROM c0 WHERE service_id IS NULL OR sd IS NULL OR ed IS NULL OR ed < sd
       OR NOT (list_value(mo, tu, we, th, fr, sa, su) <@ [0, 1]) OR mo IS NULL OR tu IS NULL OR we IS NULL OR th IS NULL OR fr IS NULL OR sa IS NULL OR su IS NULL`;
-  skip("calendar.txt", await reportSkipped(ctx, "invalid_calendar", "calendar.txt", badCal,
-    `'service ' || coalesce(service_id, '(empty)') || ': invalid dates or weekday flags (' || coalesce(start_date, '') || '..' || coalesce(end_date, '') || ')'`));
-  await conn.run(`DELETE FROM c0 WHERE rid IN (SELECT rid FROM (${badCal}))`);
+  if (skip("calendar.txt", await reportSkipped(ctx, "invalid_calendar", "calendar.txt", badCal,
+    `'service ' || coalesce(service_id, '(empty)') || ': invalid dates or weekday flags (' || coalesce(start_date, '') || '..' || coalesce(end_date, '') || ')'`))) await conn.run(`DELETE FROM c0 WHERE rid IN (SELECT rid FROM (${badCal}))`);
   await conn.run(`CREATE TABLE cd0 AS SELECT rowid AS rid, service_id, gtfs_date(date) AS d, gtfs_int(exception_type) AS et, date FROM raw_calendar_dates`);
   const badCd = `SELECT rid, service_id, date FROM cd0 WHERE service_id IS NULL OR d IS NULL OR et IS NULL OR et NOT IN (1, 2)`;
-  skip("calendar_dates.txt", await reportSkipped(ctx, "invalid_calendar_date", "calendar_dates.txt", badCd,
-    `'service ' || coalesce(service_id, '(empty)') || ': invalid date or exception_type on ' || coalesce(date, '(empty)')`));
-  await conn.run(`DELETE FROM cd0 WHERE rid IN (SELECT rid FROM (${badCd}))`);
-  skip("calendar_dates.txt", await reportSkipped(ctx, "duplicate_key", "calendar_dates.txt",
-    `SELECT rid, service_id, date FROM cd0 QUALIFY row_number() OVER (PARTITION BY service_id, d ORDER BY rid) > 1`, `'duplicate service_id/date ' || service_id || ' ' || date`));
-  await conn.run(`DELETE FROM cd0 WHERE rid IN (SELECT rid FROM cd0 QUALIFY row_number() OVER (PARTITION BY service_id, d ORDER BY rid) > 1)`);
+  if (skip("calendar_dates.txt", await reportSkipped(ctx, "invalid_calendar_date", "calendar_dates.txt", badCd,
+    `'service ' || coalesce(service_id, '(empty)') || ': invalid date or exception_type on ' || coalesce(date, '(empty)')`))) await conn.run(`DELETE FROM cd0 WHERE rid IN (SELECT rid FROM (${badCd}))`);
+  if (skip("calendar_dates.txt", await reportSkipped(ctx, "duplicate_key", "calendar_dates.txt",
+    `SELECT rid, service_id, date FROM cd0 QUALIFY row_number() OVER (PARTITION BY service_id, d ORDER BY rid) > 1`, `'duplicate service_id/date ' || service_id || ' ' || date`))) await conn.run(`DELETE FROM cd0 WHERE rid IN (SELECT rid FROM cd0 QUALIFY row_number() OVER (PARTITION BY service_id, d ORDER BY rid) > 1)`);
   await conn.run(`CREATE TABLE cal_ids AS
     SELECT service_id, min(o) AS o FROM (SELECT service_id, rid AS o FROM c0 UNION ALL SELECT service_id, 1e12 + rid AS o FROM cd0) GROUP BY service_id`);
   const nCal = await scalar(conn, `SELECT count(*) FROM cal_ids`);
@@ -169,25 +162,20 @@ export async function buildTables(ctx: Ctx): Promise<BuildResult> {
   await conn.run(`CREATE TABLE sh0 AS SELECT rowid AS rid, shape_id, gtfs_int(shape_pt_sequence) AS seq, TRY_CAST(shape_pt_lat AS DOUBLE) AS lat,
       TRY_CAST(shape_pt_lon AS DOUBLE) AS lon, TRY_CAST(shape_dist_traveled AS DOUBLE) AS dist, shape_pt_sequence FROM raw_shapes`);
   const badSh = `SELECT rid, shape_id, shape_pt_sequence FROM sh0 WHERE shape_id IS NULL OR seq IS NULL OR seq < 0 OR lat IS NULL OR lon IS NULL OR lat NOT BETWEEN -90 AND 90 OR lon NOT BETWEEN -180 AND 180`;
-  skip("shapes.txt", await reportSkipped(ctx, "invalid_shape_point", "shapes.txt", badSh,
-    `'shape ' || coalesce(shape_id, '(empty)') || ' point ' || coalesce(shape_pt_sequence, '(empty)') || ': invalid sequence or coordinates'`));
-  await conn.run(`DELETE FROM sh0 WHERE rid IN (SELECT rid FROM (${badSh}))`);
-  skip("shapes.txt", await reportSkipped(ctx, "duplicate_key", "shapes.txt",
-    `SELECT rid, shape_id, seq FROM sh0 QUALIFY row_number() OVER (PARTITION BY shape_id, seq ORDER BY rid) > 1`, `'duplicate shape_id/shape_pt_sequence ' || shape_id || ' ' || seq`));
-  await conn.run(`DELETE FROM sh0 WHERE rid IN (SELECT rid FROM sh0 QUALIFY row_number() OVER (PARTITION BY shape_id, seq ORDER BY rid) > 1)`);
+  if (skip("shapes.txt", await reportSkipped(ctx, "invalid_shape_point", "shapes.txt", badSh,
+    `'shape ' || coalesce(shape_id, '(empty)') || ' point ' || coalesce(shape_pt_sequence, '(empty)') || ': invalid sequence or coordinates'`))) await conn.run(`DELETE FROM sh0 WHERE rid IN (SELECT rid FROM (${badSh}))`);
+  if (skip("shapes.txt", await reportSkipped(ctx, "duplicate_key", "shapes.txt",
+    `SELECT rid, shape_id, seq FROM sh0 QUALIFY row_number() OVER (PARTITION BY shape_id, seq ORDER BY rid) > 1`, `'duplicate shape_id/shape_pt_sequence ' || shape_id || ' ' || seq`))) await conn.run(`DELETE FROM sh0 WHERE rid IN (SELECT rid FROM sh0 QUALIFY row_number() OVER (PARTITION BY shape_id, seq ORDER BY rid) > 1)`);
   await conn.run(`CREATE TABLE shape_ids AS SELECT DISTINCT shape_id FROM sh0`);
 
   // ---------------------------------------------------------------- trips
   await conn.run(`CREATE TABLE t0 AS SELECT rowid AS rid, * FROM raw_trips`);
-  skip("trips.txt", await reportSkipped(ctx, "duplicate_key", "trips.txt",
-    `SELECT rid, trip_id FROM t0 QUALIFY row_number() OVER (PARTITION BY trip_id ORDER BY rid) > 1`, `'duplicate trip_id ' || trip_id`));
-  await conn.run(`DELETE FROM t0 WHERE rid IN (SELECT rid FROM t0 QUALIFY row_number() OVER (PARTITION BY trip_id ORDER BY rid) > 1)`);
+  if (skip("trips.txt", await reportSkipped(ctx, "duplicate_key", "trips.txt",
+    `SELECT rid, trip_id FROM t0 QUALIFY row_number() OVER (PARTITION BY trip_id ORDER BY rid) > 1`, `'duplicate trip_id ' || trip_id`))) await conn.run(`DELETE FROM t0 WHERE rid IN (SELECT rid FROM t0 QUALIFY row_number() OVER (PARTITION BY trip_id ORDER BY rid) > 1)`);
   const unkRoute = `SELECT rid, trip_id, route_id FROM t0 WHERE route_id IS NULL OR route_id NOT IN (SELECT route_id FROM routes)`;
-  skip("trips.txt", await reportSkipped(ctx, "unknown_route", "trips.txt", unkRoute, `'trip ' || trip_id || ': route_id ' || coalesce(route_id, '(empty)') || ' does not exist'`));
-  await conn.run(`DELETE FROM t0 WHERE rid IN (SELECT rid FROM (${unkRoute}))`);
+  if (skip("trips.txt", await reportSkipped(ctx, "unknown_route", "trips.txt", unkRoute, `'trip ' || trip_id || ': route_id ' || coalesce(route_id, '(empty)') || ' does not exist'`))) await conn.run(`DELETE FROM t0 WHERE rid IN (SELECT rid FROM (${unkRoute}))`);
   const unkSvc = `SELECT rid, trip_id, service_id FROM t0 WHERE service_id IS NULL OR service_id NOT IN (SELECT service_id FROM calendars)`;
-  skip("trips.txt", await reportSkipped(ctx, "unknown_service", "trips.txt", unkSvc, `'trip ' || trip_id || ': service_id ' || coalesce(service_id, '(empty)') || ' is in neither calendar.txt nor calendar_dates.txt'`));
-  await conn.run(`DELETE FROM t0 WHERE rid IN (SELECT rid FROM (${unkSvc}))`);
+  if (skip("trips.txt", await reportSkipped(ctx, "unknown_service", "trips.txt", unkSvc, `'trip ' || trip_id || ': service_id ' || coalesce(service_id, '(empty)') || ' is in neither calendar.txt nor calendar_dates.txt'`))) await conn.run(`DELETE FROM t0 WHERE rid IN (SELECT rid FROM (${unkSvc}))`);
   await reportSkipped(ctx, "unknown_shape", "trips.txt", `SELECT rid, trip_id, shape_id FROM t0 WHERE shape_id IS NOT NULL AND shape_id NOT IN (SELECT shape_id FROM shape_ids)`,
     `'trip ' || trip_id || ': shape_id ' || shape_id || ' does not exist (a shape is generated from the stops)'`);
   await conn.run(`UPDATE t0 SET shape_id = NULL WHERE shape_id IS NOT NULL AND shape_id NOT IN (SELECT shape_id FROM shape_ids)`);
@@ -204,8 +192,9 @@ export async function buildTables(ctx: Ctx): Promise<BuildResult> {
     FROM raw_stop_times st LEFT JOIN t1 t ON t.trip_id = st.trip_id LEFT JOIN stops s ON s.stop_id = st.stop_id`);
   step(`stop_times read: ${await scalar(conn, "SELECT count(*) FROM st0")}`);
   const stSkip = async (kind: string, where: string, msg: string) => {
-    skip("stop_times.txt", await reportSkipped(ctx, kind, "stop_times.txt", `SELECT * FROM st0 WHERE ${where}`, msg));
-    await conn.run(`DELETE FROM st0 WHERE ${where}`);
+    const n = await reportSkipped(ctx, kind, "stop_times.txt", `SELECT * FROM st0 WHERE ${where}`, msg);
+    skip("stop_times.txt", n);
+    if (n) await conn.run(`DELETE FROM st0 WHERE ${where}`);
   };
   await stSkip("unknown_trip", "tix IS NULL",
     `'stop_time of trip ' || coalesce(trip_id, '(empty)') || ': trip does not exist or was skipped'`);
@@ -213,8 +202,10 @@ export async function buildTables(ctx: Ctx): Promise<BuildResult> {
     `'trip ' || trip_id || ': GTFS-Flex stop_time (location_id/location_group_id) is not supported yet'`);
   await stSkip("unknown_stop", "stop_ref IS NULL", `'trip ' || trip_id || ': stop_id ' || coalesce(stop_id, '(empty)') || ' does not exist'`);
   await stSkip("invalid_stop_sequence", "seq IS NULL OR seq < 0", `'trip ' || trip_id || ': stop_sequence ' || coalesce(stop_sequence, '(empty)') || ' is not a non-negative integer'`);
-  const dupSt = `rid IN (SELECT rid FROM st0 QUALIFY row_number() OVER (PARTITION BY tix, seq ORDER BY rid) > 1)`;
-  await stSkip("duplicate_key", dupSt, `'trip ' || trip_id || ': duplicate stop_sequence ' || seq`);
+  if ((await scalar(conn, `SELECT count(*) - count(DISTINCT (tix, seq)) FROM st0`)) > 0) {
+    const dupSt = `rid IN (SELECT rid FROM st0 QUALIFY row_number() OVER (PARTITION BY tix, seq ORDER BY rid) > 1)`;
+    await stSkip("duplicate_key", dupSt, `'trip ' || trip_id || ': duplicate stop_sequence ' || seq`);
+  }
   // unparsable times become missing (then interpolated between their neighbours)
   const badTime = `(arrival_time IS NOT NULL AND arr IS NULL) OR (departure_time IS NOT NULL AND dep IS NULL)`;
   await reportSkipped(ctx, "invalid_time", "stop_times.txt", `SELECT * FROM st0 WHERE ${badTime}`,
@@ -320,8 +311,9 @@ export async function buildTables(ctx: Ctx): Promise<BuildResult> {
   await conn.run(`CREATE TABLE f0 AS SELECT f.rowid AS rid, f.*, gtfs_time(start_time) AS st, gtfs_time(end_time) AS et, gtfs_int(headway_secs) AS hw,
       gtfs_int(exact_times) AS ex, t.id AS trip_ref FROM raw_frequencies f LEFT JOIN trips t USING (trip_id)`);
   const fSkip = async (kind: string, where: string, msg: string) => {
-    skip("frequencies.txt", await reportSkipped(ctx, kind, "frequencies.txt", `SELECT * FROM f0 WHERE ${where}`, msg));
-    await conn.run(`DELETE FROM f0 WHERE ${where}`);
+    const n = await reportSkipped(ctx, kind, "frequencies.txt", `SELECT * FROM f0 WHERE ${where}`, msg);
+    skip("frequencies.txt", n);
+    if (n) await conn.run(`DELETE FROM f0 WHERE ${where}`);
   };
   await fSkip("unknown_trip", "trip_ref IS NULL", `'frequency of trip ' || coalesce(trip_id, '(empty)') || ': trip does not exist or was skipped'`);
   await fSkip("invalid_frequency", "st IS NULL OR et IS NULL OR hw IS NULL OR hw <= 0 OR et < st",
@@ -332,9 +324,8 @@ export async function buildTables(ctx: Ctx): Promise<BuildResult> {
   await conn.run(`CREATE TABLE x0 AS SELECT x.rowid AS rid, x.*, fs.id AS from_ref, ts.id AS to_ref FROM raw_transfers x
       LEFT JOIN stops fs ON fs.stop_id = x.from_stop_id LEFT JOIN stops ts ON ts.stop_id = x.to_stop_id`);
   const unkX = `SELECT * FROM x0 WHERE (from_stop_id IS NOT NULL AND from_ref IS NULL) OR (to_stop_id IS NOT NULL AND to_ref IS NULL)`;
-  skip("transfers.txt", await reportSkipped(ctx, "unknown_stop", "transfers.txt", unkX,
-    `'transfer ' || coalesce(from_stop_id, '') || ' -> ' || coalesce(to_stop_id, '') || ': stop does not exist'`));
-  await conn.run(`DELETE FROM x0 WHERE rid IN (SELECT rid FROM (${unkX}))`);
+  if (skip("transfers.txt", await reportSkipped(ctx, "unknown_stop", "transfers.txt", unkX,
+    `'transfer ' || coalesce(from_stop_id, '') || ' -> ' || coalesce(to_stop_id, '') || ': stop does not exist'`))) await conn.run(`DELETE FROM x0 WHERE rid IN (SELECT rid FROM (${unkX}))`);
   await conn.run(`CREATE TABLE transfers AS SELECT ${ctx.fvid}::INTEGER AS feed_version_id, from_stop_id, to_stop_id, from_ref AS from_stop_ref, to_ref AS to_stop_ref,
       from_route_id, to_route_id, from_trip_id, to_trip_id, coalesce(gtfs_int(transfer_type), 0) AS transfer_type, gtfs_int(min_transfer_time) AS min_transfer_time
     FROM x0 ORDER BY rid`);

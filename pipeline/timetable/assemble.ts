@@ -1,0 +1,365 @@
+/**
+ * Builds the planner timetable tables from the rows of the active feed versions: frequency trips
+ * expanded, trips grouped into RAPTOR routes (same feed, stop sequence, stop_sequence numbers, shape
+ * and timezone) and split where they overtake, stop times laid out route by route, service-day
+ * bitsets, and footpaths (transfers.txt plus straight-line walks within a radius, across feeds).
+ * The column layout is the one server/planner/timetable/arrow-loader.ts reads.
+ */
+import type { AssembleOptions, SourceData, SourceTrip } from "./source.ts";
+
+export type Column = Int32Array | Uint8Array | Float32Array | Float64Array | string[];
+export type Tables = Record<string, Record<string, Column>>;
+
+/** Longest span of service days kept per service (from its first day). */
+const MAX_DAYS = 1500;
+const EARTH_M = 6371008.8;
+
+export function haversineM(lat1: number, lon1: number, lat2: number, lon2: number): number {
+  const r = Math.PI / 180;
+  const dLat = (lat2 - lat1) * r;
+  const dLon = (lon2 - lon1) * r;
+  const a = Math.sin(dLat / 2) ** 2 + Math.cos(lat1 * r) * Math.cos(lat2 * r) * Math.sin(dLon / 2) ** 2;
+  return 2 * EARTH_M * Math.asin(Math.min(1, Math.sqrt(a)));
+}
+
+interface ExpandedTrip {
+  trip: SourceTrip;
+  /** row range in stopTimes */
+  from: number;
+  to: number;
+  /** shift added to every time (frequency expansion), seconds */
+  shift: number;
+}
+
+export function assembleTimetable(src: SourceData, opts: AssembleOptions): Tables {
+  const st = src.stopTimes;
+  // ---- stops: only those some trip serves
+  const stopByKey = new Map(src.stops.map((s) => [s.key, s]));
+  const served = new Set<number>();
+  for (let i = 0; i < st.stop.length; i++) served.add(st.stop[i]!);
+  const stops = src.stops.filter((s) => served.has(s.key));
+  const stopIdx = new Map<number, number>();
+  stops.forEach((s, i) => stopIdx.set(s.key, i));
+
+  // ---- timezones, agencies, routes
+  const timezones: string[] = [];
+  const tzIdx = new Map<string, number>();
+  const tzOf = (name: string) => {
+    let i = tzIdx.get(name);
+    if (i === undefined) {
+      i = timezones.length;
+      timezones.push(name);
+      tzIdx.set(name, i);
+    }
+    return i;
+  };
+  const agencyIdx = new Map(src.agencies.map((a, i) => [a.key, i]));
+  const routeIdx = new Map(src.routes.map((r, i) => [r.key, i]));
+  const tripsByKey = new Map(src.trips.map((t) => [t.key, t]));
+
+  // ---- services: per service, a byte per day from its first to its last active day
+  const calIdx = new Map(src.calendars.map((c, i) => [c.key, i]));
+  const svcDay0 = new Int32Array(src.calendars.length);
+  const svcStart = new Int32Array(src.calendars.length + 1);
+  const svcBits: Uint8Array[] = [];
+  src.calendars.forEach((c, s) => {
+    let lo = Infinity, hi = -Infinity;
+    if (c.weekdays) [lo, hi] = [c.startDay, c.endDay];
+    for (const d of c.added) [lo, hi] = [Math.min(lo, d), Math.max(hi, d)];
+    if (!Number.isFinite(lo) || hi < lo) [lo, hi] = [0, -1];
+    hi = Math.min(hi, lo + MAX_DAYS - 1);
+    const bits = new Uint8Array(hi - lo + 1);
+    const set = (d: number, v: number) => {
+      if (d >= lo && d <= hi) bits[d - lo] = v;
+    };
+    if (c.weekdays) for (let d = c.startDay; d <= Math.min(c.endDay, hi); d++) if (c.weekdays & (1 << ((d + 3) % 7))) set(d, 1);
+    for (const d of c.added) set(d, 1);
+    for (const d of c.removed) set(d, 0);
+    svcDay0[s] = lo;
+    svcStart[s + 1] = svcStart[s]! + bits.length;
+    svcBits.push(bits);
+  });
+  const serviceDays = new Uint8Array(svcStart[src.calendars.length]!);
+  svcBits.forEach((b, s) => serviceDays.set(b, svcStart[s]!));
+
+  // ---- trips: row ranges, frequency expansion
+  const rangeOf = new Map<number, [number, number]>();
+  for (let i = 0; i < st.trip.length; ) {
+    let j = i + 1;
+    while (j < st.trip.length && st.trip[j] === st.trip[i]) j++;
+    rangeOf.set(st.trip[i]!, [i, j]);
+    i = j;
+  }
+  const freqByTrip = new Map<number, typeof src.frequencies>();
+  for (const f of src.frequencies) {
+    const l = freqByTrip.get(f.trip) ?? [];
+    l.push(f);
+    freqByTrip.set(f.trip, l);
+  }
+  const expanded: ExpandedTrip[] = [];
+  for (const [key, [from, to]] of rangeOf) {
+    const trip = tripsByKey.get(key);
+    if (!trip || to - from < 2 || !calIdx.has(trip.service) || !routeIdx.has(trip.route)) continue;
+    const freqs = freqByTrip.get(key);
+    if (!freqs) {
+      expanded.push({ trip, from, to, shift: 0 });
+      continue;
+    }
+    const first = st.depSec[from]!;
+    for (const f of freqs) {
+      if (f.headwaySec <= 0) continue;
+      for (let s = f.startSec; s < f.endSec; s += f.headwaySec) expanded.push({ trip, from, to, shift: s - first });
+    }
+  }
+
+  // ---- group into patterns
+  const groups = new Map<string, ExpandedTrip[]>();
+  for (const e of expanded) {
+    const route = src.routes[routeIdx.get(e.trip.route)!]!;
+    const tz = tzOf(src.agencies[agencyIdx.get(route.agency)!]?.timezone ?? "UTC");
+    const parts: string[] = [String(e.trip.feed), String(tz), e.trip.shapeId, String(e.trip.route)];
+    for (let i = e.from; i < e.to; i++) parts.push(`${st.stop[i]}:${st.stopSequence[i]}`);
+    const key = parts.join("|");
+    const l = groups.get(key);
+    if (l) l.push(e);
+    else groups.set(key, [e]);
+  }
+
+  // ---- shapes
+  const shapeIdx = new Map<string, number>();
+  src.shapes.forEach((s, i) => shapeIdx.set(`${s.feed}|${s.shapeId}`, i));
+
+  // ---- routes, split where trips overtake
+  const rStopStart: number[] = [], rTripStart: number[] = [], rTime0: number[] = [], rTz: number[] = [];
+  const rMinDep: number[] = [], rMaxArr: number[] = [], rGtfs: number[] = [], rType: number[] = [], rShape: number[] = [];
+  const rsStop: number[] = [], rsSeq: number[] = [], rsShape: number[] = [];
+  const tripOut: ExpandedTrip[] = [];
+  let nTimes = 0;
+  const routeTrips: ExpandedTrip[][] = [];
+  for (const list of groups.values()) {
+    list.sort((a, b) => st.depSec[a.from]! + a.shift - (st.depSec[b.from]! + b.shift) || st.arrSec[a.to - 1]! + a.shift - (st.arrSec[b.to - 1]! + b.shift));
+    const subs: ExpandedTrip[][] = [];
+    for (const e of list) {
+      let placed = false;
+      for (const sub of subs) {
+        const last = sub[sub.length - 1]!;
+        let ok = true;
+        for (let j = 0; j < e.to - e.from; j++) {
+          if (st.depSec[e.from + j]! + e.shift < st.depSec[last.from + j]! + last.shift || st.arrSec[e.from + j]! + e.shift < st.arrSec[last.from + j]! + last.shift) {
+            ok = false;
+            break;
+          }
+        }
+        if (ok) {
+          sub.push(e);
+          placed = true;
+          break;
+        }
+      }
+      if (!placed) subs.push([e]);
+    }
+    routeTrips.push(...subs);
+  }
+  for (const trips of routeTrips) {
+    const first = trips[0]!;
+    const nS = first.to - first.from;
+    const route = src.routes[routeIdx.get(first.trip.route)!]!;
+    const tz = tzOf(src.agencies[agencyIdx.get(route.agency)!]?.timezone ?? "UTC");
+    const shape = first.trip.shapeId ? (shapeIdx.get(`${first.trip.feed}|${first.trip.shapeId}`) ?? -1) : -1;
+    rStopStart.push(rsStop.length);
+    rTripStart.push(tripOut.length);
+    rTime0.push(nTimes);
+    rTz.push(tz);
+    rGtfs.push(routeIdx.get(first.trip.route)!);
+    rType.push(route.type);
+    rShape.push(shape);
+    let minDep = Infinity, maxArr = -Infinity;
+    for (const e of trips) {
+      minDep = Math.min(minDep, st.depSec[e.from]! + e.shift);
+      maxArr = Math.max(maxArr, st.arrSec[e.to - 1]! + e.shift);
+    }
+    rMinDep.push(minDep);
+    rMaxArr.push(maxArr);
+    const sh = shape >= 0 ? src.shapes[shape]! : null;
+    let prevPt = 0;
+    for (let j = 0; j < nS; j++) {
+      const s = stopByKey.get(st.stop[first.from + j]!)!;
+      rsStop.push(stopIdx.get(s.key)!);
+      rsSeq.push(st.stopSequence[first.from + j]!);
+      if (sh && sh.lat.length > 0) {
+        let best = prevPt, bestD = Infinity;
+        for (let k = prevPt; k < sh.lat.length; k++) {
+          const d = (sh.lat[k]! - s.lat) ** 2 + ((sh.lon[k]! - s.lon) * Math.cos((s.lat * Math.PI) / 180)) ** 2;
+          if (d < bestD) {
+            bestD = d;
+            best = k;
+          }
+        }
+        rsShape.push(best);
+        prevPt = best;
+      } else rsShape.push(-1);
+    }
+    tripOut.push(...trips);
+    nTimes += trips.length * nS;
+  }
+  const arr = new Int32Array(nTimes), dep = new Int32Array(nTimes), flags = new Uint8Array(nTimes);
+  let w = 0;
+  for (const trips of routeTrips) {
+    for (const e of trips) {
+      for (let i = e.from; i < e.to; i++, w++) {
+        arr[w] = st.arrSec[i]! + e.shift;
+        dep[w] = st.depSec[i]! + e.shift;
+        flags[w] = (st.pickupType[i] === 1 ? 1 : 0) | (st.dropOffType[i] === 1 ? 2 : 0);
+      }
+    }
+  }
+
+  // ---- footpaths and same-stop slack
+  const slack = new Int32Array(stops.length);
+  const foot = new Map<number, { dist: number; min: number }>(); // key from * n + to
+  const n = stops.length;
+  const children = new Map<number, number[]>();
+  for (const s of stops) {
+    if (s.parent >= 0) {
+      const l = children.get(s.parent) ?? [];
+      l.push(stopIdx.get(s.key)!);
+      children.set(s.parent, l);
+    }
+  }
+  const expand = (key: number): number[] => {
+    const i = stopIdx.get(key);
+    return i !== undefined ? [i] : (children.get(key) ?? []);
+  };
+  const blocked = new Set<number>();
+  for (const t of src.transfers) {
+    for (const a of expand(t.fromStop)) {
+      for (const b of expand(t.toStop)) {
+        if (t.type === 3) {
+          if (a !== b) blocked.add(a * n + b);
+          continue;
+        }
+        const min = t.type === 2 ? Math.max(0, t.minSec) : 0;
+        if (a === b) slack[a] = Math.max(slack[a]!, min);
+        else {
+          const d = haversineM(stops[a]!.lat, stops[a]!.lon, stops[b]!.lat, stops[b]!.lon);
+          const k = a * n + b;
+          const prev = foot.get(k);
+          foot.set(k, { dist: d, min: Math.max(min, prev?.min ?? 0) });
+        }
+      }
+    }
+  }
+  const radius = opts.walkRadiusM;
+  if (radius > 0) {
+    const cellDeg = radius / 111_000;
+    const grid = new Map<string, number[]>();
+    // one longitude scale for the whole dataset (its highest latitude), so cells stay aligned
+    const lonScale = Math.max(0.1, Math.cos(((stops.reduce((m, s) => Math.max(m, Math.abs(s.lat)), 0)) * Math.PI) / 180));
+    const cell = (i: number) => [Math.floor(stops[i]!.lat / cellDeg), Math.floor((stops[i]!.lon * lonScale) / cellDeg)] as const;
+    for (let i = 0; i < n; i++) {
+      const [a, b] = cell(i);
+      const k = `${a},${b}`;
+      const l = grid.get(k);
+      if (l) l.push(i);
+      else grid.set(k, [i]);
+    }
+    for (let i = 0; i < n; i++) {
+      const [a, b] = cell(i);
+      for (let da = -1; da <= 1; da++) {
+        for (let db = -1; db <= 1; db++) {
+          for (const j of grid.get(`${a + da},${b + db}`) ?? []) {
+            if (j === i) continue;
+            const k = i * n + j;
+            if (foot.has(k) || blocked.has(k)) continue;
+            const d = haversineM(stops[i]!.lat, stops[i]!.lon, stops[j]!.lat, stops[j]!.lon);
+            if (d <= radius) foot.set(k, { dist: d, min: 0 });
+          }
+        }
+      }
+    }
+  }
+  const keys = [...foot.keys()].sort((x, y) => x - y);
+  const fFrom = new Int32Array(keys.length), fTo = new Int32Array(keys.length), fDist = new Float64Array(keys.length), fMin = new Int32Array(keys.length);
+  keys.forEach((k, i) => {
+    fFrom[i] = Math.floor(k / n);
+    fTo[i] = k % n;
+    fDist[i] = foot.get(k)!.dist;
+    fMin[i] = foot.get(k)!.min;
+  });
+
+  const shapeStart: number[] = [];
+  let nPts = 0;
+  for (const s of src.shapes) {
+    shapeStart.push(nPts);
+    nPts += s.lat.length;
+  }
+  const shapeLat = new Float64Array(nPts), shapeLon = new Float64Array(nPts);
+  src.shapes.forEach((s, i) => {
+    shapeLat.set(s.lat, shapeStart[i]!);
+    shapeLon.set(s.lon, shapeStart[i]!);
+  });
+
+  return {
+    meta: { format: Int32Array.of(1), walk_radius_m: Float64Array.of(radius) },
+    feeds: {
+      onestop_id: src.feeds.map((f) => f.onestopId),
+      sha1: src.feeds.map((f) => f.sha1),
+      start_day: Int32Array.from(src.feeds.map((f) => f.startDay)),
+      end_day: Int32Array.from(src.feeds.map((f) => f.endDay)),
+    },
+    timezones: { name: timezones.length ? timezones : ["UTC"] },
+    agencies: {
+      agency_id: src.agencies.map((a) => a.agencyId),
+      name: src.agencies.map((a) => a.name),
+      tz: Int32Array.from(src.agencies.map((a) => tzOf(a.timezone))),
+      feed: Int32Array.from(src.agencies.map((a) => a.feed)),
+    },
+    gtfs_routes: {
+      route_id: src.routes.map((r) => r.routeId),
+      short_name: src.routes.map((r) => r.shortName),
+      long_name: src.routes.map((r) => r.longName),
+      type: Int32Array.from(src.routes.map((r) => r.type)),
+      color: src.routes.map((r) => r.color),
+      text_color: src.routes.map((r) => r.textColor),
+      onestop_id: src.routes.map((r) => r.onestopId),
+      agency: Int32Array.from(src.routes.map((r) => agencyIdx.get(r.agency) ?? 0)),
+    },
+    stops: {
+      stop_id: stops.map((s) => s.stopId),
+      name: stops.map((s) => s.name),
+      code: stops.map((s) => s.code),
+      onestop_id: stops.map((s) => s.onestopId),
+      feed: Int32Array.from(stops.map((s) => s.feed)),
+      lat: Float64Array.from(stops.map((s) => s.lat)),
+      lon: Float64Array.from(stops.map((s) => s.lon)),
+      wheelchair: Uint8Array.from(stops.map((s) => s.wheelchair)),
+      slack_sec: slack,
+    },
+    footpaths: { from: fFrom, to: fTo, dist_m: fDist, min_sec: fMin },
+    routes: {
+      stop_start: Int32Array.from(rStopStart),
+      trip_start: Int32Array.from(rTripStart),
+      time0: Int32Array.from(rTime0),
+      tz: Int32Array.from(rTz),
+      min_dep: Int32Array.from(rMinDep),
+      max_arr: Int32Array.from(rMaxArr),
+      gtfs_route: Int32Array.from(rGtfs),
+      type: Int32Array.from(rType),
+      shape: Int32Array.from(rShape),
+    },
+    route_stops: { stop: Int32Array.from(rsStop), stop_sequence: Int32Array.from(rsSeq), shape_idx: Int32Array.from(rsShape) },
+    stop_times: { arr, dep, flags },
+    trips: {
+      trip_id: tripOut.map((e) => e.trip.tripId),
+      headsign: tripOut.map((e) => e.trip.headsign),
+      block_id: tripOut.map((e) => e.trip.blockId),
+      service: Int32Array.from(tripOut.map((e) => calIdx.get(e.trip.service)!)),
+      wheelchair: Uint8Array.from(tripOut.map((e) => e.trip.wheelchair)),
+      gtfs_route: Int32Array.from(tripOut.map((e) => routeIdx.get(e.trip.route)!)),
+    },
+    services: { day0: svcDay0, start: svcStart.subarray(0, src.calendars.length) },
+    service_days: { active: serviceDays },
+    shapes: { start: Int32Array.from(shapeStart) },
+    shape_points: { lat: shapeLat, lon: shapeLon },
+  };
+}

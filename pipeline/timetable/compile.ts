@@ -1,0 +1,159 @@
+/**
+ * Compiles the planner timetable from every active feed version's Parquet files (DuckDB) into one
+ * Arrow IPC file, `<data>/timetables/<hash of the active sha1s>.arrow`, written atomically (temp
+ * file + rename). The manifest is not touched: the caller points `manifest.timetable` at the result.
+ */
+import { DuckDBInstance, type DuckDBConnection } from "@duckdb/node-api";
+import { createHash } from "node:crypto";
+import { existsSync, mkdirSync, renameSync } from "node:fs";
+import { join } from "node:path";
+import { activeVersions, readManifest, writeFileDurable, fsyncDir } from "../store/manifest.ts";
+import { assembleTimetable } from "./assemble.ts";
+import { tablesToIpc } from "./arrow-io.ts";
+import { DEFAULT_WALK_RADIUS_M, type SourceData } from "./source.ts";
+
+/** Bump when the layout of the compiled file changes, so old files are not reused. */
+export const TIMETABLE_FORMAT = 2;
+
+export interface CompileOptions {
+  walkRadiusM?: number;
+  progress?: (msg: string) => void;
+}
+
+export async function compileTimetable(dataDir: string, opts: CompileOptions = {}): Promise<{ path: string; active_sha1s: string[] }> {
+  const m = readManifest(dataDir);
+  const versions = activeVersions(m);
+  const active_sha1s = versions.map((v) => v.sha1);
+  const radius = opts.walkRadiusM ?? DEFAULT_WALK_RADIUS_M;
+  const hash = createHash("sha1").update(JSON.stringify({ f: TIMETABLE_FORMAT, radius, active: [...active_sha1s].sort() })).digest("hex").slice(0, 16);
+  const rel = join("timetables", `${hash}.arrow`);
+  const out = join(dataDir, rel);
+  if (existsSync(out)) return { path: rel, active_sha1s };
+  const t0 = performance.now();
+  const db = await DuckDBInstance.create(":memory:");
+  const conn = await db.connect();
+  try {
+    const src = await readSource(conn, versions.map((v) => join(dataDir, v.path)));
+    opts.progress?.(`timetable: read ${src.stopTimes.trip.length} stop_times from ${versions.length} versions`);
+    const bytes = tablesToIpc(assembleTimetable(src, { walkRadiusM: radius }));
+    mkdirSync(join(dataDir, "timetables"), { recursive: true });
+    const tmp = `${out}.${process.pid}.tmp`;
+    writeFileDurable(tmp, bytes);
+    renameSync(tmp, out);
+    fsyncDir(join(dataDir, "timetables"));
+    opts.progress?.(`timetable: ${rel} (${(bytes.length / 1e6).toFixed(1)} MB) in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
+  } finally {
+    conn.closeSync?.();
+  }
+  return { path: rel, active_sha1s };
+}
+
+const days = (col: string) => `CAST(${col} - DATE '1970-01-01' AS INTEGER)`;
+const pq = (dir: string, table: string) => `read_parquet('${join(dir, `${table}.parquet`).replace(/'/g, "''")}')`;
+const s = (v: unknown) => (v == null ? "" : String(v));
+const num = (v: unknown, d = 0) => (v == null ? d : Number(v));
+
+async function rows(conn: DuckDBConnection, sql: string): Promise<Record<string, unknown>[]> {
+  return (await conn.runAndReadAll(sql)).getRowObjectsJS() as Record<string, unknown>[];
+}
+
+/** Stream integer columns into typed arrays (stop_times can have tens of millions of rows). */
+async function intColumns(conn: DuckDBConnection, sql: string, nCols: number): Promise<Int32Array[]> {
+  let cap = 1 << 16;
+  let cols = Array.from({ length: nCols }, () => new Int32Array(cap));
+  let n = 0;
+  const res = await conn.stream(sql);
+  for (;;) {
+    const chunk = await res.fetchChunk();
+    if (!chunk || chunk.rowCount === 0) break;
+    const rc = chunk.rowCount;
+    if (n + rc > cap) {
+      while (n + rc > cap) cap *= 2;
+      cols = cols.map((c) => {
+        const g = new Int32Array(cap);
+        g.set(c.subarray(0, n));
+        return g;
+      });
+    }
+    for (let j = 0; j < nCols; j++) {
+      const v = chunk.getColumnVector(j);
+      const col = cols[j]!;
+      for (let i = 0; i < rc; i++) col[n + i] = (v.getItem(i) as number | null) ?? 0;
+    }
+    n += rc;
+  }
+  return cols.map((c) => c.slice(0, n));
+}
+
+async function readSource(conn: DuckDBConnection, dirs: string[]): Promise<SourceData> {
+  const src: SourceData = {
+    feeds: [], agencies: [], routes: [], stops: [], trips: [], calendars: [], frequencies: [], transfers: [], shapes: [],
+    stopTimes: { trip: new Int32Array(), stopSequence: new Int32Array(), stop: new Int32Array(), arrSec: new Int32Array(), depSec: new Int32Array(), pickupType: new Uint8Array(), dropOffType: new Uint8Array() },
+  };
+  const stParts: Int32Array[][] = [];
+  for (let feed = 0; feed < dirs.length; feed++) {
+    const dir = dirs[feed]!;
+    const [fv] = await rows(conn, `SELECT sha1, feed_onestop_id, ${days("service_start_date")} AS s, ${days("service_end_date")} AS e FROM ${pq(dir, "feed_version")}`);
+    src.feeds.push({ onestopId: s(fv?.feed_onestop_id), sha1: s(fv?.sha1), startDay: num(fv?.s), endDay: num(fv?.e) });
+    for (const r of await rows(conn, `SELECT id, agency_id, agency_name, agency_timezone FROM ${pq(dir, "agencies")}`)) {
+      src.agencies.push({ key: num(r.id), feed, agencyId: s(r.agency_id), name: s(r.agency_name), timezone: s(r.agency_timezone) || "UTC" });
+    }
+    for (const r of await rows(conn, `SELECT id, agency_ref, route_id, route_short_name, route_long_name, route_type, route_color, route_text_color, onestop_id FROM ${pq(dir, "routes")}`)) {
+      src.routes.push({ key: num(r.id), feed, agency: num(r.agency_ref, -1), routeId: s(r.route_id), shortName: s(r.route_short_name), longName: s(r.route_long_name), type: num(r.route_type, 3), color: s(r.route_color), textColor: s(r.route_text_color), onestopId: s(r.onestop_id) });
+    }
+    for (const r of await rows(conn, `SELECT id, stop_id, stop_code, stop_name, stop_lat, stop_lon, wheelchair_boarding, onestop_id, parent_ref FROM ${pq(dir, "stops")}`)) {
+      src.stops.push({ key: num(r.id), feed, stopId: s(r.stop_id), code: s(r.stop_code), name: s(r.stop_name), lat: num(r.stop_lat), lon: num(r.stop_lon), wheelchair: num(r.wheelchair_boarding), onestopId: s(r.onestop_id), parent: num(r.parent_ref, -1) });
+    }
+    for (const r of await rows(conn, `SELECT id, route_ref, calendar_ref, trip_id, trip_headsign, block_id, shape_id, wheelchair_accessible FROM ${pq(dir, "trips")}`)) {
+      src.trips.push({ key: num(r.id), feed, route: num(r.route_ref, -1), service: num(r.calendar_ref, -1), tripId: s(r.trip_id), headsign: s(r.trip_headsign), blockId: s(r.block_id), shapeId: s(r.shape_id), wheelchair: num(r.wheelchair_accessible) });
+    }
+    for (const r of await rows(
+      conn,
+      `SELECT id, monday, tuesday, wednesday, thursday, friday, saturday, sunday, ${days("start_date")} AS s, ${days("end_date")} AS e,
+        list_transform(coalesce(added_dates, []), d -> ${days("d")}) AS added, list_transform(coalesce(removed_dates, []), d -> ${days("d")}) AS removed
+       FROM ${pq(dir, "calendars")}`,
+    )) {
+      const wd = ["monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"].reduce((m, d, i) => m | (num(r[d]) === 1 ? 1 << i : 0), 0);
+      const list = (v: unknown) => (Array.isArray(v) ? v.map(Number) : []);
+      src.calendars.push({ key: num(r.id), feed, weekdays: wd, startDay: num(r.s), endDay: num(r.e), added: list(r.added), removed: list(r.removed) });
+    }
+    for (const r of await rows(conn, `SELECT trip_ref, start_time, end_time, headway_secs FROM ${pq(dir, "frequencies")}`)) {
+      src.frequencies.push({ trip: num(r.trip_ref), startSec: num(r.start_time), endSec: num(r.end_time), headwaySec: num(r.headway_secs) });
+    }
+    for (const r of await rows(
+      conn,
+      `SELECT from_stop_ref, to_stop_ref, coalesce(transfer_type, 0) AS t, coalesce(min_transfer_time, 0) AS m FROM ${pq(dir, "transfers")}
+       WHERE coalesce(from_route_id, '') = '' AND coalesce(to_route_id, '') = '' AND coalesce(from_trip_id, '') = '' AND coalesce(to_trip_id, '') = ''
+         AND from_stop_ref IS NOT NULL AND to_stop_ref IS NOT NULL`,
+    )) {
+      src.transfers.push({ fromStop: num(r.from_stop_ref), toStop: num(r.to_stop_ref), type: num(r.t), minSec: num(r.m) });
+    }
+    const shp = await conn.runAndReadAll(
+      `SELECT shape_id, list(shape_pt_lat ORDER BY shape_pt_sequence) AS lat, list(shape_pt_lon ORDER BY shape_pt_sequence) AS lon
+       FROM ${pq(dir, "shapes")} WHERE shape_id IN (SELECT DISTINCT shape_id FROM ${pq(dir, "trips")}) GROUP BY shape_id`,
+    );
+    for (const r of shp.getRowObjectsJS() as Record<string, unknown>[]) {
+      src.shapes.push({ feed, shapeId: s(r.shape_id), lat: Float64Array.from(r.lat as number[]), lon: Float64Array.from(r.lon as number[]) });
+    }
+    stParts.push(
+      await intColumns(
+        conn,
+        `SELECT trip_ref, stop_sequence, stop_ref, coalesce(arrival_time, departure_time), coalesce(departure_time, arrival_time), coalesce(pickup_type, 0), coalesce(drop_off_type, 0)
+         FROM ${pq(dir, "stop_times")} WHERE arrival_time IS NOT NULL OR departure_time IS NOT NULL ORDER BY trip_ref, stop_sequence`,
+        7,
+      ),
+    );
+  }
+  const total = stParts.reduce((n, p) => n + p[0]!.length, 0);
+  const cat = (j: number) => {
+    const out = new Int32Array(total);
+    let at = 0;
+    for (const p of stParts) {
+      out.set(p[j]!, at);
+      at += p[j]!.length;
+    }
+    return out;
+  };
+  src.stopTimes = { trip: cat(0), stopSequence: cat(1), stop: cat(2), arrSec: cat(3), depSec: cat(4), pickupType: Uint8Array.from(cat(5)), dropOffType: Uint8Array.from(cat(6)) };
+  return src;
+}

@@ -1,0 +1,117 @@
+/**
+ * Input of the timetable assembler: the rows of every active feed version, already joined to
+ * dataset-wide integer keys (the catalog's `id` columns). compile.ts fills it from Parquet with
+ * DuckDB; the planner's scenario tests fill it from text timetables.
+ */
+
+export interface SourceFeed {
+  onestopId: string;
+  sha1: string;
+  /** service window, days since 1970-01-01 */
+  startDay: number;
+  endDay: number;
+}
+export interface SourceAgency {
+  key: number;
+  feed: number;
+  agencyId: string;
+  name: string;
+  timezone: string;
+}
+export interface SourceRoute {
+  key: number;
+  feed: number;
+  agency: number;
+  routeId: string;
+  shortName: string;
+  longName: string;
+  type: number;
+  color: string;
+  textColor: string;
+  onestopId: string;
+}
+export interface SourceStop {
+  key: number;
+  feed: number;
+  stopId: string;
+  code: string;
+  name: string;
+  lat: number;
+  lon: number;
+  /** 0 unknown, 1 yes, 2 no */
+  wheelchair: number;
+  onestopId: string;
+  /** key of parent_station, -1 when none */
+  parent: number;
+}
+export interface SourceTrip {
+  key: number;
+  feed: number;
+  route: number;
+  service: number;
+  tripId: string;
+  headsign: string;
+  blockId: string;
+  /** "" when none */
+  shapeId: string;
+  wheelchair: number;
+}
+/** stop_times, columnar, sorted by trip then stop_sequence */
+export interface SourceStopTimes {
+  trip: Int32Array;
+  stopSequence: Int32Array;
+  stop: Int32Array;
+  arrSec: Int32Array;
+  depSec: Int32Array;
+  pickupType: Uint8Array;
+  dropOffType: Uint8Array;
+}
+export interface SourceCalendar {
+  key: number;
+  feed: number;
+  /** bit 0 = Monday ... bit 6 = Sunday */
+  weekdays: number;
+  startDay: number;
+  endDay: number;
+  added: number[];
+  removed: number[];
+}
+export interface SourceFrequency {
+  trip: number;
+  startSec: number;
+  endSec: number;
+  headwaySec: number;
+}
+export interface SourceTransfer {
+  fromStop: number;
+  toStop: number;
+  /** GTFS transfer_type: 0/1/2 allowed (2 with min time), 3 not possible */
+  type: number;
+  minSec: number;
+}
+export interface SourceShape {
+  feed: number;
+  shapeId: string;
+  lat: Float64Array;
+  lon: Float64Array;
+}
+
+export interface SourceData {
+  feeds: SourceFeed[];
+  agencies: SourceAgency[];
+  routes: SourceRoute[];
+  stops: SourceStop[];
+  trips: SourceTrip[];
+  stopTimes: SourceStopTimes;
+  calendars: SourceCalendar[];
+  frequencies: SourceFrequency[];
+  transfers: SourceTransfer[];
+  shapes: SourceShape[];
+}
+
+export interface AssembleOptions {
+  /** stops of any feed closer than this are joined by a footpath (meters) */
+  walkRadiusM: number;
+}
+
+export const DEFAULT_WALK_RADIUS_M = 400;

@@ -1,0 +1,103 @@
+/**
+ * FEATURE UNDER TEST: bad feeds. Structural problems reject the feed with an error naming the file
+ * (and line); row-level problems skip the row and report it by kind with file and line.
+ */
+import { describe, expect, test } from "bun:test";
+import { existsSync, writeFileSync } from "node:fs";
+import { join, resolve } from "node:path";
+import { importFeed } from "../../pipeline/import.ts";
+import { readManifest } from "../../pipeline/store/manifest.ts";
+import { gtfs, tempDir } from "../support/dataset.ts";
+import { sql } from "../support/duck.ts";
+
+const FIXTURES = resolve(import.meta.dir, "..", "fixtures", "gtfs");
+
+describe("rejected feeds", () => {
+  test("a corrupt zip is rejected, nothing is activated", async () => {
+    const data = tempDir();
+    const ok = await importFeed({ dataDir: data, source: gtfs("google-sample-feed") });
+    const bytes = await Bun.file(gtfs("caltrain")).bytes();
+    const corrupt = join(tempDir(), "corrupt.zip");
+    writeFileSync(corrupt, bytes.subarray(0, bytes.length - 5000));
+    const before = readManifest(data);
+    const r = await importFeed({ dataDir: data, source: corrupt });
+    expect(r.status).toBe("rejected");
+    expect(r.error!.message).toContain("corrupt.zip");
+    expect(r.error!.message).toContain("not a readable zip file");
+    expect(readManifest(data)).toEqual(before);
+    expect(readManifest(data).feeds.map((f) => f.active)).toEqual([ok.sha1]);
+    expect(existsSync(join(data, "reports", `${r.sha1}-rejected.json`))).toBe(true);
+  });
+
+  test("a flipped byte inside a member is caught by the checksum", async () => {
+    const bytes = new Uint8Array(await Bun.file(gtfs("bart")).bytes());
+    bytes[2000] = bytes[2000]! ^ 0xff;
+    const p = join(tempDir(), "flipped.zip");
+    writeFileSync(p, bytes);
+    const r = await importFeed({ dataDir: tempDir(), source: p });
+    expect(r.status).toBe("rejected");
+    expect(r.error!.message).toMatch(/flipped\.zip: not a readable zip file/);
+  });
+
+  test("a missing required file names the file", async () => {
+    const r = await importFeed({ dataDir: tempDir(), source: join(FIXTURES, "missing-stops") });
+    expect(r.status).toBe("rejected");
+    expect(r.error).toMatchObject({ file: "stops.txt", message: "stops.txt: required file is missing" });
+  });
+
+  test("a missing required column names the file, the line and the column", async () => {
+    const r = await importFeed({ dataDir: tempDir(), source: join(FIXTURES, "missing-column") });
+    expect(r.status).toBe("rejected");
+    expect(r.error).toMatchObject({ file: "routes.txt", line: 1 });
+    expect(r.error!.message).toStartWith('routes.txt:1: required column "route_type" is missing');
+  });
+
+  test("an invalid --feed-id is refused before anything is written", async () => {
+    const data = tempDir();
+    const r = await importFeed({ dataDir: data, source: gtfs("google-sample-feed"), feedId: "Not A Feed" });
+    expect(r.status).toBe("rejected");
+    expect(r.error!.message).toContain("not a valid Onestop feed id");
+    expect(readManifest(data).versions).toEqual([]);
+  });
+});
+
+describe("skipped rows (broken references and bad values)", () => {
+  test("each bad row is skipped and reported by kind with file and line; good rows are kept", async () => {
+    const data = tempDir();
+    const r = await importFeed({ dataDir: data, source: join(FIXTURES, "broken-refs") });
+    expect(r.status).toBe("imported");
+    const kinds = Object.fromEntries(Object.entries(r.warnings).map(([k, w]) => [k, w.count]));
+    expect(kinds).toEqual({
+      csv_unparsable: 1, // stops.txt line 7: too many fields
+      duplicate_key: 2, // stop S2 (line 4), trip T1 (line 8)
+      invalid_coordinates: 1, // stop S4 without lat/lon
+      unknown_agency: 1, // route R2 -> agency ZZ
+      invalid_route_type: 1, // route R3 route_type "bus"
+      unknown_route: 2, // trips T2 (route R9) and T6 (route R2, itself skipped)
+      unknown_service: 1, // trip T3
+      unknown_trip: 3, // stop_times of T2 (x2) and T9
+      unknown_stop: 1, // T1 -> SX
+      invalid_time: 1, // T5 12:7x:00 (interpolated instead)
+      decreasing_times: 1, // trip T4
+      stop_time_of_skipped_trip: 2, // T4's stop_times
+    });
+    expect(r.warnings.csv_unparsable!.examples[0]).toMatchObject({ file: "stops.txt", line: 7 });
+    expect(r.warnings.duplicate_key!.examples).toEqual([
+      { file: "stops.txt", line: 4, message: "duplicate stop_id S2" },
+      { file: "trips.txt", line: 8, message: "duplicate trip_id T1" },
+    ]);
+    expect(r.warnings.unknown_stop!.examples[0]).toEqual({ file: "stop_times.txt", line: 3, message: "trip T1: stop_id SX does not exist" });
+    expect(r.warnings.decreasing_times!.examples[0]).toMatchObject({ file: "trips.txt", line: 5 });
+    expect(r.tables["stops.txt"]).toEqual({ source_rows: 6, imported_rows: 3, skipped_rows: 3 });
+    expect(r.tables["trips.txt"]).toEqual({ source_rows: 7, imported_rows: 2, skipped_rows: 5 });
+    expect(r.tables["stop_times.txt"]).toEqual({ source_rows: 11, imported_rows: 5, skipped_rows: 6 });
+    const v = readManifest(data).versions[0]!;
+    const st = await sql<{ trip_id: string; stop_id: string; arrival_time: number; interpolated: number }>(
+      `SELECT trip_id, stop_id, arrival_time, interpolated FROM read_parquet('${join(data, v.path, "stop_times.parquet")}') ORDER BY trip_id, stop_sequence`);
+    expect(st.map((x) => `${x.trip_id} ${x.stop_id} ${x.arrival_time} ${x.interpolated}`)).toEqual([
+      "T1 S1 36000 0", "T1 S3 36600 0", "T5 S1 43200 0", `T5 S2 ${st[3]!.arrival_time} 1`, "T5 S3 44400 0",
+    ]);
+    expect(st[3]!.arrival_time).toBeGreaterThan(43200);
+    expect(st[3]!.arrival_time).toBeLessThan(44400);
+  });
+});
