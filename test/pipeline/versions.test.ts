@@ -33,11 +33,11 @@ describe("feed versions", () => {
     const v2 = await importFeed({ dataDir: data, source: gtfs("bart-2023"), feedId: "f-9q9-bart", activate: false });
     let m = readManifest(data);
     expect(m.feeds).toHaveLength(1);
-    expect(m.versions.map((v) => v.sha1)).toEqual([v1.sha1, v2.sha1]);
-    expect(activeVersions(m).map((v) => v.sha1)).toEqual([v1.sha1]);
+    expect(m.versions.map((v) => v.sha1)).toEqual([v1.sha1!, v2.sha1!]);
+    expect(activeVersions(m).map((v) => v.sha1)).toEqual([v1.sha1!]);
     const v3 = await importFeed({ dataDir: data, source: gtfs("caltrain-2017"), feedId: "f-9q9-bart" });
     m = readManifest(data);
-    expect(activeVersions(m).map((v) => v.sha1)).toEqual([v3.sha1]);
+    expect(activeVersions(m).map((v) => v.sha1)).toEqual([v3.sha1!]);
     // ids never collide across versions
     const ids = await sql<{ n: number; d: number }>(`SELECT count(*)::INTEGER AS n, count(DISTINCT id)::INTEGER AS d FROM read_parquet([${m.versions.map((v) => `'${join(data, v.path, "stops.parquet")}'`).join(",")}])`);
     expect(ids[0]!.n).toBe(ids[0]!.d);
@@ -71,7 +71,7 @@ describe("feed versions", () => {
     const b = await importFeed({ dataDir: tempDir(), source: folder });
     const z = await importFeed({ dataDir: tempDir(), source: gtfs("bart") });
     expect(a.status).toBe("imported");
-    expect(a.sha1).toBe(b.sha1!);
+    expect(a.sha1!).toBe(b.sha1!);
     expect(a.tables).toEqual(z.tables);
   });
 
@@ -109,12 +109,12 @@ describe("feed versions", () => {
     expect(seen).toContain("stop_times read");
     expect(existsSync(join(data, ".import.lock"))).toBe(true); // left behind by the killed process
     expect(readManifest(data)).toEqual(before);
-    expect(activeVersions(readManifest(data)).map((v) => v.sha1)).toEqual([first.sha1]);
-    expect(readdirSync(join(data, "versions"))).toEqual([first.sha1!]);
+    expect(activeVersions(readManifest(data)).map((v) => v.sha1)).toEqual([first.sha1!]);
+    expect(readdirSync(join(data, "versions"))).toEqual([String(first.sha1)]);
     // the stale lock is taken over and the debris cleaned
     const next = await importFeed({ dataDir: data, source: gtfs("google-sample-feed"), feedId: "f-test" });
     expect(next.status).toBe("imported");
     expect(existsSync(join(data, "staging"))).toBe(false);
-    expect(activeVersions(readManifest(data)).map((v) => v.sha1)).toEqual([next.sha1]);
+    expect(activeVersions(readManifest(data)).map((v) => v.sha1)).toEqual([next.sha1!]);
   });
 });
