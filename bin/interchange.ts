@@ -40,7 +40,7 @@ function demoFeeds(): string[] {
   const root = resolve(import.meta.dir, "..");
   const shared = join(root, "..", "shared", "data", "gtfs");
   const real = ["bart.zip", "caltrain.zip"].map((f) => join(shared, f)).filter((p) => existsSync(p));
-  return real.length ? real : [join(root, "test", "fixtures", "demo-gtfs")];
+  return real.length ? real : [join(root, "test", "fixtures", "gtfs", "interpolation")];
 }
 
 async function demo(argv: string[]): Promise<number> {
