@@ -7,6 +7,7 @@
 import type { DuckDBConnection } from "@duckdb/node-api";
 import { DataError, type Issues } from "../report.ts";
 import { lineOf, type RawTable } from "./load.ts";
+import { interpolateTrip, type StopRow } from "./interpolate.ts";
 
 export type Allocate = (kind: string, count: number) => number;
 
@@ -242,30 +243,11 @@ export async function buildTables(ctx: Ctx): Promise<BuildResult> {
   skip("trips.txt", nNoSt);
   await conn.run(`DELETE FROM t1 WHERE tix NOT IN (SELECT tix FROM trip_check)`);
 
-  // interpolation of missing times, by distance along the trip (shape_dist_traveled when the trip
-  // gives it for every stop and it increases, else cumulative straight-line distance between stops)
+  // interpolation of missing times by distance along the shape (pipeline/gtfs/interpolate.ts)
   const nInterpTrips = await scalar(conn, `SELECT count(*) FROM trip_check WHERE needs_interp`);
   let interpolated = 0;
   await conn.run(`ALTER TABLE st0 ADD COLUMN interpolated INTEGER DEFAULT 0`);
-  if (nInterpTrips > 0) {
-    await conn.run(`CREATE TABLE st_i AS
-      WITH x AS (SELECT rid, tix, seq, arr, dep, shape_dist_traveled AS sd,
-                   coalesce(hav_m(lag(lat) OVER w, lag(lon) OVER w, lat, lon), 0) AS hop
-                 FROM st0 WHERE tix IN (SELECT tix FROM trip_check WHERE needs_interp) WINDOW w AS (PARTITION BY tix ORDER BY seq)),
-      y AS (SELECT *, sum(hop) OVER (PARTITION BY tix ORDER BY seq ROWS UNBOUNDED PRECEDING) AS cum,
-                   count(sd) OVER (PARTITION BY tix) = count(*) OVER (PARTITION BY tix) AS has_sd FROM x),
-      z AS (SELECT *, CASE WHEN has_sd THEN sd ELSE cum END AS d FROM y),
-      w AS (SELECT *,
-              last_value(dep IGNORE NULLS) OVER (PARTITION BY tix ORDER BY seq ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING) AS pt,
-              last_value(CASE WHEN dep IS NOT NULL THEN d END IGNORE NULLS) OVER (PARTITION BY tix ORDER BY seq ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING) AS pd,
-              first_value(arr IGNORE NULLS) OVER (PARTITION BY tix ORDER BY seq ROWS BETWEEN 1 FOLLOWING AND UNBOUNDED FOLLOWING) AS nt,
-              first_value(CASE WHEN arr IS NOT NULL THEN d END IGNORE NULLS) OVER (PARTITION BY tix ORDER BY seq ROWS BETWEEN 1 FOLLOWING AND UNBOUNDED FOLLOWING) AS nd
-            FROM z)
-      SELECT rid, CAST(round(pt + (nt - pt) * CASE WHEN nd > pd THEN least(greatest((d - pd) / (nd - pd), 0), 1) ELSE 0.5 END) AS INTEGER) AS t
-      FROM w WHERE arr IS NULL`);
-    interpolated = await scalar(conn, `SELECT count(*) FROM st_i`);
-    await conn.run(`UPDATE st0 SET arr = st_i.t, dep = st_i.t, interpolated = 1 FROM st_i WHERE st0.rid = st_i.rid`);
-  }
+  if (nInterpTrips > 0) interpolated = await interpolateMissing(conn);
   derived.interpolated_stop_times = interpolated;
   step(`stop_times checked (${interpolated} interpolated)`);
 
@@ -346,4 +328,41 @@ export async function buildTables(ctx: Ctx): Promise<BuildResult> {
     counts[t] = await scalar(conn, `SELECT count(*) FROM ${t}`);
   }
   return { counts, derived, skipped };
+}
+
+async function interpolateMissing(conn: DuckDBConnection): Promise<number> {
+  const stRows = await rows(conn, `SELECT st.rid, st.tix, st.arr, st.dep, st.lat, st.lon, st.shape_dist_traveled AS sd FROM st0 st
+    WHERE st.tix IN (SELECT tix FROM trip_check WHERE needs_interp) ORDER BY st.tix, st.seq`);
+  const shapeOf = new Map((await rows(conn, `SELECT tix, shape_id FROM t1 WHERE shape_id IS NOT NULL AND tix IN (SELECT tix FROM trip_check WHERE needs_interp)`))
+    .map((r) => [Number(r.tix), String(r.shape_id)]));
+  const shapes = new Map<string, Array<[number, number]>>();
+  if (shapeOf.size) {
+    const ids = [...new Set(shapeOf.values())].map((s) => `'${s.replace(/'/g, "''")}'`).join(",");
+    for (const p of await rows(conn, `SELECT shape_id, lat, lon FROM sh0 WHERE shape_id IN (${ids}) ORDER BY shape_id, seq`)) {
+      const id = String(p.shape_id);
+      (shapes.get(id) ?? shapes.set(id, []).get(id)!).push([Number(p.lat), Number(p.lon)]);
+    }
+  }
+  const filled: Array<[number, number]> = [];
+  let i = 0;
+  while (i < stRows.length) {
+    const tix = Number(stRows[i]!.tix);
+    const trip: StopRow[] = [];
+    for (; i < stRows.length && Number(stRows[i]!.tix) === tix; i++) {
+      const r = stRows[i]!;
+      trip.push({ rid: Number(r.rid), arr: r.arr == null ? null : Number(r.arr), dep: r.dep == null ? null : Number(r.dep), lat: Number(r.lat), lon: Number(r.lon), sd: r.sd == null ? null : Number(r.sd) });
+    }
+    const sid = shapeOf.get(tix);
+    filled.push(...interpolateTrip(trip, sid ? shapes.get(sid) ?? null : null));
+  }
+  await conn.run(`CREATE TABLE st_i (rid BIGINT, t INTEGER)`);
+  const app = await conn.createAppender("st_i");
+  for (const [rid, t] of filled) {
+    app.appendBigInt(BigInt(rid));
+    app.appendInteger(t);
+    app.endRow();
+  }
+  app.closeSync();
+  await conn.run(`UPDATE st0 SET arr = st_i.t, dep = st_i.t, interpolated = 1 FROM st_i WHERE st0.rid = st_i.rid`);
+  return filled.length;
 }

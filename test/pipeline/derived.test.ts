@@ -10,6 +10,7 @@ import { gtfs, tempDir } from "../support/dataset.ts";
 import { readRawGtfs } from "../support/raw-gtfs.ts";
 import { sql } from "../support/duck.ts";
 import { areaGeohash, geohashEncode, onestopName } from "../../pipeline/onestop.ts";
+import { interpolateTrip } from "../../pipeline/gtfs/interpolate.ts";
 
 const FIXTURES = resolve(import.meta.dir, "..", "fixtures", "gtfs");
 
@@ -40,6 +41,27 @@ describe("derived data", () => {
       `T3/2 ${h("07:10:00")}-${h("07:10:00")} 0`,
     ]);
     expect(report.derived.interpolated_stop_times).toBe(4);
+  });
+
+  test("interpolation follows the shape, not the straight line between stops", () => {
+    // shape: 1 km north, then 1 km east; the untimed stop is halfway along the east leg (75 % of the way)
+    const north = 1000 / 111195, east = 1000 / (111195 * Math.cos((40 + north) * Math.PI / 180));
+    const shape: Array<[number, number]> = [[40, -74], [40 + north, -74], [40 + north, -74 + east]];
+    const rows = [
+      { rid: 1, arr: 0, dep: 0, lat: 40, lon: -74, sd: null },
+      { rid: 2, arr: null, dep: null, lat: 40 + north, lon: -74 + east / 2, sd: null },
+      { rid: 3, arr: 1000, dep: 1000, lat: 40 + north, lon: -74 + east, sd: null },
+    ];
+    expect(interpolateTrip(rows, shape)).toEqual([[2, 750]]);
+    expect(interpolateTrip(rows, null)[0]![1]).toBe(691); // straight line: 1118 m of 1618 m
+  });
+
+  test("terre-haute: interpolated times lie between their timed neighbours and never decrease", async () => {
+    const { pq, report } = await imported(gtfs("terre-haute"));
+    expect(report.derived.interpolated_stop_times).toBeGreaterThan(900);
+    const bad = await sql<{ trip_id: string }>(`SELECT trip_id FROM (SELECT trip_id, arrival_time, lag(departure_time) OVER (PARTITION BY trip_ref ORDER BY stop_sequence) AS p
+      FROM ${pq("stop_times")}) WHERE arrival_time < p`);
+    expect(bad).toEqual([]);
   });
 
   test("calendar_dates-only services become calendars with added dates; removed dates kept", async () => {
