@@ -183,14 +183,21 @@ export async function buildTables(ctx: Ctx): Promise<BuildResult> {
   await conn.run(`CREATE TABLE t1 AS SELECT row_number() OVER (ORDER BY rid)::INTEGER AS tix, * FROM t0 ORDER BY rid`);
   step(`trips: ${await scalar(conn, "SELECT count(*) FROM t1")}`);
 
+  // Trip ids are allocated for every candidate trip (id = base + tix - 1), so stop_times get their
+  // trip_ref by arithmetic instead of a join; trips skipped below leave gaps, which is harmless.
+  const trBase = ctx.allocate("trips", await scalar(conn, `SELECT count(*) FROM t1`));
+
   // ---------------------------------------------------------------- stop_times
+  // st0 is sorted once by (trip, stop_sequence); deletes and updates keep that order, so
+  // stop_times.parquet is written without a second sort.
   await conn.run(`CREATE TABLE st0 AS SELECT st.rowid AS rid, st.trip_id, st.stop_id, gtfs_int(st.stop_sequence) AS seq, st.stop_sequence,
       st.arrival_time, st.departure_time, gtfs_time(st.arrival_time) AS arr, gtfs_time(st.departure_time) AS dep,
       st.stop_headsign, gtfs_int(st.pickup_type) AS pickup_type, gtfs_int(st.drop_off_type) AS drop_off_type,
       gtfs_int(st.continuous_pickup) AS continuous_pickup, gtfs_int(st.continuous_drop_off) AS continuous_drop_off,
       TRY_CAST(st.shape_dist_traveled AS DOUBLE) AS shape_dist_traveled, gtfs_int(st.timepoint) AS timepoint,
       t.tix, s.id AS stop_ref, s.stop_lat AS lat, s.stop_lon AS lon, (st.location_id IS NOT NULL OR st.location_group_id IS NOT NULL) AS flex
-    FROM raw_stop_times st LEFT JOIN t1 t ON t.trip_id = st.trip_id LEFT JOIN stops s ON s.stop_id = st.stop_id`);
+    FROM raw_stop_times st LEFT JOIN t1 t ON t.trip_id = st.trip_id LEFT JOIN stops s ON s.stop_id = st.stop_id
+    ORDER BY tix, seq`);
   step(`stop_times read: ${await scalar(conn, "SELECT count(*) FROM st0")}`);
   const stSkip = async (kind: string, where: string, msg: string) => {
     const n = await reportSkipped(ctx, kind, "stop_times.txt", `SELECT * FROM st0 WHERE ${where}`, msg);
@@ -253,8 +260,7 @@ export async function buildTables(ctx: Ctx): Promise<BuildResult> {
 
   // ---------------------------------------------------------------- final trip ids, stop patterns
   const nTrips = await scalar(conn, `SELECT count(*) FROM t1`);
-  const trBase = ctx.allocate("trips", nTrips);
-  await conn.run(`CREATE TABLE trip_ids AS SELECT tix, (${trBase} + row_number() OVER (ORDER BY tix) - 1)::INTEGER AS id FROM t1`);
+  await conn.run(`CREATE TABLE trip_ids AS SELECT tix, (${trBase} + tix - 1)::INTEGER AS id FROM t1`);
   await conn.run(`CREATE TABLE trip_pat AS SELECT tix, list(stop_ref ORDER BY seq) AS pat, min(dep) AS first_dep, max(arr) AS last_arr, count(*)::INTEGER AS n
     FROM st0 GROUP BY tix`);
   await conn.run(`CREATE TABLE patterns AS SELECT pat, row_number() OVER (ORDER BY min(tix))::INTEGER AS stop_pattern_id, count(*)::INTEGER AS trip_count
@@ -283,10 +289,10 @@ export async function buildTables(ctx: Ctx): Promise<BuildResult> {
       JOIN routes r ON r.route_id = t.route_id JOIN calendars c ON c.service_id = t.service_id
     ORDER BY i.id`);
   await conn.run(`CREATE TABLE stop_times AS
-    SELECT ${ctx.fvid}::INTEGER AS feed_version_id, i.id AS trip_ref, st.trip_id, st.seq::INTEGER AS stop_sequence, st.stop_ref, st.stop_id,
+    SELECT ${ctx.fvid}::INTEGER AS feed_version_id, (${trBase} + st.tix - 1)::INTEGER AS trip_ref, st.trip_id, st.seq::INTEGER AS stop_sequence, st.stop_ref, st.stop_id,
       st.arr::INTEGER AS arrival_time, st.dep::INTEGER AS departure_time, st.stop_headsign, st.pickup_type, st.drop_off_type,
       st.continuous_pickup, st.continuous_drop_off, st.shape_dist_traveled, st.timepoint, st.interpolated::INTEGER AS interpolated
-    FROM st0 st JOIN trip_ids i USING (tix) ORDER BY trip_ref, stop_sequence`);
+    FROM st0 st`);
   step(`trips: ${nTrips}, stop_times: ${await scalar(conn, "SELECT count(*) FROM stop_times")}`);
 
   // ---------------------------------------------------------------- frequencies, transfers, feed_info
