@@ -61,7 +61,7 @@ describe("interchange CLI", () => {
       }
       expect(text).toContain("WITHOUT API keys");
       expect(url).not.toBeNull();
-      const health = await (await fetch(`${url}/health`)).json();
+      const health = (await (await fetch(`${url}/health`)).json()) as { status: string; auth: boolean };
       expect(health.status).toBe("ok");
       expect(health.auth).toBe(false);
     } finally {
