@@ -15,7 +15,7 @@ import { compileTimetableHook } from "./timetable-hook.ts";
 export const IMPORT_FLAGS: FlagSpec[] = [
   { name: "data", env: "INTERCHANGE_DATA", type: "string", default: "data", description: "dataset folder (created if missing)" },
   { name: "feed-id", env: "INTERCHANGE_FEED_ID", type: "string", description: "Onestop feed id for the positional FEED (default: derived f-<geohash>-<agency name>)" },
-  { name: "feeds", env: "INTERCHANGE_FEEDS", type: "string", description: "JSON feeds file: [{id, url | path, license: {commercial_use_allowed, ...}}]" },
+  { name: "feeds", env: "INTERCHANGE_FEEDS", type: "string", description: "JSON feeds file: [{id, url or path, license}]" },
   { name: "activate", env: "INTERCHANGE_ACTIVATE", type: "boolean", default: true, description: "make each new version its feed's active one; --no-activate keeps the old one active" },
   { name: "json", env: "INTERCHANGE_JSON", type: "boolean", default: false, description: "print the import reports as JSON on stdout" },
   { name: "quiet", env: "INTERCHANGE_QUIET", type: "boolean", default: false, description: "no progress on stderr" },

@@ -88,6 +88,7 @@ export async function buildTables(ctx: Ctx): Promise<BuildResult> {
   // ---------------------------------------------------------------- stops
   await conn.run(`CREATE TABLE s0 AS SELECT rowid AS rid, *, TRY_CAST(stop_lat AS DOUBLE) AS lat, TRY_CAST(stop_lon AS DOUBLE) AS lon,
       coalesce(gtfs_int(location_type), 0) AS lt FROM raw_stops`);
+  if (skip("stops.txt", await reportSkipped(ctx, "missing_required_value", "stops.txt", `SELECT rid FROM s0 WHERE stop_id IS NULL`, `'stop_id is empty'`))) await conn.run(`DELETE FROM s0 WHERE stop_id IS NULL`);
   if (skip("stops.txt", await reportSkipped(ctx, "duplicate_key", "stops.txt",
     `SELECT rid, stop_id FROM s0 QUALIFY row_number() OVER (PARTITION BY stop_id ORDER BY rid) > 1`, `'duplicate stop_id ' || stop_id`))) await conn.run(`DELETE FROM s0 WHERE rid IN (SELECT rid FROM s0 QUALIFY row_number() OVER (PARTITION BY stop_id ORDER BY rid) > 1)`);
   const badCoord = `SELECT rid, stop_id, stop_lat, stop_lon FROM s0 WHERE lt IN (0, 1, 2) AND (lat IS NULL OR lon IS NULL OR lat NOT BETWEEN -90 AND 90 OR lon NOT BETWEEN -180 AND 180 OR (lat = 0 AND lon = 0))`;
@@ -110,6 +111,7 @@ export async function buildTables(ctx: Ctx): Promise<BuildResult> {
 
   // ---------------------------------------------------------------- routes
   await conn.run(`CREATE TABLE r0 AS SELECT rowid AS rid, *, gtfs_int(route_type) AS rt FROM raw_routes`);
+  if (skip("routes.txt", await reportSkipped(ctx, "missing_required_value", "routes.txt", `SELECT rid FROM r0 WHERE route_id IS NULL`, `'route_id is empty'`))) await conn.run(`DELETE FROM r0 WHERE route_id IS NULL`);
   if (skip("routes.txt", await reportSkipped(ctx, "duplicate_key", "routes.txt",
     `SELECT rid, route_id FROM r0 QUALIFY row_number() OVER (PARTITION BY route_id ORDER BY rid) > 1`, `'duplicate route_id ' || route_id`))) await conn.run(`DELETE FROM r0 WHERE rid IN (SELECT rid FROM r0 QUALIFY row_number() OVER (PARTITION BY route_id ORDER BY rid) > 1)`);
   if (skip("routes.txt", await reportSkipped(ctx, "invalid_route_type", "routes.txt", `SELECT rid, route_id, route_type FROM r0 WHERE rt IS NULL OR rt < 0`,
@@ -117,6 +119,8 @@ export async function buildTables(ctx: Ctx): Promise<BuildResult> {
   // agency_id may be omitted when the feed has one agency
   const single = nAg === 1 ? `(SELECT agency_id FROM agencies LIMIT 1)` : `NULL`;
   await conn.run(`ALTER TABLE r0 ADD COLUMN ag VARCHAR; UPDATE r0 SET ag = coalesce(agency_id, ${single}, '')`);
+  // a feed whose only agency has no agency_id: routes naming one still belong to it
+  if (nAg === 1 && (await scalar(conn, `SELECT count(*) FROM agencies WHERE agency_id = ''`)) === 1) await conn.run(`UPDATE r0 SET ag = ''`);
   const unkAg = `SELECT rid, route_id, ag FROM r0 WHERE ag NOT IN (SELECT agency_id FROM agencies)`;
   if (skip("routes.txt", await reportSkipped(ctx, "unknown_agency", "routes.txt", unkAg, `'route ' || route_id || ': agency_id ' || ag || ' does not exist'`))) await conn.run(`DELETE FROM r0 WHERE rid IN (SELECT rid FROM (${unkAg}))`);
   const nRoutes = await scalar(conn, `SELECT count(*) FROM r0`);
@@ -171,6 +175,7 @@ export async function buildTables(ctx: Ctx): Promise<BuildResult> {
 
   // ---------------------------------------------------------------- trips
   await conn.run(`CREATE TABLE t0 AS SELECT rowid AS rid, * FROM raw_trips`);
+  if (skip("trips.txt", await reportSkipped(ctx, "missing_required_value", "trips.txt", `SELECT rid FROM t0 WHERE trip_id IS NULL`, `'trip_id is empty'`))) await conn.run(`DELETE FROM t0 WHERE trip_id IS NULL`);
   if (skip("trips.txt", await reportSkipped(ctx, "duplicate_key", "trips.txt",
     `SELECT rid, trip_id FROM t0 QUALIFY row_number() OVER (PARTITION BY trip_id ORDER BY rid) > 1`, `'duplicate trip_id ' || trip_id`))) await conn.run(`DELETE FROM t0 WHERE rid IN (SELECT rid FROM t0 QUALIFY row_number() OVER (PARTITION BY trip_id ORDER BY rid) > 1)`);
   const unkRoute = `SELECT rid, trip_id, route_id FROM t0 WHERE route_id IS NULL OR route_id NOT IN (SELECT route_id FROM routes)`;

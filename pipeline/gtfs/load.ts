@@ -87,12 +87,22 @@ export async function loadRawTables(conn: DuckDBConnection, dir: string, issues:
       .map((c) => (readerCols.includes(c) ? `NULLIF(trim(${q(c)}), '') AS ${q(c)}` : `NULL::VARCHAR AS ${q(c)}`))
       .join(", ");
     const rej = `rej_${name}`;
-    try {
+    const read = async (encoding: string) => {
+      await conn.run(`DROP TABLE IF EXISTS ${name}; DROP TABLE IF EXISTS ${rej}; DROP TABLE IF EXISTS ${rej}_scan`);
       await conn.run(
         `CREATE TABLE ${name} AS SELECT ${select} FROM read_csv(${lit(path)}, header = true, auto_detect = false, columns = ${columns},
            delim = ',', quote = '"', escape = '"', null_padding = true, store_rejects = true,
-           rejects_table = ${lit(rej)}, rejects_scan = ${lit(`${rej}_scan`)}, max_line_size = 4194304, encoding = 'utf-8')`,
+           rejects_table = ${lit(rej)}, rejects_scan = ${lit(`${rej}_scan`)}, max_line_size = 4194304, encoding = ${lit(encoding)})`,
       );
+    };
+    try {
+      await read("utf-8");
+      // GTFS must be UTF-8; a file that is not is read as Latin-1 (the usual culprit) rather than losing rows
+      const badEnc = Number((await conn.runAndReadAll(`SELECT count(*) AS n FROM ${rej} WHERE error_type = 'INVALID ENCODING'`)).getRowObjects()[0]!.n);
+      if (badEnc > 0) {
+        await read("latin-1");
+        issues.add("non_utf8_encoding", { file: spec.file, message: `${badEnc} line(s) are not valid UTF-8; the file was read as Latin-1` });
+      }
     } catch (e) {
       throw new DataError(`cannot parse CSV: ${(e as Error).message.split("\n")[0]}`, spec.file);
     }

@@ -3,7 +3,7 @@
  * (and line); row-level problems skip the row and report it by kind with file and line.
  */
 import { describe, expect, test } from "bun:test";
-import { existsSync, writeFileSync } from "node:fs";
+import { cpSync, existsSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { importFeed } from "../../pipeline/import.ts";
 import { readManifest } from "../../pipeline/store/manifest.ts";
@@ -99,5 +99,26 @@ describe("skipped rows (broken references and bad values)", () => {
     ]);
     expect(st[3]!.arrival_time).toBeGreaterThan(43200);
     expect(st[3]!.arrival_time).toBeLessThan(44400);
+  });
+});
+
+describe("tolerated deviations", () => {
+  test("a Latin-1 file is read as Latin-1 with a warning; blank lines, CRLF and a BOM are accepted; routes of a single agency without agency_id resolve", async () => {
+    const dir = join(tempDir(), "feed");
+    cpSync(join(FIXTURES, "interpolation"), dir, { recursive: true });
+    writeFileSync(join(dir, "stops.txt"), Buffer.concat([
+      Buffer.from("\ufeffstop_id,stop_name,stop_lat,stop_lon\r\nS1,M"), Buffer.from([0xfc]), Buffer.from("nchen,40.0000,-74.0000\r\n"),
+      Buffer.from("S2,Second,40.0090,-74.0000\r\n\r\nS3,Third,40.0270,-74.0000\r\nS4,Fourth,40.0360,-74.0000\r\n"),
+    ]));
+    writeFileSync(join(dir, "agency.txt"), "agency_name,agency_url,agency_timezone\nSolo Transit,https://example.org,America/New_York\n");
+    const data = tempDir();
+    const r = await importFeed({ dataDir: data, source: dir });
+    expect(r.status).toBe("imported");
+    expect(Object.keys(r.warnings)).toEqual(["non_utf8_encoding"]);
+    expect(r.tables["stops.txt"]).toEqual({ source_rows: 4, imported_rows: 4, skipped_rows: 0 });
+    expect(r.tables["routes.txt"]!.imported_rows).toBe(1);
+    const v = readManifest(data).versions[0]!;
+    const [s] = await sql<{ stop_name: string }>(`SELECT stop_name FROM read_parquet('${join(data, v.path, "stops.parquet")}') WHERE stop_id = 'S1'`);
+    expect(s!.stop_name).toBe("München");
   });
 });
