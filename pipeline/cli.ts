@@ -10,7 +10,7 @@ import { importFeed } from "./import.ts";
 import type { ImportReport } from "./report.ts";
 import type { License } from "./store/manifest.ts";
 import { isUrl } from "./source.ts";
-import { compileTimetableHook } from "./timetable-hook.ts";
+import { refreshTimetable } from "./timetable-hook.ts";
 
 export const IMPORT_FLAGS: FlagSpec[] = [
   { name: "data", env: "INTERCHANGE_DATA", type: "string", default: "data", description: "dataset folder (created if missing)" },
@@ -81,7 +81,6 @@ export async function runImport(argv: string[]): Promise<number> {
       license: f.license,
       activate: values.activate !== false,
       progress: quiet ? undefined : (m) => console.error(m),
-      afterManifestChange: compileTimetableHook(quiet ? undefined : (m) => console.error(m)),
     });
     reports.push(report);
     if (!values.json) {
@@ -91,6 +90,14 @@ export async function runImport(argv: string[]): Promise<number> {
       console.log(line);
     }
   }
+  let timetableFailed = false;
+  try {
+    await refreshTimetable(String(values.data), quiet ? undefined : (m) => console.error(m));
+  } catch (e) {
+    // the imported versions stay; the planner keeps serving the previous timetable
+    timetableFailed = true;
+    console.error(`timetable compile failed: ${(e as Error).message}`);
+  }
   if (values.json) console.log(JSON.stringify(reports, null, 2));
-  return reports.some((r) => r.status === "rejected") ? 1 : 0;
+  return reports.some((r) => r.status === "rejected") || timetableFailed ? 1 : 0;
 }

@@ -13,6 +13,7 @@ import { loadRawTables } from "./gtfs/load.ts";
 import { buildTables } from "./gtfs/build.ts";
 import { deriveOnestopIds, serviceWindow } from "./gtfs/derive.ts";
 import { DataError, Issues, type ImportReport } from "./report.ts";
+import { onestopName } from "./onestop.ts";
 import { folderSha1, isUrl, readSourceBytes, sha1Hex, unpackZip } from "./source.ts";
 import {
   acquireLock, allocateIds, fsyncDir, readManifest, UNKNOWN_LICENSE, writeManifest,
@@ -30,8 +31,6 @@ export interface ImportOptions {
   activate?: boolean;
   progress?: (msg: string) => void;
   now?: () => Date;
-  /** called with the lock still held after the manifest changed (the planner timetable compile) */
-  afterManifestChange?: (dataDir: string) => Promise<void>;
 }
 
 const FEED_ID_RE = /^f-[\p{L}\p{N}~<>-]{1,62}$/u;
@@ -99,7 +98,7 @@ export async function importFeed(opts: ImportOptions): Promise<ImportReport> {
       for (const [file, r] of raw) if (r.present) progress(`${file}: ${r.rows} rows read (${((performance.now() - started) / 1000).toFixed(2)} s)`);
       const built = await buildTables({ conn, raw, issues, fvid, allocate: (k, n) => allocateIds(scratch, k, n), progress });
       const derivedFeedId = await deriveOnestopIds(conn);
-      const feedOnestopId = opts.feedId ?? derivedFeedId;
+      const feedOnestopId = opts.feedId ?? disambiguate(manifest, derivedFeedId, opts.source, issues);
       validateFeedId(feedOnestopId);
       report.feed_onestop_id = feedOnestopId;
       const win = await serviceWindow(conn, fetchedAt);
@@ -167,7 +166,6 @@ export async function importFeed(opts: ImportOptions): Promise<ImportReport> {
       report.activated = activate;
       writeManifest(dataDir, m);
       progress(`imported ${sha1} as ${feedOnestopId}${activate ? " (active)" : " (not activated)"}: ${counts.stop_times} stop_times in ${(report.elapsed_ms / 1000).toFixed(2)} s`);
-      if (activate && opts.afterManifestChange) await opts.afterManifestChange(dataDir);
     } finally {
       try { conn.closeSync(); } catch { /* closed */ }
       try { db.closeSync(); } catch { /* closed */ }
@@ -193,4 +191,19 @@ export async function importFeed(opts: ImportOptions): Promise<ImportReport> {
     } catch { /* ignore */ }
     release();
   }
+}
+
+/**
+ * Without --feed-id, the source (path or URL) tells feeds apart: a derived id already used by a
+ * feed from another source (MTA's subway and bus feeds share agency and area) gets `~<file name>`.
+ */
+function disambiguate(m: Manifest, derived: string, source: string, issues: Issues): string {
+  const owner = (id: string) => m.feeds.find((f) => f.onestop_id === id);
+  const first = owner(derived);
+  if (!first || first.source === source) return derived;
+  const stem = onestopName(basename(source.replace(/[?#].*$/, "")).replace(/\.zip$/i, "")) || "feed";
+  let id = `${derived}~${stem}`.slice(0, 64);
+  for (let n = 2; owner(id) && owner(id)!.source !== source; n++) id = `${derived}~${stem}${n}`.slice(0, 64);
+  issues.add("derived_feed_id_taken", { file: "agency.txt", message: `feed id ${derived} belongs to ${first.source}; this source is imported as ${id} (pass --feed-id to choose)` });
+  return id;
 }

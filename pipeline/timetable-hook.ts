@@ -1,9 +1,34 @@
 /**
  * After the active dataset changes, the planner's Arrow timetable is recompiled from the active
- * versions (pipeline/timetable/compile.ts) and the manifest is pointed at it.
+ * versions (pipeline/timetable/compile.ts) and the manifest is pointed at it, under the import
+ * lock. Called once after a batch of imports, not per feed.
  */
-export function compileTimetableHook(progress?: (msg: string) => void): (dataDir: string) => Promise<void> {
-  return async (_dataDir: string) => {
-    progress?.("timetable: compile not available yet");
-  };
+import { existsSync } from "node:fs";
+import { join } from "node:path";
+import { compileTimetable } from "./timetable/compile.ts";
+import { acquireLock, activeVersions, readManifest, writeManifest } from "./store/manifest.ts";
+
+const sameSet = (a: string[], b: string[]) => a.length === b.length && [...a].sort().join() === [...b].sort().join();
+
+/** Compile the timetable of the current active versions unless the manifest already has it. */
+export async function refreshTimetable(dataDir: string, progress?: (msg: string) => void): Promise<"unchanged" | "compiled"> {
+  const release = acquireLock(dataDir);
+  try {
+    for (let attempt = 0; attempt < 3; attempt++) {
+      const m = readManifest(dataDir);
+      const active = activeVersions(m).map((v) => v.sha1);
+      if (m.timetable && sameSet(m.timetable.active_sha1s, active) && existsSync(join(dataDir, m.timetable.path))) return "unchanged";
+      const t0 = performance.now();
+      const result = await compileTimetable(dataDir, { progress });
+      const now = readManifest(dataDir);
+      if (!sameSet(activeVersions(now).map((v) => v.sha1), result.active_sha1s)) continue; // changed meanwhile
+      now.timetable = result;
+      writeManifest(dataDir, now);
+      progress?.(`timetable: ${result.path} for ${result.active_sha1s.length} active versions (${((performance.now() - t0) / 1000).toFixed(2)} s)`);
+      return "compiled";
+    }
+    throw new Error("the active versions kept changing while the timetable was compiled");
+  } finally {
+    release();
+  }
 }

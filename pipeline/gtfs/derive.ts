@@ -47,14 +47,14 @@ export async function deriveOnestopIds(conn: DuckDBConnection): Promise<string> 
   for (const r of await rowsOf(conn, `SELECT id, route_short_name, route_long_name, route_id FROM routes`)) {
     const name = (r.route_short_name as string | null) || (r.route_long_name as string | null) || (r.route_id as string);
     const gh = areaGeohash(pointsOf(routeStops.get(Number(r.id)) ?? []));
-    routeIds.push([Number(r.id), `r-${gh}-${onestopName(name)}`]);
+    routeIds.push([Number(r.id), gh ? `r-${gh}-${onestopName(name)}` : `r-${onestopName(name)}`]); // a route without trips has no area
   }
   await writeIds(conn, "routes", "onestop_id", routeIds);
   const agencyIds: Array<[number, string]> = [];
   for (const a of await rowsOf(conn, `SELECT id, agency_name, agency_id FROM agencies`)) {
     const name = (a.agency_name as string | null) || (a.agency_id as string);
     const gh = areaGeohash(pointsOf(agencyStops.get(Number(a.id)) ?? []));
-    agencyIds.push([Number(a.id), `o-${gh}-${onestopName(name)}`]);
+    agencyIds.push([Number(a.id), gh ? `o-${gh}-${onestopName(name)}` : `o-${onestopName(name)}`]);
   }
   await writeIds(conn, "agencies", "onestop_id", agencyIds);
   await conn.run(`UPDATE route_stops SET route_onestop_id = r.onestop_id FROM routes r WHERE r.id = route_stops.route_ref`);

@@ -1,7 +1,23 @@
-/** catalog feature: placeholder until its issue lands; it mounts no routes. */
-import { Elysia } from "elysia";
+/**
+ * Catalog feature: the REST catalog of trips (under a route) and stops, served from the Parquet
+ * dataset through DuckDB. See docs/catalog.md for the endpoints and their parameters.
+ */
 import type { Feature, FeatureContext } from "../feature.ts";
+import { catalogRoutes } from "./routes.ts";
+import { CatalogService } from "./service.ts";
 
-export async function createCatalogFeature(_ctx: FeatureContext): Promise<Feature> {
-  return { name: "catalog", routes: new Elysia({ name: "catalog" }) };
+export async function createCatalogFeature(ctx: FeatureContext): Promise<Feature> {
+  const service = new CatalogService(ctx.config.dataDir, ctx.log, ctx.now);
+  try {
+    await service.reload();
+  } catch {
+    // logged by the service; the endpoints answer 503 until a reload succeeds
+  }
+  return {
+    name: "catalog",
+    routes: catalogRoutes(service, ctx.log),
+    reload: () => service.reload(),
+    close: async () => service.close(),
+    health: () => service.health(),
+  };
 }

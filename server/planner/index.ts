@@ -1,7 +1,59 @@
-/** planner feature: placeholder until its issue lands; it mounts no routes. */
-import { Elysia } from "elysia";
+/**
+ * Planner feature: loads the Arrow timetable named by manifest.timetable at start and on every
+ * reload, and serves the OTP plan endpoint. Without a timetable it answers GRAPH_UNAVAILABLE.
+ */
+import { existsSync } from "node:fs";
+import { join } from "node:path";
 import type { Feature, FeatureContext } from "../feature.ts";
+import { readManifest } from "../../pipeline/store/manifest.ts";
+import { loadTimetableFile } from "./timetable/arrow-loader.ts";
+import { PlanService, otpError } from "./plan-service.ts";
+import { plannerRoutes } from "./routes.ts";
 
-export async function createPlannerFeature(_ctx: FeatureContext): Promise<Feature> {
-  return { name: "planner", routes: new Elysia({ name: "planner" }) };
+export async function createPlannerFeature(ctx: FeatureContext): Promise<Feature> {
+  let service: PlanService | null = null;
+  let loadedPath: string | null = null;
+  let loadError: string | null = null;
+
+  const load = async () => {
+    const m = readManifest(ctx.config.dataDir);
+    const rel = m.timetable?.path ?? null;
+    if (!rel) {
+      service = null;
+      loadedPath = null;
+      return;
+    }
+    if (rel === loadedPath && service) return;
+    const path = join(ctx.config.dataDir, rel);
+    if (!existsSync(path)) {
+      loadError = `timetable ${rel} is missing`;
+      ctx.log.warn("planner timetable missing", { path });
+      return;
+    }
+    const t0 = performance.now();
+    const tt = loadTimetableFile(path);
+    service = new PlanService(tt);
+    loadedPath = rel;
+    loadError = null;
+    ctx.log.info("planner timetable loaded", { path: rel, stops: tt.core.nStops, routes: tt.core.nRoutes, trips: tt.core.nTrips, ms: Math.round(performance.now() - t0) });
+  };
+  try {
+    await load();
+  } catch (e) {
+    loadError = String(e);
+    ctx.log.error("planner timetable failed to load", { error: loadError });
+  }
+
+  return {
+    name: "planner",
+    routes: plannerRoutes((query) => {
+      if (!service) return otpError("GRAPH_UNAVAILABLE", loadError ?? undefined);
+      return service.plan(query, ctx.now());
+    }),
+    reload: load,
+    async close() {
+      service = null;
+    },
+    health: () => ({ timetable: loadedPath, loaded: service !== null, ...(loadError ? { error: loadError } : {}) }),
+  };
 }

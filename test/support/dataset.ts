@@ -6,7 +6,7 @@ import { mkdtempSync, existsSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { importFeed } from "../../pipeline/import.ts";
-import { compileTimetableHook } from "../../pipeline/timetable-hook.ts";
+import { refreshTimetable } from "../../pipeline/timetable-hook.ts";
 
 export const SHARED = resolve(import.meta.dir, "..", "..", "..", "shared");
 export const GTFS_DIR = join(SHARED, "data", "gtfs");
@@ -26,13 +26,10 @@ export function importedDataset(name: string, feeds: string[], opts: { timetable
       const dir = tempDir(`interchange-${name}-`);
       for (const f of feeds) {
         const source = existsSync(f) ? f : gtfs(f);
-        const r = await importFeed({
-          dataDir: dir,
-          source,
-          afterManifestChange: opts.timetable === false ? undefined : compileTimetableHook(),
-        });
+        const r = await importFeed({ dataDir: dir, source });
         if (r.status === "rejected") throw new Error(`test dataset ${name}: ${source} rejected: ${r.error?.message}`);
       }
+      if (opts.timetable !== false) await refreshTimetable(dir);
       return dir;
     })();
     cache.set(name, p);

@@ -1,0 +1,104 @@
+/**
+ * Scratch memory of a RAPTOR search, allocated once per (timetable, round count) and reused by every
+ * query (nigiri's raptor_state): label arrays are (round * nStops + stop) matrices.
+ */
+import { UNREACHED } from "../api.ts";
+import type { TransitCore } from "../timetable/types.ts";
+
+/** boardSrc values: the label was copied from the previous round, or set by the access walk. */
+export const SRC_INHERITED = -1;
+export const SRC_ACCESS = -2;
+
+export class RaptorState {
+  readonly nStops: number;
+  readonly nRoutes: number;
+  readonly rounds: number;
+  /** (round, stop) -> arrival by alighting a trip in that round */
+  readonly ride: Int32Array;
+  /** (round, stop) -> best ride arrival with at most `round` rides (Pareto pruning) */
+  readonly rideUpTo: Int32Array;
+  /** (round, stop) -> the ride that set `ride`: route, trip, slot, board and alight positions */
+  readonly rideRoute: Int32Array;
+  readonly rideTrip: Int32Array;
+  readonly rideSlot: Uint8Array;
+  readonly rideBoardPos: Int32Array;
+  readonly rideAlightPos: Int32Array;
+  /** (round, stop) -> earliest time one may board here after at most `round` rides */
+  readonly board: Int32Array;
+  /** (round, stop) -> SRC_INHERITED, SRC_ACCESS, the stop itself (slack after a ride) or the stop walked from */
+  readonly boardSrc: Int32Array;
+  /** marked stops of the current round: flag + list */
+  readonly marked: Uint8Array;
+  readonly markedList: Int32Array;
+  nMarked = 0;
+  /** stops marked in the previous round: the only ones where boarding can improve anything */
+  readonly boardable: Uint8Array;
+  /** stops whose ride label improved in the current round */
+  readonly rideMarked: Uint8Array;
+  readonly rideList: Int32Array;
+  nRide = 0;
+  /** route -> first marked position in this round, -1 when not marked */
+  readonly routeMarkedPos: Int32Array;
+  readonly routeList: Int32Array;
+  nRouteList = 0;
+  /** round -> best arrival at the destination */
+  readonly targetBest: Int32Array;
+  /** stop -> access walk seconds for the current query, -1 when none */
+  readonly accessSec: Int32Array;
+
+  constructor(core: TransitCore, maxRides: number) {
+    const n = core.nStops;
+    this.nStops = n;
+    this.nRoutes = core.nRoutes;
+    this.rounds = maxRides + 1;
+    const size = this.rounds * n;
+    this.ride = new Int32Array(size);
+    this.rideUpTo = new Int32Array(size);
+    this.rideRoute = new Int32Array(size);
+    this.rideTrip = new Int32Array(size);
+    this.rideSlot = new Uint8Array(size);
+    this.rideBoardPos = new Int32Array(size);
+    this.rideAlightPos = new Int32Array(size);
+    this.board = new Int32Array(size);
+    this.boardSrc = new Int32Array(size);
+    this.marked = new Uint8Array(n);
+    this.markedList = new Int32Array(n);
+    this.rideMarked = new Uint8Array(n);
+    this.boardable = new Uint8Array(n);
+    this.rideList = new Int32Array(n);
+    this.routeMarkedPos = new Int32Array(core.nRoutes).fill(-1);
+    this.routeList = new Int32Array(core.nRoutes);
+    this.targetBest = new Int32Array(this.rounds);
+    this.accessSec = new Int32Array(n).fill(-1);
+  }
+
+  fits(core: TransitCore, maxRides: number): boolean {
+    return core.nStops === this.nStops && core.nRoutes === this.nRoutes && maxRides + 1 <= this.rounds;
+  }
+
+  /** Clear the labels of the first `rounds` rounds; called once per query (not per range iteration). */
+  reset(rounds: number, maxArrival: number): void {
+    const size = rounds * this.nStops;
+    this.ride.fill(UNREACHED, 0, size);
+    this.rideUpTo.fill(UNREACHED, 0, size);
+    this.board.fill(UNREACHED, 0, size);
+    this.targetBest.fill(maxArrival);
+    this.nMarked = 0;
+    this.nRide = 0;
+    this.marked.fill(0);
+    this.rideMarked.fill(0);
+  }
+}
+
+/** A pool keyed by core, so forward and backward searches each keep their own scratch state. */
+export class RaptorStatePool {
+  private readonly states = new WeakMap<TransitCore, RaptorState>();
+  get(core: TransitCore, maxRides: number): RaptorState {
+    let s = this.states.get(core);
+    if (!s || !s.fits(core, maxRides)) {
+      s = new RaptorState(core, Math.max(maxRides, s ? s.rounds - 1 : 0));
+      this.states.set(core, s);
+    }
+    return s;
+  }
+}

@@ -1,0 +1,171 @@
+/**
+ * Loads a compiled planner timetable (pipeline/timetable/compile.ts) from Arrow IPC bytes into the
+ * typed-array Timetable: one IPC stream per table, tagged `table=<name>` in the schema metadata.
+ */
+import { RecordBatchReader, Table } from "apache-arrow";
+import { readFileSync } from "node:fs";
+import type { Timetable, TransitCore, TimetableMeta } from "./types.ts";
+
+type Cols = Map<string, unknown>;
+
+export function loadTimetableFile(path: string): Timetable {
+  return loadTimetable(readFileSync(path));
+}
+
+export function loadTimetable(bytes: Uint8Array): Timetable {
+  const tables = new Map<string, Cols>();
+  for (const reader of RecordBatchReader.readAll(bytes)) {
+    const name = reader.schema.metadata.get("table") ?? "";
+    const table = new Table(reader.schema, [...reader]);
+    const cols: Cols = new Map();
+    for (const f of table.schema.fields) {
+      const v = table.getChild(f.name)!;
+      const arr = v.toArray() as unknown;
+      cols.set(f.name, ArrayBuffer.isView(arr) ? arr : Array.from(v as Iterable<unknown>, (x) => (x == null ? "" : String(x))));
+    }
+    tables.set(name, cols);
+  }
+  const t = (name: string): Cols => {
+    const c = tables.get(name);
+    if (!c) throw new Error(`timetable: table ${name} missing`);
+    return c;
+  };
+  const i32 = (tn: string, cn: string) => asType(t(tn).get(cn), Int32Array, `${tn}.${cn}`);
+  const u8 = (tn: string, cn: string) => asType(t(tn).get(cn), Uint8Array, `${tn}.${cn}`);
+  const f64 = (tn: string, cn: string) => asType(t(tn).get(cn), Float64Array, `${tn}.${cn}`);
+  const str = (tn: string, cn: string) => {
+    const v = t(tn).get(cn);
+    if (!Array.isArray(v)) throw new Error(`timetable: ${tn}.${cn} is not a string column`);
+    return v as string[];
+  };
+  const withEnd = (a: Int32Array, end: number) => {
+    const out = new Int32Array(a.length + 1);
+    out.set(a);
+    out[a.length] = end;
+    return out;
+  };
+
+  const nStops = f64("stops", "lat").length;
+  const routeStops = i32("route_stops", "stop");
+  const tripService = i32("trips", "service");
+  const nTrips = tripService.length;
+  const nRoutes = i32("routes", "tz").length;
+  const serviceDays = u8("service_days", "active");
+  const serviceDay0 = i32("services", "day0");
+  const nServices = serviceDay0.length;
+  const routeStopStart = withEnd(i32("routes", "stop_start"), routeStops.length);
+  // stop -> routes serving it
+  const stopRouteStart = new Int32Array(nStops + 1);
+  for (let i = 0; i < routeStops.length; i++) stopRouteStart[routeStops[i]! + 1]!++;
+  for (let s = 0; s < nStops; s++) stopRouteStart[s + 1]! += stopRouteStart[s]!;
+  const fill = stopRouteStart.slice(0, nStops);
+  const stopRouteRoute = new Int32Array(routeStops.length);
+  const stopRoutePos = new Int32Array(routeStops.length);
+  for (let r = 0; r < nRoutes; r++) {
+    for (let j = routeStopStart[r]!; j < routeStopStart[r + 1]!; j++) {
+      const at = fill[routeStops[j]!]!++;
+      stopRouteRoute[at] = r;
+      stopRoutePos[at] = j - routeStopStart[r]!;
+    }
+  }
+  const footFrom = i32("footpaths", "from");
+  const footStart = new Int32Array(nStops + 1);
+  for (let e = 0; e < footFrom.length; e++) footStart[footFrom[e]! + 1]!++;
+  for (let s = 0; s < nStops; s++) footStart[s + 1]! += footStart[s]!;
+  const tripOrig = new Int32Array(nTrips);
+  for (let i = 0; i < nTrips; i++) tripOrig[i] = i;
+
+  const core: TransitCore = {
+    nStops,
+    nRoutes,
+    nTrips,
+    nServices,
+    nTz: str("timezones", "name").length,
+    stopWheelchair: u8("stops", "wheelchair"),
+    stopSlackSec: i32("stops", "slack_sec"),
+    stopRouteStart,
+    stopRouteRoute,
+    stopRoutePos,
+    footStart,
+    footTo: i32("footpaths", "to"),
+    footDistM: f64("footpaths", "dist_m"),
+    footMinSec: i32("footpaths", "min_sec"),
+    routeStopStart,
+    routeStops,
+    routeTripStart: withEnd(i32("routes", "trip_start"), nTrips),
+    routeTime0: i32("routes", "time0"),
+    routeTz: i32("routes", "tz"),
+    routeMinDepSec: i32("routes", "min_dep"),
+    routeMaxArrSec: i32("routes", "max_arr"),
+    arrSec: i32("stop_times", "arr"),
+    depSec: i32("stop_times", "dep"),
+    stopTimeFlags: u8("stop_times", "flags"),
+    tripService,
+    tripWheelchair: u8("trips", "wheelchair"),
+    tripOrig,
+  };
+  const shapeLat = f64("shape_points", "lat");
+  const feedsOnestop = str("feeds", "onestop_id");
+  const feedsSha = str("feeds", "sha1");
+  const agencyIds = str("agencies", "agency_id");
+  const agencyNames = str("agencies", "name");
+  const agencyTz = i32("agencies", "tz");
+  const agencyFeed = i32("agencies", "feed");
+  const rt = {
+    id: str("gtfs_routes", "route_id"),
+    short: str("gtfs_routes", "short_name"),
+    long: str("gtfs_routes", "long_name"),
+    type: i32("gtfs_routes", "type"),
+    color: str("gtfs_routes", "color"),
+    text: str("gtfs_routes", "text_color"),
+    onestop: str("gtfs_routes", "onestop_id"),
+    agency: i32("gtfs_routes", "agency"),
+  };
+  const meta: TimetableMeta = {
+    feeds: feedsOnestop.map((o, i) => ({ onestopId: o, sha1: feedsSha[i]! })),
+    timezones: str("timezones", "name"),
+    agencies: agencyIds.map((a, i) => ({ agencyId: a, name: agencyNames[i]!, tz: agencyTz[i]!, feed: agencyFeed[i]! })),
+    gtfsRoutes: rt.id.map((id, i) => ({
+      routeId: id,
+      shortName: rt.short[i]!,
+      longName: rt.long[i]!,
+      type: rt.type[i]!,
+      color: rt.color[i]!,
+      textColor: rt.text[i]!,
+      onestopId: rt.onestop[i]!,
+      agency: rt.agency[i]!,
+    })),
+    stopId: str("stops", "stop_id"),
+    stopName: str("stops", "name"),
+    stopCode: str("stops", "code"),
+    stopOnestopId: str("stops", "onestop_id"),
+    stopFeed: i32("stops", "feed"),
+    stopLat: f64("stops", "lat"),
+    stopLon: f64("stops", "lon"),
+    tripId: str("trips", "trip_id"),
+    tripHeadsign: str("trips", "headsign"),
+    tripBlockId: str("trips", "block_id"),
+    tripGtfsRoute: i32("trips", "gtfs_route"),
+    routeGtfsRoute: i32("routes", "gtfs_route"),
+    routeType: i32("routes", "type"),
+    routeShape: i32("routes", "shape"),
+    routeStopSequence: i32("route_stops", "stop_sequence"),
+    routeStopShapeIdx: i32("route_stops", "shape_idx"),
+    shapeStart: withEnd(i32("shapes", "start"), shapeLat.length),
+    shapeLat,
+    shapeLon: f64("shape_points", "lon"),
+    serviceDay0,
+    serviceStart: withEnd(i32("services", "start"), serviceDays.length),
+    serviceDays,
+    feedStartDay: i32("feeds", "start_day"),
+    feedEndDay: i32("feeds", "end_day"),
+    walkRadiusM: f64("meta", "walk_radius_m")[0]!,
+  };
+  return { core, meta };
+}
+
+function asType<T extends ArrayBufferView>(v: unknown, ctor: { new (n: number): T; name: string }, what: string): T {
+  if (v instanceof ctor) return v;
+  if (ArrayBuffer.isView(v) && (v as unknown as { length: number }).length === 0) return new ctor(0);
+  throw new Error(`timetable: column ${what} is not ${ctor.name}`);
+}

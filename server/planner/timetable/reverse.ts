@@ -1,0 +1,87 @@
+/**
+ * The mirrored core for backward (arriveBy) searches: every route runs backwards, times are negated
+ * (so "latest departure" becomes "earliest arrival"), pickup and drop-off swap, footpaths point the
+ * other way. A forward RAPTOR on the mirror is a backward RAPTOR on the original; trips keep their
+ * forward index in tripOrig. Built once per loaded timetable.
+ */
+import { NO_DROP_OFF, NO_PICKUP, type TransitCore } from "./types.ts";
+
+export function reverseCore(c: TransitCore): TransitCore {
+  const nStopTimes = c.arrSec.length;
+  const routeStops = new Int32Array(c.routeStops.length);
+  const arrSec = new Int32Array(nStopTimes);
+  const depSec = new Int32Array(nStopTimes);
+  const stopTimeFlags = new Uint8Array(nStopTimes);
+  const tripService = new Int32Array(c.nTrips);
+  const tripWheelchair = new Uint8Array(c.nTrips);
+  const tripOrig = new Int32Array(c.nTrips);
+  for (let r = 0; r < c.nRoutes; r++) {
+    const s0 = c.routeStopStart[r]!;
+    const nS = c.routeStopStart[r + 1]! - s0;
+    for (let j = 0; j < nS; j++) routeStops[s0 + j] = c.routeStops[s0 + nS - 1 - j]!;
+    const t0 = c.routeTripStart[r]!;
+    const nT = c.routeTripStart[r + 1]! - t0;
+    const time0 = c.routeTime0[r]!;
+    for (let i = 0; i < nT; i++) {
+      const src = nT - 1 - i;
+      tripService[t0 + i] = c.tripService[t0 + src]!;
+      tripWheelchair[t0 + i] = c.tripWheelchair[t0 + src]!;
+      tripOrig[t0 + i] = c.tripOrig[t0 + src]!;
+      for (let j = 0; j < nS; j++) {
+        const from = time0 + src * nS + (nS - 1 - j);
+        const to = time0 + i * nS + j;
+        arrSec[to] = -c.depSec[from]!;
+        depSec[to] = -c.arrSec[from]!;
+        const f = c.stopTimeFlags[from]!;
+        stopTimeFlags[to] = (f & NO_PICKUP ? NO_DROP_OFF : 0) | (f & NO_DROP_OFF ? NO_PICKUP : 0);
+      }
+    }
+  }
+  const stopRoutePos = new Int32Array(c.stopRoutePos.length);
+  for (let e = 0; e < stopRoutePos.length; e++) {
+    const r = c.stopRouteRoute[e]!;
+    const nS = c.routeStopStart[r + 1]! - c.routeStopStart[r]!;
+    stopRoutePos[e] = nS - 1 - c.stopRoutePos[e]!;
+  }
+  // incoming footpaths
+  const nF = c.footTo.length;
+  const footStart = new Int32Array(c.nStops + 1);
+  for (let e = 0; e < nF; e++) footStart[c.footTo[e]! + 1]!++;
+  for (let s = 0; s < c.nStops; s++) footStart[s + 1]! += footStart[s]!;
+  const fill = footStart.slice(0, c.nStops);
+  const footTo = new Int32Array(nF);
+  const footDistM = new Float64Array(nF);
+  const footMinSec = new Int32Array(nF);
+  for (let s = 0; s < c.nStops; s++) {
+    for (let e = c.footStart[s]!; e < c.footStart[s + 1]!; e++) {
+      const q = c.footTo[e]!;
+      const at = fill[q]!++;
+      footTo[at] = s;
+      footDistM[at] = c.footDistM[e]!;
+      footMinSec[at] = c.footMinSec[e]!;
+    }
+  }
+  const routeMinDepSec = new Int32Array(c.nRoutes);
+  const routeMaxArrSec = new Int32Array(c.nRoutes);
+  for (let r = 0; r < c.nRoutes; r++) {
+    routeMinDepSec[r] = -c.routeMaxArrSec[r]!;
+    routeMaxArrSec[r] = -c.routeMinDepSec[r]!;
+  }
+  return {
+    ...c,
+    routeStops,
+    arrSec,
+    depSec,
+    stopTimeFlags,
+    tripService,
+    tripWheelchair,
+    tripOrig,
+    stopRoutePos,
+    footStart,
+    footTo,
+    footDistM,
+    footMinSec,
+    routeMinDepSec,
+    routeMaxArrSec,
+  };
+}

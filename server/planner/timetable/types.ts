@@ -1,0 +1,116 @@
+/**
+ * The planner timetable: a struct of typed arrays (the "spi" RAPTOR reads), plus string metadata
+ * used only to render responses. Index spaces: stop, route (a RAPTOR route = trips with one stop
+ * sequence that never overtake each other), trip, service, tz. CSR "start" arrays have n+1 entries.
+ */
+
+/** What the RAPTOR algorithm reads. A backward search gets a mirrored instance (see reverse.ts). */
+export interface TransitCore {
+  nStops: number;
+  nRoutes: number;
+  nTrips: number;
+  nServices: number;
+  nTz: number;
+  /** stop -> wheelchair_boarding (0 unknown, 1 yes, 2 no) */
+  stopWheelchair: Uint8Array;
+  /** stop -> minimum seconds between alighting and boarding again at the same stop */
+  stopSlackSec: Int32Array;
+  /** stop -> [stopRouteStart[s], stopRouteStart[s+1]) in stopRouteRoute/stopRoutePos */
+  stopRouteStart: Int32Array;
+  /** -> route serving the stop */
+  stopRouteRoute: Int32Array;
+  /** -> position of the stop in that route */
+  stopRoutePos: Int32Array;
+  /** stop -> [footStart[s], footStart[s+1]) in footTo/footDistM/footMinSec (outgoing footpaths) */
+  footStart: Int32Array;
+  footTo: Int32Array;
+  /** footpath -> straight-line meters */
+  footDistM: Float64Array;
+  /** footpath -> minimum seconds (transfers.txt min_transfer_time), 0 when none */
+  footMinSec: Int32Array;
+  /** route -> [routeStopStart[r], routeStopStart[r+1]) in routeStops */
+  routeStopStart: Int32Array;
+  /** -> stop index */
+  routeStops: Int32Array;
+  /** route -> its trips are [routeTripStart[r], routeTripStart[r+1]), ordered by departure */
+  routeTripStart: Int32Array;
+  /** route -> first index of its times in arrSec/depSec; trip i (0-based in route), position j at time0 + i * nStops + j */
+  routeTime0: Int32Array;
+  /** route -> timezone index of its agency */
+  routeTz: Int32Array;
+  /** route -> smallest departure and largest arrival of any of its trips (service-day seconds) */
+  routeMinDepSec: Int32Array;
+  routeMaxArrSec: Int32Array;
+  /** stop time -> seconds since service-day start */
+  arrSec: Int32Array;
+  depSec: Int32Array;
+  /** stop time -> bit 1: no pickup, bit 2: no drop-off */
+  stopTimeFlags: Uint8Array;
+  /** trip -> service index */
+  tripService: Int32Array;
+  /** trip -> wheelchair_accessible (0 unknown, 1 yes, 2 no) */
+  tripWheelchair: Uint8Array;
+  /** trip -> trip index in the forward timetable (identity there; a permutation in the mirror) */
+  tripOrig: Int32Array;
+}
+
+export const NO_PICKUP = 1;
+export const NO_DROP_OFF = 2;
+
+/** Response metadata; never read by the algorithm. */
+export interface TimetableMeta {
+  feeds: { onestopId: string; sha1: string }[];
+  timezones: string[];
+  agencies: { agencyId: string; name: string; tz: number; feed: number }[];
+  /** GTFS routes (not RAPTOR routes) */
+  gtfsRoutes: {
+    routeId: string;
+    shortName: string;
+    longName: string;
+    type: number;
+    color: string;
+    textColor: string;
+    onestopId: string;
+    agency: number;
+  }[];
+  stopId: string[];
+  stopName: string[];
+  stopCode: string[];
+  stopOnestopId: string[];
+  stopFeed: Int32Array;
+  stopLat: Float64Array;
+  stopLon: Float64Array;
+  tripId: string[];
+  tripHeadsign: string[];
+  tripBlockId: string[];
+  /** trip -> GTFS route index */
+  tripGtfsRoute: Int32Array;
+  /** RAPTOR route -> GTFS route index, route_type, shape index (-1 none) */
+  routeGtfsRoute: Int32Array;
+  routeType: Int32Array;
+  routeShape: Int32Array;
+  /** route position -> GTFS stop_sequence and index of the nearest shape point */
+  routeStopSequence: Int32Array;
+  routeStopShapeIdx: Int32Array;
+  /** shape -> [shapeStart[s], shapeStart[s+1]) in shapeLat/shapeLon */
+  shapeStart: Int32Array;
+  shapeLat: Float64Array;
+  shapeLon: Float64Array;
+  /** service -> first day (days since 1970-01-01) of its byte range in serviceDays */
+  serviceDay0: Int32Array;
+  /** service -> [serviceStart[s], serviceStart[s+1]) in serviceDays; day d active when serviceDays[serviceStart[s] + d - serviceDay0[s]] = 1 */
+  serviceStart: Int32Array;
+  serviceDays: Uint8Array;
+  /** feed -> first and last service date (days since epoch) */
+  feedStartDay: Int32Array;
+  feedEndDay: Int32Array;
+  /** build settings recorded by the compiler */
+  walkRadiusM: number;
+}
+
+export interface Timetable {
+  core: TransitCore;
+  meta: TimetableMeta;
+  /** the mirrored core for backward (arriveBy) searches, built on first use */
+  reversed?: TransitCore;
+}

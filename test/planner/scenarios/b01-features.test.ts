@@ -1,0 +1,118 @@
+/** FEATURE UNDER TEST: overtaking trips, frequencies, trips past 24:00, DST days, Pareto sets, arriveBy, departure windows. */
+import { describe, expect, test } from "bun:test";
+import { runScenario, textTimetable } from "../support/text-timetable.ts";
+
+describe("RAPTOR timetable features", () => {
+  test("an express that overtakes a local is found (routes split where trips overtake)", () => {
+    const tt = textTimetable(`
+      route R1
+        A     B     C
+        L1 08:00 08:30 09:00
+        X1 08:05 08:15 08:25
+    `);
+    expect(runScenario(tt, { from: "A", to: "C", time: "07:59" })).toEqual(["R1 A 08:05 C 08:25"]);
+    expect(runScenario(tt, { from: "B", to: "C", time: "08:20" })).toEqual(["R1 B 08:30 C 09:00"]);
+  });
+
+  test("frequency-based trips are expanded from their template times", () => {
+    const tt = textTimetable(`
+      route F
+        A     B
+        T1 08:00 08:10
+      freq T1 08:00 09:00 600
+    `);
+    expect(runScenario(tt, { from: "A", to: "B", time: "08:21" })).toEqual(["F A 08:30 B 08:40"]);
+    expect(runScenario(tt, { from: "A", to: "B", time: "08:51" })).toEqual(["F A 32:00 B 32:10"]);
+  });
+
+  test("a trip of yesterday's service past 24:00 runs after midnight today", () => {
+    const tt = textTimetable(`
+      service MON 2024-01-01..2024-12-31 mon
+      route N
+        A     B
+        T1@MON 25:10 25:40
+    `);
+    // Tuesday 2024-03-05 01:00: Monday's 25:10 trip is Tuesday 01:10
+    expect(runScenario(tt, { from: "A", to: "B", time: "01:00", date: "2024-03-05" })).toEqual(["N A 01:10 B 01:40"]);
+    // Monday evening: the same trip, printed past 24:00
+    expect(runScenario(tt, { from: "A", to: "B", time: "23:00", date: "2024-03-04" })).toEqual(["N A 25:10 B 25:40"]);
+  });
+
+  test("on the spring-forward DST day times count from noon minus 12h", () => {
+    const tt = textTimetable(`
+      timezone America/New_York
+      route D
+        A     B
+        T1 01:00 04:00
+        T2 08:00 08:10
+    `);
+    expect(runScenario(tt, { from: "A", to: "B", time: "07:50", date: "2024-03-10" })).toEqual(["D A 08:00 B 08:10"]);
+    // 01:00 after "noon minus 12h" (23:00 EST) is 00:00 EST; 04:00 is 04:00 EDT (three hours later)
+    expect(runScenario(tt, { from: "A", to: "B", time: "23:30", date: "2024-03-09" })).toEqual(["D A 24:00 B 28:00"]);
+  });
+
+  test("on the fall-back DST day a trip spanning the change lasts an hour longer", () => {
+    const tt = textTimetable(`
+      timezone America/New_York
+      route D
+        A     B
+        T1 08:00 09:00
+    `);
+    expect(runScenario(tt, { from: "A", to: "B", time: "07:00", date: "2024-11-03" })).toEqual(["D A 08:00 B 09:00"]);
+  });
+
+  const pareto = textTimetable(`
+    route R1
+      A     B
+      T1 08:00 08:10
+    route R2
+      B     C
+      T2 08:15 08:30
+    route R3
+      C     D
+      T3 08:35 09:00
+    route R4
+      A     D
+      T4 08:05 09:30
+  `);
+
+  test("Pareto set: a fast two-transfer journey and a slower direct one", () => {
+    expect(runScenario(pareto, { from: "A", to: "D", time: "07:55" })).toEqual([
+      "R1 A 08:00 B 08:10, R2 B 08:15 C 08:30, R3 C 08:35 D 09:00",
+      "R4 A 08:05 D 09:30",
+    ]);
+  });
+
+  test("maxTransfers = 1 leaves only the direct trip", () => {
+    expect(runScenario(pareto, { from: "A", to: "D", time: "07:55", maxTransfers: 1 })).toEqual(["R4 A 08:05 D 09:30"]);
+  });
+
+  test("arriveBy searches backward for the latest departures", () => {
+    const tt = textTimetable(`
+      route R1
+        A     B     C
+        T1 07:00 07:10 07:20
+        T2 08:00 08:10 08:20
+        T3 09:00 09:10 09:20
+    `);
+    expect(runScenario(tt, { from: "A", to: "C", time: "09:00", arriveBy: true })).toEqual(["R1 A 08:00 C 08:20"]);
+    // backward criteria are (later departure, fewer rides): the direct trip leaves later, so it wins
+    expect(runScenario(pareto, { from: "A", to: "D", time: "09:40", arriveBy: true })).toEqual(["R4 A 08:05 D 09:30"]);
+    expect(runScenario(pareto, { from: "A", to: "D", time: "09:10", arriveBy: true })).toEqual(["R1 A 08:00 B 08:10, R2 B 08:15 C 08:30, R3 C 08:35 D 09:00"]);
+  });
+
+  test("a departure window returns the next departures (range RAPTOR)", () => {
+    const tt = textTimetable(`
+      route R1
+        A     B
+        T1 08:00 08:20
+        T2 08:10 08:30
+        T3 08:20 08:40
+        T4 08:30 08:50
+    `);
+    expect(runScenario(tt, { from: "A", to: "B", time: "08:05", windowSec: 1200 })).toEqual([
+      "R1 A 08:10 B 08:30",
+      "R1 A 08:20 B 08:40",
+    ]);
+  });
+});
