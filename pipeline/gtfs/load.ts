@@ -83,9 +83,9 @@ export async function loadRawTables(conn: DuckDBConnection, dir: string, issues:
       return k === 0 ? base : `${base}__dup${k}`;
     });
     const columns = `{${readerCols.map((c) => `${lit(c)}: 'VARCHAR'`).join(", ")}}`;
-    const select = [...spec.required_columns, ...spec.optional_columns]
-      .map((c) => (readerCols.includes(c) ? `NULLIF(trim(${q(c)}), '') AS ${q(c)}` : `NULL::VARCHAR AS ${q(c)}`))
-      .join(", ");
+    const wanted = [...spec.required_columns, ...spec.optional_columns];
+    const presentCols = wanted.filter((c) => readerCols.includes(c));
+    const select = wanted.map((c) => (readerCols.includes(c) ? q(c) : `NULL::VARCHAR AS ${q(c)}`)).join(", ");
     const rej = `rej_${name}`;
     const read = async (encoding: string) => {
       await conn.run(`DROP TABLE IF EXISTS ${name}; DROP TABLE IF EXISTS ${rej}; DROP TABLE IF EXISTS ${rej}_scan`);
@@ -106,6 +106,7 @@ export async function loadRawTables(conn: DuckDBConnection, dir: string, issues:
     } catch (e) {
       throw new DataError(`cannot parse CSV: ${(e as Error).message.split("\n")[0]}`, spec.file);
     }
+    await trimColumns(conn, name, presentCols);
     const rejected = (await conn.runAndReadAll(`SELECT DISTINCT line, any_value(error_message) AS msg FROM ${rej} GROUP BY line ORDER BY line`)).getRowObjects();
     const rejectedLines = rejected.map((r) => Number(r.line));
     if (rejected.length) {
@@ -120,4 +121,18 @@ export async function loadRawTables(conn: DuckDBConnection, dir: string, issues:
     out.set(spec.file, { spec, present: true, rows: rows + rejected.length, rejectedLines });
   }
   return out;
+}
+
+/**
+ * Values are trimmed and empty strings read as missing. Trimming every value costs as much as
+ * reading the file, and real feeds rarely need it, so one aggregate pass finds the columns that do
+ * and only those are rewritten (UPDATE keeps row order, so rowids still give line numbers).
+ */
+async function trimColumns(conn: DuckDBConnection, table: string, columns: string[]): Promise<void> {
+  if (columns.length === 0) return;
+  const ws = `(x = '' OR x LIKE ' %' OR x LIKE '% ' OR x LIKE chr(9) || '%' OR x LIKE '%' || chr(9) OR x LIKE '%' || chr(13))`;
+  const cond = (c: string) => ws.replaceAll("x", q(c));
+  const flags = (await conn.runAndReadAll(`SELECT ${columns.map((c, i) => `bool_or(${cond(c)}) AS c${i}`).join(", ")} FROM ${table}`)).getRowObjects()[0]!;
+  const dirty = columns.filter((_, i) => flags[`c${i}`] === true);
+  for (const c of dirty) await conn.run(`UPDATE ${table} SET ${q(c)} = NULLIF(trim(${q(c)}, ' ' || chr(9) || chr(13)), '') WHERE ${cond(c)}`);
 }
