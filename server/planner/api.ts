@@ -94,7 +94,12 @@ export interface Journey {
 export interface RaptorStats {
   iterations: number;
   rounds: number;
+  /** route scans (one route in one round, all its service-day slots) */
   routesScanned: number;
+  /** route stops visited by those scans (summed over slots) */
+  stopsVisited: number;
+  /** footpaths relaxed */
+  footpaths: number;
 }
 
 export interface RaptorResult {

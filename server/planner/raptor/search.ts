@@ -8,6 +8,7 @@
  */
 import { UNREACHED, type Journey, type JourneyLeg, type RaptorRequest, type RaptorStats } from "../api.ts";
 import { NO_DROP_OFF, NO_PICKUP, type TransitCore } from "../timetable/types.ts";
+import { dayView, type DayView } from "./day-view.ts";
 import { RaptorState, SRC_ACCESS, SRC_INHERITED } from "./state.ts";
 
 /** Upper bound on range iterations; denser departure lists are thinned. */
@@ -15,19 +16,34 @@ const MAX_ITERATIONS = 90;
 
 export function searchForward(core: TransitCore, req: RaptorRequest, st: RaptorState): { journeys: Journey[]; stats: RaptorStats } {
   const rounds = req.maxRides + 1;
-  st.reset(rounds, req.maxArrivalSec);
+  st.reset(rounds, req.maxArrivalSec, req.windowSec > 0);
   for (const a of req.access) {
     const prev = st.accessSec[a.stop]!;
     st.accessSec[a.stop] = prev < 0 ? a.walkSec : Math.min(prev, a.walkSec);
   }
-  const stats: RaptorStats = { iterations: 0, rounds: 0, routesScanned: 0 };
+  const stats: RaptorStats = { iterations: 0, rounds: 0, routesScanned: 0, stopsVisited: 0, footpaths: 0 };
   const journeys: Journey[] = [];
   const improvedEgress = new Int32Array(rounds);
+  const views = dayViews(core, req);
+  markLiveRoutes(core, req, st, views);
+  const footSec = st.footpathSeconds(core, req.walkSpeed);
+  const { times, pairs } = departures(core, req, st, views);
+  // access stops to mark in the current iteration (all in the first one)
+  const accessMark = new Uint8Array(req.access.length).fill(1);
+  let pi = pairs.length - 1;
   try {
-    for (const dep of departures(core, req)) {
+    for (let it = 0; it < times.length; it++) {
+      const dep = times[it]!;
       stats.iterations++;
       improvedEgress.fill(-1);
-      runIteration(core, req, st, dep, improvedEgress, stats);
+      // an access stop none of whose trips leaves in [dep, previous departure) (plus its walk) offers
+      // the same trips as in the previous iteration: its label is lowered but it is not marked
+      if (it > 0) accessMark.fill(0);
+      for (; pi >= 0 && pairs[pi]! >= dep * PAIR; pi--) {
+        const key = pairs[pi]!;
+        accessMark[key - Math.floor(key / PAIR) * PAIR] = 1;
+      }
+      runIteration(core, req, st, views, footSec, dep, accessMark, improvedEgress, stats);
       for (let k = 1; k < rounds; k++) {
         if (improvedEgress[k]! >= 0) journeys.push(reconstruct(core, req, st, k, improvedEgress[k]!));
       }
@@ -38,232 +54,368 @@ export function searchForward(core: TransitCore, req: RaptorRequest, st: RaptorS
   return { journeys, stats };
 }
 
-/** Departure times to iterate, latest first: each trip leaving an access stop inside the window. */
-function departures(core: TransitCore, req: RaptorRequest): number[] {
-  if (req.windowSec <= 0) return [req.departSec];
+/** One day view per (slot, timezone): the trips that run on that service day. */
+function dayViews(core: TransitCore, req: RaptorRequest): DayView[] {
+  const { nSlots, active } = req.days;
+  const out: DayView[] = [];
+  for (let slot = 0; slot < nSlots; slot++) {
+    for (let tz = 0; tz < core.nTz; tz++) out.push(dayView(core, tz, active, (slot * core.nTz + tz) * core.nServices, req.wheelchair));
+  }
+  return out;
+}
+
+/** routeLive[r] = 1 when route r passes the mode filter and runs inside the searched time span on some slot. */
+function markLiveRoutes(core: TransitCore, req: RaptorRequest, st: RaptorState, views: DayView[]): void {
+  const live = st.routeLive;
+  const { offsetSec, nSlots } = req.days;
+  const nTz = core.nTz;
+  const from = req.departSec, to = req.maxArrivalSec;
+  const allowed = req.routeAllowed;
+  for (let r = 0; r < core.nRoutes; r++) {
+    let ok = 0;
+    if (!allowed || allowed[r]) {
+      const tz = core.routeTz[r]!;
+      for (let slot = 0; slot < nSlots && !ok; slot++) {
+        const v = views[slot * nTz + tz]!;
+        if (v.tripStart[r + 1]! === v.tripStart[r]!) continue;
+        const off = offsetSec[slot * nTz + tz]!;
+        if (off + v.minDep[r]! < to && off + v.maxArr[r]! >= from) ok = 1;
+      }
+    }
+    live[r] = ok;
+  }
+}
+
+const PAIR = 65536;
+
+/**
+ * Departure times to iterate, latest first: each active trip leaving an access stop inside the
+ * window (minus the walk), thinned to MAX_ITERATIONS, then departSec. `pairs` holds every such
+ * departure as d * PAIR + access index, ascending, so iterations know which access stops gained a trip.
+ */
+function departures(core: TransitCore, req: RaptorRequest, st: RaptorState, views: DayView[]): { times: number[]; pairs: Float64Array } {
+  if (req.windowSec <= 0 || req.access.length >= PAIR) return { times: [req.departSec], pairs: new Float64Array(0) };
   const out: number[] = [];
-  const { offsetSec, active, nSlots } = req.days;
+  const { offsetSec, nSlots } = req.days;
+  const nTz = core.nTz;
+  const { depSec, stopTimeFlags } = core;
   const end = req.departSec + req.windowSec;
-  for (const a of req.access) {
+  for (let ai = 0; ai < req.access.length; ai++) {
+    const a = req.access[ai]!;
     for (let e = core.stopRouteStart[a.stop]!; e < core.stopRouteStart[a.stop + 1]!; e++) {
       const r = core.stopRouteRoute[e]!;
-      if (req.routeAllowed && !req.routeAllowed[r]) continue;
+      if (!st.routeLive[r]) continue;
       const pos = core.stopRoutePos[e]!;
       const nS = core.routeStopStart[r + 1]! - core.routeStopStart[r]!;
-      const t0 = core.routeTripStart[r]!;
-      const nT = core.routeTripStart[r + 1]! - t0;
-      const time0 = core.routeTime0[r]!;
+      const time0 = core.routeTime0[r]! + pos;
       const tz = core.routeTz[r]!;
       for (let slot = 0; slot < nSlots; slot++) {
-        const off = offsetSec[slot * core.nTz + tz]!;
-        const activeBase = (slot * core.nTz + tz) * core.nServices;
-        for (let i = 0; i < nT; i++) {
-          const idx = time0 + i * nS + pos;
-          const d = off + core.depSec[idx]! - a.walkSec;
-          if (d < req.departSec || d > end) continue;
-          if (core.stopTimeFlags[idx]! & NO_PICKUP) continue;
-          if (!active[activeBase + core.tripService[t0 + i]!]) continue;
-          out.push(d);
+        const v = views[slot * nTz + tz]!;
+        const c0 = v.tripStart[r]!;
+        const nT = v.tripStart[r + 1]! - c0;
+        const off = offsetSec[slot * nTz + tz]!;
+        if (nT === 0 || off + v.maxArr[r]! < req.departSec + a.walkSec || off + v.minDep[r]! > end + a.walkSec) continue;
+        const want = req.departSec + a.walkSec - off;
+        const last = end + a.walkSec - off;
+        let lo = 0;
+        let hi = nT;
+        while (lo < hi) {
+          const mid = (lo + hi) >>> 1;
+          if (depSec[time0 + v.trips[c0 + mid]! * nS]! < want) lo = mid + 1;
+          else hi = mid;
+        }
+        for (let m = lo; m < nT; m++) {
+          const idx = time0 + v.trips[c0 + m]! * nS;
+          if (depSec[idx]! > last) break;
+          if (stopTimeFlags[idx]! & NO_PICKUP) continue;
+          out.push((off + depSec[idx]! - a.walkSec) * PAIR + ai);
         }
       }
     }
   }
-  out.push(req.departSec);
-  out.sort((x, y) => y - x);
+  const pairs = Float64Array.from(out).sort();
   const uniq: number[] = [];
-  for (const d of out) if (uniq.length === 0 || uniq[uniq.length - 1] !== d) uniq.push(d);
-  if (uniq.length <= MAX_ITERATIONS) return uniq;
+  for (let i = pairs.length - 1; i >= 0; i--) {
+    const d = Math.floor(pairs[i]! / PAIR);
+    if (uniq.length === 0 || uniq[uniq.length - 1]! !== d) uniq.push(d);
+  }
+  if (uniq.length === 0 || uniq[uniq.length - 1]! !== req.departSec) uniq.push(req.departSec);
+  if (uniq.length <= MAX_ITERATIONS) return { times: uniq, pairs };
   const step = uniq.length / MAX_ITERATIONS;
   const thin: number[] = [];
   for (let i = 0; i < MAX_ITERATIONS - 1; i++) thin.push(uniq[Math.floor(i * step)]!);
   thin.push(uniq[uniq.length - 1]!);
-  return thin;
+  return { times: thin, pairs };
 }
 
-function runIteration(core: TransitCore, req: RaptorRequest, st: RaptorState, depart: number, improvedEgress: Int32Array, stats: RaptorStats): void {
+function runIteration(core: TransitCore, req: RaptorRequest, st: RaptorState, views: DayView[], footSec: Int32Array, depart: number, accessMark: Uint8Array, improvedEgress: Int32Array, stats: RaptorStats): void {
   const n = core.nStops;
-  const { board, boardSrc, marked, markedList } = st;
-  st.nMarked = 0;
-  for (const a of req.access) {
+  const { board, boardUpTo, boardSrc, marked, markedList, boardable, ride, rideMarked, rideList, routeMarkedPos, routeMarkedLast, routeList, routeLive, targetBest } = st;
+  const { stopRouteStart, stopRouteRoute, stopRoutePos, footStart, footTo, stopSlackSec } = core;
+  const rounds = req.maxRides + 1;
+  // the "with at most k rides" rows: one per round in a range search, where labels of later
+  // departures stay; a single departure fills rounds in order, so row 0 ("so far") is enough
+  const upRow = req.windowSec > 0 ? n : 0;
+  const upEnd = req.windowSec > 0 ? rounds * n : n;
+  let nMarked = 0;
+  for (let ai = 0; ai < req.access.length; ai++) {
+    const a = req.access[ai]!;
     const t = depart + a.walkSec;
-    if (t < board[a.stop]! && t < st.targetBest[0]!) {
+    if (t < board[a.stop]! && t < targetBest[0]!) {
       board[a.stop] = t;
       boardSrc[a.stop] = SRC_ACCESS;
-      if (!marked[a.stop]) {
+      for (let o = a.stop; o < upEnd; o += n) if (t < boardUpTo[o]!) boardUpTo[o] = t;
+      if (accessMark[ai] && !marked[a.stop]) {
         marked[a.stop] = 1;
-        markedList[st.nMarked++] = a.stop;
+        markedList[nMarked++] = a.stop;
       }
     }
   }
-  const rounds = req.maxRides + 1;
-  for (let k = 1; k < rounds && st.nMarked > 0; k++) {
+  let footpaths = 0;
+  for (let k = 1; k < rounds && nMarked > 0; k++) {
     stats.rounds++;
     const base = k * n;
     const prev = (k - 1) * n;
+    const up = k * upRow;
     // carry the previous round's improvements into this round, and collect the routes to scan
-    st.nRouteList = 0;
-    for (let i = 0; i < st.nMarked; i++) {
+    let nRoutes = 0;
+    for (let i = 0; i < nMarked; i++) {
       const p = markedList[i]!;
       marked[p] = 0;
-      st.boardable[p] = 1;
+      boardable[p] = 1;
       if (board[prev + p]! < board[base + p]!) {
         board[base + p] = board[prev + p]!;
         boardSrc[base + p] = SRC_INHERITED;
       }
-      for (let e = core.stopRouteStart[p]!; e < core.stopRouteStart[p + 1]!; e++) {
-        const r = core.stopRouteRoute[e]!;
-        if (req.routeAllowed && !req.routeAllowed[r]) continue;
-        const pos = core.stopRoutePos[e]!;
-        const cur = st.routeMarkedPos[r]!;
+      for (let e = stopRouteStart[p]!, end = stopRouteStart[p + 1]!; e < end; e++) {
+        const r = stopRouteRoute[e]!;
+        if (!routeLive[r]) continue;
+        const pos = stopRoutePos[e]!;
+        const cur = routeMarkedPos[r]!;
         if (cur < 0) {
-          st.routeList[st.nRouteList++] = r;
-          st.routeMarkedPos[r] = pos;
-        } else if (pos < cur) st.routeMarkedPos[r] = pos;
+          routeList[nRoutes++] = r;
+          routeMarkedPos[r] = pos;
+          routeMarkedLast[r] = pos;
+        } else if (pos < cur) routeMarkedPos[r] = pos;
+        else if (pos > routeMarkedLast[r]!) routeMarkedLast[r] = pos;
       }
     }
-    const nBoardable = st.nMarked;
-    st.nMarked = 0;
+    const nBoardable = nMarked;
+    nMarked = 0;
     let bound = UNREACHED;
-    for (let j = 0; j <= k; j++) if (st.targetBest[j]! < bound) bound = st.targetBest[j]!;
+    for (let j = 0; j <= k; j++) if (targetBest[j]! < bound) bound = targetBest[j]!;
     st.nRide = 0;
-    for (let i = 0; i < st.nRouteList; i++) {
-      const r = st.routeList[i]!;
-      scanRoute(core, req, st, r, st.routeMarkedPos[r]!, k, bound);
-      st.routeMarkedPos[r] = -1;
-      stats.routesScanned++;
+    let visited = 0;
+    for (let i = 0; i < nRoutes; i++) {
+      const r = routeList[i]!;
+      visited += scanRoute(core, req, st, views, r, routeMarkedPos[r]!, routeMarkedLast[r]!, k, up, upEnd, bound);
+      routeMarkedPos[r] = -1;
     }
+    stats.routesScanned += nRoutes;
+    stats.stopsVisited += visited;
     // markedList[0..nBoardable) still lists the previous round's stops: nothing marks before this point
-    for (let i = 0; i < nBoardable; i++) st.boardable[markedList[i]!] = 0;
-    // transfers: stay (with the stop's slack) or walk one footpath
-    const speed = req.walkSpeed;
-    for (let i = 0; i < st.nRide; i++) {
-      const p = st.rideList[i]!;
-      st.rideMarked[p] = 0;
-      const arr = st.ride[base + p]!;
-      const stay = arr + core.stopSlackSec[p]!;
-      if (stay < board[base + p]!) {
+    for (let i = 0; i < nBoardable; i++) boardable[markedList[i]!] = 0;
+    // transfers: stay (with the stop's slack) or walk one footpath; a label no earlier than one
+    // with fewer rides (boardUpTo) is dominated and not marked
+    const nRide = st.nRide;
+    for (let i = 0; i < nRide; i++) {
+      const p = rideList[i]!;
+      rideMarked[p] = 0;
+      const arr = ride[base + p]!;
+      const stay = arr + stopSlackSec[p]!;
+      if (stay < boardUpTo[up + p]! && stay < bound) {
         board[base + p] = stay;
         boardSrc[base + p] = p;
-        mark(st, p);
+        for (let o = up + p; o < upEnd; o += n) if (stay < boardUpTo[o]!) boardUpTo[o] = stay;
+        if (!marked[p]) {
+          marked[p] = 1;
+          markedList[nMarked++] = p;
+        }
       }
-      for (let e = core.footStart[p]!; e < core.footStart[p + 1]!; e++) {
-        const q = core.footTo[e]!;
-        const walk = Math.max(core.footMinSec[e]!, Math.ceil(core.footDistM[e]! / speed));
-        const t = arr + walk;
-        if (t < board[base + q]! && t < bound) {
+      const fEnd = footStart[p + 1]!;
+      footpaths += fEnd - footStart[p]!;
+      for (let e = footStart[p]!; e < fEnd; e++) {
+        const t = arr + footSec[e]!;
+        if (t >= bound) continue;
+        const q = footTo[e]!;
+        if (t < boardUpTo[up + q]!) {
           board[base + q] = t;
           boardSrc[base + q] = p;
-          mark(st, q);
+          for (let o = up + q; o < upEnd; o += n) if (t < boardUpTo[o]!) boardUpTo[o] = t;
+          if (!marked[q]) {
+            marked[q] = 1;
+            markedList[nMarked++] = q;
+          }
         }
       }
     }
     // destination
     for (const eg of req.egress) {
-      const t = st.ride[base + eg.stop]! + eg.walkSec;
-      if (t < bound && t < st.targetBest[k]!) {
-        st.targetBest[k] = t;
+      const t = ride[base + eg.stop]! + eg.walkSec;
+      if (t < bound && t < targetBest[k]!) {
+        targetBest[k] = t;
         bound = t;
         improvedEgress[k] = eg.stop;
       }
     }
   }
-  for (let i = 0; i < st.nMarked; i++) marked[markedList[i]!] = 0;
+  stats.footpaths += footpaths;
+  for (let i = 0; i < nMarked; i++) marked[markedList[i]!] = 0;
   st.nMarked = 0;
 }
 
-function mark(st: RaptorState, p: number): void {
-  if (!st.marked[p]) {
-    st.marked[p] = 1;
-    st.markedList[st.nMarked++] = p;
-  }
-}
-
-function scanRoute(core: TransitCore, req: RaptorRequest, st: RaptorState, r: number, startPos: number, k: number, bound: number): void {
+/**
+ * Scan route r in round k from position startPos, once per service-day slot (active trips only).
+ * Returns the number of route stops visited.
+ */
+function scanRoute(core: TransitCore, req: RaptorRequest, st: RaptorState, views: DayView[], r: number, startPos: number, lastPos: number, k: number, up: number, upEnd: number, bound: number): number {
   const n = core.nStops;
   const base = k * n;
   const prev = (k - 1) * n;
   const s0 = core.routeStopStart[r]!;
   const nS = core.routeStopStart[r + 1]! - s0;
-  const t0 = core.routeTripStart[r]!;
-  const nT = core.routeTripStart[r + 1]! - t0;
   const time0 = core.routeTime0[r]!;
   const tz = core.routeTz[r]!;
-  const { offsetSec, active, nSlots } = req.days;
-  const { depSec, arrSec, stopTimeFlags, tripService, tripWheelchair, stopWheelchair } = core;
-  const { board, ride, rideUpTo } = st;
+  const nTz = core.nTz;
+  const { offsetSec, nSlots } = req.days;
+  const { depSec, arrSec, stopTimeFlags, stopWheelchair, routeStops } = core;
+  const { board, boardable, ride, rideUpTo, rideBoard, rideSlot, rideMarked, rideList } = st;
   const wheelchair = req.wheelchair;
-  const rounds = st.rounds;
+  let visited = 0;
   let prevOff = 0;
-  let prevComplete = false;
+  let prevMaxArr = 0;
+  let prevScanned = false;
+  // first position where the previous slot found no trip to board (nS: none)
+  let firstFail = nS;
   for (let slot = 0; slot < nSlots; slot++) {
-    const off = offsetSec[slot * core.nTz + tz]!;
-    if (off + core.routeMinDepSec[r]! >= bound || off + core.routeMaxArrSec[r]! < req.departSec) {
-      prevComplete = false;
+    const v = views[slot * nTz + tz]!;
+    const c0 = v.tripStart[r]!;
+    const nT = v.tripStart[r + 1]! - c0;
+    const off = offsetSec[slot * nTz + tz]!;
+    if (nT === 0 || off + v.minDep[r]! >= bound || off + v.maxArr[r]! < req.departSec) {
+      prevScanned = false;
       continue;
     }
-    // every trip of this day runs after every trip of the previous day, which already served every
-    // stop with a label: nothing here can arrive earlier
-    if (prevComplete && off + core.routeMinDepSec[r]! >= prevOff + core.routeMaxArrSec[r]!) break;
+    let from = startPos;
+    if (prevScanned && off + v.minDep[r]! >= prevOff + prevMaxArr) {
+      // every trip of this day runs after every trip of the previous day, which boarded wherever it
+      // could: only stops where it found no trip at all (the first is firstFail) can gain
+      if (firstFail >= nS) break;
+      from = firstFail;
+    }
     prevOff = off;
-    prevComplete = true;
-    const activeBase = (slot * core.nTz + tz) * core.nServices;
-    let trip = -1;
+    prevMaxArr = v.maxArr[r]!;
+    prevScanned = true;
+    firstFail = nS;
+    const vt = v.trips;
+    let trip = -1; // index into vt[c0 ..)
     let tripBase = 0;
-    let boardPos = -1;
-    for (let j = startPos; j < nS; j++) {
-      const p = core.routeStops[s0 + j]!;
+    let boardIdx = 0; // stop-time index of the boarding event
+    let j = from;
+    for (; j < nS; j++) {
+      // past the last boardable stop nothing can be boarded: stop when not on a trip
+      if (j > lastPos && trip < 0) break;
+      const p = routeStops[s0 + j]!;
       if (trip >= 0) {
         const idx = tripBase + j;
-        if (!(stopTimeFlags[idx]! & NO_DROP_OFF) && !(wheelchair && stopWheelchair[p] === 2)) {
-          const a = off + arrSec[idx]!;
-          if (a < bound && a < rideUpTo[base + p]!) {
-            ride[base + p] = a;
-            for (let kk = k; kk < rounds; kk++) {
-              const o = kk * n + p;
-              if (a < rideUpTo[o]!) rideUpTo[o] = a;
-            }
-            st.rideRoute[base + p] = r;
-            st.rideTrip[base + p] = t0 + trip;
-            st.rideSlot[base + p] = slot;
-            st.rideBoardPos[base + p] = boardPos;
-            st.rideAlightPos[base + p] = j;
-            if (!st.rideMarked[p]) {
-              st.rideMarked[p] = 1;
-              st.rideList[st.nRide++] = p;
-            }
+        const a = off + arrSec[idx]!;
+        if (a < bound && a < rideUpTo[up + p]! && !(stopTimeFlags[idx]! & NO_DROP_OFF) && !(wheelchair && stopWheelchair[p] === 2)) {
+          ride[base + p] = a;
+          for (let o = up + p; o < upEnd; o += n) if (a < rideUpTo[o]!) rideUpTo[o] = a;
+          rideBoard[base + p] = boardIdx;
+          rideSlot[base + p] = slot;
+          if (!rideMarked[p]) {
+            rideMarked[p] = 1;
+            rideList[st.nRide++] = p;
           }
         }
       }
       // a stop not improved in the previous round offers the same trips as when it was improved
-      if (!st.boardable[p]) continue;
+      if (!boardable[p]) continue;
       const b = board[prev + p]!;
-      if (b >= UNREACHED || (wheelchair && stopWheelchair[p] === 2)) continue;
-      if (trip >= 0 && b > off + depSec[tripBase + j]!) continue; // no earlier trip catchable here
-      // earliest trip (before the current one) leaving p at or after b
-      let lo = 0;
-      let hi = trip >= 0 ? trip : nT;
+      if (b >= bound || (wheelchair && stopWheelchair[p] === 2)) continue;
       const want = b - off;
+      // earliest active trip (before the current one) leaving p at or after b: lo
+      let lo = 0;
+      let hi = 0;
+      let limit = nT;
+      if (trip >= 0) {
+        if (want > depSec[tripBase + j]!) continue; // not even the current trip can be caught here
+        // FIFO: when the previous active trip leaves too early, so do all before it
+        if (trip === 0 || depSec[time0 + vt[c0 + trip - 1]! * nS + j]! < want) continue;
+        limit = trip;
+        // gallop back from the previous trip, which leaves at or after b
+        hi = trip - 1;
+        let step = 1;
+        lo = hi - 1;
+        while (lo >= 0 && depSec[time0 + vt[c0 + lo]! * nS + j]! >= want) {
+          hi = lo;
+          step <<= 1;
+          lo = hi - step;
+        }
+        lo = lo < 0 ? 0 : lo + 1;
+      } else {
+        hi = nT - 1;
+        const dLast = depSec[time0 + vt[c0 + hi]! * nS + j]!;
+        if (dLast < want) {
+          if (firstFail === nS) firstFail = j; // no trip leaves this stop after b on this day
+          continue;
+        }
+        const dFirst = depSec[time0 + vt[c0]! * nS + j]!;
+        if (dFirst >= want) hi = 0;
+        else if (hi > 8) {
+          // interpolate, then gallop to bracket the answer: departures are roughly evenly spread
+          let g = 1 + Math.floor(((want - dFirst) / (dLast - dFirst + 1)) * (hi - 1));
+          let step = 1;
+          if (depSec[time0 + vt[c0 + g]! * nS + j]! >= want) {
+            hi = g;
+            for (g -= step; g > 0 && depSec[time0 + vt[c0 + g]! * nS + j]! >= want; g -= step) {
+              hi = g;
+              step <<= 1;
+            }
+            lo = g < 0 ? 0 : g + 1;
+          } else {
+            lo = g + 1;
+            for (g += step; g < hi && depSec[time0 + vt[c0 + g]! * nS + j]! < want; g += step) {
+              lo = g + 1;
+              step <<= 1;
+            }
+            if (g < hi) hi = g;
+          }
+        }
+      }
       while (lo < hi) {
         const mid = (lo + hi) >>> 1;
-        if (depSec[time0 + mid * nS + j]! < want) lo = mid + 1;
+        if (depSec[time0 + vt[c0 + mid]! * nS + j]! < want) lo = mid + 1;
         else hi = mid;
       }
-      const limit = trip >= 0 ? trip : nT;
       let found = false;
       for (let i = lo; i < limit; i++) {
-        const idx = time0 + i * nS + j;
-        if (stopTimeFlags[idx]! & NO_PICKUP) continue;
-        if (!active[activeBase + tripService[t0 + i]!]) continue;
-        if (wheelchair && tripWheelchair[t0 + i] !== 1) continue;
+        const tb = time0 + vt[c0 + i]! * nS;
+        if (stopTimeFlags[tb + j]! & NO_PICKUP) continue;
         trip = i;
-        tripBase = time0 + i * nS;
-        boardPos = j;
+        tripBase = tb;
+        boardIdx = tb + j;
         found = true;
         break;
       }
-      if (!found && trip < 0) prevComplete = false;
+      if (!found && trip < 0 && firstFail === nS) firstFail = j;
     }
+    visited += j - from;
   }
+  return visited;
+}
+
+/** The route whose stop times hold index idx (routeTime0 is ascending). */
+function routeOfStopTime(core: TransitCore, idx: number): number {
+  let lo = 0;
+  let hi = core.nRoutes - 1;
+  while (lo < hi) {
+    const mid = (lo + hi + 1) >>> 1;
+    if (core.routeTime0[mid]! <= idx) lo = mid;
+    else hi = mid - 1;
+  }
+  return lo;
 }
 
 /** Walk the labels back from the destination (round k, via egress stop e) to the access walk. */
@@ -279,14 +431,19 @@ function reconstruct(core: TransitCore, req: RaptorRequest, st: RaptorState, k: 
   let rides = 0;
   for (;;) {
     const idx = round * n + p;
-    const r = st.rideRoute[idx]!;
-    const trip = st.rideTrip[idx]!;
     const slot = st.rideSlot[idx]!;
-    const boardPos = st.rideBoardPos[idx]!;
-    const alightPos = st.rideAlightPos[idx]!;
-    const nS = core.routeStopStart[r + 1]! - core.routeStopStart[r]!;
-    const tbase = core.routeTime0[r]! + (trip - core.routeTripStart[r]!) * nS;
+    const bIdx = st.rideBoard[idx]!;
+    const r = routeOfStopTime(core, bIdx);
+    const s0 = core.routeStopStart[r]!;
+    const nS = core.routeStopStart[r + 1]! - s0;
+    const rel = bIdx - core.routeTime0[r]!;
+    const boardPos = rel % nS;
+    const tbase = bIdx - boardPos;
+    const trip = core.routeTripStart[r]! + (rel - boardPos) / nS;
     const off = req.days.offsetSec[slot * core.nTz + core.routeTz[r]!]!;
+    // the alighting position: the first visit of p after boarding that arrives at the label's time
+    let alightPos = boardPos + 1;
+    while (alightPos < nS - 1 && !(core.routeStops[s0 + alightPos] === p && off + core.arrSec[tbase + alightPos]! === st.ride[idx] && !(core.stopTimeFlags[tbase + alightPos]! & NO_DROP_OFF))) alightPos++;
     const b = core.routeStops[core.routeStopStart[r]! + boardPos]!;
     const dep = off + core.depSec[tbase + boardPos]!;
     legs.push({ kind: "ride", route: r, trip, slot, boardPos, alightPos, fromStop: b, toStop: p, depSec: dep, arrSec: off + core.arrSec[tbase + alightPos]! });

@@ -15,16 +15,18 @@ export class RaptorState {
   readonly rounds: number;
   /** (round, stop) -> arrival by alighting a trip in that round */
   readonly ride: Int32Array;
-  /** (round, stop) -> best ride arrival with at most `round` rides (Pareto pruning) */
+  /**
+   * (round, stop) -> best ride arrival with at most `round` rides (Pareto pruning). A single-departure
+   * search only uses row 0 (rounds run in order, so "at most k rides" is "so far").
+   */
   readonly rideUpTo: Int32Array;
-  /** (round, stop) -> the ride that set `ride`: route, trip, slot, board and alight positions */
-  readonly rideRoute: Int32Array;
-  readonly rideTrip: Int32Array;
+  /** (round, stop) -> the ride that set `ride`: stop-time index of its boarding event, and its day slot */
+  readonly rideBoard: Int32Array;
   readonly rideSlot: Uint8Array;
-  readonly rideBoardPos: Int32Array;
-  readonly rideAlightPos: Int32Array;
   /** (round, stop) -> earliest time one may board here after at most `round` rides */
   readonly board: Int32Array;
+  /** (round, stop) -> best boarding time with at most `round` rides (prunes dominated transfers; row 0 only in a single-departure search) */
+  readonly boardUpTo: Int32Array;
   /** (round, stop) -> SRC_INHERITED, SRC_ACCESS, the stop itself (slack after a ride) or the stop walked from */
   readonly boardSrc: Int32Array;
   /** marked stops of the current round: flag + list */
@@ -39,8 +41,15 @@ export class RaptorState {
   nRide = 0;
   /** route -> first marked position in this round, -1 when not marked */
   readonly routeMarkedPos: Int32Array;
+  /** route -> last marked position in this round (valid while routeMarkedPos >= 0) */
+  readonly routeMarkedLast: Int32Array;
   readonly routeList: Int32Array;
   nRouteList = 0;
+  /** route -> 1 when it may be scanned in the current query (mode filter, runs on a searched day) */
+  readonly routeLive: Uint8Array;
+  /** footpath -> walking seconds at `footSpeed` (computed once per walking speed) */
+  footSec: Int32Array;
+  footSpeed = -1;
   /** round -> best arrival at the destination */
   readonly targetBest: Int32Array;
   /** stop -> access walk seconds for the current query, -1 when none */
@@ -54,13 +63,13 @@ export class RaptorState {
     const size = this.rounds * n;
     this.ride = new Int32Array(size);
     this.rideUpTo = new Int32Array(size);
-    this.rideRoute = new Int32Array(size);
-    this.rideTrip = new Int32Array(size);
+    this.rideBoard = new Int32Array(size);
     this.rideSlot = new Uint8Array(size);
-    this.rideBoardPos = new Int32Array(size);
-    this.rideAlightPos = new Int32Array(size);
     this.board = new Int32Array(size);
     this.boardSrc = new Int32Array(size);
+    this.boardUpTo = new Int32Array(size);
+    this.routeLive = new Uint8Array(core.nRoutes);
+    this.footSec = new Int32Array(core.footTo.length);
     this.marked = new Uint8Array(n);
     this.markedList = new Int32Array(n);
     this.rideMarked = new Uint8Array(n);
@@ -68,8 +77,19 @@ export class RaptorState {
     this.rideList = new Int32Array(n);
     this.routeMarkedPos = new Int32Array(core.nRoutes).fill(-1);
     this.routeList = new Int32Array(core.nRoutes);
+    this.routeMarkedLast = new Int32Array(core.nRoutes);
     this.targetBest = new Int32Array(this.rounds);
     this.accessSec = new Int32Array(n).fill(-1);
+  }
+
+  /** Walking seconds of every footpath at `speed` m/s: max(min_transfer_time, distance / speed). */
+  footpathSeconds(core: TransitCore, speed: number): Int32Array {
+    if (speed !== this.footSpeed) {
+      const { footMinSec, footDistM } = core;
+      for (let e = 0; e < this.footSec.length; e++) this.footSec[e] = Math.max(footMinSec[e]!, Math.ceil(footDistM[e]! / speed));
+      this.footSpeed = speed;
+    }
+    return this.footSec;
   }
 
   fits(core: TransitCore, maxRides: number): boolean {
@@ -77,11 +97,12 @@ export class RaptorState {
   }
 
   /** Clear the labels of the first `rounds` rounds; called once per query (not per range iteration). */
-  reset(rounds: number, maxArrival: number): void {
+  reset(rounds: number, maxArrival: number, range: boolean): void {
     const size = rounds * this.nStops;
     this.ride.fill(UNREACHED, 0, size);
-    this.rideUpTo.fill(UNREACHED, 0, size);
     this.board.fill(UNREACHED, 0, size);
+    this.rideUpTo.fill(UNREACHED, 0, range ? size : this.nStops);
+    this.boardUpTo.fill(UNREACHED, 0, range ? size : this.nStops);
     this.targetBest.fill(maxArrival);
     this.nMarked = 0;
     this.nRide = 0;

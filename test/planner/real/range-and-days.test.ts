@@ -1,0 +1,104 @@
+/**
+ * FEATURE UNDER TEST: the pruning and filtering of the RAPTOR core on real feeds (BART + Caltrain):
+ * per-service-day trip views, slot skipping past midnight, dominated-transfer pruning and range
+ * RAPTOR's access-stop marking must not change results. Late-evening earliest arrivals equal an
+ * independent connection scan, and a range search's profile equals single-departure searches.
+ */
+import { beforeAll, describe, expect, test } from "bun:test";
+import { join } from "node:path";
+import { importedDataset } from "../../support/dataset.ts";
+import { compileTimetable } from "../../../pipeline/timetable/compile.ts";
+import { readManifest, writeManifest } from "../../../pipeline/store/manifest.ts";
+import { loadTimetableFile } from "../../../server/planner/timetable/arrow-loader.ts";
+import { PlanService } from "../../../server/planner/plan-service.ts";
+import { buildServiceDays, localParts, localToUnix } from "../../../server/planner/timetable/calendar.ts";
+import { searchJourneys, type SearchQuery } from "../../../server/planner/raptor/index.ts";
+import { GtfsReference } from "../support/gtfs-reference.ts";
+
+let svc: PlanService;
+let ref: GtfsReference;
+let day: number;
+const tz = "America/Los_Angeles";
+const served: number[] = [];
+
+function rng(seed: number) {
+  return () => {
+    seed = (seed * 1103515245 + 12345) & 0x7fffffff;
+    return seed / 0x7fffffff;
+  };
+}
+
+beforeAll(async () => {
+  const dir = await importedDataset("planner-bart-caltrain", ["bart-2023", "caltrain"]);
+  const r = await compileTimetable(dir);
+  const m = readManifest(dir);
+  m.timetable = r;
+  writeManifest(dir, m);
+  svc = new PlanService(loadTimetableFile(join(dir, r.path)));
+  ref = await GtfsReference.load(dir);
+  day = Math.floor((svc.tt.meta.feedStartDay[0]! + svc.tt.meta.feedEndDay[0]!) / 2);
+  while ((day + 3) % 7 > 3) day++; // Monday..Thursday, so "tomorrow" is a weekday too
+  const { core, meta } = svc.tt;
+  for (let s = 0; s < core.nStops; s++) {
+    const f = meta.stopFeed[s]!;
+    if (core.stopRouteStart[s + 1]! > core.stopRouteStart[s]! && day >= meta.feedStartDay[f]! && day <= meta.feedEndDay[f]!) served.push(s);
+  }
+});
+
+function query(t0: number, access: { stop: number; walkSec: number }[], egress: { stop: number; walkSec: number }[], windowSec: number, maxTransfers = 5): SearchQuery {
+  const epoch = t0 - 2 * 86400;
+  return { epochSec: epoch, timeSec: t0 - epoch, arriveBy: false, windowSec, horizonSec: 86400, access, egress, maxTransfers, walkSpeed: 1.33, days: buildServiceDays(svc.tt, epoch, t0), wheelchair: false };
+}
+
+describe("RAPTOR pruning and day filtering", () => {
+  test("late-evening and after-midnight earliest arrivals equal a connection scan (150 queries)", () => {
+    const rand = rng(2024);
+    const { meta } = svc.tt;
+    const key = (s: number) => `${meta.feeds[meta.stopFeed[s]!]!.sha1}|${meta.stopId[s]}`;
+    let reached = 0;
+    for (let i = 0; i < 150; i++) {
+      const o = served[Math.floor(rand() * served.length)]!, d = served[Math.floor(rand() * served.length)]!;
+      if (o === d) continue;
+      // 21:00 .. 25:30: service ends, trips past midnight of the previous service day, the next morning
+      const t0 = localToUnix(day, 21 * 3600 + Math.floor(rand() * 4.5 * 3600), tz);
+      const q = query(t0, [{ stop: o, walkSec: 0 }], [{ stop: d, walkSec: 0 }], 0, 10);
+      const res = searchJourneys(svc.cores(), q, svc.pool);
+      const raptor = res.journeys.length ? Math.min(...res.journeys.map((j) => q.epochSec + j.arriveSec)) : Infinity;
+      // the reference scans the connections of the query's local day and the day before and after
+      const localDay = localParts(t0, tz).day;
+      let expected = ref.earliestArrival(key(o), key(d), t0, localDay, meta.walkRadiusM, 1.33);
+      if (expected > t0 + 86400) expected = Infinity;
+      expect({ i, arrival: raptor }).toEqual({ i, arrival: expected });
+      if (raptor < Infinity) reached++;
+    }
+    expect(reached).toBeGreaterThan(60);
+  });
+
+  test("a range search's profile equals single-departure searches (40 queries, walking access and egress)", () => {
+    const rand = rng(77);
+    const { stopLat, stopLon } = svc.tt.meta;
+    let checked = 0;
+    for (let i = 0; i < 40; i++) {
+      const o = served[Math.floor(rand() * served.length)]!, d = served[Math.floor(rand() * served.length)]!;
+      if (o === d) continue;
+      const t0 = localToUnix(day, 6 * 3600 + Math.floor(rand() * 15 * 3600), tz);
+      const access = svc.walkStops(stopLat[o]!, stopLon[o]!, 1609, 1.33, false);
+      const egress = svc.walkStops(stopLat[d]!, stopLon[d]!, 1609, 1.33, false);
+      const range = searchJourneys(svc.cores(), query(t0, access, egress, 3600), svc.pool).journeys;
+      const epoch = t0 - 2 * 86400;
+      const single = (dep: number) => {
+        const q = query(epoch + dep, access, egress, 0);
+        const js = searchJourneys(svc.cores(), q, svc.pool).journeys;
+        return js.length ? Math.min(...js.map((j) => q.epochSec - epoch + j.arriveSec)) : Infinity;
+      };
+      const best = (dep: number) => Math.min(Infinity, ...range.filter((j) => j.departSec >= dep).map((j) => j.arriveSec));
+      // every departure inside the window: the search's start and each journey's departure (a journey
+      // leaving after the window is only a by-product of the window's last iteration)
+      for (const dep of [t0 - epoch, ...range.map((j) => j.departSec).filter((d) => d <= t0 - epoch + 3600)]) {
+        expect({ i, dep, arrival: best(dep) }).toEqual({ i, dep, arrival: single(dep) });
+        checked++;
+      }
+    }
+    expect(checked).toBeGreaterThan(80);
+  });
+});
