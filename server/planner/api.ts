@@ -47,6 +47,12 @@ export interface RaptorRequest {
   routeAllowed?: Uint8Array;
   /** only trips with wheelchair_accessible = 1 and stops with wheelchair_boarding != 2 */
   wheelchair: boolean;
+  /**
+   * The caller keeps only the n earliest-arriving journeys (plan-service selectJourneys; for arriveBy,
+   * in mirrored time): once n journeys are found, arrivals after the n-th earliest are not searched.
+   * Undefined = the whole Pareto set on (departure, arrival, rides).
+   */
+  keepEarliest?: number;
 }
 
 export interface AccessLeg {

@@ -144,6 +144,8 @@ export class PlanService {
         days: buildServiceDays(this.tt, epochSec, timeUnix),
         routeAllowed: this.routeFilter(p.transitModes),
         wheelchair: p.wheelchair,
+        // selectJourneys keeps the numItineraries earliest arrivals (latest departures for arriveBy)
+        keepEarliest: p.numItineraries,
       };
       if (access.length && egress.length) {
         const res = searchJourneys(this.cores(), q, this.pool);

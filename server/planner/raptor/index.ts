@@ -9,6 +9,7 @@ import { searchForward } from "./search.ts";
 import { RaptorStatePool } from "./state.ts";
 
 export { RaptorStatePool } from "./state.ts";
+export { destinationPruning } from "./heuristic.ts";
 
 export interface SearchQuery {
   epochSec: number;
@@ -26,6 +27,8 @@ export interface SearchQuery {
   days: ServiceDays;
   routeAllowed?: Uint8Array;
   wheelchair: boolean;
+  /** only the n earliest arrivals (latest departures for arriveBy) are wanted (RaptorRequest.keepEarliest) */
+  keepEarliest?: number;
 }
 
 export interface Cores {
@@ -49,6 +52,7 @@ export function searchJourneys(cores: Cores, q: SearchQuery, pool: RaptorStatePo
       days: q.days,
       routeAllowed: q.routeAllowed,
       wheelchair: q.wheelchair,
+      keepEarliest: q.keepEarliest,
     };
     return searchForward(cores.forward, req, pool.get(cores.forward, maxRides));
   }
@@ -67,6 +71,7 @@ export function searchJourneys(cores: Cores, q: SearchQuery, pool: RaptorStatePo
     days: { nSlots: q.days.nSlots, offsetSec, active: q.days.active },
     routeAllowed: q.routeAllowed,
     wheelchair: q.wheelchair,
+    keepEarliest: q.keepEarliest,
   };
   const res = searchForward(back, req, pool.get(back, maxRides));
   return { journeys: res.journeys.map((j) => unmirror(back, j)), stats: res.stats };

@@ -9,6 +9,7 @@
 import { UNREACHED, type Journey, type JourneyLeg, type RaptorRequest, type RaptorStats } from "../api.ts";
 import { NO_DROP_OFF, NO_PICKUP, type TransitCore } from "../timetable/types.ts";
 import { dayView, type DayView } from "./day-view.ts";
+import { destinationBounds, destinationPruning } from "./heuristic.ts";
 import { RaptorState, SRC_ACCESS, SRC_INHERITED } from "./state.ts";
 
 /** Upper bound on range iterations; denser departure lists are thinned. */
@@ -28,9 +29,15 @@ export function searchForward(core: TransitCore, req: RaptorRequest, st: RaptorS
   markLiveRoutes(core, req, st, views);
   const footSec = st.footpathSeconds(core, req.walkSpeed);
   const { times, pairs } = departures(core, req, st, views);
+  // lower bounds to the destination (heuristic.ts): 0 (no pruning) until the destination is first
+  // reached; only range searches with several departures compute them (one search costs about as
+  // much as the bounds)
+  st.toTarget.fill(0);
+  st.boundsReady = req.egress.length === 0 || times.length < 2 || !destinationPruning.enabled;
   // access stops to mark in the current iteration (all in the first one)
   const accessMark = new Uint8Array(req.access.length).fill(1);
   let pi = pairs.length - 1;
+  const keep = req.keepEarliest ?? 0;
   try {
     for (let it = 0; it < times.length; it++) {
       const dep = times[it]!;
@@ -44,14 +51,52 @@ export function searchForward(core: TransitCore, req: RaptorRequest, st: RaptorS
         accessMark[key - Math.floor(key / PAIR) * PAIR] = 1;
       }
       runIteration(core, req, st, views, footSec, dep, accessMark, improvedEgress, stats);
+      let found = false;
       for (let k = 1; k < rounds; k++) {
-        if (improvedEgress[k]! >= 0) journeys.push(reconstruct(core, req, st, k, improvedEgress[k]!));
+        if (improvedEgress[k]! >= 0) {
+          journeys.push(reconstruct(core, req, st, k, improvedEgress[k]!));
+          found = true;
+        }
       }
+      if (found && keep > 0 && journeys.length >= keep) capArrivals(journeys, keep, st.targetBest);
     }
   } finally {
     for (const a of req.access) st.accessSec[a.stop] = -1;
   }
   return { journeys, stats };
+}
+
+/**
+ * Only the `keep` earliest arrivals are wanted: a journey arriving after the keep-th earliest found so
+ * far (A) is never among them, since later iterations (earlier departures) only add journeys. Range
+ * RAPTOR never reports a journey dominated by a later-reported one (that one would have been found in
+ * an earlier iteration and pruned it), so the found set only grows and A only falls. Lowering every
+ * round's destination bound to A + 1 (ties may still win on rides) is then target pruning with a
+ * smaller target: journeys arriving by A are found exactly as before.
+ */
+function capArrivals(journeys: Journey[], keep: number, targetBest: Int32Array): void {
+  const arr = journeys.map((j) => j.arriveSec).sort((a, b) => a - b);
+  const cap = arr[keep - 1]! + 1;
+  for (let k = 0; k < targetBest.length; k++) if (cap < targetBest[k]!) targetBest[k] = cap;
+}
+
+const monotoneCache = new WeakMap<TransitCore, Uint8Array>();
+
+/** route -> 1 when every trip's arrival times never decrease along the route (GTFS requires it; checked, not assumed). */
+function monotoneRoutes(core: TransitCore): Uint8Array {
+  let m = monotoneCache.get(core);
+  if (m) return m;
+  const { nRoutes, routeStopStart, routeTripStart, routeTime0, arrSec } = core;
+  m = new Uint8Array(nRoutes);
+  for (let r = 0; r < nRoutes; r++) {
+    const nS = routeStopStart[r + 1]! - routeStopStart[r]!;
+    const end = routeTime0[r]! + (routeTripStart[r + 1]! - routeTripStart[r]!) * nS;
+    let ok = 1;
+    for (let b = routeTime0[r]!; b < end && ok; b += nS) for (let j = 1; j < nS; j++) if (arrSec[b + j]! < arrSec[b + j - 1]!) ok = 0;
+    m[r] = ok;
+  }
+  monotoneCache.set(core, m);
+  return m;
 }
 
 /** One day view per (slot, timezone): the trips that run on that service day. */
@@ -150,7 +195,7 @@ function departures(core: TransitCore, req: RaptorRequest, st: RaptorState, view
 
 function runIteration(core: TransitCore, req: RaptorRequest, st: RaptorState, views: DayView[], footSec: Int32Array, depart: number, accessMark: Uint8Array, improvedEgress: Int32Array, stats: RaptorStats): void {
   const n = core.nStops;
-  const { board, boardUpTo, boardSrc, marked, markedList, boardable, ride, rideMarked, rideList, routeMarkedPos, routeMarkedLast, routeList, routeLive, targetBest } = st;
+  const { board, boardUpTo, boardSrc, marked, markedList, boardable, ride, rideMarked, rideList, routeMarkedPos, routeMarkedLast, routeList, routeLive, targetBest, toTarget } = st;
   const { stopRouteStart, stopRouteRoute, stopRoutePos, footStart, footTo, stopSlackSec } = core;
   const rounds = req.maxRides + 1;
   // the "with at most k rides" rows: one per round in a range search, where labels of later
@@ -161,7 +206,7 @@ function runIteration(core: TransitCore, req: RaptorRequest, st: RaptorState, vi
   for (let ai = 0; ai < req.access.length; ai++) {
     const a = req.access[ai]!;
     const t = depart + a.walkSec;
-    if (t < board[a.stop]! && t < targetBest[0]!) {
+    if (t < board[a.stop]! && t + toTarget[a.stop]! < targetBest[0]!) {
       board[a.stop] = t;
       boardSrc[a.stop] = SRC_ACCESS;
       for (let o = a.stop; o < upEnd; o += n) if (t < boardUpTo[o]!) boardUpTo[o] = t;
@@ -223,7 +268,7 @@ function runIteration(core: TransitCore, req: RaptorRequest, st: RaptorState, vi
       rideMarked[p] = 0;
       const arr = ride[base + p]!;
       const stay = arr + stopSlackSec[p]!;
-      if (stay < boardUpTo[up + p]! && stay < bound) {
+      if (stay < boardUpTo[up + p]! && stay + toTarget[p]! < bound) {
         board[base + p] = stay;
         boardSrc[base + p] = p;
         for (let o = up + p; o < upEnd; o += n) if (stay < boardUpTo[o]!) boardUpTo[o] = stay;
@@ -236,9 +281,8 @@ function runIteration(core: TransitCore, req: RaptorRequest, st: RaptorState, vi
       footpaths += fEnd - footStart[p]!;
       for (let e = footStart[p]!; e < fEnd; e++) {
         const t = arr + footSec[e]!;
-        if (t >= bound) continue;
         const q = footTo[e]!;
-        if (t < boardUpTo[up + q]!) {
+        if (t < boardUpTo[up + q]! && t + toTarget[q]! < bound) {
           board[base + q] = t;
           boardSrc[base + q] = p;
           for (let o = up + q; o < upEnd; o += n) if (t < boardUpTo[o]!) boardUpTo[o] = t;
@@ -257,6 +301,12 @@ function runIteration(core: TransitCore, req: RaptorRequest, st: RaptorState, vi
         bound = t;
         improvedEgress[k] = eg.stop;
       }
+    }
+    if (!st.boundsReady && bound < req.maxArrivalSec) {
+      // first arrival: lower bounds to the destination, explored up to this arrival (every label is
+      // at or after departSec, so a bound capped at bound - departSec prunes exactly as the full one)
+      st.boundsReady = true;
+      if (destinationBounds(core, req.egress, footSec, bound - req.departSec, toTarget, st.queueNode, st.queueNext) < 0) toTarget.fill(0);
     }
   }
   stats.footpaths += footpaths;
@@ -279,8 +329,10 @@ function scanRoute(core: TransitCore, req: RaptorRequest, st: RaptorState, views
   const nTz = core.nTz;
   const { offsetSec, nSlots } = req.days;
   const { depSec, arrSec, stopTimeFlags, stopWheelchair, routeStops } = core;
-  const { board, boardable, ride, rideUpTo, rideBoard, rideSlot, rideMarked, rideList } = st;
+  const { board, boardable, ride, rideUpTo, rideBoard, rideSlot, rideMarked, rideList, toTarget } = st;
   const wheelchair = req.wheelchair;
+  // past the last boardable stop, a trip arriving at or after the bound arrives no earlier further on
+  const monotone = monotoneRoutes(core)[r] === 1;
   let visited = 0;
   let prevOff = 0;
   let prevMaxArr = 0;
@@ -319,7 +371,8 @@ function scanRoute(core: TransitCore, req: RaptorRequest, st: RaptorState, views
       if (trip >= 0) {
         const idx = tripBase + j;
         const a = off + arrSec[idx]!;
-        if (a < bound && a < rideUpTo[up + p]! && !(stopTimeFlags[idx]! & NO_DROP_OFF) && !(wheelchair && stopWheelchair[p] === 2)) {
+        if (a >= bound && j > lastPos && monotone) break;
+        if (a + toTarget[p]! < bound && a < rideUpTo[up + p]! && !(stopTimeFlags[idx]! & NO_DROP_OFF) && !(wheelchair && stopWheelchair[p] === 2)) {
           ride[base + p] = a;
           for (let o = up + p; o < upEnd; o += n) if (a < rideUpTo[o]!) rideUpTo[o] = a;
           rideBoard[base + p] = boardIdx;
@@ -333,7 +386,7 @@ function scanRoute(core: TransitCore, req: RaptorRequest, st: RaptorState, views
       // a stop not improved in the previous round offers the same trips as when it was improved
       if (!boardable[p]) continue;
       const b = board[prev + p]!;
-      if (b >= bound || (wheelchair && stopWheelchair[p] === 2)) continue;
+      if (b + toTarget[p]! >= bound || (wheelchair && stopWheelchair[p] === 2)) continue;
       const want = b - off;
       // earliest active trip (before the current one) leaving p at or after b: lo
       let lo = 0;

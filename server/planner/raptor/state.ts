@@ -54,6 +54,13 @@ export class RaptorState {
   readonly targetBest: Int32Array;
   /** stop -> access walk seconds for the current query, -1 when none */
   readonly accessSec: Int32Array;
+  /** stop -> lower bound of the time from the stop to the destination (heuristic.ts), 0 when unknown */
+  readonly toTarget: Int32Array;
+  /** toTarget holds this query's bounds (they are computed when the destination is first reached) */
+  boundsReady = false;
+  /** queue entries of the lower-bound search (stop, next entry in its bucket) */
+  readonly queueNode: Int32Array;
+  readonly queueNext: Int32Array;
 
   constructor(core: TransitCore, maxRides: number) {
     const n = core.nStops;
@@ -80,6 +87,9 @@ export class RaptorState {
     this.routeMarkedLast = new Int32Array(core.nRoutes);
     this.targetBest = new Int32Array(this.rounds);
     this.accessSec = new Int32Array(n).fill(-1);
+    this.toTarget = new Int32Array(n);
+    this.queueNode = new Int32Array(core.routeStops.length + core.footTo.length + n);
+    this.queueNext = new Int32Array(this.queueNode.length);
   }
 
   /** Walking seconds of every footpath at `speed` m/s: max(min_transfer_time, distance / speed). */

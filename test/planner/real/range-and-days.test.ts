@@ -2,7 +2,9 @@
  * FEATURE UNDER TEST: the pruning and filtering of the RAPTOR core on real feeds (BART + Caltrain):
  * per-service-day trip views, slot skipping past midnight, dominated-transfer pruning and range
  * RAPTOR's access-stop marking must not change results. Late-evening earliest arrivals equal an
- * independent connection scan, and a range search's profile equals single-departure searches.
+ * independent connection scan, a range search's profile equals single-departure searches, and
+ * destination pruning (lower bounds, raptor/heuristic.ts) leaves range searches' journeys unchanged,
+ * and searching only for the n earliest arrivals (keepEarliest) selects the same itineraries.
  */
 import { beforeAll, describe, expect, test } from "bun:test";
 import { join } from "node:path";
@@ -10,9 +12,9 @@ import { importedDataset } from "../../support/dataset.ts";
 import { compileTimetable } from "../../../pipeline/timetable/compile.ts";
 import { readManifest, writeManifest } from "../../../pipeline/store/manifest.ts";
 import { loadTimetableFile } from "../../../server/planner/timetable/arrow-loader.ts";
-import { PlanService } from "../../../server/planner/plan-service.ts";
+import { PlanService, selectJourneys } from "../../../server/planner/plan-service.ts";
 import { buildServiceDays, localParts, localToUnix } from "../../../server/planner/timetable/calendar.ts";
-import { searchJourneys, type SearchQuery } from "../../../server/planner/raptor/index.ts";
+import { destinationPruning, searchJourneys, type SearchQuery } from "../../../server/planner/raptor/index.ts";
 import { GtfsReference } from "../support/gtfs-reference.ts";
 
 let svc: PlanService;
@@ -100,5 +102,61 @@ describe("RAPTOR pruning and day filtering", () => {
       }
     }
     expect(checked).toBeGreaterThan(80);
+  });
+
+  test("destination pruning does not change range searches' journeys (80 queries, walking access and egress, arriveBy)", () => {
+    const rand = rng(4242);
+    const { stopLat, stopLon } = svc.tt.meta;
+    let journeys = 0, visitedPruned = 0, visitedFull = 0;
+    const show = (js: { departSec: number; arriveSec: number; rides: number; legs: unknown[] }[]) => js.map((j) => `${j.departSec}-${j.arriveSec}/${j.rides}:${JSON.stringify(j.legs)}`);
+    for (let i = 0; i < 80; i++) {
+      const o = served[Math.floor(rand() * served.length)]!, d = served[Math.floor(rand() * served.length)]!;
+      if (o === d) continue;
+      const t0 = localToUnix(day, 5 * 3600 + Math.floor(rand() * 20 * 3600), tz);
+      const access = svc.walkStops(stopLat[o]!, stopLon[o]!, 1609, 1.33, false);
+      const egress = svc.walkStops(stopLat[d]!, stopLon[d]!, 1609, 1.33, false);
+      const q = { ...query(t0, access, egress, 3600, 1 + Math.floor(rand() * 5)), arriveBy: i % 3 === 2 };
+      const pruned = searchJourneys(svc.cores(), q, svc.pool);
+      destinationPruning.enabled = false;
+      let full;
+      try {
+        full = searchJourneys(svc.cores(), q, svc.pool);
+      } finally {
+        destinationPruning.enabled = true;
+      }
+      expect({ i, journeys: show(pruned.journeys) }).toEqual({ i, journeys: show(full.journeys) });
+      expect(pruned.stats.stopsVisited).toBeLessThanOrEqual(full.stats.stopsVisited);
+      journeys += full.journeys.length;
+      visitedPruned += pruned.stats.stopsVisited;
+      visitedFull += full.stats.stopsVisited;
+    }
+    expect(journeys).toBeGreaterThan(100);
+    expect(visitedPruned).toBeLessThan(visitedFull);
+  });
+
+  test("keepEarliest: the plan's n selected journeys equal those of the full range search (120 queries, arriveBy)", () => {
+    const rand = rng(9090);
+    const { stopLat, stopLon } = svc.tt.meta;
+    let selected = 0, visitedKeep = 0, visitedFull = 0;
+    const show = (js: { departSec: number; arriveSec: number; rides: number; legs: unknown[] }[]) => js.map((j) => `${j.departSec}-${j.arriveSec}/${j.rides}:${JSON.stringify(j.legs)}`);
+    for (let i = 0; i < 120; i++) {
+      const o = served[Math.floor(rand() * served.length)]!, d = served[Math.floor(rand() * served.length)]!;
+      if (o === d) continue;
+      const t0 = localToUnix(day, 5 * 3600 + Math.floor(rand() * 20 * 3600), tz);
+      const radius = [400, 1609, 3000][i % 3]!;
+      const access = svc.walkStops(stopLat[o]!, stopLon[o]!, radius, 1.33, false);
+      const egress = svc.walkStops(stopLat[d]!, stopLon[d]!, radius, 1.33, false);
+      const n = 1 + (i % 5);
+      const arriveBy = i % 4 === 3;
+      const q = { ...query(t0, access, egress, [3600, 7200, 1800][i % 3]!, 1 + Math.floor(rand() * 5)), arriveBy };
+      const full = searchJourneys(svc.cores(), q, svc.pool);
+      const keep = searchJourneys(svc.cores(), { ...q, keepEarliest: n }, svc.pool);
+      expect({ i, n, arriveBy, chosen: show(selectJourneys(keep.journeys, n, arriveBy)) }).toEqual({ i, n, arriveBy, chosen: show(selectJourneys(full.journeys, n, arriveBy)) });
+      selected += selectJourneys(full.journeys, n, arriveBy).length;
+      visitedKeep += keep.stats.stopsVisited;
+      visitedFull += full.stats.stopsVisited;
+    }
+    expect(selected).toBeGreaterThan(150);
+    expect(visitedKeep).toBeLessThan(visitedFull);
   });
 });
