@@ -8,6 +8,7 @@ import { AppError, renderError } from "./errors.ts";
 import type { Authenticator } from "./auth/keys.ts";
 import type { RateLimiter } from "./auth/rate-limit.ts";
 import type { Feature, Logger } from "./feature.ts";
+import { catalogFormatPaths } from "./catalog/routes.ts";
 
 export interface AppDeps {
   auth: Authenticator;
@@ -39,6 +40,8 @@ export function createApp(deps: AppDeps) {
           },
           components: { securitySchemes: { apikey: { type: "apiKey", in: "header", name: "apikey" } } },
           security: [{ apikey: [] }],
+          // swagger drops paths with a dot; the catalog's `.{format}` forms are added here
+          paths: catalogFormatPaths() as Record<string, never>,
         },
       }),
     )

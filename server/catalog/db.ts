@@ -5,6 +5,7 @@
  */
 import {
   DuckDBConnection,
+  type DuckDBDataChunk,
   DuckDBInstance,
   type DuckDBPreparedStatement,
   type DuckDBResult,
@@ -163,6 +164,22 @@ export class Database {
         const chunk = await result.fetchChunk();
         if (!chunk || chunk.rowCount === 0) break;
         yield chunk.getRows() as unknown[][];
+      }
+    } finally {
+      this.streamPool.release(c);
+    }
+  }
+
+  /** Like stream, but yields the DuckDB chunks themselves (column vectors; for bulk loading). */
+  async *chunks(q: Query): AsyncGenerator<DuckDBDataChunk> {
+    const c = await this.streamPool.acquire();
+    try {
+      const ps = await c.statement(q);
+      const result: DuckDBResult = await ps.stream();
+      for (;;) {
+        const chunk = await result.fetchChunk();
+        if (!chunk || chunk.rowCount === 0) break;
+        yield chunk;
       }
     } finally {
       this.streamPool.release(c);

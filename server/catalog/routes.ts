@@ -2,6 +2,11 @@
  * The eight catalog endpoint forms under /api/v2/rest, with their OpenAPI descriptions. Handlers
  * only map path pieces to CatalogService calls; query parsing is done there (by hand, so a bad
  * value is a 400 naming the parameter, never Elysia's 422).
+ *
+ * OpenAPI: @elysiajs/swagger leaves out every path containing a dot (its excludeStaticFile
+ * option), so the four `.{format}` forms never reach /docs from the route table. Each base path's
+ * description names its `.{format}` form, and `catalogFormatPaths()` gives the four path items
+ * for the app's `documentation.paths` (merged after that filter).
  */
 import { Elysia } from "elysia";
 import { renderError } from "../errors.ts";
@@ -56,19 +61,54 @@ const STOP_PARAMS: ParamDoc[] = [
   ...COMMON,
 ];
 
+const BASE = "/api/v2/rest";
+const tripsDoc = "Trips of a route. stop_times only for a single trip; shape geometry for a single trip, geojson(l), or include_geometry=true.";
+const stopsDoc = "Stops of the active feed versions (or of feed_version_sha1).";
+const alsoAt = (path: string) => ` Also at \`${BASE}${path}\` (format json, geojson or geojsonl).`;
+const TRIP_ID = path("id", "internal trip id");
+const STOP_KEY_PLAIN = path("stop_key", KEY_FORMS);
+const STOP_BY_KEY_PARAMS = STOP_PARAMS.filter((p) => !["bbox", "lat", "lon", "radius"].includes(p.name));
+
 const RESPONSES = {
   "200": { description: "`{trips|stops: [...], meta?: {after, next}}`, a GeoJSON FeatureCollection, or GeoJSON lines" },
   "400": { description: "bad parameter: `{error, parameter, allowed}`" },
   "401": { description: "missing or invalid API key: `{error}`" },
   "404": { description: "unknown key: `{error}`" },
 };
-const detail = (summary: string, description: string, parameters: ParamDoc[]) => ({
+const detail = (summary: string, description: string, parameters: ParamDoc[], operationId?: string) => ({
+  ...(operationId ? { operationId } : {}),
   tags: ["catalog"],
   summary,
   description,
   parameters,
   responses: RESPONSES,
 });
+
+/**
+ * OpenAPI path items of the four `.{format}` forms (the swagger plugin drops dotted paths from the
+ * route table): to be merged into the app's `documentation.paths`.
+ */
+export function catalogFormatPaths(): Record<string, { get: ReturnType<typeof detail> }> {
+  return {
+    [`${BASE}/routes/{route_key}/trips.{format}`]: {
+      get: detail("List trips of a route, in a format", tripsDoc, [ROUTE_KEY, FORMAT, ...TRIP_PARAMS], "getApiV2RestRoutesByRoute_keyTripsInFormat"),
+    },
+    [`${BASE}/routes/{route_key}/trips/{id}.{format}`]: {
+      get: detail(
+        "One trip of a route, in a format",
+        "The single-trip form (stop_times and geometry) as json, a one-Feature FeatureCollection, or one GeoJSON line.",
+        [ROUTE_KEY, TRIP_ID, FORMAT, ...TRIP_PARAMS],
+        "getApiV2RestRoutesByRoute_keyTripsByIdInFormat",
+      ),
+    },
+    [`${BASE}/stops.{format}`]: {
+      get: detail("List or search stops, in a format", stopsDoc, [FORMAT, ...STOP_PARAMS], "getApiV2RestStopsInFormat"),
+    },
+    [`${BASE}/stops/{stop_key}.{format}`]: {
+      get: detail("One stop by key, in a format", "Several stops when a Onestop ID is shared by feeds.", [STOP_KEY_PLAIN, FORMAT, ...STOP_BY_KEY_PARAMS], "getApiV2RestStopsByStop_keyInFormat"),
+    },
+  };
+}
 
 export function catalogRoutes(service: CatalogService, log: Logger) {
   const run = async (fn: () => Promise<Response>): Promise<Response> => {
@@ -79,27 +119,25 @@ export function catalogRoutes(service: CatalogService, log: Logger) {
       return renderError(err, "catalog");
     }
   };
-  const tripsDoc = "Trips of a route. stop_times only for a single trip; shape geometry for a single trip, geojson(l), or include_geometry=true.";
-  const stopsDoc = "Stops of the active feed versions (or of feed_version_sha1).";
-  return new Elysia({ name: "catalog", prefix: "/api/v2/rest" })
+  return new Elysia({ name: "catalog", prefix: BASE })
     .get("/routes/:route_key/trips", ({ request, params }) => run(() => service.trips(request, params.route_key, null)), {
-      detail: detail("List trips of a route", tripsDoc, [ROUTE_KEY, ...TRIP_PARAMS]),
+      detail: detail("List trips of a route", tripsDoc + alsoAt("/routes/{route_key}/trips.{format}"), [ROUTE_KEY, ...TRIP_PARAMS]),
     })
     .get("/routes/:route_key/trips.:format", ({ request, params }) => run(() => service.trips(request, params.route_key, (params as Record<string, string>).format ?? null)), {
       detail: detail("List trips of a route, in a format", tripsDoc, [ROUTE_KEY, FORMAT, ...TRIP_PARAMS]),
     })
     .get("/routes/:route_key/trips/:id", ({ request, params }) => run(() => service.trip(request, params.route_key, params.id)), {
-      detail: detail("One trip of a route, with stop_times and geometry", "`id` is the internal trip id, optionally with a .json/.geojson/.geojsonl suffix.", [
+      detail: detail("One trip of a route, with stop_times and geometry", "`id` is the internal trip id." + alsoAt("/routes/{route_key}/trips/{id}.{format}"), [
         ROUTE_KEY,
         path("id", "internal trip id, optionally followed by .format"),
         ...TRIP_PARAMS,
       ]),
     })
-    .get("/stops", ({ request }) => run(() => service.stops(request, null)), { detail: detail("List or search stops", stopsDoc, STOP_PARAMS) })
+    .get("/stops", ({ request }) => run(() => service.stops(request, null)), { detail: detail("List or search stops", stopsDoc + alsoAt("/stops.{format}"), STOP_PARAMS) })
     .get("/stops.:format", ({ request, params }) => run(() => service.stops(request, (params as Record<string, string>).format ?? null)), {
       detail: detail("List or search stops, in a format", stopsDoc, [FORMAT, ...STOP_PARAMS]),
     })
     .get("/stops/:stop_key", ({ request, params }) => run(() => service.stop(request, params.stop_key)), {
-      detail: detail("One stop by key", "Several stops when a Onestop ID is shared by feeds.", [STOP_KEY, ...STOP_PARAMS.filter((p) => !["bbox", "lat", "lon", "radius"].includes(p.name))]),
+      detail: detail("One stop by key", "Several stops when a Onestop ID is shared by feeds." + alsoAt("/stops/{stop_key}.{format}"), [STOP_KEY, ...STOP_BY_KEY_PARAMS]),
     });
 }

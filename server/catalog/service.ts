@@ -9,7 +9,7 @@ import { type Format, parseFormat, parseInteger, parseStopQuery, parseTripQuery 
 import { listResponse, nextUrl, streamResponse } from "./render.ts";
 import { findStopPage, findStopsByKey, streamStops } from "./stops.ts";
 import { type CatalogData, loadCatalog } from "./store.ts";
-import { allTripsQuery, findTrip, findTripPage, renderOptions, runRender, streamRender, tripScope } from "./trips.ts";
+import { findTrip, renderOptions, renderTrips, selectTrips, streamTrips, tripPage, tripScope } from "./trips.ts";
 import { readManifest } from "../../pipeline/store/manifest.ts";
 
 /** split "<key>.<format>" when the suffix is a format name */
@@ -115,12 +115,13 @@ export class CatalogService {
     const q = parseTripQuery(new URL(request.url).searchParams, fmt);
     return this.use(async (data, keep) => {
       const scope = tripScope(data, routeKey, q, this.now());
-      if (q.limit === null) return streamResponse(fmt, "trips", streamRender(data, allTripsQuery(scope, q), renderOptions(q, false)), null, keep());
-      const { render, page, count } = await findTripPage(data, scope, q, request.url, nextUrl);
-      if (count === 0) return listResponse(fmt, "trips", [], page);
+      const o = renderOptions(q, false);
+      const selection = await selectTrips(data, scope, q);
+      if (q.limit === null) return streamResponse(fmt, "trips", streamTrips(data, selection.matches(), o), null, keep());
+      const { indexes, page } = tripPage(data, selection, q.limit, request.url, nextUrl);
       // Bodies with shapes can be large: stream them; plain pages are small enough to build.
-      if (fmt !== "json" || q.includeGeometry) return streamResponse(fmt, "trips", streamRender(data, render, renderOptions(q, false)), page, keep());
-      return listResponse(fmt, "trips", await runRender(data, render, renderOptions(q, false)), page);
+      if (indexes.length && (fmt !== "json" || q.includeGeometry)) return streamResponse(fmt, "trips", streamTrips(data, indexes, o), page, keep());
+      return listResponse(fmt, "trips", renderTrips(data, indexes, o), page);
     });
   }
 

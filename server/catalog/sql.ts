@@ -1,5 +1,7 @@
 /**
- * Derived tables built once per loaded dataset, so each request only filters and joins.
+ * Derived tables built once per loaded dataset. The trip-side ones (route_json, fv_json,
+ * calendar_json, trip_freq) and stop_docs are read into JS at load (tripindex.ts, store.ts) and
+ * dropped; requests only filter stops and stop patterns in DuckDB.
  * Field order inside the struct_pack calls is the field order of the JSON responses.
  * Empty strings from GTFS are served as null for nullable text fields.
  */
@@ -45,15 +47,6 @@ export const LOAD_DERIVED_SQL: string[] = [
           to_json(list(struct_pack(start_time := hms(start_time), end_time := hms(end_time),
                                    headway_secs := headway_secs, exact_times := exact_times) ORDER BY start_time)) AS json
    FROM frequencies GROUP BY trip_ref`,
-
-  // one GeoJSON LineString per shape
-  `CREATE TABLE shape_lines AS
-   SELECT feed_version_id, shape_id, bool_or(coalesce(generated, false)) AS generated,
-          '{"type":"LineString","coordinates":[' ||
-            string_agg('[' || shape_pt_lon::VARCHAR || ',' || shape_pt_lat::VARCHAR || ']', ',' ORDER BY shape_pt_sequence) ||
-          ']}' AS geometry
-   FROM shape_points GROUP BY feed_version_id, shape_id ORDER BY feed_version_id, shape_id`,
-  `DROP TABLE shape_points`,
 
   // stop documents (every Stop field but geometry); read into the JS index at load
   `CREATE TABLE stop_docs AS

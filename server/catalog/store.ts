@@ -1,7 +1,8 @@
 /**
  * One loaded dataset: a DuckDB in-memory instance holding every feed version of the manifest
- * (active or not, so feed_version_sha1 can reach old ones), the derived tables the queries need,
- * and small JS indexes for key resolution and single-stop lookups.
+ * (active or not, so feed_version_sha1 can reach old ones) for the stop and stop-pattern filters,
+ * JS indexes for key resolution and single-stop lookups, and the JS trip index (tripindex.ts:
+ * trips, calendars, shapes, stop_times) that answers the trip endpoints.
  *
  * Why a JS index for stops: a DuckDB round trip costs ~0.3-0.6 ms of fixed overhead, which caps a
  * 2-core box well below 5,000 lookups/s. Stop documents are therefore rendered once, by DuckDB, at
@@ -14,14 +15,17 @@ import { type License, type LicenseValue, type Manifest, readManifest, UNKNOWN_L
 import type { Logger } from "../feature.ts";
 import { Database, Params, sqlString } from "./db.ts";
 import { LOAD_DERIVED_SQL } from "./sql.ts";
+import { loadTripIndex, TripIndex } from "./tripindex.ts";
 
 /**
- * Tables copied into memory. stop_times too (sorted by trip_ref: ~1 ms per trip instead of 3-9 ms
- * decoding a Parquet row group), unless the dataset is very large; then each version's Parquet
- * file is read directly, pruned by trip_ref.
+ * stop_times are loaded into the JS trip index (packed typed arrays, ~11 bytes a row on the MTA data) unless the dataset is
+ * very large; then each version's Parquet file is read per request, pruned by trip_ref.
  */
 const STOP_TIMES_IN_MEMORY_MAX_ROWS = 40_000_000;
-const MEMORY_TABLES = ["feed_version", "agencies", "routes", "stops", "trips", "calendars", "frequencies", "stop_patterns", "route_stops", "agency_stops"];
+/** Tables copied into DuckDB. calendars and frequencies only until the trip index is built. */
+const MEMORY_TABLES = ["feed_version", "agencies", "routes", "stops", "calendars", "frequencies", "stop_patterns", "route_stops", "agency_stops"];
+/** DuckDB tables only needed while loading */
+const LOAD_ONLY_TABLES = ["calendars", "frequencies", "calendar_json", "trip_freq", "route_json", "stop_docs", "fv_json"];
 
 export interface VersionInfo {
   id: number;
@@ -53,6 +57,8 @@ export interface StopDoc {
   propsOpen: string;
   /** GeoJSON Point text, or "null" */
   geometry: string;
+  /** the stop object inside a StopTime */
+  ref: string;
 }
 
 export interface RouteRef {
@@ -82,11 +88,10 @@ export class CatalogData {
   readonly routes = new Map<number, RouteRef>();
   readonly routesByFeedKey = new Map<string, number[]>();
   readonly routesByOnestop = new Map<string, number[]>();
+  /** trips, calendars, shapes and stop_times (see tripindex.ts) */
+  trips: TripIndex = new TripIndex();
   private refs = 1;
   private closed = false;
-
-  /** stop_times are in the in-memory table `stop_times` (else read from each version's Parquet) */
-  stopTimesInMemory = false;
 
   constructor(
     readonly db: Database,
@@ -152,29 +157,6 @@ export async function loadCatalog(dataDir: string, log: Logger, opts: { threads?
         await db.exec(`INSERT INTO "${name}" SELECT ${names} FROM read_parquet([${files.map(sqlString).join(", ")}], union_by_name = true)${order}`);
       }
     }
-    const stopTimeRows = manifest.versions.reduce((n, v) => n + (v.counts?.stop_times ?? 0), 0);
-    const stopTimeFiles = parquetFiles(dataDir, manifest, "stop_times");
-    if (stopTimeRows <= STOP_TIMES_IN_MEMORY_MAX_ROWS) {
-      await db.exec(
-        `CREATE TABLE stop_times (trip_ref INTEGER, stop_sequence INTEGER, stop_ref INTEGER, arrival_time INTEGER, departure_time INTEGER,
-           stop_headsign VARCHAR, pickup_type UTINYINT, drop_off_type UTINYINT, timepoint UTINYINT, interpolated UTINYINT)`,
-      );
-      if (stopTimeFiles.length) {
-        await db.exec(
-          `INSERT INTO stop_times SELECT trip_ref, stop_sequence, stop_ref, arrival_time, departure_time, nullif(stop_headsign, ''),
-             pickup_type, drop_off_type, timepoint, interpolated
-           FROM read_parquet([${stopTimeFiles.map(sqlString).join(", ")}], union_by_name = true) ORDER BY trip_ref, stop_sequence`,
-        );
-      }
-      data.stopTimesInMemory = true;
-    }
-    const shapeFiles = parquetFiles(dataDir, manifest, "shapes");
-    await db.exec(
-      shapeFiles.length
-        ? `CREATE TABLE shape_points AS SELECT feed_version_id, shape_id, shape_pt_sequence, shape_pt_lat, shape_pt_lon, generated FROM read_parquet([${shapeFiles.map(sqlString).join(", ")}], union_by_name = true)`
-        : `CREATE TABLE shape_points (feed_version_id INTEGER, shape_id VARCHAR, shape_pt_sequence INTEGER, shape_pt_lat DOUBLE, shape_pt_lon DOUBLE, generated BOOLEAN)`,
-    );
-
     // Versions: metadata from feed_version.parquet, state and license from the manifest.
     const fvRows = await db.all({
       sql: `SELECT id, sha1, feed_id, feed_onestop_id, default_timezone AS tz, service_start_date::VARCHAR AS ss,
@@ -214,6 +196,16 @@ export async function loadCatalog(dataDir: string, log: Logger, opts: { threads?
     }
 
     for (const stmt of LOAD_DERIVED_SQL) await db.exec(stmt);
+    const stopTimeRows = manifest.versions.reduce((n, v) => n + (v.counts?.stop_times ?? 0), 0);
+    data.trips = await loadTripIndex(
+      db,
+      {
+        trips: parquetFiles(dataDir, manifest, "trips"),
+        shapes: parquetFiles(dataDir, manifest, "shapes"),
+        stopTimes: stopTimeRows <= STOP_TIMES_IN_MEMORY_MAX_ROWS ? parquetFiles(dataDir, manifest, "stop_times") : null,
+      },
+      sqlString,
+    );
 
     // JS indexes.
     for (const [id, fv, routeId, onestop] of await db.rows({ sql: `SELECT id, feed_version_id, route_id, onestop_id FROM routes`, values: [] })) {
@@ -239,17 +231,23 @@ export async function loadCatalog(dataDir: string, log: Logger, opts: { threads?
           locationType: Number(locationType ?? 0),
           propsOpen: String(props).slice(0, -1),
           geometry: lat == null || lon == null ? "null" : `{"type":"Point","coordinates":[${Number(lon)},${Number(lat)}]}`,
+          ref: "",
         };
+        doc.ref = `{"id":${doc.id},"stop_id":${JSON.stringify(doc.stopId)},"stop_name":${JSON.stringify(doc.stopName)},"geometry":${doc.geometry},"alerts":[]}`;
         data.stops.set(doc.id, doc);
         pushTo(data.stopsByFeedKey, keyOf(v.feedOnestopId, doc.stopId), doc.id);
         if (doc.onestopId) pushTo(data.stopsByOnestop, doc.onestopId, doc.id);
       }
     }
+    for (const t of LOAD_ONLY_TABLES) await db.exec(`DROP TABLE IF EXISTS ${t}`);
     log.info("catalog loaded", {
       generation: manifest.generation,
       versions: data.versions.size,
       stops: data.stops.size,
       routes: data.routes.size,
+      trips: data.trips.n,
+      stop_times: data.trips.stopTimes ? data.trips.stopTimes.offsets[data.trips.n] : "parquet",
+      trip_index_mb: Math.round((data.trips.stopTimes?.bytes ?? 0) / 1e6 + data.trips.shapes.bytes / 1e6 + (data.trips.n * 40) / 1e6),
       ms: Date.now() - started,
     });
     return data;
