@@ -1,6 +1,6 @@
 /**
  * Catalog feature: the REST catalog of trips (under a route) and stops, served from the Parquet
- * dataset through DuckDB. See docs/catalog.md for the endpoints and their parameters.
+ * dataset through DuckDB. See the README section "REST catalog" for the endpoints and their parameters.
  */
 import type { Feature, FeatureContext } from "../feature.ts";
 import { catalogRoutes } from "./routes.ts";

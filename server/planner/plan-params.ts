@@ -1,5 +1,5 @@
 /**
- * OTP1 plan parameters: parsing and defaults (docs/planner.md lists them). Every malformed value
+ * OTP1 plan parameters: parsing and defaults (the README section "Transit planner" lists them). Every malformed value
  * throws PlanParamError naming the parameter, answered as BOGUS_PARAMETER with HTTP 400.
  */
 

@@ -1,7 +1,7 @@
 /**
  * The plan service: OTP1 parameters in, OTP-style PlanResponse out. Resolves places to access and
  * egress stops (straight-line walks within maxWalkDistance), runs the RAPTOR core, and renders
- * itineraries (docs/planner.md). No HTTP here: routes.ts wraps it.
+ * itineraries (README, "Transit planner"). No HTTP here: routes.ts wraps it.
  */
 import { UNREACHED, type Journey, type StopWalk } from "./api.ts";
 import { type PlanParams, PlanParamError, modeOfRouteType, parsePlanParams } from "./plan-params.ts";
