@@ -14,7 +14,7 @@ export function plannerRoutes(plan: (query: Record<string, string | undefined>) 
     {
       detail: {
         summary: "Plan a transit trip (OTP1-compatible)",
-        description: "Parameters: fromPlace, toPlace, date, time, arriveBy, mode, maxWalkDistance, walkSpeed, numItineraries, maxTransfers, wheelchair, showIntermediateStops, includeEarliestArrivals, searchWindow. See the README section "Transit planner".",
+        description: "Parameters: fromPlace, toPlace, date, time, arriveBy, mode, maxWalkDistance, walkSpeed, numItineraries, maxTransfers, wheelchair, showIntermediateStops, includeEarliestArrivals, searchWindow. See the README section Transit planner.",
         tags: ["planner"],
       },
     },
