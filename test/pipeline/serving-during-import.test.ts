@@ -3,15 +3,13 @@
  * runs and after it is killed with kill -9 half-way; a later successful import is picked up.
  */
 import { describe, expect, test } from "bun:test";
-import { join, resolve } from "node:path";
 import { importFeed } from "../../pipeline/import.ts";
 import { refreshTimetable } from "../../pipeline/timetable-hook.ts";
 import { readManifest } from "../../pipeline/store/manifest.ts";
 import { startServer } from "../../server/main.ts";
 import { serverConfigFrom } from "../../server/config.ts";
-import { gtfs, tempDir } from "../support/dataset.ts";
+import { gtfs, importKilledAt, tempDir } from "../support/dataset.ts";
 
-const ROOT = resolve(import.meta.dir, "..", "..");
 const quiet = { info() {}, warn() {}, error() {} };
 
 describe("serving while importing", () => {
@@ -27,17 +25,9 @@ describe("serving while importing", () => {
       };
       const before = await stopsOf();
       expect(before).toEqual({ n: 109, sha1s: [first.sha1!] });
-      const child = Bun.spawn([process.execPath, join(ROOT, "bin", "interchange.ts"), "import", "--data", data, "--feed-id", "f-live", gtfs("rnv")], { stderr: "pipe", stdout: "ignore" });
-      const reader = child.stderr.getReader();
-      let seen = "";
-      while (!seen.includes("stop_times read")) {
-        const { value, done } = await reader.read();
-        if (done) break;
-        seen += new TextDecoder().decode(value);
+      await importKilledAt(["--data", data, "--feed-id", "f-live", gtfs("rnv")], "stop_times read", async () => {
         expect(await stopsOf()).toEqual(before); // answers during the import
-      }
-      child.kill(9);
-      await child.exited;
+      });
       expect(await stopsOf()).toEqual(before);
       expect(readManifest(data).feeds[0]!.active).toBe(first.sha1!);
       const plan = await fetch(`${server.url}/api/v2/routing/otp/plan?fromPlace=37.7765,-122.3942&toPlace=37.4434,-122.1649&date=2023-11-07&time=08:00`);

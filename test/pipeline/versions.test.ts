@@ -4,16 +4,14 @@
  */
 import { describe, expect, test } from "bun:test";
 import { existsSync, mkdirSync, readdirSync, writeFileSync } from "node:fs";
-import { join, resolve } from "node:path";
+import { join } from "node:path";
 import { unzipSync } from "fflate";
 import { importFeed } from "../../pipeline/import.ts";
 import { readFeedsFile } from "../../pipeline/cli.ts";
 import { activeVersions, readManifest } from "../../pipeline/store/manifest.ts";
-import { gtfs, tempDir } from "../support/dataset.ts";
+import { gtfs, importKilledAt, tempDir } from "../support/dataset.ts";
 import { sql } from "../support/duck.ts";
 
-const ROOT = resolve(import.meta.dir, "..", "..");
-const BUN = process.execPath;
 
 describe("feed versions", () => {
   test("re-importing the same bytes is a no-op", async () => {
@@ -95,17 +93,8 @@ describe("feed versions", () => {
     const data = tempDir();
     const first = await importFeed({ dataDir: data, source: gtfs("caltrain"), feedId: "f-test" });
     const before = readManifest(data);
-    const child = Bun.spawn([BUN, join(ROOT, "bin", "interchange.ts"), "import", "--data", data, "--feed-id", "f-test", gtfs("bydgoszcz")], { stderr: "pipe", stdout: "ignore" });
-    // wait until it is past unpacking and into the build, then kill it hard
-    const reader = child.stderr.getReader();
-    let seen = "";
-    while (!seen.includes("stop_times read")) {
-      const { value, done } = await reader.read();
-      if (done) break;
-      seen += new TextDecoder().decode(value);
-    }
-    child.kill(9);
-    await child.exited;
+    // kill it hard once it is past unpacking and into the build
+    const seen = await importKilledAt(["--data", data, "--feed-id", "f-test", gtfs("bydgoszcz")], "stop_times read");
     expect(seen).toContain("stop_times read");
     expect(existsSync(join(data, ".import.lock"))).toBe(true); // left behind by the killed process
     expect(readManifest(data)).toEqual(before);

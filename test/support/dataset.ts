@@ -36,3 +36,23 @@ export function importedDataset(name: string, feeds: string[], opts: { timetable
   }
   return p;
 }
+
+/**
+ * Run `interchange import` as a child process and kill it with SIGKILL once its progress output
+ * contains `marker` (calling `onProgress` for every chunk of output before that). Returns the output seen.
+ */
+export async function importKilledAt(args: string[], marker: string, onProgress: () => Promise<void> | void = () => {}): Promise<string> {
+  const bin = resolve(import.meta.dir, "..", "..", "bin", "interchange.ts");
+  const child = Bun.spawn([process.execPath, bin, "import", ...args], { stderr: "pipe", stdout: "ignore" });
+  const reader = child.stderr.getReader();
+  let seen = "";
+  while (!seen.includes(marker)) {
+    const { value, done } = await reader.read();
+    if (done) break;
+    seen += new TextDecoder().decode(value);
+    await onProgress();
+  }
+  child.kill(9);
+  await child.exited;
+  return seen;
+}

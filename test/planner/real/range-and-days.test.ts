@@ -7,14 +7,10 @@
  * and searching only for the n earliest arrivals (keepEarliest) selects the same itineraries.
  */
 import { beforeAll, describe, expect, test } from "bun:test";
-import { join } from "node:path";
-import { importedDataset } from "../../support/dataset.ts";
-import { compileTimetable } from "../../../pipeline/timetable/compile.ts";
-import { readManifest, writeManifest } from "../../../pipeline/store/manifest.ts";
-import { loadTimetableFile } from "../../../server/planner/timetable/arrow-loader.ts";
 import { PlanService, selectJourneys } from "../../../server/planner/plan-service.ts";
 import { buildServiceDays, localParts, localToUnix } from "../../../server/planner/timetable/calendar.ts";
 import { destinationPruning, searchJourneys, type SearchQuery } from "../../../server/planner/raptor/index.ts";
+import { bartCaltrain, rng } from "../support/real-dataset.ts";
 import { GtfsReference } from "../support/gtfs-reference.ts";
 
 let svc: PlanService;
@@ -23,21 +19,8 @@ let day: number;
 const tz = "America/Los_Angeles";
 const served: number[] = [];
 
-function rng(seed: number) {
-  return () => {
-    seed = (seed * 1103515245 + 12345) & 0x7fffffff;
-    return seed / 0x7fffffff;
-  };
-}
-
 beforeAll(async () => {
-  const dir = await importedDataset("planner-bart-caltrain", ["bart-2023", "caltrain"]);
-  const r = await compileTimetable(dir);
-  const m = readManifest(dir);
-  m.timetable = r;
-  writeManifest(dir, m);
-  svc = new PlanService(loadTimetableFile(join(dir, r.path)));
-  ref = await GtfsReference.load(dir);
+  ({ svc, ref } = await bartCaltrain());
   day = Math.floor((svc.tt.meta.feedStartDay[0]! + svc.tt.meta.feedEndDay[0]!) / 2);
   while ((day + 3) % 7 > 3) day++; // Monday..Thursday, so "tomorrow" is a weekday too
   const { core, meta } = svc.tt;

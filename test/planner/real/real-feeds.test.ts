@@ -4,14 +4,10 @@
  * earliest arrival equals an independent connection scan on 200 random stop-to-stop queries.
  */
 import { beforeAll, describe, expect, test } from "bun:test";
-import { join } from "node:path";
-import { importedDataset } from "../../support/dataset.ts";
-import { compileTimetable } from "../../../pipeline/timetable/compile.ts";
-import { readManifest, writeManifest } from "../../../pipeline/store/manifest.ts";
-import { loadTimetableFile } from "../../../server/planner/timetable/arrow-loader.ts";
 import { PlanService } from "../../../server/planner/plan-service.ts";
 import { buildServiceDays, localParts, localToUnix, serviceDayStart } from "../../../server/planner/timetable/calendar.ts";
 import { searchJourneys } from "../../../server/planner/raptor/index.ts";
+import { bartCaltrain, rng } from "../support/real-dataset.ts";
 import { GtfsReference, dist } from "../support/gtfs-reference.ts";
 
 let svc: PlanService;
@@ -19,22 +15,8 @@ let ref: GtfsReference;
 let day: number; // a weekday inside both feeds' service
 const tz = "America/Los_Angeles";
 
-/** Small deterministic PRNG so failures reproduce. */
-function rng(seed: number) {
-  return () => {
-    seed = (seed * 1103515245 + 12345) & 0x7fffffff;
-    return seed / 0x7fffffff;
-  };
-}
-
 beforeAll(async () => {
-  const dir = await importedDataset("planner-bart-caltrain", ["bart-2023", "caltrain"]);
-  const r = await compileTimetable(dir);
-  const m = readManifest(dir);
-  m.timetable = r;
-  writeManifest(dir, m);
-  svc = new PlanService(loadTimetableFile(join(dir, r.path)));
-  ref = await GtfsReference.load(dir);
+  ({ svc, ref } = await bartCaltrain());
   // the two feeds' service windows do not overlap: plan inside the first one and use its stops
   day = Math.floor((svc.tt.meta.feedStartDay[0]! + svc.tt.meta.feedEndDay[0]!) / 2);
   while ((day + 3) % 7 > 4) day++; // Monday..Friday
