@@ -1,4 +1,6 @@
-/** Test preload: imports and servers on real feeds take longer than bun's 5 s default on 2 cores. */
-import { setDefaultTimeout } from "bun:test";
+/** Test preload: a generous default timeout (imports on real feeds, 2 cores) and temp-dir cleanup. */
+import { afterAll, setDefaultTimeout } from "bun:test";
+import { removeTempDirs } from "./support/dataset.ts";
 
 setDefaultTimeout(120_000);
+afterAll(removeTempDirs);

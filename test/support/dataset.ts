@@ -2,7 +2,7 @@
  * Test datasets: real feeds from ../shared/data imported with the real pipeline into a temporary
  * folder, once per test process and name.
  */
-import { mkdtempSync, existsSync } from "node:fs";
+import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { importFeed } from "../../pipeline/import.ts";
@@ -14,8 +14,18 @@ export const gtfs = (name: string) => join(GTFS_DIR, name.endsWith(".zip") ? nam
 
 const cache = new Map<string, Promise<string>>();
 
+const created: string[] = [];
+
+/** Remove every temporary folder made by tempDir (test/setup.ts runs it after all tests; KEEP_TEST_DATA=1 keeps them). */
+export function removeTempDirs(): void {
+  if (process.env.KEEP_TEST_DATA) return;
+  for (const d of created.splice(0)) rmSync(d, { recursive: true, force: true });
+}
+
 export function tempDir(prefix = "interchange-test-"): string {
-  return mkdtempSync(join(tmpdir(), prefix));
+  const dir = mkdtempSync(join(tmpdir(), prefix));
+  created.push(dir);
+  return dir;
 }
 
 /** Import feeds (paths, or names of ../shared/data/gtfs zips) into a fresh data dir, cached by name. */
