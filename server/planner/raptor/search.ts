@@ -99,6 +99,60 @@ function monotoneRoutes(core: TransitCore): Uint8Array {
   return m;
 }
 
+interface BoardingPositions {
+  /** route stop (index into routeStops) -> 1 when boarding there can lead somewhere */
+  canBoard: Uint8Array;
+  /** core.stopRouteStart/Route/Pos restricted to those route stops (CSR per stop) */
+  stopStart: Int32Array;
+  route: Int32Array;
+  pos: Int32Array;
+}
+const boardingCache = new WeakMap<TransitCore, BoardingPositions>();
+
+/**
+ * Route stop -> 1 when boarding there can reach another stop: it is not the route's last stop and
+ * at least one trip of the route allows pickup there (any day). Marking a route at, or searching a
+ * trip from, any other position cannot change a label.
+ */
+function boardingPositions(core: TransitCore): BoardingPositions {
+  const cached = boardingCache.get(core);
+  if (cached) return cached;
+  const { nRoutes, routeStopStart, routeTripStart, routeTime0, stopTimeFlags } = core;
+  const m = new Uint8Array(core.routeStops.length);
+  for (let r = 0; r < nRoutes; r++) {
+    const s0 = routeStopStart[r]!;
+    const nS = routeStopStart[r + 1]! - s0;
+    const nT = routeTripStart[r + 1]! - routeTripStart[r]!;
+    const t0 = routeTime0[r]!;
+    for (let j = 0; j < nS - 1; j++) {
+      for (let i = 0; i < nT; i++) {
+        if (!(stopTimeFlags[t0 + i * nS + j]! & NO_PICKUP)) {
+          m[s0 + j] = 1;
+          break;
+        }
+      }
+    }
+  }
+  const { nStops, stopRouteStart, stopRouteRoute, stopRoutePos } = core;
+  const stopStart = new Int32Array(nStops + 1);
+  const route = new Int32Array(stopRouteRoute.length);
+  const pos = new Int32Array(stopRouteRoute.length);
+  let n = 0;
+  for (let p = 0; p < nStops; p++) {
+    stopStart[p] = n;
+    for (let e = stopRouteStart[p]!; e < stopRouteStart[p + 1]!; e++) {
+      const r = stopRouteRoute[e]!;
+      if (!m[routeStopStart[r]! + stopRoutePos[e]!]) continue;
+      route[n] = r;
+      pos[n++] = stopRoutePos[e]!;
+    }
+  }
+  stopStart[nStops] = n;
+  const out = { canBoard: m, stopStart, route: route.slice(0, n), pos: pos.slice(0, n) };
+  boardingCache.set(core, out);
+  return out;
+}
+
 /** One day view per (slot, timezone): the trips that run on that service day. */
 function dayViews(core: TransitCore, req: RaptorRequest): DayView[] {
   const { nSlots, active } = req.days;
@@ -109,7 +163,10 @@ function dayViews(core: TransitCore, req: RaptorRequest): DayView[] {
   return out;
 }
 
-/** routeLive[r] = 1 when route r passes the mode filter and runs inside the searched time span on some slot. */
+/**
+ * routeLive[r] != 0 when route r passes the mode filter and runs inside the searched time span on some
+ * slot; bit s (s < 8) is set when it does on slot s (bit 7 also stands for every later slot).
+ */
 function markLiveRoutes(core: TransitCore, req: RaptorRequest, st: RaptorState, views: DayView[]): void {
   const live = st.routeLive;
   const { offsetSec, nSlots } = req.days;
@@ -120,11 +177,11 @@ function markLiveRoutes(core: TransitCore, req: RaptorRequest, st: RaptorState, 
     let ok = 0;
     if (!allowed || allowed[r]) {
       const tz = core.routeTz[r]!;
-      for (let slot = 0; slot < nSlots && !ok; slot++) {
+      for (let slot = 0; slot < nSlots; slot++) {
         const v = views[slot * nTz + tz]!;
         if (v.tripStart[r + 1]! === v.tripStart[r]!) continue;
         const off = offsetSec[slot * nTz + tz]!;
-        if (off + v.minDep[r]! < to && off + v.maxArr[r]! >= from) ok = 1;
+        if (off + v.minDep[r]! < to && off + v.maxArr[r]! >= from) ok |= 1 << (slot < 7 ? slot : 7);
       }
     }
     live[r] = ok;
@@ -196,8 +253,14 @@ function departures(core: TransitCore, req: RaptorRequest, st: RaptorState, view
 function runIteration(core: TransitCore, req: RaptorRequest, st: RaptorState, views: DayView[], footSec: Int32Array, depart: number, accessMark: Uint8Array, improvedEgress: Int32Array, stats: RaptorStats): void {
   const n = core.nStops;
   const { board, boardUpTo, boardSrc, marked, markedList, boardable, ride, rideMarked, rideList, routeMarkedPos, routeMarkedLast, routeList, routeLive, targetBest, toTarget } = st;
-  const { stopRouteStart, stopRouteRoute, stopRoutePos, footStart, footTo, stopSlackSec } = core;
+  const { footStart, footTo, stopSlackSec } = core;
   const rounds = req.maxRides + 1;
+  // route -> every trip's arrivals never decrease: past the last boardable stop, a trip arriving at
+  // or after the bound arrives no earlier further on
+  const monotone = monotoneRoutes(core);
+  // route stop -> boarding there can lead somewhere (not the last stop, some trip picks up), and
+  // per stop the (route, position) pairs where it can
+  const { canBoard, stopStart: stopRouteStart, route: stopRouteRoute, pos: stopRoutePos } = boardingPositions(core);
   // the "with at most k rides" rows: one per round in a range search, where labels of later
   // departures stay; a single departure fills rounds in order, so row 0 ("so far") is enough
   const upRow = req.windowSec > 0 ? n : 0;
@@ -253,7 +316,7 @@ function runIteration(core: TransitCore, req: RaptorRequest, st: RaptorState, vi
     let visited = 0;
     for (let i = 0; i < nRoutes; i++) {
       const r = routeList[i]!;
-      visited += scanRoute(core, req, st, views, r, routeMarkedPos[r]!, routeMarkedLast[r]!, k, up, upEnd, bound);
+      visited += scanRoute(core, req, st, views, r, routeMarkedPos[r]!, routeMarkedLast[r]!, k, up, upEnd, bound, monotone[r] === 1, canBoard);
       routeMarkedPos[r] = -1;
     }
     stats.routesScanned += nRoutes;
@@ -318,7 +381,7 @@ function runIteration(core: TransitCore, req: RaptorRequest, st: RaptorState, vi
  * Scan route r in round k from position startPos, once per service-day slot (active trips only).
  * Returns the number of route stops visited.
  */
-function scanRoute(core: TransitCore, req: RaptorRequest, st: RaptorState, views: DayView[], r: number, startPos: number, lastPos: number, k: number, up: number, upEnd: number, bound: number): number {
+function scanRoute(core: TransitCore, req: RaptorRequest, st: RaptorState, views: DayView[], r: number, startPos: number, lastPos: number, k: number, up: number, upEnd: number, bound: number, monotone: boolean, canBoard: Uint8Array): number {
   const n = core.nStops;
   const base = k * n;
   const prev = (k - 1) * n;
@@ -331,15 +394,19 @@ function scanRoute(core: TransitCore, req: RaptorRequest, st: RaptorState, views
   const { depSec, arrSec, stopTimeFlags, stopWheelchair, routeStops } = core;
   const { board, boardable, ride, rideUpTo, rideBoard, rideSlot, rideMarked, rideList, toTarget } = st;
   const wheelchair = req.wheelchair;
-  // past the last boardable stop, a trip arriving at or after the bound arrives no earlier further on
-  const monotone = monotoneRoutes(core)[r] === 1;
   let visited = 0;
   let prevOff = 0;
   let prevMaxArr = 0;
   let prevScanned = false;
   // first position where the previous slot found no trip to board (nS: none)
   let firstFail = nS;
+  const liveSlots = st.routeLive[r]!;
   for (let slot = 0; slot < nSlots; slot++) {
+    if (slot < 7 && !((liveSlots >> slot) & 1)) {
+      // no active trip that day, or none inside the searched span
+      prevScanned = false;
+      continue;
+    }
     const v = views[slot * nTz + tz]!;
     const c0 = v.tripStart[r]!;
     const nT = v.tripStart[r + 1]! - c0;
@@ -383,8 +450,9 @@ function scanRoute(core: TransitCore, req: RaptorRequest, st: RaptorState, views
           }
         }
       }
-      // a stop not improved in the previous round offers the same trips as when it was improved
-      if (!boardable[p]) continue;
+      // a stop not improved in the previous round offers the same trips as when it was improved; no
+      // trip picks up here, or it is the last stop: boarding leads nowhere
+      if (!boardable[p] || !canBoard[s0 + j]) continue;
       const b = board[prev + p]!;
       if (b + toTarget[p]! >= bound || (wheelchair && stopWheelchair[p] === 2)) continue;
       const want = b - off;

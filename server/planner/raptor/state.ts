@@ -45,7 +45,7 @@ export class RaptorState {
   readonly routeMarkedLast: Int32Array;
   readonly routeList: Int32Array;
   nRouteList = 0;
-  /** route -> 1 when it may be scanned in the current query (mode filter, runs on a searched day) */
+  /** route -> non-zero when it may be scanned in the current query (mode filter, runs on a searched day); bit s: on slot s (search.ts markLiveRoutes) */
   readonly routeLive: Uint8Array;
   /** footpath -> walking seconds at `footSpeed` (computed once per walking speed) */
   footSec: Int32Array;

@@ -115,4 +115,33 @@ describe("RAPTOR timetable features", () => {
       "R1 A 08:20 B 08:40",
     ]);
   });
+  test("no boarding where no trip picks up, at a route's last stop, or on a trip without pickup there", () => {
+    const tt = textTimetable(`
+      route X
+        A     B     C
+        X1 08:00 08:10!p 08:20!p
+        X2 09:00 09:10!p 09:20!p
+      route M
+        A     B     C     D
+        M1 08:00 08:10!p 08:20 08:30!d
+        M2 08:30 08:40 08:50 09:00!d
+      route L
+        C     D
+        L1 08:25 08:45
+      route Z
+        D     E
+        Z1 08:30 08:40
+    `);
+    // X never picks up at B (drop-off only): B-C waits for M2, the only trip picking up there
+    expect(runScenario(tt, { from: "B", to: "C", time: "08:00" })).toEqual(["M B 08:40 C 08:50"]);
+    // riding through B is fine
+    expect(runScenario(tt, { from: "A", to: "C", time: "07:59" })).toEqual(["X A 08:00 C 08:20"]);
+    // M drops nobody at D (its last stop): D is reached by L, then Z
+    expect(runScenario(tt, { from: "A", to: "E", time: "07:59" })).toEqual([]);
+    expect(runScenario(tt, { from: "C", to: "E", time: "08:00" })).toEqual([]);
+    expect(runScenario(tt, { from: "C", to: "D", time: "08:00" })).toEqual(["L C 08:25 D 08:45"]);
+    // backward (mirrored core: pickup and drop-off swap)
+    expect(runScenario(tt, { from: "B", to: "C", time: "09:00", arriveBy: true })).toEqual(["M B 08:40 C 08:50"]);
+    expect(runScenario(tt, { from: "A", to: "C", time: "08:25", arriveBy: true })).toEqual(["X A 08:00 C 08:20"]);
+  });
 });

@@ -5,7 +5,8 @@
  *   stop A 40.0 -73.0                    (optional; unplaced stops are kilometres apart)
  *   route R1 type=3                      then a header of stops and one row per trip:
  *     A      B      C
- *     T1 08:00 08:10 08:20                (a cell "08:10/08:12" = arrival/departure; first token trip[@service])
+ *     T1 08:00 08:10 08:20                (a cell "08:10/08:12" = arrival/departure, "08:10!p" = no pickup,
+ *                                           "08:10!d" = no drop-off; first token trip[@service])
  *   freq T1 08:00 09:00 600              (frequency-based trip: start, end, headway seconds)
  *   transfer A B 120                     (transfers.txt min_transfer_time; "transfer A A 60" = same-stop slack)
  * and helpers that run RAPTOR and print journeys on one line: "R1 A 08:00 C 08:20, walk C-D, R2 D 08:30 E 08:45".
@@ -39,7 +40,7 @@ export function textTimetable(text: string, walkRadiusM = 0): Timetable {
   const calendars = new Map<string, SourceCalendar>();
   const freqs: SourceFrequency[] = [];
   const transfers: SourceTransfer[] = [];
-  const st = { trip: [] as number[], seq: [] as number[], stop: [] as number[], arr: [] as number[], dep: [] as number[] };
+  const st = { trip: [] as number[], seq: [] as number[], stop: [] as number[], arr: [] as number[], dep: [] as number[], pickup: [] as number[], dropOff: [] as number[] };
   const stop = (name: string): SourceStop => {
     let s = stops.get(name);
     if (!s) {
@@ -95,7 +96,11 @@ export function textTimetable(text: string, walkRadiusM = 0): Timetable {
       trips.push({ key, feed: 0, route: route.key, service: calendar(service).key, tripId: tripId!, headsign: header[header.length - 1]!, blockId: "", shapeId: "", wheelchair: 0 });
       tok.slice(1).forEach((cell, j) => {
         if (cell === "-") return;
-        const [a, d] = cell.split("/");
+        // "08:10!p": no pickup there, "08:10!d": no drop-off, "08:10!pd": neither
+        const [time, rules = ""] = cell.split("!");
+        const [a, d] = time!.split("/");
+        st.pickup.push(rules.includes("p") ? 1 : 0);
+        st.dropOff.push(rules.includes("d") ? 1 : 0);
         st.trip.push(key);
         st.seq.push(j + 1);
         st.stop.push(stop(header![j]!).key);
@@ -104,7 +109,6 @@ export function textTimetable(text: string, walkRadiusM = 0): Timetable {
       });
     }
   }
-  const n = st.trip.length;
   const src: SourceData = {
     feeds: [{ onestopId: "f-test", sha1: "0".repeat(40), startDay: isoToDay("2024-01-01"), endDay: isoToDay("2024-12-31") }],
     agencies: [{ key: 1, feed: 0, agencyId: "A", name: "Test Agency", timezone: tz }],
@@ -117,8 +121,8 @@ export function textTimetable(text: string, walkRadiusM = 0): Timetable {
       stop: Int32Array.from(st.stop),
       arrSec: Int32Array.from(st.arr),
       depSec: Int32Array.from(st.dep),
-      pickupType: new Uint8Array(n),
-      dropOffType: new Uint8Array(n),
+      pickupType: Uint8Array.from(st.pickup),
+      dropOffType: Uint8Array.from(st.dropOff),
     },
     calendars: [...calendars.values()],
     frequencies: freqs,
