@@ -156,21 +156,10 @@ export class Database {
    * the iterator finishes or is returned early.
    */
   async *stream(q: Query): AsyncGenerator<unknown[][]> {
-    const c = await this.streamPool.acquire();
-    try {
-      const ps = await c.statement(q);
-      const result: DuckDBResult = await ps.stream();
-      for (;;) {
-        const chunk = await result.fetchChunk();
-        if (!chunk || chunk.rowCount === 0) break;
-        yield chunk.getRows() as unknown[][];
-      }
-    } finally {
-      this.streamPool.release(c);
-    }
+    for await (const chunk of this.chunks(q)) yield chunk.getRows() as unknown[][];
   }
 
-  /** Like stream, but yields the DuckDB chunks themselves (column vectors; for bulk loading). */
+  /** The DuckDB chunks of a query (column vectors; bulk loading uses them directly). */
   async *chunks(q: Query): AsyncGenerator<DuckDBDataChunk> {
     const c = await this.streamPool.acquire();
     try {
