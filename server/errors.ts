@@ -60,10 +60,6 @@ export const HTTP_STATUS: Record<ErrorCode, number> = {
   INTERNAL: 500,
 };
 
-export function httpStatusOf(err: unknown): number {
-  return err instanceof AppError ? HTTP_STATUS[err.code] : 500;
-}
-
 const STATUS_TEXT: Record<number, string> = {
   400: "Bad Request",
   401: "Unauthorized",

@@ -76,8 +76,7 @@ export async function buildTables(ctx: Ctx): Promise<BuildResult> {
     `SELECT rid, agency_id FROM a0 QUALIFY row_number() OVER (PARTITION BY agency_id ORDER BY rid) > 1`, `'duplicate agency_id ' || agency_id`))) await conn.run(`DELETE FROM a0 WHERE rid IN (SELECT rid FROM a0 QUALIFY row_number() OVER (PARTITION BY agency_id ORDER BY rid) > 1)`);
   const nAg = await scalar(conn, `SELECT count(*) FROM a0`);
   if (nAg === 0) throw new DataError("no agency rows", "agency.txt");
-  const missingTz = await reportSkipped(ctx, "missing_agency_timezone", "agency.txt", `SELECT rid FROM a0 WHERE agency_timezone IS NULL`, `'agency_timezone is empty; using the first agency timezone or UTC'`);
-  void missingTz;
+  await reportSkipped(ctx, "missing_agency_timezone", "agency.txt", `SELECT rid FROM a0 WHERE agency_timezone IS NULL`, `'agency_timezone is empty; using the first agency timezone or UTC'`);
   const agBase = ctx.allocate("agencies", nAg);
   await conn.run(`CREATE TABLE agencies AS SELECT (${agBase} + row_number() OVER (ORDER BY rid) - 1)::INTEGER AS id, ${ctx.fvid}::INTEGER AS feed_version_id,
       agency_id, coalesce(agency_name, agency_id, '') AS agency_name, agency_url,

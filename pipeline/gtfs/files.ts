@@ -83,5 +83,3 @@ export const GTFS_FILES: GtfsFileSpec[] = [
     ],
   },
 ];
-
-export const GTFS_FILE_NAMES = new Set(GTFS_FILES.map((f) => f.file));

@@ -116,10 +116,6 @@ export function activeVersions(m: Manifest): VersionEntry[] {
   return out;
 }
 
-export function feedOf(m: Manifest, onestopId: string): FeedEntry | undefined {
-  return m.feeds.find((f) => f.onestop_id === onestopId);
-}
-
 export function allocateIds(m: Manifest, kind: string, count: number): number {
   const start = m.next_ids[kind] ?? 1;
   m.next_ids[kind] = start + count;
