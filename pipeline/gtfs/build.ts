@@ -194,8 +194,11 @@ export async function buildTables(ctx: Ctx): Promise<BuildResult> {
   // ---------------------------------------------------------------- stop_times
   // st0 is sorted once by (trip, stop_sequence); deletes and updates keep that order, so
   // stop_times.parquet is written without a second sort.
-  await conn.run(`CREATE TABLE st0 AS SELECT st.rowid AS rid, st.trip_id, st.stop_id, gtfs_int(st.stop_sequence) AS seq, st.stop_sequence,
-      st.arrival_time, st.departure_time, gtfs_time(st.arrival_time) AS arr, gtfs_time(st.departure_time) AS dep,
+  // The raw stop_sequence and time strings stay in raw_stop_times (messages look them up by rid):
+  // every column of st0 is carried through the sort.
+  await conn.run(`CREATE TABLE st0 AS SELECT st.rowid AS rid, st.trip_id, st.stop_id, gtfs_int(st.stop_sequence) AS seq,
+      gtfs_time(st.arrival_time) AS arr, gtfs_time(st.departure_time) AS dep,
+      (st.arrival_time IS NOT NULL AND arr IS NULL) OR (st.departure_time IS NOT NULL AND dep IS NULL) AS bad_time,
       st.stop_headsign, gtfs_int(st.pickup_type) AS pickup_type, gtfs_int(st.drop_off_type) AS drop_off_type,
       gtfs_int(st.continuous_pickup) AS continuous_pickup, gtfs_int(st.continuous_drop_off) AS continuous_drop_off,
       TRY_CAST(st.shape_dist_traveled AS DOUBLE) AS shape_dist_traveled, gtfs_int(st.timepoint) AS timepoint,
@@ -203,6 +206,7 @@ export async function buildTables(ctx: Ctx): Promise<BuildResult> {
     FROM raw_stop_times st LEFT JOIN t1 t ON t.trip_id = st.trip_id LEFT JOIN stops s ON s.stop_id = st.stop_id
     ORDER BY tix, seq`);
   step(`stop_times read: ${await scalar(conn, "SELECT count(*) FROM st0")}`);
+  const rawSt = (col: string) => `(SELECT r.${col} FROM raw_stop_times r WHERE r.rowid = rid)`;
   const stSkip = async (kind: string, where: string, msg: string) => {
     const n = await reportSkipped(ctx, kind, "stop_times.txt", `SELECT * FROM st0 WHERE ${where}`, msg);
     skip("stop_times.txt", n);
@@ -213,15 +217,14 @@ export async function buildTables(ctx: Ctx): Promise<BuildResult> {
   await stSkip("flex_stop_time_unsupported", "stop_ref IS NULL AND flex",
     `'trip ' || trip_id || ': GTFS-Flex stop_time (location_id/location_group_id) is not supported yet'`);
   await stSkip("unknown_stop", "stop_ref IS NULL", `'trip ' || trip_id || ': stop_id ' || coalesce(stop_id, '(empty)') || ' does not exist'`);
-  await stSkip("invalid_stop_sequence", "seq IS NULL OR seq < 0", `'trip ' || trip_id || ': stop_sequence ' || coalesce(stop_sequence, '(empty)') || ' is not a non-negative integer'`);
+  await stSkip("invalid_stop_sequence", "seq IS NULL OR seq < 0", `'trip ' || trip_id || ': stop_sequence ' || coalesce(${rawSt("stop_sequence")}, '(empty)') || ' is not a non-negative integer'`);
   if ((await scalar(conn, `SELECT count(*) - count(DISTINCT (tix, seq)) FROM st0`)) > 0) {
     const dupSt = `rid IN (SELECT rid FROM st0 QUALIFY row_number() OVER (PARTITION BY tix, seq ORDER BY rid) > 1)`;
     await stSkip("duplicate_key", dupSt, `'trip ' || trip_id || ': duplicate stop_sequence ' || seq`);
   }
   // unparsable times become missing (then interpolated between their neighbours)
-  const badTime = `(arrival_time IS NOT NULL AND arr IS NULL) OR (departure_time IS NOT NULL AND dep IS NULL)`;
-  await reportSkipped(ctx, "invalid_time", "stop_times.txt", `SELECT * FROM st0 WHERE ${badTime}`,
-    `'trip ' || trip_id || ' stop_sequence ' || seq || ': unparsable time ' || coalesce(arrival_time, '') || '/' || coalesce(departure_time, '') || ' (treated as missing and interpolated)'`);
+  await reportSkipped(ctx, "invalid_time", "stop_times.txt", `SELECT * FROM st0 WHERE bad_time`,
+    `'trip ' || trip_id || ' stop_sequence ' || seq || ': unparsable time ' || coalesce(${rawSt("arrival_time")}, '') || '/' || coalesce(${rawSt("departure_time")}, '') || ' (treated as missing and interpolated)'`);
   await conn.run(`UPDATE st0 SET arr = coalesce(arr, dep), dep = coalesce(dep, arr) WHERE arr IS NULL OR dep IS NULL`);
 
   // trips that cannot be used: < 2 stop_times, no time at the first or last stop, times going backwards
@@ -265,13 +268,22 @@ export async function buildTables(ctx: Ctx): Promise<BuildResult> {
   // ---------------------------------------------------------------- final trip ids, stop patterns
   const nTrips = await scalar(conn, `SELECT count(*) FROM t1`);
   await conn.run(`CREATE TABLE trip_ids AS SELECT tix, (${trBase} + tix - 1)::INTEGER AS id FROM t1`);
-  await conn.run(`CREATE TABLE trip_pat AS SELECT tix, list(stop_ref ORDER BY seq) AS pat, min(dep) AS first_dep, max(arr) AS last_arr, count(*)::INTEGER AS n
-    FROM st0 GROUP BY tix`);
-  await conn.run(`CREATE TABLE patterns AS SELECT pat, row_number() OVER (ORDER BY min(tix))::INTEGER AS stop_pattern_id, count(*)::INTEGER AS trip_count
-    FROM trip_pat GROUP BY pat`);
+  // A trip's stop pattern is its stop sequence. Building a list per trip (an ordered aggregate over
+  // every stop_time) costs a sort per group; instead trips are grouped by a 128-bit digest of their
+  // (position, stop) pairs (two independent 64-bit hashes, plus the count) and the list is built
+  // once per pattern, from its first trip.
+  await conn.run(`CREATE TABLE trip_pat0 AS SELECT tix, min(dep) AS first_dep, max(arr) AS last_arr, count(*)::INTEGER AS n,
+      sum(hash(k, stop_ref)) AS h1, bit_xor(hash(stop_ref, k, 'stop pattern')) AS h2
+    FROM (SELECT tix, stop_ref, dep, arr, row_number() OVER (PARTITION BY tix ORDER BY seq) AS k FROM st0) GROUP BY tix`);
+  await conn.run(`CREATE TABLE pat_key AS SELECT n, h1, h2, min(tix) AS rep, row_number() OVER (ORDER BY min(tix))::INTEGER AS stop_pattern_id,
+      count(*)::INTEGER AS trip_count FROM trip_pat0 GROUP BY n, h1, h2`);
+  await conn.run(`CREATE TABLE trip_pat AS SELECT tp.tix, tp.first_dep, tp.last_arr, tp.n, k.stop_pattern_id FROM trip_pat0 tp JOIN pat_key k USING (n, h1, h2)`);
+  await conn.run(`CREATE TABLE patterns AS SELECT k.stop_pattern_id, k.trip_count, list(st.stop_ref ORDER BY st.seq) AS pat
+    FROM pat_key k JOIN st0 st ON st.tix = k.rep GROUP BY k.stop_pattern_id, k.trip_count`);
+  await conn.run(`DROP TABLE trip_pat0; DROP TABLE pat_key`);
   await conn.run(`CREATE TABLE stop_patterns AS SELECT ${ctx.fvid}::INTEGER AS feed_version_id, stop_pattern_id, pat AS stop_refs, trip_count FROM patterns ORDER BY stop_pattern_id`);
   // generated shapes: one per stop pattern used by trips without a shape
-  await conn.run(`CREATE TABLE gen_pat AS SELECT DISTINCT p.stop_pattern_id, p.pat FROM t1 JOIN trip_pat tp USING (tix) JOIN patterns p USING (pat) WHERE t1.shape_id IS NULL`);
+  await conn.run(`CREATE TABLE gen_pat AS SELECT DISTINCT p.stop_pattern_id, p.pat FROM t1 JOIN trip_pat tp USING (tix) JOIN patterns p USING (stop_pattern_id) WHERE t1.shape_id IS NULL`);
   derived.generated_shapes = await scalar(conn, `SELECT count(*) FROM gen_pat`);
   await conn.run(`CREATE TABLE shapes AS
     SELECT ${ctx.fvid}::INTEGER AS feed_version_id, shape_id, seq::INTEGER AS shape_pt_sequence, lat AS shape_pt_lat, lon AS shape_pt_lon,
@@ -289,10 +301,11 @@ export async function buildTables(ctx: Ctx): Promise<BuildResult> {
       coalesce(t.shape_id, 'generated-' || p.stop_pattern_id) AS shape_id,
       gtfs_int(t.wheelchair_accessible) AS wheelchair_accessible, gtfs_int(t.bikes_allowed) AS bikes_allowed, gtfs_int(t.cars_allowed) AS cars_allowed,
       p.stop_pattern_id, tp.first_dep AS first_departure, tp.last_arr AS last_arrival, tp.n AS stop_count
-    FROM t1 t JOIN trip_ids i USING (tix) JOIN trip_pat tp USING (tix) JOIN patterns p USING (pat)
+    FROM t1 t JOIN trip_ids i USING (tix) JOIN trip_pat tp USING (tix) JOIN patterns p USING (stop_pattern_id)
       JOIN routes r ON r.route_id = t.route_id JOIN calendars c ON c.service_id = t.service_id
     ORDER BY i.id`);
-  await conn.run(`CREATE TABLE stop_times AS
+  // a view: the Parquet writer reads st0 through it, in st0's order, without a copy of 2.4 M rows
+  await conn.run(`CREATE VIEW stop_times AS
     SELECT ${ctx.fvid}::INTEGER AS feed_version_id, (${trBase} + st.tix - 1)::INTEGER AS trip_ref, st.trip_id, st.seq::INTEGER AS stop_sequence, st.stop_ref, st.stop_id,
       st.arr::INTEGER AS arrival_time, st.dep::INTEGER AS departure_time, st.stop_headsign, st.pickup_type, st.drop_off_type,
       st.continuous_pickup, st.continuous_drop_off, st.shape_dist_traveled, st.timepoint, st.interpolated::INTEGER AS interpolated

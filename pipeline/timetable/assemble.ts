@@ -113,17 +113,41 @@ export function assembleTimetable(src: SourceData, opts: AssembleOptions): Table
   }
 
   // ---- group into patterns
-  const groups = new Map<string, ExpandedTrip[]>();
+  // Trips with the same feed, timezone, shape, route and (stop, stop_sequence) list form one group.
+  // The key holds two 32-bit digests of the list instead of the list itself (a string per stop_time
+  // was most of the compile's time); trips sharing a key are compared stop by stop, so a digest
+  // collision only adds a group under the same key.
+  const byKey = new Map<string, ExpandedTrip[][]>();
+  const sameStops = (a: ExpandedTrip, b: ExpandedTrip): boolean => {
+    if (a.to - a.from !== b.to - b.from) return false;
+    for (let i = 0; i < a.to - a.from; i++) {
+      if (st.stop[a.from + i] !== st.stop[b.from + i] || st.stopSequence[a.from + i] !== st.stopSequence[b.from + i]) return false;
+    }
+    return true;
+  };
   for (const e of expanded) {
     const route = src.routes[routeIdx.get(e.trip.route)!]!;
     const tz = tzOf(src.agencies[agencyIdx.get(route.agency)!]?.timezone ?? "UTC");
-    const parts: string[] = [String(e.trip.feed), String(tz), e.trip.shapeId, String(e.trip.route)];
-    for (let i = e.from; i < e.to; i++) parts.push(`${st.stop[i]}:${st.stopSequence[i]}`);
-    const key = parts.join("|");
-    const l = groups.get(key);
-    if (l) l.push(e);
-    else groups.set(key, [e]);
+    let h1 = 0x811c9dc5 | 0, h2 = 0x12345678;
+    for (let i = e.from; i < e.to; i++) {
+      const a = st.stop[i]!, b = st.stopSequence[i]!;
+      h1 = Math.imul(h1 ^ a, 0x01000193);
+      h1 = Math.imul(h1 ^ b, 0x01000193);
+      h2 = (Math.imul(h2, 31) + a) | 0;
+      h2 = (Math.imul(h2, 37) + b) | 0;
+    }
+    const key = `${e.trip.feed}|${tz}|${e.trip.shapeId}|${e.trip.route}|${e.to - e.from}|${h1}|${h2}`;
+    const cands = byKey.get(key);
+    if (!cands) {
+      byKey.set(key, [[e]]);
+      continue;
+    }
+    const g = cands.find((c) => sameStops(c[0]!, e));
+    if (g) g.push(e);
+    else cands.push([e]);
   }
+  const groups: ExpandedTrip[][] = [];
+  for (const cands of byKey.values()) groups.push(...cands);
 
   // ---- shapes
   const shapeIdx = new Map<string, number>();
@@ -136,7 +160,7 @@ export function assembleTimetable(src: SourceData, opts: AssembleOptions): Table
   const tripOut: ExpandedTrip[] = [];
   let nTimes = 0;
   const routeTrips: ExpandedTrip[][] = [];
-  for (const list of groups.values()) {
+  for (const list of groups) {
     list.sort((a, b) => st.depSec[a.from]! + a.shift - (st.depSec[b.from]! + b.shift) || st.arrSec[a.to - 1]! + a.shift - (st.arrSec[b.to - 1]! + b.shift));
     const subs: ExpandedTrip[][] = [];
     for (const e of list) {
@@ -188,8 +212,10 @@ export function assembleTimetable(src: SourceData, opts: AssembleOptions): Table
       rsSeq.push(st.stopSequence[first.from + j]!);
       if (sh && sh.lat.length > 0) {
         let best = prevPt, bestD = Infinity;
+        const cosLat = Math.cos((s.lat * Math.PI) / 180);
         for (let k = prevPt; k < sh.lat.length; k++) {
-          const d = (sh.lat[k]! - s.lat) ** 2 + ((sh.lon[k]! - s.lon) * Math.cos((s.lat * Math.PI) / 180)) ** 2;
+          const dy = sh.lat[k]! - s.lat, dx = (sh.lon[k]! - s.lon) * cosLat;
+          const d = dy * dy + dx * dx;
           if (d < bestD) {
             bestD = d;
             best = k;

@@ -3,7 +3,7 @@
  * Arrow IPC file, `<data>/timetables/<hash of the active sha1s>.arrow`, written atomically (temp
  * file + rename). The manifest is not touched: the caller points `manifest.timetable` at the result.
  */
-import { DuckDBInstance, type DuckDBConnection } from "@duckdb/node-api";
+import { DuckDBInstance, DuckDBIntegerVector, type DuckDBConnection } from "@duckdb/node-api";
 import { createHash } from "node:crypto";
 import { existsSync, mkdirSync, renameSync } from "node:fs";
 import { join } from "node:path";
@@ -30,7 +30,8 @@ export async function compileTimetable(dataDir: string, opts: CompileOptions = {
   const out = join(dataDir, rel);
   if (existsSync(out)) return { path: rel, active_sha1s };
   const t0 = performance.now();
-  const db = await DuckDBInstance.create(":memory:");
+  // no automatic checkpoint (it would compress the in-memory tables for nothing; see pipeline/import.ts)
+  const db = await DuckDBInstance.create(":memory:", { checkpoint_threshold: "1TB" });
   const conn = await db.connect();
   try {
     const src = await readSource(conn, versions.map((v) => join(dataDir, v.path)));
@@ -57,9 +58,9 @@ async function rows(conn: DuckDBConnection, sql: string): Promise<Record<string,
   return (await conn.runAndReadAll(sql)).getRowObjectsJS() as Record<string, unknown>[];
 }
 
-/** Stream integer columns into typed arrays (stop_times can have tens of millions of rows). */
-async function intColumns(conn: DuckDBConnection, sql: string, nCols: number): Promise<Int32Array[]> {
-  let cap = 1 << 16;
+/** Stream INTEGER NOT NULL columns (coalesce them in `sql`) into typed arrays (stop_times can have tens of millions of rows). */
+async function intColumns(conn: DuckDBConnection, sql: string, nCols: number, sizeHint = 1 << 16): Promise<Int32Array[]> {
+  let cap = Math.max(1, sizeHint);
   let cols = Array.from({ length: nCols }, () => new Int32Array(cap));
   let n = 0;
   const res = await conn.stream(sql);
@@ -78,11 +79,21 @@ async function intColumns(conn: DuckDBConnection, sql: string, nCols: number): P
     for (let j = 0; j < nCols; j++) {
       const v = chunk.getColumnVector(j);
       const col = cols[j]!;
-      for (let i = 0; i < rc; i++) col[n + i] = (v.getItem(i) as number | null) ?? 0;
+      // An INTEGER vector keeps its data in an Int32Array (`items`, not part of the typed API): copy it
+      // whole (the query has no NULLs); any other shape takes the per-item path.
+      const items = v instanceof DuckDBIntegerVector ? (v as unknown as { items?: unknown }).items : undefined;
+      if (items instanceof Int32Array && items.length === rc) col.set(items, n);
+      else for (let i = 0; i < rc; i++) col[n + i] = (v.getItem(i) as number | null) ?? 0;
     }
     n += rc;
   }
-  return cols.map((c) => c.slice(0, n));
+  return cols.map((c) => (n === c.length ? c : c.slice(0, n)));
+}
+
+/** (trip, stop_sequence) pairs are in ascending order. */
+function sortedByTrip(trip: Int32Array, seq: Int32Array): boolean {
+  for (let i = 1; i < trip.length; i++) if (trip[i]! < trip[i - 1]! || (trip[i] === trip[i - 1] && seq[i]! <= seq[i - 1]!)) return false;
+  return true;
 }
 
 async function readSource(conn: DuckDBConnection, dirs: string[]): Promise<SourceData> {
@@ -130,19 +141,21 @@ async function readSource(conn: DuckDBConnection, dirs: string[]): Promise<Sourc
     }
     const shp = await conn.runAndReadAll(
       `SELECT shape_id, list(shape_pt_lat ORDER BY shape_pt_sequence) AS lat, list(shape_pt_lon ORDER BY shape_pt_sequence) AS lon
-       FROM ${pq(dir, "shapes")} WHERE shape_id IN (SELECT DISTINCT shape_id FROM ${pq(dir, "trips")}) GROUP BY shape_id`,
+       FROM ${pq(dir, "shapes")} WHERE shape_id IN (SELECT DISTINCT shape_id FROM ${pq(dir, "trips")}) GROUP BY shape_id ORDER BY shape_id`,
     );
     for (const r of shp.getRowObjectsJS() as Record<string, unknown>[]) {
       src.shapes.push({ feed, shapeId: s(r.shape_id), lat: Float64Array.from(r.lat as number[]), lon: Float64Array.from(r.lon as number[]) });
     }
-    stParts.push(
-      await intColumns(
-        conn,
-        `SELECT trip_ref, stop_sequence, stop_ref, coalesce(arrival_time, departure_time), coalesce(departure_time, arrival_time), coalesce(pickup_type, 0), coalesce(drop_off_type, 0)
-         FROM ${pq(dir, "stop_times")} WHERE arrival_time IS NOT NULL OR departure_time IS NOT NULL ORDER BY trip_ref, stop_sequence`,
-        7,
-      ),
-    );
+    // the import writes stop_times sorted by (trip_ref, stop_sequence); read in file order, and sort
+    // only when a version written otherwise is not
+    const stSql = `SELECT coalesce(trip_ref, 0)::INTEGER, coalesce(stop_sequence, 0)::INTEGER, coalesce(stop_ref, 0)::INTEGER,
+        coalesce(arrival_time, departure_time)::INTEGER, coalesce(departure_time, arrival_time)::INTEGER,
+        coalesce(pickup_type, 0)::INTEGER, coalesce(drop_off_type, 0)::INTEGER
+       FROM ${pq(dir, "stop_times")} WHERE arrival_time IS NOT NULL OR departure_time IS NOT NULL`;
+    const nSt = Number((await rows(conn, `SELECT count(*) AS n FROM (${stSql})`))[0]!.n);
+    let part = await intColumns(conn, stSql, 7, nSt);
+    if (!sortedByTrip(part[0]!, part[1]!)) part = await intColumns(conn, `${stSql} ORDER BY 1, 2`, 7, nSt);
+    stParts.push(part);
   }
   const total = stParts.reduce((n, p) => n + p[0]!.length, 0);
   const cat = (j: number) => {

@@ -88,6 +88,9 @@ describe("skipped rows (broken references and bad values)", () => {
     ]);
     expect(r.warnings.unknown_stop!.examples[0]).toEqual({ file: "stop_times.txt", line: 3, message: "trip T1: stop_id SX does not exist" });
     expect(r.warnings.decreasing_times!.examples[0]).toMatchObject({ file: "trips.txt", line: 5 });
+    expect(r.warnings.invalid_time!.examples).toEqual([
+      { file: "stop_times.txt", line: 10, message: "trip T5 stop_sequence 2: unparsable time 12:7x:00/12:7x:00 (treated as missing and interpolated)" },
+    ]);
     expect(r.tables["stops.txt"]).toEqual({ source_rows: 6, imported_rows: 3, skipped_rows: 3 });
     expect(r.tables["trips.txt"]).toEqual({ source_rows: 7, imported_rows: 2, skipped_rows: 5 });
     expect(r.tables["stop_times.txt"]).toEqual({ source_rows: 11, imported_rows: 5, skipped_rows: 6 });
@@ -99,6 +102,23 @@ describe("skipped rows (broken references and bad values)", () => {
     ]);
     expect(st[3]!.arrival_time).toBeGreaterThan(43200);
     expect(st[3]!.arrival_time).toBeLessThan(44400);
+  });
+
+  test("a stop_time whose stop_sequence is not a non-negative integer is skipped with its raw value in the message", async () => {
+    const dir = join(tempDir(), "feed");
+    cpSync(join(FIXTURES, "interpolation"), dir, { recursive: true });
+    writeFileSync(join(dir, "stop_times.txt"), [
+      "trip_id,arrival_time,departure_time,stop_id,stop_sequence",
+      "T3,07:00:00,07:00:00,S1,1",
+      "T3,07:05:00,07:05:00,S2,two",
+      "T3,07:10:00,07:10:00,S4,3",
+    ].join("\n") + "\n");
+    const r = await importFeed({ dataDir: tempDir(), source: dir });
+    expect(r.status).toBe("imported");
+    expect(r.warnings.invalid_stop_sequence!.examples).toEqual([
+      { file: "stop_times.txt", line: 3, message: "trip T3: stop_sequence two is not a non-negative integer" },
+    ]);
+    expect(r.tables["stop_times.txt"]).toEqual({ source_rows: 3, imported_rows: 2, skipped_rows: 1 });
   });
 });
 
