@@ -43,7 +43,7 @@ async function reportSkipped(ctx: Ctx, kind: string, file: string, fromSql: stri
 }
 
 const MACROS = `
-CREATE OR REPLACE MACRO gtfs_time(t) AS CASE WHEN length(t) BETWEEN 7 AND 9 AND t[-3] = ':' AND t[-6] = ':' AND t[-2:] < '60' AND t[-5:-4] < '60'
+CREATE OR REPLACE MACRO gtfs_time(t) AS CASE WHEN regexp_full_match(t, '[0-9]{1,3}:[0-5][0-9]:[0-5][0-9]')
   THEN CAST(epoch(TRY_CAST(t AS INTERVAL)) AS INTEGER) END;
 CREATE OR REPLACE MACRO gtfs_date(d) AS TRY_CAST(TRY_STRPTIME(d, '%Y%m%d') AS DATE);
 CREATE OR REPLACE MACRO gtfs_int(x) AS TRY_CAST(x AS INTEGER);

@@ -122,6 +122,31 @@ describe("skipped rows (broken references and bad values)", () => {
   });
 });
 
+describe("time values", () => {
+  test("only H:MM:SS (1-3 hour digits, minutes and seconds 00-59) is a time; anything else is reported and interpolated", async () => {
+    const dir = join(tempDir(), "feed");
+    cpSync(join(FIXTURES, "interpolation"), dir, { recursive: true });
+    const bad = ["07:05:0x", "-0:05:00", "+7:05:00", "07:5:00", "1e1:00:00", "1000:00:00", "07:05:60"];
+    writeFileSync(join(dir, "stop_times.txt"), [
+      "trip_id,arrival_time,departure_time,stop_id,stop_sequence",
+      "T3,7:00:00,7:00:00,S1,1",
+      ...bad.map((t, i) => `T3,${t},${t},S2,${i + 2}`),
+      "T3,107:10:00,107:10:00,S4,20",
+    ].join("\n") + "\n");
+    const data = tempDir();
+    const r = await importFeed({ dataDir: data, source: dir });
+    expect(r.status).toBe("imported");
+    expect(r.warnings.invalid_time!.count).toBe(bad.length);
+    const v = readManifest(data).versions[0]!;
+    const st = await sql<{ arrival_time: number; interpolated: number }>(
+      `SELECT arrival_time, interpolated FROM read_parquet('${join(data, v.path, "stop_times.parquet")}') ORDER BY stop_sequence`);
+    expect(st.length).toBe(bad.length + 2);
+    expect(st[0]).toEqual({ arrival_time: 7 * 3600, interpolated: 0 });
+    expect(st[st.length - 1]).toEqual({ arrival_time: 107 * 3600 + 600, interpolated: 0 });
+    expect(st.slice(1, -1).every((x) => x.interpolated === 1 && x.arrival_time > 7 * 3600 && x.arrival_time < 107 * 3600 + 600)).toBe(true);
+  });
+});
+
 describe("tolerated deviations", () => {
   test("a Latin-1 file is read as Latin-1 with a warning; blank lines, CRLF and a BOM are accepted; routes of a single agency without agency_id resolve", async () => {
     const dir = join(tempDir(), "feed");
