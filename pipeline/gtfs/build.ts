@@ -218,24 +218,34 @@ export async function buildTables(ctx: Ctx): Promise<BuildResult> {
     `'trip ' || trip_id || ': GTFS-Flex stop_time (location_id/location_group_id) is not supported yet'`);
   await stSkip("unknown_stop", "stop_ref IS NULL", `'trip ' || trip_id || ': stop_id ' || coalesce(stop_id, '(empty)') || ' does not exist'`);
   await stSkip("invalid_stop_sequence", "seq IS NULL OR seq < 0", `'trip ' || trip_id || ': stop_sequence ' || coalesce(${rawSt("stop_sequence")}, '(empty)') || ' is not a non-negative integer'`);
-  if ((await scalar(conn, `SELECT count(*) - count(DISTINCT (tix, seq)) FROM st0`)) > 0) {
+  // One pass per trip (in stop_sequence order) finds duplicate stop_sequences and the trips that
+  // cannot be used (< 2 stop_times, no time at the first or last stop, times going backwards), and
+  // computes what the stop patterns need: first departure, last arrival, and a digest of the
+  // (position, stop) pairs. Unparsable times count as missing; a time missing on one side takes the
+  // other's. Later steps delete whole trips and interpolate interior times between earlier and
+  // later ones, which changes none of these values for the trips that remain.
+  const tripCheckSql = `CREATE OR REPLACE TABLE trip_check AS
+    WITH o AS (SELECT tix, seq, stop_ref, coalesce(arr, dep) AS a, coalesce(dep, arr) AS d, row_number() OVER w AS k,
+                      count(*) OVER (PARTITION BY tix) AS n, lag(coalesce(dep, arr) IGNORE NULLS) OVER w AS prev_dep, lag(seq) OVER w AS prev_seq
+               FROM st0 WINDOW w AS (PARTITION BY tix ORDER BY seq))
+    SELECT tix, max(n)::INTEGER AS n,
+      bool_or(seq = prev_seq) AS dup_seq,
+      bool_or((k = 1 OR k = n) AND a IS NULL) AS missing_terminal,
+      bool_or(a > d OR a < prev_dep) AS backwards,
+      bool_or(a IS NULL) AS needs_interp,
+      min(d) AS first_dep, max(a) AS last_arr, sum(hash(k, stop_ref)) AS h1, bit_xor(hash(stop_ref, k, 'stop pattern')) AS h2
+    FROM o GROUP BY tix`;
+  await conn.run(tripCheckSql);
+  if ((await scalar(conn, `SELECT count(*) FROM trip_check WHERE dup_seq`)) > 0) {
     const dupSt = `rid IN (SELECT rid FROM st0 QUALIFY row_number() OVER (PARTITION BY tix, seq ORDER BY rid) > 1)`;
     await stSkip("duplicate_key", dupSt, `'trip ' || trip_id || ': duplicate stop_sequence ' || seq`);
+    await conn.run(tripCheckSql);
   }
   // unparsable times become missing (then interpolated between their neighbours)
   await reportSkipped(ctx, "invalid_time", "stop_times.txt", `SELECT * FROM st0 WHERE bad_time`,
     `'trip ' || trip_id || ' stop_sequence ' || seq || ': unparsable time ' || coalesce(${rawSt("arrival_time")}, '') || '/' || coalesce(${rawSt("departure_time")}, '') || ' (treated as missing and interpolated)'`);
   await conn.run(`UPDATE st0 SET arr = coalesce(arr, dep), dep = coalesce(dep, arr) WHERE arr IS NULL OR dep IS NULL`);
 
-  // trips that cannot be used: < 2 stop_times, no time at the first or last stop, times going backwards
-  await conn.run(`CREATE TABLE trip_check AS
-    WITH o AS (SELECT tix, seq, arr, dep, row_number() OVER w AS k, count(*) OVER (PARTITION BY tix) AS n,
-                      lag(dep IGNORE NULLS) OVER w AS prev_dep FROM st0 WINDOW w AS (PARTITION BY tix ORDER BY seq))
-    SELECT tix, max(n) AS n,
-      bool_or((k = 1 OR k = n) AND arr IS NULL) AS missing_terminal,
-      bool_or(arr > dep OR arr < prev_dep) AS backwards,
-      bool_or(arr IS NULL) AS needs_interp
-    FROM o GROUP BY tix`);
   const badTrip = async (kind: string, cond: string, msg: string) => {
     const fromSql = `SELECT t.rid, t.trip_id FROM t1 t JOIN trip_check c USING (tix) WHERE ${cond}`;
     const n = await reportSkipped(ctx, kind, "trips.txt", fromSql, msg);
@@ -270,17 +280,14 @@ export async function buildTables(ctx: Ctx): Promise<BuildResult> {
   await conn.run(`CREATE TABLE trip_ids AS SELECT tix, (${trBase} + tix - 1)::INTEGER AS id FROM t1`);
   // A trip's stop pattern is its stop sequence. Building a list per trip (an ordered aggregate over
   // every stop_time) costs a sort per group; instead trips are grouped by a 128-bit digest of their
-  // (position, stop) pairs (two independent 64-bit hashes, plus the count) and the list is built
-  // once per pattern, from its first trip.
-  await conn.run(`CREATE TABLE trip_pat0 AS SELECT tix, min(dep) AS first_dep, max(arr) AS last_arr, count(*)::INTEGER AS n,
-      sum(hash(k, stop_ref)) AS h1, bit_xor(hash(stop_ref, k, 'stop pattern')) AS h2
-    FROM (SELECT tix, stop_ref, dep, arr, row_number() OVER (PARTITION BY tix ORDER BY seq) AS k FROM st0) GROUP BY tix`);
+  // (position, stop) pairs (two independent 64-bit hashes, plus the count; trip_check above) and the
+  // list is built once per pattern, from its first trip.
   await conn.run(`CREATE TABLE pat_key AS SELECT n, h1, h2, min(tix) AS rep, row_number() OVER (ORDER BY min(tix))::INTEGER AS stop_pattern_id,
-      count(*)::INTEGER AS trip_count FROM trip_pat0 GROUP BY n, h1, h2`);
-  await conn.run(`CREATE TABLE trip_pat AS SELECT tp.tix, tp.first_dep, tp.last_arr, tp.n, k.stop_pattern_id FROM trip_pat0 tp JOIN pat_key k USING (n, h1, h2)`);
+      count(*)::INTEGER AS trip_count FROM trip_check GROUP BY n, h1, h2`);
+  await conn.run(`CREATE TABLE trip_pat AS SELECT c.tix, c.first_dep, c.last_arr, c.n, k.stop_pattern_id FROM trip_check c JOIN pat_key k USING (n, h1, h2)`);
   await conn.run(`CREATE TABLE patterns AS SELECT k.stop_pattern_id, k.trip_count, list(st.stop_ref ORDER BY st.seq) AS pat
     FROM pat_key k JOIN st0 st ON st.tix = k.rep GROUP BY k.stop_pattern_id, k.trip_count`);
-  await conn.run(`DROP TABLE trip_pat0; DROP TABLE pat_key`);
+  await conn.run(`DROP TABLE pat_key`);
   await conn.run(`CREATE TABLE stop_patterns AS SELECT ${ctx.fvid}::INTEGER AS feed_version_id, stop_pattern_id, pat AS stop_refs, trip_count FROM patterns ORDER BY stop_pattern_id`);
   // generated shapes: one per stop pattern used by trips without a shape
   await conn.run(`CREATE TABLE gen_pat AS SELECT DISTINCT p.stop_pattern_id, p.pat FROM t1 JOIN trip_pat tp USING (tix) JOIN patterns p USING (stop_pattern_id) WHERE t1.shape_id IS NULL`);

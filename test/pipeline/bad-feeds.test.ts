@@ -122,6 +122,30 @@ describe("skipped rows (broken references and bad values)", () => {
   });
 });
 
+describe("duplicate stop_sequence", () => {
+  test("the second stop_time with the same (trip_id, stop_sequence) is skipped as duplicate_key; the trip keeps the first", async () => {
+    const dir = join(tempDir(), "feed");
+    cpSync(join(FIXTURES, "interpolation"), dir, { recursive: true });
+    writeFileSync(join(dir, "stop_times.txt"), [
+      "trip_id,arrival_time,departure_time,stop_id,stop_sequence",
+      "T3,07:00:00,07:00:00,S1,1",
+      "T3,07:05:00,07:05:00,S2,2",
+      "T3,07:06:00,07:06:00,S3,2",
+      "T3,07:10:00,07:10:00,S4,3",
+    ].join("\n") + "\n");
+    const data = tempDir();
+    const r = await importFeed({ dataDir: data, source: dir });
+    expect(r.status).toBe("imported");
+    expect(r.warnings.duplicate_key!.examples).toEqual([{ file: "stop_times.txt", line: 4, message: "trip T3: duplicate stop_sequence 2" }]);
+    const v = readManifest(data).versions[0]!;
+    const st = await sql<{ stop_id: string }>(`SELECT stop_id FROM read_parquet('${join(data, v.path, "stop_times.parquet")}') ORDER BY stop_sequence`);
+    expect(st.map((x) => x.stop_id)).toEqual(["S1", "S2", "S4"]);
+    const trips = await sql<{ stop_count: number; first_departure: number; last_arrival: number }>(
+      `SELECT stop_count, first_departure, last_arrival FROM read_parquet('${join(data, v.path, "trips.parquet")}')`);
+    expect(trips).toEqual([{ stop_count: 3, first_departure: 7 * 3600, last_arrival: 7 * 3600 + 600 }]);
+  });
+});
+
 describe("time values", () => {
   test("only H:MM:SS (1-3 hour digits, minutes and seconds 00-59) is a time; anything else is reported and interpolated", async () => {
     const dir = join(tempDir(), "feed");
