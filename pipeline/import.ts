@@ -79,7 +79,7 @@ export async function importFeed(opts: ImportOptions): Promise<ImportReport> {
     const outDir = join(staging, "version");
     mkdirSync(outDir, { recursive: true });
     if (src.kind === "zip") {
-      const n = unpackZip(src.bytes!, gtfsDir, opts.source);
+      const n = await unpackZip(src.bytes!, gtfsDir, opts.source);
       progress(`unpacked ${(n / 1e6).toFixed(1)} MB`);
     }
 

@@ -7,7 +7,7 @@
 import { createHash } from "node:crypto";
 import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { basename, join } from "node:path";
-import { unzipMembers } from "./zip.ts";
+import { extractMember, listMembers, unzipAll, type ZipMember } from "./zip.ts";
 import { DataError } from "./report.ts";
 
 export interface ResolvedSource {
@@ -51,26 +51,49 @@ export function folderSha1(dir: string): string {
   return h.digest("hex");
 }
 
-/** Unpack the .txt members of a GTFS zip into outDir (members may sit in one sub-folder). */
-export function unpackZip(bytes: Uint8Array, outDir: string, sourceName: string): number {
-  let entries: Record<string, Uint8Array>;
+/**
+ * Unpack the .txt members of a GTFS zip into outDir (members may sit in one sub-folder), each
+ * streamed to its file with its checksum verified. Returns the unpacked size in bytes.
+ */
+export async function unpackZip(bytes: Uint8Array, outDir: string, sourceName: string): Promise<number> {
+  const unreadable = (e: unknown) => new DataError(`not a readable zip file (${(e as Error).message})`, basename(sourceName));
+  const wanted = (name: string) => name.toLowerCase().endsWith(".txt") && !name.startsWith("__MACOSX/") && !basename(name).startsWith("._");
+  let members: ZipMember[] | null;
   try {
-    entries = unzipMembers(bytes, (name) => name.toLowerCase().endsWith(".txt") && !name.startsWith("__MACOSX/") && !basename(name).startsWith("._"));
+    members = listMembers(bytes);
   } catch (e) {
-    throw new DataError(`not a readable zip file (${(e as Error).message})`, basename(sourceName));
+    throw unreadable(e);
   }
-  const names = Object.keys(entries);
+  let inMemory: Record<string, Uint8Array> = {};
+  if (members === null) {
+    try {
+      inMemory = unzipAll(bytes, wanted);
+    } catch (e) {
+      throw unreadable(e);
+    }
+  }
+  const names = members ? members.map((m) => m.name).filter(wanted) : Object.keys(inMemory);
   // GTFS files at the root, or all inside one folder (a common packaging mistake we accept).
   const stops = names.filter((n) => basename(n) === "stops.txt").sort((a, b) => a.length - b.length)[0];
   const prefix = stops ? stops.slice(0, stops.length - "stops.txt".length) : "";
+  const target = (n: string) => (n.startsWith(prefix) && !n.slice(prefix.length).includes("/") ? join(outDir, n.slice(prefix.length)) : null);
   mkdirSync(outDir, { recursive: true });
   let total = 0;
-  for (const n of names) {
-    if (!n.startsWith(prefix)) continue;
-    const rest = n.slice(prefix.length);
-    if (rest.includes("/")) continue;
-    writeFileSync(join(outDir, rest), entries[n]!);
-    total += entries[n]!.length;
+  for (const m of members ?? []) {
+    const path = wanted(m.name) ? target(m.name) : null;
+    if (!path) continue;
+    try {
+      await extractMember(m, path);
+    } catch (e) {
+      throw unreadable(e);
+    }
+    total += m.size;
+  }
+  for (const [n, b] of Object.entries(inMemory)) {
+    const path = target(n);
+    if (!path) continue;
+    writeFileSync(path, b);
+    total += b.length;
   }
   return total;
 }

@@ -1,12 +1,28 @@
 /**
  * Minimal zip reader on Node's native zlib (about 3x faster than a JS inflater on 150 MB feeds).
- * Reads the central directory, inflates stored/deflated members and checks their CRC-32. Zip64
- * archives and other methods fall back to fflate.
+ * Reads the central directory and streams each stored/deflated member to a file, checking its
+ * size and CR-32 as it goes: the inflater runs off the main thread in 1 MB pieces, so a 150 MB
+ * member never sits in memory whole. Zip64 archives and other methods fall back to fflate.
  */
-import { inflateRawSync } from "node:zlib";
+import { closeSync, openSync, writeFileSync, writeSync } from "node:fs";
+import { createInflateRaw } from "node:zlib";
 import { unzipSync } from "fflate";
 
-export function unzipMembers(bytes: Uint8Array, filter: (name: string) => boolean): Record<string, Uint8Array> {
+export interface ZipMember {
+  name: string;
+  /** 0 stored, 8 deflated */
+  method: number;
+  crc: number;
+  size: number;
+  /** the member's bytes as stored in the archive */
+  data: Uint8Array;
+}
+
+/**
+ * The members of the archive, from its central directory; null when it needs the fallback (zip64,
+ * a compression method other than stored or deflated). Throws on a damaged directory.
+ */
+export function listMembers(bytes: Uint8Array): ZipMember[] | null {
   const dv = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   let eocd = bytes.length - 22;
   const stop = Math.max(0, bytes.length - 22 - 65535);
@@ -14,11 +30,11 @@ export function unzipMembers(bytes: Uint8Array, filter: (name: string) => boolea
   if (eocd < stop) throw new Error("end of central directory not found");
   const count = dv.getUint16(eocd + 10, true);
   let p = dv.getUint32(eocd + 16, true);
-  if (count === 0xffff || p === 0xffffffff) return fallback(bytes, filter); // zip64
-  const out: Record<string, Uint8Array> = {};
+  if (count === 0xffff || p === 0xffffffff) return null; // zip64
+  const out: ZipMember[] = [];
   const decoder = new TextDecoder();
   for (let i = 0; i < count; i++) {
-    if (dv.getUint32(p, true) !== 0x02014b50) throw new Error("bad central directory entry");
+    if (p + 46 > bytes.length || dv.getUint32(p, true) !== 0x02014b50) throw new Error("bad central directory entry");
     const method = dv.getUint16(p + 10, true);
     const crc = dv.getUint32(p + 16, true);
     const csize = dv.getUint32(p + 20, true);
@@ -27,21 +43,46 @@ export function unzipMembers(bytes: Uint8Array, filter: (name: string) => boolea
     const off = dv.getUint32(p + 42, true);
     const name = decoder.decode(bytes.subarray(p + 46, p + 46 + nameLen));
     p += 46 + nameLen + extraLen + commentLen;
-    if (!filter(name)) continue;
-    if (csize === 0xffffffff || usize === 0xffffffff || off === 0xffffffff) return fallback(bytes, filter);
-    if (dv.getUint32(off, true) !== 0x04034b50) throw new Error(`bad local header for ${name}`);
+    if (csize === 0xffffffff || usize === 0xffffffff || off === 0xffffffff) return null;
+    if (method !== 0 && method !== 8) return null;
+    if (off + 30 > bytes.length || dv.getUint32(off, true) !== 0x04034b50) throw new Error(`bad local header for ${name}`);
     const start = off + 30 + dv.getUint16(off + 26, true) + dv.getUint16(off + 28, true);
-    const data = bytes.subarray(start, start + csize);
-    let content: Uint8Array;
-    if (method === 0) content = data;
-    else if (method === 8) content = inflateRawSync(data);
-    else return fallback(bytes, filter);
-    if (content.length !== usize || (Bun.hash.crc32(content) >>> 0) !== crc) throw new Error(`${name}: checksum mismatch (corrupt member)`);
-    out[name] = content;
+    if (start + csize > bytes.length) throw new Error(`${name}: member data runs past the end of the archive`);
+    out.push({ name, method, crc, size: usize, data: bytes.subarray(start, start + csize) });
   }
   return out;
 }
 
-function fallback(bytes: Uint8Array, filter: (name: string) => boolean): Record<string, Uint8Array> {
+/** Write one member to `path`, checking its size and CRC-32; rejects on a corrupt member. */
+export async function extractMember(m: ZipMember, path: string): Promise<void> {
+  const corrupt = () => new Error(`${m.name}: checksum mismatch (corrupt member)`);
+  if (m.method === 0) {
+    if (m.data.length !== m.size || (Bun.hash.crc32(m.data) >>> 0) !== m.crc) throw corrupt();
+    writeFileSync(path, m.data);
+    return;
+  }
+  const fd = openSync(path, "w");
+  try {
+    let crc = 0;
+    let n = 0;
+    await new Promise<void>((resolve, reject) => {
+      const z = createInflateRaw({ chunkSize: 1 << 20 });
+      z.on("data", (chunk: Buffer) => {
+        crc = Bun.hash.crc32(chunk, crc);
+        n += chunk.length;
+        writeSync(fd, chunk);
+      });
+      z.on("end", resolve);
+      z.on("error", (e: Error) => reject(new Error(`${m.name}: ${e.message} (corrupt member)`)));
+      z.end(m.data);
+    });
+    if (n !== m.size || crc >>> 0 !== m.crc) throw corrupt();
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** Every member (filtered) in memory: the fallback for archives listMembers cannot read. */
+export function unzipAll(bytes: Uint8Array, filter: (name: string) => boolean): Record<string, Uint8Array> {
   return unzipSync(bytes, { filter: (f) => filter(f.name) });
 }
