@@ -173,7 +173,7 @@ export async function buildTables(ctx: Ctx): Promise<BuildResult> {
   await conn.run(`CREATE TABLE shape_ids AS SELECT DISTINCT shape_id FROM sh0`);
 
   // ---------------------------------------------------------------- trips
-  await conn.run(`CREATE TABLE t0 AS SELECT rowid AS rid, * FROM raw_trips`);
+  await conn.run(`CREATE TABLE t0 AS SELECT rowid AS rid, * FROM raw_trips; DROP TABLE raw_trips`);
   if (skip("trips.txt", await reportSkipped(ctx, "missing_required_value", "trips.txt", `SELECT rid FROM t0 WHERE trip_id IS NULL`, `'trip_id is empty'`))) await conn.run(`DELETE FROM t0 WHERE trip_id IS NULL`);
   if (skip("trips.txt", await reportSkipped(ctx, "duplicate_key", "trips.txt",
     `SELECT rid, trip_id FROM t0 QUALIFY row_number() OVER (PARTITION BY trip_id ORDER BY rid) > 1`, `'duplicate trip_id ' || trip_id`))) await conn.run(`DELETE FROM t0 WHERE rid IN (SELECT rid FROM t0 QUALIFY row_number() OVER (PARTITION BY trip_id ORDER BY rid) > 1)`);
@@ -245,6 +245,8 @@ export async function buildTables(ctx: Ctx): Promise<BuildResult> {
   await reportSkipped(ctx, "invalid_time", "stop_times.txt", `SELECT * FROM st0 WHERE bad_time`,
     `'trip ' || trip_id || ' stop_sequence ' || seq || ': unparsable time ' || coalesce(${rawSt("arrival_time")}, '') || '/' || coalesce(${rawSt("departure_time")}, '') || ' (treated as missing and interpolated)'`);
   await conn.run(`UPDATE st0 SET arr = coalesce(arr, dep), dep = coalesce(dep, arr) WHERE arr IS NULL OR dep IS NULL`);
+  // no message needs the raw strings any more: give their memory to the steps that follow
+  await conn.run(`DROP TABLE raw_stop_times`);
 
   const badTrip = async (kind: string, cond: string, msg: string) => {
     const fromSql = `SELECT t.rid, t.trip_id FROM t1 t JOIN trip_check c USING (tix) WHERE ${cond}`;
