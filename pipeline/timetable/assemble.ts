@@ -184,6 +184,7 @@ export function assembleTimetable(src: SourceData, opts: AssembleOptions): Table
     }
     routeTrips.push(...subs);
   }
+  const projections = new Map<string, number[]>();
   for (const trips of routeTrips) {
     const first = trips[0]!;
     const nS = first.to - first.from;
@@ -205,12 +206,16 @@ export function assembleTimetable(src: SourceData, opts: AssembleOptions): Table
     rMinDep.push(minDep);
     rMaxArr.push(maxArr);
     const sh = shape >= 0 ? src.shapes[shape]! : null;
+    // routes split off one pattern (overtaking) share their stops and shape, hence the projection
+    const projKey = sh && sh.lat.length > 0 ? `${shape}:${Array.from(st.stop.subarray(first.from, first.to)).join(",")}` : "";
+    const cached = projKey ? projections.get(projKey) : undefined;
     let prevPt = 0;
     for (let j = 0; j < nS; j++) {
       const s = stopByKey.get(st.stop[first.from + j]!)!;
       rsStop.push(stopIdx.get(s.key)!);
       rsSeq.push(st.stopSequence[first.from + j]!);
-      if (sh && sh.lat.length > 0) {
+      if (cached) rsShape.push(cached[j]!);
+      else if (sh && sh.lat.length > 0) {
         let best = prevPt, bestD = Infinity;
         const cosLat = Math.cos((s.lat * Math.PI) / 180);
         for (let k = prevPt; k < sh.lat.length; k++) {
@@ -225,6 +230,7 @@ export function assembleTimetable(src: SourceData, opts: AssembleOptions): Table
         prevPt = best;
       } else rsShape.push(-1);
     }
+    if (projKey && !cached) projections.set(projKey, rsShape.slice(rsShape.length - nS));
     tripOut.push(...trips);
     nTimes += trips.length * nS;
   }
