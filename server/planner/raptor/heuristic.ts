@@ -27,6 +27,9 @@ interface Static {
   inStart: Int32Array;
   inEdge: Int32Array;
   inFrom: Int32Array;
+  /** incoming footpaths interleaved for the search at walking speed `inSpeed`: [2k] = inFrom, [2k + 1] = walking seconds */
+  inFromSec: Int32Array;
+  inSpeed: number;
 }
 
 const statics = new WeakMap<TransitCore, Static>();
@@ -99,19 +102,28 @@ function staticOf(core: TransitCore): Static {
       inFrom[k] = p;
     }
   }
-  s = { hopStart, hopFrom: Int32Array.from(hopFrom), hopSec: Int32Array.from(hopSec), inStart, inEdge, inFrom };
+  s = { hopStart, hopFrom: Int32Array.from(hopFrom), hopSec: Int32Array.from(hopSec), inStart, inEdge, inFrom, inFromSec: new Int32Array(2 * footTo.length), inSpeed: -1 };
   statics.set(core, s);
   return s;
 }
 
 /**
  * Fill h (length nStops) with lower bounds to the egress stops; stops that cannot reach them get
- * `limit`. footSec are walking seconds per footpath. Exploration stops at `limit` seconds: bounds are capped at `limit` (still lower bounds).
+ * `limit`. footSec are walking seconds per footpath at walkSpeed. Exploration stops at `limit` seconds: bounds are capped at `limit` (still lower bounds).
  * node/next hold the queue entries (capacity >= egress + edges). Returns the number of edges relaxed,
  * -1 if the capacity did not suffice (then h is not valid).
  */
-export function destinationBounds(core: TransitCore, egress: StopWalk[], footSec: Int32Array, limit: number, h: Int32Array, node: Int32Array, next: Int32Array): number {
-  const { hopStart, hopFrom, hopSec, inStart, inEdge, inFrom } = staticOf(core);
+export function destinationBounds(core: TransitCore, egress: StopWalk[], footSec: Int32Array, walkSpeed: number, limit: number, h: Int32Array, node: Int32Array, next: Int32Array): number {
+  const s = staticOf(core);
+  const { hopStart, hopFrom, hopSec, inStart, inFromSec } = s;
+  if (s.inSpeed !== walkSpeed) {
+    const { inEdge, inFrom } = s;
+    for (let k = 0; k < inEdge.length; k++) {
+      inFromSec[2 * k] = inFrom[k]!;
+      inFromSec[2 * k + 1] = footSec[inEdge[k]!]!;
+    }
+    s.inSpeed = walkSpeed;
+  }
   h.fill(UNREACHED);
   // Dial's bucket queue (integer seconds, keys < limit): bucket t is a stack of entries in
   // node/next, one entry per decrease of h; stale entries (h[q] !== t) are skipped
@@ -150,9 +162,9 @@ export function destinationBounds(core: TransitCore, egress: StopWalk[], footSec
         next[n] = head[t]!;
         head[t] = n++;
       }
-      for (let k = k0; k < k1; k++) {
-        const t = key + footSec[inEdge[k]!]!;
-        const p = inFrom[k]!;
+      for (let k = 2 * k0, kEnd = 2 * k1; k < kEnd; k += 2) {
+        const t = key + inFromSec[k + 1]!;
+        const p = inFromSec[k]!;
         if (t >= h[p]! || t >= lim) continue;
         if (n >= cap) return -1;
         h[p] = t;

@@ -22,17 +22,28 @@ export function searchForward(core: TransitCore, req: RaptorRequest, st: RaptorS
     const prev = st.accessSec[a.stop]!;
     st.accessSec[a.stop] = prev < 0 ? a.walkSec : Math.min(prev, a.walkSec);
   }
+  // per egress stop: the shortest walk, and the first egress entry with it (the destination check's tie order)
+  for (let i = 0; i < req.egress.length; i++) {
+    const eg = req.egress[i]!;
+    const prev = st.egressSec[eg.stop]!;
+    if (prev < 0 || eg.walkSec < prev) {
+      st.egressSec[eg.stop] = eg.walkSec;
+      st.egressIdx[eg.stop] = i;
+    }
+  }
   const stats: RaptorStats = { iterations: 0, rounds: 0, routesScanned: 0, stopsVisited: 0, footpaths: 0 };
   const journeys: Journey[] = [];
   const improvedEgress = new Int32Array(rounds);
   const views = dayViews(core, req);
   markLiveRoutes(core, req, st, views);
-  const footSec = st.footpathSeconds(core, req.walkSpeed);
+  st.footpathSeconds(core, req.walkSpeed);
+  const cx = scanContext(core, views);
   const { times, pairs } = departures(core, req, st, views);
   // lower bounds to the destination (heuristic.ts): 0 (no pruning) until the destination is first
   // reached; only range searches with several departures compute them (one search costs about as
   // much as the bounds)
   st.toTarget.fill(0);
+  st.boundsSet = false;
   st.boundsReady = req.egress.length === 0 || times.length < 2 || !destinationPruning.enabled;
   // access stops to mark in the current iteration (all in the first one)
   const accessMark = new Uint8Array(req.access.length).fill(1);
@@ -50,7 +61,7 @@ export function searchForward(core: TransitCore, req: RaptorRequest, st: RaptorS
         const key = pairs[pi]!;
         accessMark[key - Math.floor(key / PAIR) * PAIR] = 1;
       }
-      runIteration(core, req, st, views, footSec, dep, accessMark, improvedEgress, stats);
+      runIteration(core, req, st, cx, dep, accessMark, improvedEgress, stats);
       let found = false;
       for (let k = 1; k < rounds; k++) {
         if (improvedEgress[k]! >= 0) {
@@ -62,6 +73,7 @@ export function searchForward(core: TransitCore, req: RaptorRequest, st: RaptorS
     }
   } finally {
     for (const a of req.access) st.accessSec[a.stop] = -1;
+    for (const eg of req.egress) st.egressSec[eg.stop] = -1;
   }
   return { journeys, stats };
 }
@@ -168,24 +180,36 @@ function dayViews(core: TransitCore, req: RaptorRequest): DayView[] {
  * slot; bit s (s < 8) is set when it does on slot s (bit 7 also stands for every later slot).
  */
 function markLiveRoutes(core: TransitCore, req: RaptorRequest, st: RaptorState, views: DayView[]): void {
-  const live = st.routeLive;
+  const { routeLive: live, routeMarkedPos } = st;
   const { offsetSec, nSlots } = req.days;
-  const nTz = core.nTz;
+  st.ensureSlots(nSlots);
+  const { slotC0, slotNT, slotMin, slotMax } = st;
+  const { nTz, nRoutes, routeTz } = core;
   const from = req.departSec, to = req.maxArrivalSec;
   const allowed = req.routeAllowed;
-  for (let r = 0; r < core.nRoutes; r++) {
-    let ok = 0;
-    if (!allowed || allowed[r]) {
-      const tz = core.routeTz[r]!;
-      for (let slot = 0; slot < nSlots; slot++) {
-        const v = views[slot * nTz + tz]!;
-        if (v.tripStart[r + 1]! === v.tripStart[r]!) continue;
-        const off = offsetSec[slot * nTz + tz]!;
-        if (off + v.minDep[r]! < to && off + v.maxArr[r]! >= from) ok |= 1 << (slot < 7 ? slot : 7);
+  live.fill(0);
+  for (let slot = 0; slot < nSlots; slot++) {
+    const bit = 1 << (slot < 7 ? slot : 7);
+    for (let tz = 0; tz < nTz; tz++) {
+      const { tripStart, minDep, maxArr } = views[slot * nTz + tz]!;
+      const off = offsetSec[slot * nTz + tz]!;
+      for (let r = 0, si = slot; r < nRoutes; r++, si += nSlots) {
+        if (routeTz[r] !== tz) continue;
+        const c0 = tripStart[r]!;
+        const nT = tripStart[r + 1]! - c0;
+        const lo = off + minDep[r]!, hi = off + maxArr[r]!;
+        // a slot without trips inside the searched span gets no trips (a scan skips it)
+        const runs = nT > 0 && lo < to && hi >= from && (!allowed || allowed[r] !== 0);
+        if (runs) live[r]! |= bit;
+        slotC0[si] = c0;
+        slotNT[si] = runs ? nT : 0;
+        slotMin[si] = lo;
+        slotMax[si] = hi;
       }
     }
-    live[r] = ok;
   }
+  // the marking skips routes that are not live in this query
+  for (let r = 0; r < nRoutes; r++) routeMarkedPos[r] = live[r] ? -1 : -2;
 }
 
 const PAIR = 65536;
@@ -250,22 +274,85 @@ function departures(core: TransitCore, req: RaptorRequest, st: RaptorState, view
   return { times: thin, pairs };
 }
 
-function runIteration(core: TransitCore, req: RaptorRequest, st: RaptorState, views: DayView[], footSec: Int32Array, depart: number, accessMark: Uint8Array, improvedEgress: Int32Array, stats: RaptorStats): void {
+/** Per-core arrays of the scan (built once per core), and the query's day-view trip lists. */
+interface ScanContext {
+  /** route -> 1 when every trip's arrivals never decrease along the route (monotoneRoutes) */
+  monotone: Uint8Array;
+  /** route stop -> stop * 2 + 1 when boarding there can lead somewhere (boardingPositions), stop * 2 otherwise */
+  routeStopBoard: Int32Array;
+  /** stop -> [bpStart[p], bpStart[p+1]) in bpRoutePos: (route, position) pairs where boarding can lead somewhere */
+  bpStart: Int32Array;
+  bpRoutePos: Int32Array;
+  /** (slot * nTz + tz) -> the day view's active trips (DayView.trips) */
+  tripsOf: Int32Array[];
+}
+
+const scanCache = new WeakMap<TransitCore, Omit<ScanContext, "tripsOf">>();
+
+function scanContext(core: TransitCore, views: DayView[]): ScanContext {
+  let c = scanCache.get(core);
+  if (!c) {
+    const { canBoard, stopStart, route, pos } = boardingPositions(core);
+    const routeStopBoard = new Int32Array(core.routeStops.length);
+    for (let i = 0; i < routeStopBoard.length; i++) routeStopBoard[i] = core.routeStops[i]! * 2 + (canBoard[i] ? 1 : 0);
+    const bpStart = new Int32Array(stopStart.length);
+    for (let i = 0; i < stopStart.length; i++) bpStart[i] = 2 * stopStart[i]!;
+    const bpRoutePos = new Int32Array(2 * route.length);
+    for (let i = 0; i < route.length; i++) {
+      bpRoutePos[2 * i] = route[i]!;
+      bpRoutePos[2 * i + 1] = pos[i]!;
+    }
+    c = { monotone: monotoneRoutes(core), routeStopBoard, bpStart, bpRoutePos };
+    scanCache.set(core, c);
+  }
+  return { ...c, tripsOf: views.map((v) => v.trips) };
+}
+
+/**
+ * Note that stop q is marked: add every live route that can be boarded at q to the routes of the next
+ * round (routeList[0..nRoutes)), widening its [first, last] marked positions. Returns the new count.
+ */
+function collectRoutes(q: number, nRoutes: number, bpStart: Int32Array, bpRoutePos: Int32Array, routeMarkedPos: Int32Array, routeMarkedLast: Int32Array, routeList: Int32Array): number {
+  for (let e = bpStart[q]!, end = bpStart[q + 1]!; e < end; e += 2) {
+    const r = bpRoutePos[e]!;
+    const pos = bpRoutePos[e + 1]!;
+    const cur = routeMarkedPos[r]!;
+    if (cur >= 0) {
+      if (pos < cur) routeMarkedPos[r] = pos;
+      else if (pos > routeMarkedLast[r]!) routeMarkedLast[r] = pos;
+    } else if (cur === -1) {
+      // marked for the first time this round (-2: not live in this query, never scanned)
+      routeList[nRoutes++] = r;
+      routeMarkedPos[r] = pos;
+      routeMarkedLast[r] = pos;
+    }
+  }
+  return nRoutes;
+}
+
+function runIteration(core: TransitCore, req: RaptorRequest, st: RaptorState, cx: ScanContext, depart: number, accessMark: Uint8Array, improvedEgress: Int32Array, stats: RaptorStats): void {
   const n = core.nStops;
-  const { board, boardUpTo, boardSrc, marked, markedList, boardable, ride, rideMarked, rideList, routeMarkedPos, routeMarkedLast, routeList, routeLive, targetBest, toTarget } = st;
-  const { footStart, footTo, stopSlackSec } = core;
+  const { board, boardUpTo, boardSrc, marked, markedList, boardable, ride, rideUpTo, rideBoard, rideSlot, rideMarked, rideList, routeMarkedPos, routeMarkedLast, routeList, targetBest, toTarget, footToSec } = st;
+  const { slotC0, slotNT, slotMin, slotMax } = st;
+  const { egressSec, egressIdx } = st;
+  // many egress stops: check only those whose ride label improved (while relaxing their footpaths)
+  const egressByStop = req.egress.length > 4;
+  const { footStart, stopSlackSec, routeStopStart, routeTime0, routeTz, depSec, arrSec, stopTimeFlags, stopWheelchair } = core;
+  const { monotone, routeStopBoard, bpStart, bpRoutePos, tripsOf } = cx;
+  const { offsetSec, nSlots } = req.days;
+  const nTz = core.nTz;
+  const wheelchair = req.wheelchair;
+  const departSec = req.departSec;
   const rounds = req.maxRides + 1;
-  // route -> every trip's arrivals never decrease: past the last boardable stop, a trip arriving at
-  // or after the bound arrives no earlier further on
-  const monotone = monotoneRoutes(core);
-  // route stop -> boarding there can lead somewhere (not the last stop, some trip picks up), and
-  // per stop the (route, position) pairs where it can
-  const { canBoard, stopStart: stopRouteStart, route: stopRouteRoute, pos: stopRoutePos } = boardingPositions(core);
+  // toTarget holds lower bounds (else zeros: the checks skip reading it)
+  let useH = st.boundsSet;
   // the "with at most k rides" rows: one per round in a range search, where labels of later
   // departures stay; a single departure fills rounds in order, so row 0 ("so far") is enough
   const upRow = req.windowSec > 0 ? n : 0;
   const upEnd = req.windowSec > 0 ? rounds * n : n;
   let nMarked = 0;
+  // routes to scan in the next round, collected when a stop is marked
+  let nRoutes = 0;
   for (let ai = 0; ai < req.access.length; ai++) {
     const a = req.access[ai]!;
     const t = depart + a.walkSec;
@@ -276,17 +363,18 @@ function runIteration(core: TransitCore, req: RaptorRequest, st: RaptorState, vi
       if (accessMark[ai] && !marked[a.stop]) {
         marked[a.stop] = 1;
         markedList[nMarked++] = a.stop;
+        if (rounds > 1) nRoutes = collectRoutes(a.stop, nRoutes, bpStart, bpRoutePos, routeMarkedPos, routeMarkedLast, routeList);
       }
     }
   }
   let footpaths = 0;
+  let visited = 0;
   for (let k = 1; k < rounds && nMarked > 0; k++) {
     stats.rounds++;
     const base = k * n;
     const prev = (k - 1) * n;
     const up = k * upRow;
-    // carry the previous round's improvements into this round, and collect the routes to scan
-    let nRoutes = 0;
+    // carry the previous round's improvements into this round; they are where boarding may improve
     for (let i = 0; i < nMarked; i++) {
       const p = markedList[i]!;
       marked[p] = 0;
@@ -295,236 +383,291 @@ function runIteration(core: TransitCore, req: RaptorRequest, st: RaptorState, vi
         board[base + p] = board[prev + p]!;
         boardSrc[base + p] = SRC_INHERITED;
       }
-      for (let e = stopRouteStart[p]!, end = stopRouteStart[p + 1]!; e < end; e++) {
-        const r = stopRouteRoute[e]!;
-        if (!routeLive[r]) continue;
-        const pos = stopRoutePos[e]!;
-        const cur = routeMarkedPos[r]!;
-        if (cur < 0) {
-          routeList[nRoutes++] = r;
-          routeMarkedPos[r] = pos;
-          routeMarkedLast[r] = pos;
-        } else if (pos < cur) routeMarkedPos[r] = pos;
-        else if (pos > routeMarkedLast[r]!) routeMarkedLast[r] = pos;
-      }
     }
     const nBoardable = nMarked;
     nMarked = 0;
     let bound = UNREACHED;
     for (let j = 0; j <= k; j++) if (targetBest[j]! < bound) bound = targetBest[j]!;
-    st.nRide = 0;
-    let visited = 0;
-    for (let i = 0; i < nRoutes; i++) {
-      const r = routeList[i]!;
-      visited += scanRoute(core, req, st, views, r, routeMarkedPos[r]!, routeMarkedLast[r]!, k, up, upEnd, bound, monotone[r] === 1, canBoard);
+    let nRide = 0;
+    // route scans: each marked route from its first marked position, once per service-day slot
+    // (active trips only)
+    for (let ri = 0; ri < nRoutes; ri++) {
+      const r = routeList[ri]!;
+      const startPos = routeMarkedPos[r]!;
+      const lastPos = routeMarkedLast[r]!;
       routeMarkedPos[r] = -1;
+      const s0 = routeStopStart[r]!;
+      const nS = routeStopStart[r + 1]! - s0;
+      const time0 = routeTime0[r]!;
+      const tz = routeTz[r]!;
+      const mono = monotone[r] === 1;
+      const sBase = r * nSlots;
+      let prevEnd = 0;
+      let prevScanned = false;
+      // first position where the previous slot found no trip to board (nS: none)
+      let firstFail = nS;
+      for (let slot = 0; slot < nSlots; slot++) {
+        const si = sBase + slot;
+        const nT = slotNT[si]!;
+        // no active trip inside the searched span that day, or none before the bound
+        if (nT === 0 || slotMin[si]! >= bound || slotMax[si]! < departSec) {
+          prevScanned = false;
+          continue;
+        }
+        let from = startPos;
+        if (prevScanned && slotMin[si]! >= prevEnd) {
+          // every trip of this day runs after every trip of the previous day, which boarded wherever it
+          // could: only stops where it found no trip at all (the first is firstFail) can gain
+          if (firstFail >= nS) break;
+          from = firstFail;
+        }
+        prevEnd = slotMax[si]!;
+        prevScanned = true;
+        firstFail = nS;
+        const off = offsetSec[slot * nTz + tz]!;
+        const vt = tripsOf[slot * nTz + tz]!;
+        const c0 = slotC0[si]!;
+        let trip = -1; // index into vt[c0 ..)
+        let tripBase = 0; // stop-time index of the current trip's first stop
+        let prevBase = -1; // the same for the active trip before it, -1 when none
+        let boardIdx = 0; // stop-time index of the boarding event
+        let j = from;
+        // not on a trip yet: boardable stops up to the last marked position. A stop not improved in
+        // the previous round offers the same trips as when it was improved; where no trip picks up,
+        // or at the last stop, boarding leads nowhere
+        for (; j <= lastPos; j++) {
+          const x = routeStopBoard[s0 + j]!;
+          if (!(x & 1)) continue;
+          const p = x >> 1;
+          if (!boardable[p]) continue;
+          const b = board[prev + p]!;
+          if ((useH ? b + toTarget[p]! : b) >= bound || (wheelchair && stopWheelchair[p] === 2)) continue;
+          const want = b - off;
+          // earliest active trip leaving p at or after b: lo
+          let lo = 0;
+          let hi = nT - 1;
+          const dLast = depSec[time0 + vt[c0 + hi]! * nS + j]!;
+          if (dLast < want) {
+            if (firstFail === nS) firstFail = j; // no trip leaves this stop after b on this day
+            continue;
+          }
+          const dFirst = depSec[time0 + vt[c0]! * nS + j]!;
+          if (dFirst >= want) hi = 0;
+          else if (hi > 8) {
+            // interpolate, then gallop to bracket the answer: departures are roughly evenly spread
+            let g = 1 + Math.floor(((want - dFirst) / (dLast - dFirst + 1)) * (hi - 1));
+            let step = 1;
+            if (depSec[time0 + vt[c0 + g]! * nS + j]! >= want) {
+              hi = g;
+              for (g -= step; g > 0 && depSec[time0 + vt[c0 + g]! * nS + j]! >= want; g -= step) {
+                hi = g;
+                step <<= 1;
+              }
+              lo = g < 0 ? 0 : g + 1;
+            } else {
+              lo = g + 1;
+              for (g += step; g < hi && depSec[time0 + vt[c0 + g]! * nS + j]! < want; g += step) {
+                lo = g + 1;
+                step <<= 1;
+              }
+              if (g < hi) hi = g;
+            }
+          }
+          while (lo < hi) {
+            const mid = (lo + hi) >>> 1;
+            if (depSec[time0 + vt[c0 + mid]! * nS + j]! < want) lo = mid + 1;
+            else hi = mid;
+          }
+          for (let i = lo; i < nT; i++) {
+            const tb = time0 + vt[c0 + i]! * nS;
+            if (stopTimeFlags[tb + j]! & NO_PICKUP) continue;
+            trip = i;
+            tripBase = tb;
+            prevBase = i > 0 ? time0 + vt[c0 + i - 1]! * nS : -1;
+            boardIdx = tb + j;
+            break;
+          }
+          if (trip >= 0) break;
+          if (firstFail === nS) firstFail = j;
+        }
+        if (trip >= 0) {
+          // on a trip: alight where it improves the ride label, and switch to an earlier trip where
+          // one can be caught, up to the last marked position
+          for (j++; j <= lastPos; j++) {
+            const x = routeStopBoard[s0 + j]!;
+            const p = x >> 1;
+            const idx = tripBase + j;
+            const a = off + arrSec[idx]!;
+            if (a < rideUpTo[up + p]! && (useH ? a + toTarget[p]! : a) < bound && !(stopTimeFlags[idx]! & NO_DROP_OFF) && !(wheelchair && stopWheelchair[p] === 2)) {
+              ride[base + p] = a;
+              rideUpTo[up + p] = a;
+              for (let o = up + p + n; o < upEnd; o += n) if (a < rideUpTo[o]!) rideUpTo[o] = a;
+              rideBoard[base + p] = boardIdx;
+              rideSlot[base + p] = slot;
+              if (!rideMarked[p]) {
+                rideMarked[p] = 1;
+                rideList[nRide++] = p;
+              }
+            }
+            if (!(x & 1) || !boardable[p]) continue;
+            const b = board[prev + p]!;
+            if ((useH ? b + toTarget[p]! : b) >= bound || (wheelchair && stopWheelchair[p] === 2)) continue;
+            const want = b - off;
+            if (want > depSec[idx]!) continue; // not even the current trip can be caught here
+            // FIFO: when the previous active trip leaves too early, so do all before it
+            if (prevBase < 0 || depSec[prevBase + j]! < want) continue;
+            // gallop back from the previous trip, which leaves at or after b
+            let hi = trip - 1;
+            let step = 1;
+            let lo = hi - 1;
+            while (lo >= 0 && depSec[time0 + vt[c0 + lo]! * nS + j]! >= want) {
+              hi = lo;
+              step <<= 1;
+              lo = hi - step;
+            }
+            lo = lo < 0 ? 0 : lo + 1;
+            while (lo < hi) {
+              const mid = (lo + hi) >>> 1;
+              if (depSec[time0 + vt[c0 + mid]! * nS + j]! < want) lo = mid + 1;
+              else hi = mid;
+            }
+            for (let i = lo; i < trip; i++) {
+              const tb = time0 + vt[c0 + i]! * nS;
+              if (stopTimeFlags[tb + j]! & NO_PICKUP) continue;
+              trip = i;
+              tripBase = tb;
+              prevBase = i > 0 ? time0 + vt[c0 + i - 1]! * nS : -1;
+              boardIdx = tb + j;
+              break;
+            }
+          }
+          // past the last marked position nothing is boarded; on routes whose arrivals never
+          // decrease, a trip arriving at or after the bound arrives no earlier further on
+          for (; j < nS; j++) {
+            const p = routeStopBoard[s0 + j]! >> 1;
+            const idx = tripBase + j;
+            const a = off + arrSec[idx]!;
+            if (a >= bound && mono) break;
+            if (a < rideUpTo[up + p]! && (useH ? a + toTarget[p]! : a) < bound && !(stopTimeFlags[idx]! & NO_DROP_OFF) && !(wheelchair && stopWheelchair[p] === 2)) {
+              ride[base + p] = a;
+              rideUpTo[up + p] = a;
+              for (let o = up + p + n; o < upEnd; o += n) if (a < rideUpTo[o]!) rideUpTo[o] = a;
+              rideBoard[base + p] = boardIdx;
+              rideSlot[base + p] = slot;
+              if (!rideMarked[p]) {
+                rideMarked[p] = 1;
+                rideList[nRide++] = p;
+              }
+            }
+          }
+        }
+        visited += j - from;
+      }
     }
     stats.routesScanned += nRoutes;
-    stats.stopsVisited += visited;
+    nRoutes = 0;
     // markedList[0..nBoardable) still lists the previous round's stops: nothing marks before this point
     for (let i = 0; i < nBoardable; i++) boardable[markedList[i]!] = 0;
     // transfers: stay (with the stop's slack) or walk one footpath; a label no earlier than one
-    // with fewer rides (boardUpTo) is dominated and not marked
-    const nRide = st.nRide;
+    // with fewer rides (boardUpTo) is dominated and not marked. A marked stop's routes are collected
+    // for the next round right away (none after the last round).
+    const collect = k + 1 < rounds;
+    // the best destination arrival via an egress stop improved in this round, below the bound
+    let egT = bound;
+    let egStop = -1;
+    let egIdx = 0;
     for (let i = 0; i < nRide; i++) {
       const p = rideList[i]!;
       rideMarked[p] = 0;
       const arr = ride[base + p]!;
+      if (egressByStop) {
+        const w = egressSec[p]!;
+        if (w >= 0) {
+          const t = arr + w;
+          if (t < egT || (t === egT && egStop >= 0 && egressIdx[p]! < egIdx)) {
+            egT = t;
+            egStop = p;
+            egIdx = egressIdx[p]!;
+          }
+        }
+      }
       const stay = arr + stopSlackSec[p]!;
-      if (stay < boardUpTo[up + p]! && stay + toTarget[p]! < bound) {
+      if (stay < boardUpTo[up + p]! && (useH ? stay + toTarget[p]! : stay) < bound) {
         board[base + p] = stay;
         boardSrc[base + p] = p;
-        for (let o = up + p; o < upEnd; o += n) if (stay < boardUpTo[o]!) boardUpTo[o] = stay;
+        boardUpTo[up + p] = stay;
+        for (let o = up + p + n; o < upEnd; o += n) if (stay < boardUpTo[o]!) boardUpTo[o] = stay;
         if (!marked[p]) {
           marked[p] = 1;
           markedList[nMarked++] = p;
+          if (collect) nRoutes = collectRoutes(p, nRoutes, bpStart, bpRoutePos, routeMarkedPos, routeMarkedLast, routeList);
         }
       }
-      const fEnd = footStart[p + 1]!;
-      footpaths += fEnd - footStart[p]!;
-      for (let e = footStart[p]!; e < fEnd; e++) {
-        const t = arr + footSec[e]!;
-        const q = footTo[e]!;
-        if (t < boardUpTo[up + q]! && t + toTarget[q]! < bound) {
+      const f0 = footStart[p]!;
+      const f1 = footStart[p + 1]!;
+      footpaths += f1 - f0;
+      for (let e = 2 * f0, eEnd = 2 * f1; e < eEnd; e += 2) {
+        const q = footToSec[e]!;
+        const t = arr + footToSec[e + 1]!;
+        if (t < boardUpTo[up + q]! && (useH ? t + toTarget[q]! : t) < bound) {
           board[base + q] = t;
           boardSrc[base + q] = p;
-          for (let o = up + q; o < upEnd; o += n) if (t < boardUpTo[o]!) boardUpTo[o] = t;
+          boardUpTo[up + q] = t;
+          for (let o = up + q + n; o < upEnd; o += n) if (t < boardUpTo[o]!) boardUpTo[o] = t;
           if (!marked[q]) {
             marked[q] = 1;
             markedList[nMarked++] = q;
+            if (collect) {
+              for (let g = bpStart[q]!, gEnd = bpStart[q + 1]!; g < gEnd; g += 2) {
+                const r = bpRoutePos[g]!;
+                const pos = bpRoutePos[g + 1]!;
+                const cur = routeMarkedPos[r]!;
+                if (cur >= 0) {
+                  if (pos < cur) routeMarkedPos[r] = pos;
+                  else if (pos > routeMarkedLast[r]!) routeMarkedLast[r] = pos;
+                } else if (cur === -1) {
+                  routeList[nRoutes++] = r;
+                  routeMarkedPos[r] = pos;
+                  routeMarkedLast[r] = pos;
+                }
+              }
+            }
           }
         }
       }
     }
-    // destination
-    for (const eg of req.egress) {
-      const t = ride[base + eg.stop]! + eg.walkSec;
-      if (t < bound && t < targetBest[k]!) {
-        targetBest[k] = t;
-        bound = t;
-        improvedEgress[k] = eg.stop;
+    // destination: the earliest arrival below the bound, the first egress entry on ties. Ride
+    // labels not improved in this round were checked when they were set, against a bound no lower.
+    if (egressByStop) {
+      if (egStop >= 0) {
+        targetBest[k] = egT;
+        bound = egT;
+        improvedEgress[k] = egStop;
+      }
+    } else {
+      for (const eg of req.egress) {
+        const t = ride[base + eg.stop]! + eg.walkSec;
+        if (t < bound && t < targetBest[k]!) {
+          targetBest[k] = t;
+          bound = t;
+          improvedEgress[k] = eg.stop;
+        }
       }
     }
     if (!st.boundsReady && bound < req.maxArrivalSec) {
       // first arrival: lower bounds to the destination, explored up to this arrival (every label is
       // at or after departSec, so a bound capped at bound - departSec prunes exactly as the full one)
       st.boundsReady = true;
-      if (destinationBounds(core, req.egress, footSec, bound - req.departSec, toTarget, st.queueNode, st.queueNext) < 0) toTarget.fill(0);
+      if (destinationBounds(core, req.egress, st.footSec, req.walkSpeed, bound - req.departSec, toTarget, st.queueNode, st.queueNext) < 0) toTarget.fill(0);
+      else useH = st.boundsSet = true;
     }
   }
+  stats.stopsVisited += visited;
   stats.footpaths += footpaths;
   for (let i = 0; i < nMarked; i++) marked[markedList[i]!] = 0;
+  for (let i = 0; i < nRoutes; i++) routeMarkedPos[routeList[i]!] = -1;
   st.nMarked = 0;
-}
-
-/**
- * Scan route r in round k from position startPos, once per service-day slot (active trips only).
- * Returns the number of route stops visited.
- */
-function scanRoute(core: TransitCore, req: RaptorRequest, st: RaptorState, views: DayView[], r: number, startPos: number, lastPos: number, k: number, up: number, upEnd: number, bound: number, monotone: boolean, canBoard: Uint8Array): number {
-  const n = core.nStops;
-  const base = k * n;
-  const prev = (k - 1) * n;
-  const s0 = core.routeStopStart[r]!;
-  const nS = core.routeStopStart[r + 1]! - s0;
-  const time0 = core.routeTime0[r]!;
-  const tz = core.routeTz[r]!;
-  const nTz = core.nTz;
-  const { offsetSec, nSlots } = req.days;
-  const { depSec, arrSec, stopTimeFlags, stopWheelchair, routeStops } = core;
-  const { board, boardable, ride, rideUpTo, rideBoard, rideSlot, rideMarked, rideList, toTarget } = st;
-  const wheelchair = req.wheelchair;
-  let visited = 0;
-  let prevOff = 0;
-  let prevMaxArr = 0;
-  let prevScanned = false;
-  // first position where the previous slot found no trip to board (nS: none)
-  let firstFail = nS;
-  const liveSlots = st.routeLive[r]!;
-  for (let slot = 0; slot < nSlots; slot++) {
-    if (slot < 7 && !((liveSlots >> slot) & 1)) {
-      // no active trip that day, or none inside the searched span
-      prevScanned = false;
-      continue;
-    }
-    const v = views[slot * nTz + tz]!;
-    const c0 = v.tripStart[r]!;
-    const nT = v.tripStart[r + 1]! - c0;
-    const off = offsetSec[slot * nTz + tz]!;
-    if (nT === 0 || off + v.minDep[r]! >= bound || off + v.maxArr[r]! < req.departSec) {
-      prevScanned = false;
-      continue;
-    }
-    let from = startPos;
-    if (prevScanned && off + v.minDep[r]! >= prevOff + prevMaxArr) {
-      // every trip of this day runs after every trip of the previous day, which boarded wherever it
-      // could: only stops where it found no trip at all (the first is firstFail) can gain
-      if (firstFail >= nS) break;
-      from = firstFail;
-    }
-    prevOff = off;
-    prevMaxArr = v.maxArr[r]!;
-    prevScanned = true;
-    firstFail = nS;
-    const vt = v.trips;
-    let trip = -1; // index into vt[c0 ..)
-    let tripBase = 0;
-    let boardIdx = 0; // stop-time index of the boarding event
-    let j = from;
-    for (; j < nS; j++) {
-      // past the last boardable stop nothing can be boarded: stop when not on a trip
-      if (j > lastPos && trip < 0) break;
-      const p = routeStops[s0 + j]!;
-      if (trip >= 0) {
-        const idx = tripBase + j;
-        const a = off + arrSec[idx]!;
-        if (a >= bound && j > lastPos && monotone) break;
-        if (a + toTarget[p]! < bound && a < rideUpTo[up + p]! && !(stopTimeFlags[idx]! & NO_DROP_OFF) && !(wheelchair && stopWheelchair[p] === 2)) {
-          ride[base + p] = a;
-          for (let o = up + p; o < upEnd; o += n) if (a < rideUpTo[o]!) rideUpTo[o] = a;
-          rideBoard[base + p] = boardIdx;
-          rideSlot[base + p] = slot;
-          if (!rideMarked[p]) {
-            rideMarked[p] = 1;
-            rideList[st.nRide++] = p;
-          }
-        }
-      }
-      // a stop not improved in the previous round offers the same trips as when it was improved; no
-      // trip picks up here, or it is the last stop: boarding leads nowhere
-      if (!boardable[p] || !canBoard[s0 + j]) continue;
-      const b = board[prev + p]!;
-      if (b + toTarget[p]! >= bound || (wheelchair && stopWheelchair[p] === 2)) continue;
-      const want = b - off;
-      // earliest active trip (before the current one) leaving p at or after b: lo
-      let lo = 0;
-      let hi = 0;
-      let limit = nT;
-      if (trip >= 0) {
-        if (want > depSec[tripBase + j]!) continue; // not even the current trip can be caught here
-        // FIFO: when the previous active trip leaves too early, so do all before it
-        if (trip === 0 || depSec[time0 + vt[c0 + trip - 1]! * nS + j]! < want) continue;
-        limit = trip;
-        // gallop back from the previous trip, which leaves at or after b
-        hi = trip - 1;
-        let step = 1;
-        lo = hi - 1;
-        while (lo >= 0 && depSec[time0 + vt[c0 + lo]! * nS + j]! >= want) {
-          hi = lo;
-          step <<= 1;
-          lo = hi - step;
-        }
-        lo = lo < 0 ? 0 : lo + 1;
-      } else {
-        hi = nT - 1;
-        const dLast = depSec[time0 + vt[c0 + hi]! * nS + j]!;
-        if (dLast < want) {
-          if (firstFail === nS) firstFail = j; // no trip leaves this stop after b on this day
-          continue;
-        }
-        const dFirst = depSec[time0 + vt[c0]! * nS + j]!;
-        if (dFirst >= want) hi = 0;
-        else if (hi > 8) {
-          // interpolate, then gallop to bracket the answer: departures are roughly evenly spread
-          let g = 1 + Math.floor(((want - dFirst) / (dLast - dFirst + 1)) * (hi - 1));
-          let step = 1;
-          if (depSec[time0 + vt[c0 + g]! * nS + j]! >= want) {
-            hi = g;
-            for (g -= step; g > 0 && depSec[time0 + vt[c0 + g]! * nS + j]! >= want; g -= step) {
-              hi = g;
-              step <<= 1;
-            }
-            lo = g < 0 ? 0 : g + 1;
-          } else {
-            lo = g + 1;
-            for (g += step; g < hi && depSec[time0 + vt[c0 + g]! * nS + j]! < want; g += step) {
-              lo = g + 1;
-              step <<= 1;
-            }
-            if (g < hi) hi = g;
-          }
-        }
-      }
-      while (lo < hi) {
-        const mid = (lo + hi) >>> 1;
-        if (depSec[time0 + vt[c0 + mid]! * nS + j]! < want) lo = mid + 1;
-        else hi = mid;
-      }
-      let found = false;
-      for (let i = lo; i < limit; i++) {
-        const tb = time0 + vt[c0 + i]! * nS;
-        if (stopTimeFlags[tb + j]! & NO_PICKUP) continue;
-        trip = i;
-        tripBase = tb;
-        boardIdx = tb + j;
-        found = true;
-        break;
-      }
-      if (!found && trip < 0 && firstFail === nS) firstFail = j;
-    }
-    visited += j - from;
-  }
-  return visited;
+  st.nRide = 0;
 }
 
 /** The route whose stop times hold index idx (routeTime0 is ascending). */

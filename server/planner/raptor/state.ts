@@ -39,7 +39,7 @@ export class RaptorState {
   readonly rideMarked: Uint8Array;
   readonly rideList: Int32Array;
   nRide = 0;
-  /** route -> first marked position in this round, -1 when not marked */
+  /** route -> first marked position in this round, -1 when not marked, -2 when not live in the current query */
   readonly routeMarkedPos: Int32Array;
   /** route -> last marked position in this round (valid while routeMarkedPos >= 0) */
   readonly routeMarkedLast: Int32Array;
@@ -49,15 +49,31 @@ export class RaptorState {
   readonly routeLive: Uint8Array;
   /** footpath -> walking seconds at `footSpeed` (computed once per walking speed) */
   footSec: Int32Array;
+  /** the same footpaths interleaved for the search: [2e] = target stop, [2e + 1] = walking seconds */
+  readonly footToSec: Int32Array;
   footSpeed = -1;
+  /**
+   * (route * nSlots + slot) -> the route's active trips on that slot for the current query
+   * (search.ts markLiveRoutes): first index into the slot's day-view trips, count (0 when the route
+   * has no trip inside the searched span that day), first departure and last arrival (relative seconds)
+   */
+  slotC0 = new Int32Array(0);
+  slotNT = new Int32Array(0);
+  slotMin = new Int32Array(0);
+  slotMax = new Int32Array(0);
   /** round -> best arrival at the destination */
   readonly targetBest: Int32Array;
   /** stop -> access walk seconds for the current query, -1 when none */
   readonly accessSec: Int32Array;
+  /** stop -> the shortest egress walk seconds for the current query, -1 when none, and the first egress entry with it */
+  readonly egressSec: Int32Array;
+  readonly egressIdx: Int32Array;
   /** stop -> lower bound of the time from the stop to the destination (heuristic.ts), 0 when unknown */
   readonly toTarget: Int32Array;
   /** toTarget holds this query's bounds (they are computed when the destination is first reached) */
   boundsReady = false;
+  /** toTarget holds lower bounds (not only zeros) */
+  boundsSet = false;
   /** queue entries of the lower-bound search (stop, next entry in its bucket) */
   readonly queueNode: Int32Array;
   readonly queueNext: Int32Array;
@@ -77,6 +93,7 @@ export class RaptorState {
     this.boardUpTo = new Int32Array(size);
     this.routeLive = new Uint8Array(core.nRoutes);
     this.footSec = new Int32Array(core.footTo.length);
+    this.footToSec = new Int32Array(2 * core.footTo.length);
     this.marked = new Uint8Array(n);
     this.markedList = new Int32Array(n);
     this.rideMarked = new Uint8Array(n);
@@ -87,6 +104,8 @@ export class RaptorState {
     this.routeMarkedLast = new Int32Array(core.nRoutes);
     this.targetBest = new Int32Array(this.rounds);
     this.accessSec = new Int32Array(n).fill(-1);
+    this.egressSec = new Int32Array(n).fill(-1);
+    this.egressIdx = new Int32Array(n);
     this.toTarget = new Int32Array(n);
     this.queueNode = new Int32Array(core.routeStops.length + core.footTo.length + n);
     this.queueNext = new Int32Array(this.queueNode.length);
@@ -95,11 +114,27 @@ export class RaptorState {
   /** Walking seconds of every footpath at `speed` m/s: max(min_transfer_time, distance / speed). */
   footpathSeconds(core: TransitCore, speed: number): Int32Array {
     if (speed !== this.footSpeed) {
-      const { footMinSec, footDistM } = core;
-      for (let e = 0; e < this.footSec.length; e++) this.footSec[e] = Math.max(footMinSec[e]!, Math.ceil(footDistM[e]! / speed));
+      const { footMinSec, footDistM, footTo } = core;
+      for (let e = 0; e < this.footSec.length; e++) {
+        const sec = Math.max(footMinSec[e]!, Math.ceil(footDistM[e]! / speed));
+        this.footSec[e] = sec;
+        this.footToSec[2 * e] = footTo[e]!;
+        this.footToSec[2 * e + 1] = sec;
+      }
       this.footSpeed = speed;
     }
     return this.footSec;
+  }
+
+  /** Size the per-(route, slot) arrays for nSlots service-day slots. */
+  ensureSlots(nSlots: number): void {
+    const size = this.nRoutes * nSlots;
+    if (this.slotNT.length !== size) {
+      this.slotC0 = new Int32Array(size);
+      this.slotNT = new Int32Array(size);
+      this.slotMin = new Int32Array(size);
+      this.slotMax = new Int32Array(size);
+    }
   }
 
   fits(core: TransitCore, maxRides: number): boolean {
