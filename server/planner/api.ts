@@ -106,6 +106,8 @@ export interface RaptorStats {
   stopsVisited: number;
   /** footpaths relaxed */
   footpaths: number;
+  /** a keepEarliest range search: "short" when its first, shorter window answered, "full" when the whole window was searched (after a short one that could not answer, "short+full") */
+  window?: "short" | "full" | "short+full";
 }
 
 export interface RaptorResult {

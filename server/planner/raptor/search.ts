@@ -15,9 +15,24 @@ import { RaptorState, SRC_ACCESS, SRC_INHERITED } from "./state.ts";
 /** Upper bound on range iterations; denser departure lists are thinned. */
 const MAX_ITERATIONS = 90;
 
+/** Shortest first window of a search that only wants the `keepEarliest` earliest arrivals (see searchForward). */
+const FIRST_WINDOW_SEC = 900;
+/** The first window holds at least this many departures per wanted journey. */
+const FIRST_WINDOW_DEPARTURES_PER_JOURNEY = 4;
+
+/**
+ * Range RAPTOR over [departSec, departSec + windowSec]: one iteration per departure, latest first.
+ *
+ * When only the n = keepEarliest earliest arrivals are wanted and the window is long, a shorter
+ * first window is tried: the first 15 minutes, or up to the 4n-th departure when that is later
+ * (departures are thinned to MAX_ITERATIONS per window, so the short window samples them densely).
+ * It answers when it finds n journeys and its first iteration (its latest departure d1) arrives
+ * strictly after the n-th of them: the earliest arrival departing at or after d1 bounds every
+ * journey leaving later in the window (one can wait at the origin), so none of those can arrive by
+ * the n-th arrival or dominate a journey that does, and the n earliest are the same as over the
+ * whole window. Otherwise the whole window is searched from scratch.
+ */
 export function searchForward(core: TransitCore, req: RaptorRequest, st: RaptorState): { journeys: Journey[]; stats: RaptorStats } {
-  const rounds = req.maxRides + 1;
-  st.reset(rounds, req.maxArrivalSec, req.windowSec > 0);
   for (const a of req.access) {
     const prev = st.accessSec[a.stop]!;
     st.accessSec[a.stop] = prev < 0 ? a.walkSec : Math.min(prev, a.walkSec);
@@ -32,13 +47,51 @@ export function searchForward(core: TransitCore, req: RaptorRequest, st: RaptorS
     }
   }
   const stats: RaptorStats = { iterations: 0, rounds: 0, routesScanned: 0, stopsVisited: 0, footpaths: 0 };
+  try {
+    const views = dayViews(core, req);
+    markLiveRoutes(core, req, st, views);
+    st.footpathSeconds(core, req.walkSpeed);
+    const cx = scanContext(core, views);
+    const { uniq, pairs } = departures(core, req, st, views);
+    const keep = req.keepEarliest ?? 0;
+    if (keep > 0 && req.windowSec > 2 * FIRST_WINDOW_SEC) {
+      // uniq is latest first: the (4n)-th departure from the start is uniq[len - 4n]
+      const nth = uniq[Math.max(0, uniq.length - FIRST_WINDOW_DEPARTURES_PER_JOURNEY * keep)]!;
+      const end = req.departSec + Math.max(FIRST_WINDOW_SEC, nth - req.departSec);
+      if (end - req.departSec <= req.windowSec / 2) {
+        const first = iterate(core, req, st, cx, thin(uniq.filter((d) => d <= end)), pairs, stats);
+        const arrivals = nonDominated(first.journeys).map((j) => j.arriveSec).sort((a, b) => a - b);
+        if (arrivals.length >= keep && first.firstArrival > arrivals[keep - 1]!) return { journeys: first.journeys, stats: { ...stats, window: "short" } };
+        stats.window = "short+full";
+      }
+    }
+    const journeys = iterate(core, req, st, cx, thin(uniq), pairs, stats).journeys;
+    if (keep > 0 && !stats.window) stats.window = "full";
+    return { journeys, stats };
+  } finally {
+    for (const a of req.access) st.accessSec[a.stop] = -1;
+    for (const eg of req.egress) st.egressSec[eg.stop] = -1;
+  }
+}
+
+/** Journeys no other one dominates (leaves no earlier, arrives no later, no more rides, and differs). */
+function nonDominated(js: Journey[]): Journey[] {
+  return js.filter(
+    (a, i) => !js.some((b, k) => k !== i && b.departSec >= a.departSec && b.arriveSec <= a.arriveSec && b.rides <= a.rides && (b.departSec > a.departSec || b.arriveSec < a.arriveSec || b.rides < a.rides || k < i)),
+  );
+}
+
+/**
+ * The range iterations over `times` (latest first) from cleared labels; firstArrival = the earliest
+ * destination arrival of the first (latest) departure. `pairs` lists every access departure (see
+ * departures()); those after times[0] are marked in the first iteration.
+ */
+function iterate(core: TransitCore, req: RaptorRequest, st: RaptorState, cx: ScanContext, times: number[], pairs: Float64Array, stats: RaptorStats): { journeys: Journey[]; firstArrival: number } {
+  let firstArrival = UNREACHED;
+  const rounds = req.maxRides + 1;
+  st.reset(rounds, req.maxArrivalSec, req.windowSec > 0);
   const journeys: Journey[] = [];
   const improvedEgress = new Int32Array(rounds);
-  const views = dayViews(core, req);
-  markLiveRoutes(core, req, st, views);
-  st.footpathSeconds(core, req.walkSpeed);
-  const cx = scanContext(core, views);
-  const { times, pairs } = departures(core, req, st, views);
   // lower bounds to the destination (heuristic.ts): 0 (no pruning) until the destination is first
   // reached; only range searches with several departures compute them (one search costs about as
   // much as the bounds)
@@ -49,33 +102,29 @@ export function searchForward(core: TransitCore, req: RaptorRequest, st: RaptorS
   const accessMark = new Uint8Array(req.access.length).fill(1);
   let pi = pairs.length - 1;
   const keep = req.keepEarliest ?? 0;
-  try {
-    for (let it = 0; it < times.length; it++) {
-      const dep = times[it]!;
-      stats.iterations++;
-      improvedEgress.fill(-1);
-      // an access stop none of whose trips leaves in [dep, previous departure) (plus its walk) offers
-      // the same trips as in the previous iteration: its label is lowered but it is not marked
-      if (it > 0) accessMark.fill(0);
-      for (; pi >= 0 && pairs[pi]! >= dep * PAIR; pi--) {
-        const key = pairs[pi]!;
-        accessMark[key - Math.floor(key / PAIR) * PAIR] = 1;
-      }
-      runIteration(core, req, st, cx, dep, accessMark, improvedEgress, stats);
-      let found = false;
-      for (let k = 1; k < rounds; k++) {
-        if (improvedEgress[k]! >= 0) {
-          journeys.push(reconstruct(core, req, st, k, improvedEgress[k]!));
-          found = true;
-        }
-      }
-      if (found && keep > 0 && journeys.length >= keep) capArrivals(journeys, keep, st.targetBest);
+  for (let it = 0; it < times.length; it++) {
+    const dep = times[it]!;
+    stats.iterations++;
+    improvedEgress.fill(-1);
+    // an access stop none of whose trips leaves in [dep, previous departure) (plus its walk) offers
+    // the same trips as in the previous iteration: its label is lowered but it is not marked
+    if (it > 0) accessMark.fill(0);
+    for (; pi >= 0 && pairs[pi]! >= dep * PAIR; pi--) {
+      const key = pairs[pi]!;
+      accessMark[key - Math.floor(key / PAIR) * PAIR] = 1;
     }
-  } finally {
-    for (const a of req.access) st.accessSec[a.stop] = -1;
-    for (const eg of req.egress) st.egressSec[eg.stop] = -1;
+    runIteration(core, req, st, cx, dep, accessMark, improvedEgress, stats);
+    if (it === 0) for (let k = 0; k < rounds; k++) firstArrival = Math.min(firstArrival, st.targetBest[k]!);
+    let found = false;
+    for (let k = 1; k < rounds; k++) {
+      if (improvedEgress[k]! >= 0) {
+        journeys.push(reconstruct(core, req, st, k, improvedEgress[k]!));
+        found = true;
+      }
+    }
+    if (found && keep > 0 && journeys.length >= keep) capArrivals(journeys, keep, st.targetBest);
   }
-  return { journeys, stats };
+  return { journeys, firstArrival };
 }
 
 /**
@@ -216,11 +265,11 @@ const PAIR = 65536;
 
 /**
  * Departure times to iterate, latest first: each active trip leaving an access stop inside the
- * window (minus the walk), thinned to MAX_ITERATIONS, then departSec. `pairs` holds every such
+ * window (minus the walk), then departSec (thin() caps their number). `pairs` holds every such
  * departure as d * PAIR + access index, ascending, so iterations know which access stops gained a trip.
  */
-function departures(core: TransitCore, req: RaptorRequest, st: RaptorState, views: DayView[]): { times: number[]; pairs: Float64Array } {
-  if (req.windowSec <= 0 || req.access.length >= PAIR) return { times: [req.departSec], pairs: new Float64Array(0) };
+function departures(core: TransitCore, req: RaptorRequest, st: RaptorState, views: DayView[]): { uniq: number[]; pairs: Float64Array } {
+  if (req.windowSec <= 0 || req.access.length >= PAIR) return { uniq: [req.departSec], pairs: new Float64Array(0) };
   const out: number[] = [];
   const { offsetSec, nSlots } = req.days;
   const nTz = core.nTz;
@@ -266,12 +315,17 @@ function departures(core: TransitCore, req: RaptorRequest, st: RaptorState, view
     if (uniq.length === 0 || uniq[uniq.length - 1]! !== d) uniq.push(d);
   }
   if (uniq.length === 0 || uniq[uniq.length - 1]! !== req.departSec) uniq.push(req.departSec);
-  if (uniq.length <= MAX_ITERATIONS) return { times: uniq, pairs };
+  return { uniq, pairs };
+}
+
+/** Departures (latest first, ending with departSec) thinned to MAX_ITERATIONS, keeping the first and last. */
+function thin(uniq: number[]): number[] {
+  if (uniq.length <= MAX_ITERATIONS) return uniq;
   const step = uniq.length / MAX_ITERATIONS;
-  const thin: number[] = [];
-  for (let i = 0; i < MAX_ITERATIONS - 1; i++) thin.push(uniq[Math.floor(i * step)]!);
-  thin.push(uniq[uniq.length - 1]!);
-  return { times: thin, pairs };
+  const out: number[] = [];
+  for (let i = 0; i < MAX_ITERATIONS - 1; i++) out.push(uniq[Math.floor(i * step)]!);
+  out.push(uniq[uniq.length - 1]!);
+  return out;
 }
 
 /** Per-core arrays of the scan (built once per core), and the query's day-view trip lists. */

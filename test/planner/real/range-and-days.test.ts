@@ -117,10 +117,11 @@ describe("RAPTOR pruning and day filtering", () => {
     expect(visitedPruned).toBeLessThan(visitedFull);
   });
 
-  test("keepEarliest: the plan's n selected journeys equal those of the full range search (120 queries, arriveBy)", () => {
+  test("keepEarliest: the plan's n selected journeys equal those of the full range search, also when a shorter first window answers (120 queries, arriveBy)", () => {
     const rand = rng(9090);
     const { stopLat, stopLon } = svc.tt.meta;
     let selected = 0, visitedKeep = 0, visitedFull = 0;
+    const windows: Record<string, number> = {};
     const show = (js: { departSec: number; arriveSec: number; rides: number; legs: unknown[] }[]) => js.map((j) => `${j.departSec}-${j.arriveSec}/${j.rides}:${JSON.stringify(j.legs)}`);
     for (let i = 0; i < 120; i++) {
       const o = served[Math.floor(rand() * served.length)]!, d = served[Math.floor(rand() * served.length)]!;
@@ -135,11 +136,15 @@ describe("RAPTOR pruning and day filtering", () => {
       const full = searchJourneys(svc.cores(), q, svc.pool);
       const keep = searchJourneys(svc.cores(), { ...q, keepEarliest: n }, svc.pool);
       expect({ i, n, arriveBy, chosen: show(selectJourneys(keep.journeys, n, arriveBy)) }).toEqual({ i, n, arriveBy, chosen: show(selectJourneys(full.journeys, n, arriveBy)) });
+      windows[keep.stats.window ?? "none"] = (windows[keep.stats.window ?? "none"] ?? 0) + 1;
       selected += selectJourneys(full.journeys, n, arriveBy).length;
       visitedKeep += keep.stats.stopsVisited;
       visitedFull += full.stats.stopsVisited;
     }
     expect(selected).toBeGreaterThan(150);
     expect(visitedKeep).toBeLessThan(visitedFull);
+    // both ways of answering were exercised: the short first window, and the fall-back to the whole window
+    expect(windows.short).toBeGreaterThan(10);
+    expect(windows["short+full"]).toBeGreaterThan(3);
   });
 });
