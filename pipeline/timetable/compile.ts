@@ -3,7 +3,7 @@
  * Arrow IPC file, `<data>/timetables/<hash of the active sha1s>.arrow`, written atomically (temp
  * file + rename). The manifest is not touched: the caller points `manifest.timetable` at the result.
  */
-import { DuckDBInstance, DuckDBIntegerVector, type DuckDBConnection } from "@duckdb/node-api";
+import { DuckDBDoubleVector, DuckDBInstance, DuckDBIntegerVector, type DuckDBConnection } from "@duckdb/node-api";
 import { createHash } from "node:crypto";
 import { existsSync, mkdirSync, renameSync } from "node:fs";
 import { join } from "node:path";
@@ -58,10 +58,16 @@ async function rows(conn: DuckDBConnection, sql: string): Promise<Record<string,
   return (await conn.runAndReadAll(sql)).getRowObjectsJS() as Record<string, unknown>[];
 }
 
-/** Stream INTEGER NOT NULL columns (coalesce them in `sql`) into typed arrays (stop_times can have tens of millions of rows). */
-async function intColumns(conn: DuckDBConnection, sql: string, nCols: number, sizeHint = 1 << 16): Promise<Int32Array[]> {
+type NumArray = Int32Array | Float64Array;
+
+/**
+ * Stream NOT NULL numeric columns (coalesce them in `sql`) into typed arrays: Int32Array for INTEGER
+ * columns, Float64Array for DOUBLE ones, as `kinds` says (stop_times can have tens of millions of rows).
+ */
+async function numColumns(conn: DuckDBConnection, sql: string, kinds: ("int" | "double")[], sizeHint = 1 << 16): Promise<NumArray[]> {
   let cap = Math.max(1, sizeHint);
-  let cols = Array.from({ length: nCols }, () => new Int32Array(cap));
+  const alloc = (k: "int" | "double", size: number): NumArray => (k === "int" ? new Int32Array(size) : new Float64Array(size));
+  let cols = kinds.map((k) => alloc(k, cap));
   let n = 0;
   const res = await conn.stream(sql);
   for (;;) {
@@ -70,25 +76,28 @@ async function intColumns(conn: DuckDBConnection, sql: string, nCols: number, si
     const rc = chunk.rowCount;
     if (n + rc > cap) {
       while (n + rc > cap) cap *= 2;
-      cols = cols.map((c) => {
-        const g = new Int32Array(cap);
+      cols = cols.map((c, j) => {
+        const g = alloc(kinds[j]!, cap);
         g.set(c.subarray(0, n));
         return g;
       });
     }
-    for (let j = 0; j < nCols; j++) {
+    for (let j = 0; j < kinds.length; j++) {
       const v = chunk.getColumnVector(j);
       const col = cols[j]!;
-      // An INTEGER vector keeps its data in an Int32Array (`items`, not part of the typed API): copy it
-      // whole (the query has no NULLs); any other shape takes the per-item path.
-      const items = v instanceof DuckDBIntegerVector ? (v as unknown as { items?: unknown }).items : undefined;
-      if (items instanceof Int32Array && items.length === rc) col.set(items, n);
+      // INTEGER and DOUBLE vectors keep their data in a typed array (`items`, not part of the typed
+      // API): copy it whole (the query has no NULLs); any other shape takes the per-item path.
+      const items = v instanceof DuckDBIntegerVector || v instanceof DuckDBDoubleVector ? (v as unknown as { items?: unknown }).items : undefined;
+      if ((items instanceof Int32Array || items instanceof Float64Array) && items.length === rc && items.constructor === col.constructor) col.set(items, n);
       else for (let i = 0; i < rc; i++) col[n + i] = (v.getItem(i) as number | null) ?? 0;
     }
     n += rc;
   }
   return cols.map((c) => (n === c.length ? c : c.slice(0, n)));
 }
+
+const intColumns = async (conn: DuckDBConnection, sql: string, nCols: number, sizeHint?: number) =>
+  (await numColumns(conn, sql, Array(nCols).fill("int"), sizeHint)) as Int32Array[];
 
 /** (trip, stop_sequence) pairs are in ascending order. */
 function sortedByTrip(trip: Int32Array, seq: Int32Array): boolean {
@@ -139,12 +148,16 @@ async function readSource(conn: DuckDBConnection, dirs: string[]): Promise<Sourc
     )) {
       src.transfers.push({ fromStop: num(r.from_stop_ref), toStop: num(r.to_stop_ref), type: num(r.t), minSec: num(r.m) });
     }
-    const shp = await conn.runAndReadAll(
-      `SELECT shape_id, list(shape_pt_lat ORDER BY shape_pt_sequence) AS lat, list(shape_pt_lon ORDER BY shape_pt_sequence) AS lon
-       FROM ${pq(dir, "shapes")} WHERE shape_id IN (SELECT DISTINCT shape_id FROM ${pq(dir, "trips")}) GROUP BY shape_id ORDER BY shape_id`,
-    );
-    for (const r of shp.getRowObjectsJS() as Record<string, unknown>[]) {
-      src.shapes.push({ feed, shapeId: s(r.shape_id), lat: Float64Array.from(r.lat as number[]), lon: Float64Array.from(r.lon as number[]) });
+    // shapes used by trips: their point counts (by shape_id), then every point in that order
+    const used = `FROM ${pq(dir, "shapes")} WHERE shape_id IN (SELECT DISTINCT shape_id FROM ${pq(dir, "trips")})`;
+    const counts = await rows(conn, `SELECT shape_id, count(*) AS n ${used} GROUP BY shape_id ORDER BY shape_id`);
+    const nPts = counts.reduce((a, r) => a + num(r.n), 0);
+    const [lat, lon] = (await numColumns(conn, `SELECT coalesce(shape_pt_lat, 0)::DOUBLE, coalesce(shape_pt_lon, 0)::DOUBLE ${used} ORDER BY shape_id, shape_pt_sequence`, ["double", "double"], nPts)) as Float64Array[];
+    let at = 0;
+    for (const r of counts) {
+      const n = num(r.n);
+      src.shapes.push({ feed, shapeId: s(r.shape_id), lat: lat!.subarray(at, at + n), lon: lon!.subarray(at, at + n) });
+      at += n;
     }
     // the import writes stop_times sorted by (trip_ref, stop_sequence); read in file order, and sort
     // only when a version written otherwise is not
