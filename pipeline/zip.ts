@@ -1,7 +1,7 @@
 /**
  * Minimal zip reader on Node's native zlib (about 3x faster than a JS inflater on 150 MB feeds).
  * Reads the central directory and streams each stored/deflated member to a file, checking its
- * size and CR-32 as it goes: the inflater runs off the main thread in 1 MB pieces, so a 150 MB
+ * size and CRC-32 as it goes: the inflater runs off the main thread in 1 MB pieces, so a 150 MB
  * member never sits in memory whole. Zip64 archives and other methods fall back to fflate.
  */
 import { closeSync, openSync, writeFileSync, writeSync } from "node:fs";
@@ -68,8 +68,14 @@ export async function extractMember(m: ZipMember, path: string): Promise<void> {
     await new Promise<void>((resolve, reject) => {
       const z = createInflateRaw({ chunkSize: 1 << 20 });
       z.on("data", (chunk: Buffer) => {
-        crc = Bun.hash.crc32(chunk, crc);
         n += chunk.length;
+        // more bytes than the directory declares: corrupt (or hostile); stop before filling the disk
+        if (n > m.size) {
+          z.destroy();
+          reject(corrupt());
+          return;
+        }
+        crc = Bun.hash.crc32(chunk, crc);
         writeSync(fd, chunk);
       });
       z.on("end", resolve);

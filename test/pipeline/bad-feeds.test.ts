@@ -39,6 +39,30 @@ describe("rejected feeds", () => {
     expect(r.error!.message).toMatch(/flipped\.zip: not a readable zip file/);
   });
 
+  test("a member that inflates to more bytes than its directory entry declares is rejected", async () => {
+    const bytes = new Uint8Array(await Bun.file(gtfs("bart")).bytes());
+    const dv = new DataView(bytes.buffer);
+    let eocd = bytes.length - 22;
+    while (dv.getUint32(eocd, true) !== 0x06054b50) eocd--;
+    let p = dv.getUint32(eocd + 16, true);
+    let patched = false;
+    for (let i = 0; i < dv.getUint16(eocd + 10, true); i++) {
+      const nameLen = dv.getUint16(p + 28, true);
+      const name = new TextDecoder().decode(bytes.subarray(p + 46, p + 46 + nameLen));
+      if (name.endsWith("stop_times.txt")) {
+        dv.setUint32(p + 24, 1000, true); // declared uncompressed size: 1000 bytes
+        patched = true;
+      }
+      p += 46 + nameLen + dv.getUint16(p + 30, true) + dv.getUint16(p + 32, true);
+    }
+    expect(patched).toBe(true);
+    const zip = join(tempDir(), "oversized.zip");
+    writeFileSync(zip, bytes);
+    const r = await importFeed({ dataDir: tempDir(), source: zip });
+    expect(r.status).toBe("rejected");
+    expect(r.error!.message).toContain("oversized.zip: not a readable zip file (stop_times.txt: checksum mismatch (corrupt member))");
+  });
+
   test("a missing required file names the file", async () => {
     const r = await importFeed({ dataDir: tempDir(), source: join(FIXTURES, "missing-stops") });
     expect(r.status).toBe("rejected");
