@@ -562,6 +562,10 @@ function runIteration(core: TransitCore, req: RaptorRequest, st: RaptorState, cx
                 rideMarked[p] = 1;
                 rideList[nRide++] = p;
               }
+              // an egress stop: the rest of this round's scans need not set labels after this
+              // destination arrival (ties are kept: the destination check below breaks them)
+              const w = egressSec[p]!;
+              if (w >= 0 && a + w + 1 < bound) bound = a + w + 1;
             }
             if (!(x & 1) || !boardable[p]) continue;
             const b = board[prev + p]!;
@@ -614,6 +618,10 @@ function runIteration(core: TransitCore, req: RaptorRequest, st: RaptorState, cx
                 rideMarked[p] = 1;
                 rideList[nRide++] = p;
               }
+              // an egress stop: the rest of this round's scans need not set labels after this
+              // destination arrival (ties are kept: the destination check below breaks them)
+              const w = egressSec[p]!;
+              if (w >= 0 && a + w + 1 < bound) bound = a + w + 1;
             }
           }
         }
@@ -628,25 +636,46 @@ function runIteration(core: TransitCore, req: RaptorRequest, st: RaptorState, cx
     // with fewer rides (boardUpTo) is dominated and not marked. A marked stop's routes are collected
     // for the next round right away (none after the last round).
     const collect = k + 1 < rounds;
-    // the best destination arrival via an egress stop improved in this round, below the bound
-    let egT = bound;
-    let egStop = -1;
-    let egIdx = 0;
+    // destination first: the earliest arrival below the bound, the first egress entry on ties. Ride
+    // labels not improved in this round were checked when they were set, against a bound no lower.
+    // The footpath phase below then prunes with the new bound: a label at or after the best
+    // arrival at the destination cannot lead to an earlier one (the paper's target pruning).
+    if (egressByStop) {
+      let egT = bound;
+      let egStop = -1;
+      let egIdx = 0;
+      for (let i = 0; i < nRide; i++) {
+        const p = rideList[i]!;
+        const w = egressSec[p]!;
+        if (w < 0) continue;
+        const t = ride[base + p]! + w;
+        if (t < egT || (t === egT && egStop >= 0 && egressIdx[p]! < egIdx)) {
+          egT = t;
+          egStop = p;
+          egIdx = egressIdx[p]!;
+        }
+      }
+      if (egStop >= 0) {
+        targetBest[k] = egT;
+        bound = egT;
+        improvedEgress[k] = egStop;
+      }
+    } else {
+      for (const eg of req.egress) {
+        const t = ride[base + eg.stop]! + eg.walkSec;
+        if (t < bound && t < targetBest[k]!) {
+          targetBest[k] = t;
+          bound = t;
+          improvedEgress[k] = eg.stop;
+        }
+      }
+    }
     for (let i = 0; i < nRide; i++) {
       const p = rideList[i]!;
       rideMarked[p] = 0;
       const arr = ride[base + p]!;
-      if (egressByStop) {
-        const w = egressSec[p]!;
-        if (w >= 0) {
-          const t = arr + w;
-          if (t < egT || (t === egT && egStop >= 0 && egressIdx[p]! < egIdx)) {
-            egT = t;
-            egStop = p;
-            egIdx = egressIdx[p]!;
-          }
-        }
-      }
+      // at or after the best arrival at the destination (found in this round): nothing from here is earlier
+      if (arr >= bound) continue;
       const stay = arr + stopSlackSec[p]!;
       if (stay < boardUpTo[up + p]! && (useH ? stay + toTarget[p]! : stay) < bound) {
         board[base + p] = stay;
@@ -689,24 +718,6 @@ function runIteration(core: TransitCore, req: RaptorRequest, st: RaptorState, cx
               }
             }
           }
-        }
-      }
-    }
-    // destination: the earliest arrival below the bound, the first egress entry on ties. Ride
-    // labels not improved in this round were checked when they were set, against a bound no lower.
-    if (egressByStop) {
-      if (egStop >= 0) {
-        targetBest[k] = egT;
-        bound = egT;
-        improvedEgress[k] = egStop;
-      }
-    } else {
-      for (const eg of req.egress) {
-        const t = ride[base + eg.stop]! + eg.walkSec;
-        if (t < bound && t < targetBest[k]!) {
-          targetBest[k] = t;
-          bound = t;
-          improvedEgress[k] = eg.stop;
         }
       }
     }
