@@ -225,8 +225,9 @@ function dayViews(core: TransitCore, req: RaptorRequest): DayView[] {
 }
 
 /**
- * routeLive[r] != 0 when route r passes the mode filter and runs inside the searched time span on some
- * slot; bit s (s < 8) is set when it does on slot s (bit 7 also stands for every later slot).
+ * Per (route, slot): first active trip, their count (0 when none runs inside the searched time span
+ * or the mode filter excludes the route), first departure and last arrival. routeLive[r] = 1 when the
+ * route runs on some slot; the others are never marked (routeMarkedPos -2).
  */
 function markLiveRoutes(core: TransitCore, req: RaptorRequest, st: RaptorState, views: DayView[]): void {
   const { routeLive: live, routeMarkedPos } = st;
@@ -238,7 +239,6 @@ function markLiveRoutes(core: TransitCore, req: RaptorRequest, st: RaptorState, 
   const allowed = req.routeAllowed;
   live.fill(0);
   for (let slot = 0; slot < nSlots; slot++) {
-    const bit = 1 << (slot < 7 ? slot : 7);
     for (let tz = 0; tz < nTz; tz++) {
       const { tripStart, minDep, maxArr } = views[slot * nTz + tz]!;
       const off = offsetSec[slot * nTz + tz]!;
@@ -249,7 +249,7 @@ function markLiveRoutes(core: TransitCore, req: RaptorRequest, st: RaptorState, 
         const lo = off + minDep[r]!, hi = off + maxArr[r]!;
         // a slot without trips inside the searched span gets no trips (a scan skips it)
         const runs = nT > 0 && lo < to && hi >= from && (!allowed || allowed[r] !== 0);
-        if (runs) live[r]! |= bit;
+        if (runs) live[r] = 1;
         slotC0[si] = c0;
         slotNT[si] = runs ? nT : 0;
         slotMin[si] = lo;
@@ -389,8 +389,6 @@ function runIteration(core: TransitCore, req: RaptorRequest, st: RaptorState, cx
   const { board, boardUpTo, boardSrc, marked, markedList, boardable, ride, rideUpTo, rideBoard, rideSlot, rideMarked, rideList, routeMarkedPos, routeMarkedLast, routeList, targetBest, toTarget, footToSec } = st;
   const { slotC0, slotNT, slotMin, slotMax } = st;
   const { egressSec, egressIdx } = st;
-  // many egress stops: check only those whose ride label improved (while relaxing their footpaths)
-  const egressByStop = req.egress.length > 4;
   const { footStart, stopSlackSec, routeStopStart, routeTime0, routeTz, depSec, arrSec, stopTimeFlags, stopWheelchair } = core;
   const { monotone, routeStopBoard, bpStart, bpRoutePos, tripsOf } = cx;
   const { offsetSec, nSlots } = req.days;
@@ -636,39 +634,29 @@ function runIteration(core: TransitCore, req: RaptorRequest, st: RaptorState, cx
     // with fewer rides (boardUpTo) is dominated and not marked. A marked stop's routes are collected
     // for the next round right away (none after the last round).
     const collect = k + 1 < rounds;
-    // destination first: the earliest arrival below the bound, the first egress entry on ties. Ride
-    // labels not improved in this round were checked when they were set, against a bound no lower.
-    // The footpath phase below then prunes with the new bound: a label at or after the best
-    // arrival at the destination cannot lead to an earlier one (the paper's target pruning).
-    if (egressByStop) {
-      let egT = bound;
-      let egStop = -1;
-      let egIdx = 0;
-      for (let i = 0; i < nRide; i++) {
-        const p = rideList[i]!;
-        const w = egressSec[p]!;
-        if (w < 0) continue;
-        const t = ride[base + p]! + w;
-        if (t < egT || (t === egT && egStop >= 0 && egressIdx[p]! < egIdx)) {
-          egT = t;
-          egStop = p;
-          egIdx = egressIdx[p]!;
-        }
+    // destination first: the earliest arrival below the bound via an egress stop whose ride label
+    // improved in this round, the first egress entry on ties (labels not improved in this round were
+    // checked when they were set, against a bound no lower). The footpath phase below then prunes
+    // with the new bound: a label at or after the best arrival at the destination cannot lead to an
+    // earlier one (the paper's target pruning).
+    let egT = bound;
+    let egStop = -1;
+    let egIdx = 0;
+    for (let i = 0; i < nRide; i++) {
+      const p = rideList[i]!;
+      const w = egressSec[p]!;
+      if (w < 0) continue;
+      const t = ride[base + p]! + w;
+      if (t < egT || (t === egT && egStop >= 0 && egressIdx[p]! < egIdx)) {
+        egT = t;
+        egStop = p;
+        egIdx = egressIdx[p]!;
       }
-      if (egStop >= 0) {
-        targetBest[k] = egT;
-        bound = egT;
-        improvedEgress[k] = egStop;
-      }
-    } else {
-      for (const eg of req.egress) {
-        const t = ride[base + eg.stop]! + eg.walkSec;
-        if (t < bound && t < targetBest[k]!) {
-          targetBest[k] = t;
-          bound = t;
-          improvedEgress[k] = eg.stop;
-        }
-      }
+    }
+    if (egStop >= 0) {
+      targetBest[k] = egT;
+      bound = egT;
+      improvedEgress[k] = egStop;
     }
     for (let i = 0; i < nRide; i++) {
       const p = rideList[i]!;
@@ -702,21 +690,7 @@ function runIteration(core: TransitCore, req: RaptorRequest, st: RaptorState, cx
           if (!marked[q]) {
             marked[q] = 1;
             markedList[nMarked++] = q;
-            if (collect) {
-              for (let g = bpStart[q]!, gEnd = bpStart[q + 1]!; g < gEnd; g += 2) {
-                const r = bpRoutePos[g]!;
-                const pos = bpRoutePos[g + 1]!;
-                const cur = routeMarkedPos[r]!;
-                if (cur >= 0) {
-                  if (pos < cur) routeMarkedPos[r] = pos;
-                  else if (pos > routeMarkedLast[r]!) routeMarkedLast[r] = pos;
-                } else if (cur === -1) {
-                  routeList[nRoutes++] = r;
-                  routeMarkedPos[r] = pos;
-                  routeMarkedLast[r] = pos;
-                }
-              }
-            }
+            if (collect) nRoutes = collectRoutes(q, nRoutes, bpStart, bpRoutePos, routeMarkedPos, routeMarkedLast, routeList);
           }
         }
       }
@@ -733,8 +707,6 @@ function runIteration(core: TransitCore, req: RaptorRequest, st: RaptorState, cx
   stats.footpaths += footpaths;
   for (let i = 0; i < nMarked; i++) marked[markedList[i]!] = 0;
   for (let i = 0; i < nRoutes; i++) routeMarkedPos[routeList[i]!] = -1;
-  st.nMarked = 0;
-  st.nRide = 0;
 }
 
 /** The route whose stop times hold index idx (routeTime0 is ascending). */

@@ -32,20 +32,17 @@ export class RaptorState {
   /** marked stops of the current round: flag + list */
   readonly marked: Uint8Array;
   readonly markedList: Int32Array;
-  nMarked = 0;
   /** stops marked in the previous round: the only ones where boarding can improve anything */
   readonly boardable: Uint8Array;
   /** stops whose ride label improved in the current round */
   readonly rideMarked: Uint8Array;
   readonly rideList: Int32Array;
-  nRide = 0;
   /** route -> first marked position in this round, -1 when not marked, -2 when not live in the current query */
   readonly routeMarkedPos: Int32Array;
   /** route -> last marked position in this round (valid while routeMarkedPos >= 0) */
   readonly routeMarkedLast: Int32Array;
   readonly routeList: Int32Array;
-  nRouteList = 0;
-  /** route -> non-zero when it may be scanned in the current query (mode filter, runs on a searched day); bit s: on slot s (search.ts markLiveRoutes) */
+  /** route -> 1 when it may be scanned in the current query (mode filter, runs on a searched day; search.ts markLiveRoutes) */
   readonly routeLive: Uint8Array;
   /** footpath -> walking seconds at `footSpeed` (computed once per walking speed) */
   footSec: Int32Array;
@@ -141,7 +138,7 @@ export class RaptorState {
     return core.nStops === this.nStops && core.nRoutes === this.nRoutes && maxRides + 1 <= this.rounds;
   }
 
-  /** Clear the labels of the first `rounds` rounds; called once per query (not per range iteration). */
+  /** Clear the labels of the first `rounds` rounds; called once per search pass (not per range iteration). */
   reset(rounds: number, maxArrival: number, range: boolean): void {
     const size = rounds * this.nStops;
     this.ride.fill(UNREACHED, 0, size);
@@ -149,8 +146,6 @@ export class RaptorState {
     this.rideUpTo.fill(UNREACHED, 0, range ? size : this.nStops);
     this.boardUpTo.fill(UNREACHED, 0, range ? size : this.nStops);
     this.targetBest.fill(maxArrival);
-    this.nMarked = 0;
-    this.nRide = 0;
     this.marked.fill(0);
     this.rideMarked.fill(0);
   }
