@@ -6,8 +6,9 @@
  *
  * Env: BENCH_SECONDS (per scenario, default 10), BENCH_CONCURRENCY (default 16).
  */
-import { spawn, spawnSync } from "node:child_process";
-import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { spawnSync } from "node:child_process";
+import { rssKb, startServer } from "./lib/server.ts";
+import { existsSync, readdirSync, writeFileSync } from "node:fs";
 import { cpus, loadavg, totalmem } from "node:os";
 import { join, resolve } from "node:path";
 import { importFeed } from "../pipeline/import.ts";
@@ -18,7 +19,6 @@ const MTA = join(ROOT, "bench", ".mta");
 const DATA = join(ROOT, "bench", ".work", "catalog-mta");
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 16);
-const BUN = process.execPath;
 
 function mtaZips(): string[] {
   const list = () => (existsSync(MTA) ? readdirSync(MTA).filter((f) => /^mta-.*\.zip$/.test(f)).sort() : []);
@@ -41,27 +41,6 @@ async function ensureDataset(zips: string[]): Promise<void> {
     if (r.status === "rejected") throw new Error(`${zip}: ${r.error?.message}`);
     console.error(`imported ${want[i]} in ${((performance.now() - t) / 1000).toFixed(1)} s`);
   }
-}
-
-function rssKb(pid: number, field = "VmRSS"): number {
-  const m = new RegExp(`${field}:\\s+(\\d+) kB`).exec(readFileSync(`/proc/${pid}/status`, "utf8"));
-  return m ? Number(m[1]) : 0;
-}
-
-async function startServer(): Promise<{ url: string; pid: number; stop: () => void }> {
-  const child = spawn(BUN, [join(ROOT, "bin", "interchange.ts"), "serve", "--data", DATA, "--port", "0", "--host", "127.0.0.1", "--no-auth"], {
-    stdio: ["ignore", "ignore", "pipe"],
-  });
-  let log = "";
-  const url = await new Promise<string>((res, rej) => {
-    child.stderr!.on("data", (b: Buffer) => {
-      log += b.toString();
-      const m = /"msg":"listening","url":"([^"]+)"/.exec(log);
-      if (m) res(m[1]!);
-    });
-    child.on("exit", (code) => rej(new Error(`server exited (${code}):\n${log}`)));
-  });
-  return { url, pid: child.pid!, stop: () => child.kill("SIGTERM") };
 }
 
 interface Result {
@@ -100,7 +79,7 @@ async function load(name: string, urls: string[], seconds = SECONDS, concurrency
 async function main() {
   const zips = mtaZips();
   await ensureDataset(zips);
-  const server = await startServer();
+  const server = await startServer(DATA);
   try {
     const api = `${server.url}/api/v2/rest`;
     const get = async (p: string) => (await fetch(api + p)).json() as Promise<any>;

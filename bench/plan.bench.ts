@@ -6,7 +6,7 @@
  * Feeds: `/work/shared/tools/mta-gtfs bench/.mta`; datasets are imported into bench/.work/.
  * Flags: --queries N (default 500), --only subway|nyc, --rjp-max-stop-times N (default 3e6).
  */
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { importFeed } from "../pipeline/import.ts";
 import { compileTimetable } from "../pipeline/timetable/compile.ts";
@@ -18,6 +18,7 @@ import { buildServiceDays, localToUnix } from "../server/planner/timetable/calen
 import type { Timetable } from "../server/planner/timetable/types.ts";
 import { machineInfo } from "./lib/machine.ts";
 import { mdTable } from "./lib/measure.ts";
+import { rssKb, startServer } from "./lib/server.ts";
 import { DepartAfterQuery, JourneyFactory, RaptorAlgorithmFactory, Service } from "raptor-journey-planner";
 
 const ROOT = resolve(import.meta.dir, "..");
@@ -230,7 +231,7 @@ async function benchDataset(ds: (typeof DATASETS)[number]) {
   }
   // whole HTTP request on the real server, run as its own process (`interchange serve`, as in
   // production), so its memory is the service's alone: catalog, trip index and timetable loaded
-  const server = await spawnServer(dir);
+  const server = await startServer(dir);
   const http: number[] = [];
   const iso = new Date(day * 86400_000).toISOString().slice(0, 10);
   for (const [i, q] of qs.slice(0, Math.min(qs.length, 300)).entries()) {
@@ -241,7 +242,7 @@ async function benchDataset(ds: (typeof DATASETS)[number]) {
     await r.arrayBuffer();
     if (i >= 10) http.push(performance.now() - s);
   }
-  const serverMem = server.memory();
+  const serverMem = { rss: rssKb(server.pid) * 1024, peak: rssKb(server.pid, "VmHWM") * 1024 };
   server.stop();
   Bun.gc(true);
   const rssLoaded = process.memoryUsage().rss;
@@ -278,33 +279,6 @@ async function benchDataset(ds: (typeof DATASETS)[number]) {
     rjp = { p50: pct(times, 50), p95: pct(times, 95), n, agree, build, oursEarlier, rjpEarlier };
   } else rjpNote = `skipped: ${tt.core.arrSec.length} stop times > --rjp-max-stop-times ${RJP_MAX} (its object-per-stop-time model needs several GB)`;
   return { ds, tt, loadMs, single, range, http, rss: rssLoaded, rss0, serverMem, rjp, rjpNote, iso, singleWork, planWork };
-}
-
-/** `interchange serve` on `dir` as a child process; memory() reads its VmRSS / VmHWM from /proc. */
-async function spawnServer(dir: string): Promise<{ url: string; memory(): { rss: number; peak: number }; stop(): void }> {
-  const proc = Bun.spawn([process.execPath, join(ROOT, "bin", "interchange.ts"), "serve", "--data", dir, "--port", "0", "--host", "127.0.0.1", "--no-auth"], {
-    stdout: "pipe",
-    stderr: "pipe",
-  });
-  const decoder = new TextDecoder();
-  let seen = "";
-  const url = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`server did not start: ${seen}`)), 120_000);
-    const read = async (stream: ReadableStream<Uint8Array>) => {
-      for await (const chunk of stream) {
-        seen += decoder.decode(chunk);
-        const m = seen.match(/"msg":"listening","url":"([^"]+)"/);
-        if (m) {
-          clearTimeout(timer);
-          resolve(m[1]!);
-        }
-      }
-    };
-    void read(proc.stdout);
-    void read(proc.stderr);
-  });
-  const kb = (field: string) => Number(readFileSync(`/proc/${proc.pid}/status`, "utf8").match(new RegExp(`${field}:\\s+(\\d+) kB`))?.[1] ?? NaN) * 1024;
-  return { url, memory: () => ({ rss: kb("VmRSS"), peak: kb("VmHWM") }), stop: () => proc.kill() };
 }
 
 const results = [];
