@@ -5,7 +5,7 @@
  */
 import { UNREACHED, type Journey, type StopWalk } from "./api.ts";
 import { type PlanParams, PlanParamError, modeOfRouteType, parsePlanParams } from "./plan-params.ts";
-import { RaptorStatePool, earliestArrivals, searchJourneys, type SearchQuery } from "./raptor/index.ts";
+import { RaptorStatePool, earliestArrivals, nonDominated, searchJourneys, type SearchQuery } from "./raptor/index.ts";
 import { buildServiceDays, localParts, localToUnix } from "./timetable/calendar.ts";
 import { reverseCore } from "./timetable/reverse.ts";
 import type { Timetable } from "./timetable/types.ts";
@@ -222,10 +222,7 @@ export class PlanService {
  * journeys (leave no later, arrive no earlier, no fewer rides than another) are dropped.
  */
 export function selectJourneys(js: Journey[], n: number, arriveBy: boolean): Journey[] {
-  const keep = js.filter(
-    (a, i) =>
-      !js.some((b, k) => k !== i && b.departSec >= a.departSec && b.arriveSec <= a.arriveSec && b.rides <= a.rides && (b.departSec > a.departSec || b.arriveSec < a.arriveSec || b.rides < a.rides || k < i)),
-  );
+  const keep = nonDominated(js);
   keep.sort((a, b) => (arriveBy ? b.departSec - a.departSec : a.arriveSec - b.arriveSec) || a.rides - b.rides || (arriveBy ? a.arriveSec - b.arriveSec : b.departSec - a.departSec));
   return keep.slice(0, n);
 }

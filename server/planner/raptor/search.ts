@@ -74,8 +74,11 @@ export function searchForward(core: TransitCore, req: RaptorRequest, st: RaptorS
   }
 }
 
-/** Journeys no other one dominates (leaves no earlier, arrives no later, no more rides, and differs). */
-function nonDominated(js: Journey[]): Journey[] {
+/**
+ * Journeys no other one dominates: another leaves no earlier, arrives no later, with no more rides,
+ * and is better in one of them (of equal journeys the first is kept). Input order is kept.
+ */
+export function nonDominated(js: Journey[]): Journey[] {
   return js.filter(
     (a, i) => !js.some((b, k) => k !== i && b.departSec >= a.departSec && b.arriveSec <= a.arriveSec && b.rides <= a.rides && (b.departSec > a.departSec || b.arriveSec < a.arriveSec || b.rides < a.rides || k < i)),
   );
