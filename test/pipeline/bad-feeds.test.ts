@@ -12,6 +12,14 @@ import { sql } from "../support/duck.ts";
 
 const FIXTURES = resolve(import.meta.dir, "..", "fixtures", "gtfs");
 
+/** The interpolation fixture with its stop_times.txt replaced by `lines` (header included); returns the feed folder. */
+function feedWithStopTimes(lines: string[]): string {
+  const dir = join(tempDir(), "feed");
+  cpSync(join(FIXTURES, "interpolation"), dir, { recursive: true });
+  writeFileSync(join(dir, "stop_times.txt"), lines.join("\n") + "\n");
+  return dir;
+}
+
 describe("rejected feeds", () => {
   test("a corrupt zip is rejected, nothing is activated", async () => {
     const data = tempDir();
@@ -129,14 +137,12 @@ describe("skipped rows (broken references and bad values)", () => {
   });
 
   test("a stop_time whose stop_sequence is not a non-negative integer is skipped with its raw value in the message", async () => {
-    const dir = join(tempDir(), "feed");
-    cpSync(join(FIXTURES, "interpolation"), dir, { recursive: true });
-    writeFileSync(join(dir, "stop_times.txt"), [
+    const dir = feedWithStopTimes([
       "trip_id,arrival_time,departure_time,stop_id,stop_sequence",
       "T3,07:00:00,07:00:00,S1,1",
       "T3,07:05:00,07:05:00,S2,two",
       "T3,07:10:00,07:10:00,S4,3",
-    ].join("\n") + "\n");
+    ]);
     const r = await importFeed({ dataDir: tempDir(), source: dir });
     expect(r.status).toBe("imported");
     expect(r.warnings.invalid_stop_sequence!.examples).toEqual([
@@ -148,15 +154,13 @@ describe("skipped rows (broken references and bad values)", () => {
 
 describe("duplicate stop_sequence", () => {
   test("the second stop_time with the same (trip_id, stop_sequence) is skipped as duplicate_key; the trip keeps the first", async () => {
-    const dir = join(tempDir(), "feed");
-    cpSync(join(FIXTURES, "interpolation"), dir, { recursive: true });
-    writeFileSync(join(dir, "stop_times.txt"), [
+    const dir = feedWithStopTimes([
       "trip_id,arrival_time,departure_time,stop_id,stop_sequence",
       "T3,07:00:00,07:00:00,S1,1",
       "T3,07:05:00,07:05:00,S2,2",
       "T3,07:06:00,07:06:00,S3,2",
       "T3,07:10:00,07:10:00,S4,3",
-    ].join("\n") + "\n");
+    ]);
     const data = tempDir();
     const r = await importFeed({ dataDir: data, source: dir });
     expect(r.status).toBe("imported");
@@ -172,15 +176,13 @@ describe("duplicate stop_sequence", () => {
 
 describe("time values", () => {
   test("only H:MM:SS (1-3 hour digits, minutes and seconds 00-59) is a time; anything else is reported and interpolated", async () => {
-    const dir = join(tempDir(), "feed");
-    cpSync(join(FIXTURES, "interpolation"), dir, { recursive: true });
     const bad = ["07:05:0x", "-0:05:00", "+7:05:00", "07:5:00", "1e1:00:00", "1000:00:00", "07:05:60"];
-    writeFileSync(join(dir, "stop_times.txt"), [
+    const dir = feedWithStopTimes([
       "trip_id,arrival_time,departure_time,stop_id,stop_sequence",
       "T3,7:00:00,7:00:00,S1,1",
       ...bad.map((t, i) => `T3,${t},${t},S2,${i + 2}`),
       "T3,107:10:00,107:10:00,S4,20",
-    ].join("\n") + "\n");
+    ]);
     const data = tempDir();
     const r = await importFeed({ dataDir: data, source: dir });
     expect(r.status).toBe("imported");
