@@ -51,6 +51,14 @@ CREATE OR REPLACE MACRO hav_m(lat1, lon1, lat2, lon2) AS 2 * 6371008.8 * asin(sq
   pow(sin(radians(lat2 - lat1) / 2), 2) + cos(radians(lat1)) * cos(radians(lat2)) * pow(sin(radians(lon2 - lon1) / 2), 2)));
 `;
 
+/** stop_times columns of st0 parsed from raw_stop_times st (build.ts stop_times) */
+const stTimeCols = `gtfs_int(st.stop_sequence) AS seq,
+      gtfs_time(st.arrival_time) AS arr, gtfs_time(st.departure_time) AS dep,
+      (st.arrival_time IS NOT NULL AND arr IS NULL) OR (st.departure_time IS NOT NULL AND dep IS NULL) AS bad_time,
+      st.stop_headsign, gtfs_int(st.pickup_type) AS pickup_type, gtfs_int(st.drop_off_type) AS drop_off_type,
+      gtfs_int(st.continuous_pickup) AS continuous_pickup, gtfs_int(st.continuous_drop_off) AS continuous_drop_off,
+      TRY_CAST(st.shape_dist_traveled AS DOUBLE) AS shape_dist_traveled, gtfs_int(st.timepoint) AS timepoint`;
+
 export interface BuildResult {
   counts: Record<string, number>;
   derived: Record<string, number>;
@@ -192,20 +200,32 @@ export async function buildTables(ctx: Ctx): Promise<BuildResult> {
   const trBase = ctx.allocate("trips", await scalar(conn, `SELECT count(*) FROM t1`));
 
   // ---------------------------------------------------------------- stop_times
-  // st0 is sorted once by (trip, stop_sequence); deletes and updates keep that order, so
-  // stop_times.parquet is written without a second sort.
-  // The raw stop_sequence and time strings stay in raw_stop_times (messages look them up by rid):
-  // every column of st0 is carried through the sort.
-  await conn.run(`CREATE TABLE st0 AS SELECT st.rowid AS rid, st.trip_id, st.stop_id, gtfs_int(st.stop_sequence) AS seq,
-      gtfs_time(st.arrival_time) AS arr, gtfs_time(st.departure_time) AS dep,
-      (st.arrival_time IS NOT NULL AND arr IS NULL) OR (st.departure_time IS NOT NULL AND dep IS NULL) AS bad_time,
-      st.stop_headsign, gtfs_int(st.pickup_type) AS pickup_type, gtfs_int(st.drop_off_type) AS drop_off_type,
-      gtfs_int(st.continuous_pickup) AS continuous_pickup, gtfs_int(st.continuous_drop_off) AS continuous_drop_off,
-      TRY_CAST(st.shape_dist_traveled AS DOUBLE) AS shape_dist_traveled, gtfs_int(st.timepoint) AS timepoint,
-      t.tix, s.id AS stop_ref, s.stop_lat AS lat, s.stop_lon AS lon, (st.location_id IS NOT NULL OR st.location_group_id IS NOT NULL) AS flex
-    FROM raw_stop_times st LEFT JOIN t1 t ON t.trip_id = st.trip_id LEFT JOIN stops s ON s.stop_id = st.stop_id
-    ORDER BY tix, seq`);
-  step(`stop_times read: ${await scalar(conn, "SELECT count(*) FROM st0")}`);
+  // st0 is in (trip, stop_sequence) order; deletes and updates keep that order, so stop_times.parquet
+  // is written without a second sort. Many feeds (the MTA's, 12 of the 19 test feeds) list stop_times
+  // trip by trip in trips.txt order already: st0 is then read in file order and not sorted at all. The trip and stop references come
+  // from ENUM types over trips.txt and stops.txt (a lookup per row that keeps the row order, which a
+  // join does not); an ENUM value's code is its position, so tix = code + 1 and stop_ref = first id + code.
+  // The raw stop_sequence and time strings stay in raw_stop_times (messages look them up by rid).
+  const stCols = `st.rowid AS rid, st.trip_id, st.stop_id, ${stTimeCols}`;
+  const stFlex = `(st.location_id IS NOT NULL OR st.location_group_id IS NOT NULL) AS flex`;
+  const stopBase = await enumLookups(conn);
+  let order = "sorted";
+  if (stopBase !== null) {
+    await conn.run(`CREATE TABLE st0 AS SELECT ${stCols},
+        enum_code(TRY_CAST(st.trip_id AS trip_enum))::INTEGER + 1 AS tix, enum_code(TRY_CAST(st.stop_id AS stop_enum))::INTEGER + ${stopBase} AS stop_ref, ${stFlex}
+      FROM raw_stop_times st`);
+    // rows out of (tix, stop_sequence) order in the file (the comparison is with the previous row
+    // that has both; rows without are skipped below): sort
+    const unordered = await scalar(conn, `SELECT count(*) FROM (SELECT k, lag(k IGNORE NULLS) OVER () AS pk
+      FROM (SELECT CASE WHEN seq >= 0 THEN (tix::BIGINT << 32) + seq END AS k FROM st0)) WHERE k <= pk`);
+    if (unordered > 0) await conn.run(`CREATE OR REPLACE TABLE st0 AS SELECT * FROM st0 ORDER BY tix, seq`);
+    else order = "in file order";
+  } else {
+    await conn.run(`CREATE TABLE st0 AS SELECT ${stCols}, t.tix, s.id AS stop_ref, ${stFlex}
+      FROM raw_stop_times st LEFT JOIN t1 t ON t.trip_id = st.trip_id LEFT JOIN stops s ON s.stop_id = st.stop_id
+      ORDER BY tix, seq`);
+  }
+  step(`stop_times read: ${await scalar(conn, "SELECT count(*) FROM st0")} (${order})`);
   const rawSt = (col: string) => `(SELECT r.${col} FROM raw_stop_times r WHERE r.rowid = rid)`;
   const stSkip = async (kind: string, where: string, msg: string) => {
     const n = await reportSkipped(ctx, kind, "stop_times.txt", `SELECT * FROM st0 WHERE ${where}`, msg);
@@ -362,9 +382,29 @@ export async function buildTables(ctx: Ctx): Promise<BuildResult> {
   return { counts, derived, skipped };
 }
 
+/**
+ * Create the ENUM types trip_enum (t1.trip_id in tix order) and stop_enum (stops.stop_id in id
+ * order) for st0's lookups, when their codes give tix (code + 1) and the stop id (first id + code):
+ * ids contiguous, keys unique and non-null (checked, and so are the codes themselves). Returns the
+ * first stop id, or null when the lookups cannot be used (st0 then joins).
+ */
+async function enumLookups(conn: DuckDBConnection): Promise<number | null> {
+  const ok = async (sql: string) => (await scalar(conn, sql)) === 1;
+  const trips = `SELECT (count(*) > 0 AND count(DISTINCT trip_id) = count(*) AND min(tix) = 1 AND max(tix) = count(*))::INTEGER FROM t1`;
+  const stops = `SELECT (count(*) > 0 AND count(DISTINCT stop_id) = count(*) AND max(id) - min(id) + 1 = count(*))::INTEGER FROM stops`;
+  if (!(await ok(trips)) || !(await ok(stops))) return null;
+  await conn.run(`CREATE TYPE trip_enum AS ENUM (SELECT trip_id FROM t1 ORDER BY tix)`);
+  await conn.run(`CREATE TYPE stop_enum AS ENUM (SELECT stop_id FROM stops ORDER BY id)`);
+  const base = await scalar(conn, `SELECT min(id) FROM stops`);
+  const codesOk =
+    (await ok(`SELECT (count(*) = 0)::INTEGER FROM t1 WHERE enum_code(trip_id::trip_enum)::INTEGER + 1 <> tix`)) &&
+    (await ok(`SELECT (count(*) = 0)::INTEGER FROM stops WHERE enum_code(stop_id::stop_enum)::INTEGER + ${base} <> id`));
+  return codesOk ? base : null;
+}
+
 async function interpolateMissing(conn: DuckDBConnection): Promise<number> {
-  const stRows = await rows(conn, `SELECT st.rid, st.tix, st.arr, st.dep, st.lat, st.lon, st.shape_dist_traveled AS sd FROM st0 st
-    WHERE st.tix IN (SELECT tix FROM trip_check WHERE needs_interp) ORDER BY st.tix, st.seq`);
+  const stRows = await rows(conn, `SELECT st.rid, st.tix, st.arr, st.dep, s.stop_lat AS lat, s.stop_lon AS lon, st.shape_dist_traveled AS sd
+    FROM st0 st JOIN stops s ON s.id = st.stop_ref WHERE st.tix IN (SELECT tix FROM trip_check WHERE needs_interp) ORDER BY st.tix, st.seq`);
   const shapeOf = new Map((await rows(conn, `SELECT tix, shape_id FROM t1 WHERE shape_id IS NOT NULL AND tix IN (SELECT tix FROM trip_check WHERE needs_interp)`))
     .map((r) => [Number(r.tix), String(r.shape_id)]));
   const shapes = new Map<string, Array<[number, number]>>();

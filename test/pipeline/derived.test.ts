@@ -3,6 +3,7 @@
  * from calendar_dates, frequencies, transfers, block_id, stop patterns, Onestop IDs, service window).
  */
 import { describe, expect, test } from "bun:test";
+import { mkdirSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { importFeed } from "../../pipeline/import.ts";
 import { readManifest } from "../../pipeline/store/manifest.ts";
@@ -11,18 +12,56 @@ import { readRawGtfs } from "../support/raw-gtfs.ts";
 import { sql } from "../support/duck.ts";
 import { areaGeohash, geohashEncode, onestopName } from "../../pipeline/onestop.ts";
 import { interpolateTrip } from "../../pipeline/gtfs/interpolate.ts";
+import { unzipAll } from "../../pipeline/zip.ts";
 
 const FIXTURES = resolve(import.meta.dir, "..", "fixtures", "gtfs");
 
-async function imported(source: string) {
+async function imported(source: string, progress?: (msg: string) => void) {
   const data = tempDir();
-  const r = await importFeed({ dataDir: data, source, now: () => new Date("2024-07-01T12:00:00Z") });
+  const r = await importFeed({ dataDir: data, source, now: () => new Date("2024-07-01T12:00:00Z"), progress });
   expect(r.error).toBeUndefined();
   const v = readManifest(data).versions.find((x) => x.sha1 === r.sha1)!;
   return { report: r, pq: (t: string) => `read_parquet('${join(data, v.path, `${t}.parquet`)}')` };
 }
 
 describe("derived data", () => {
+  test("stop_times listed in any row order import the same, and are written in (trip, stop_sequence) order", async () => {
+    // BART's stop_times rows: in trips.txt order trip by trip (read in file order, no sort), reversed
+    // (every row out of order), and as the file lists them (trips in another order): both sorted
+    const files = unzipAll(new Uint8Array(await Bun.file(gtfs("bart")).bytes()), () => true);
+    const csv = (name: string) => new TextDecoder().decode(files[name]!).split(/\r?\n/).filter((l) => l !== "");
+    const [header, ...lines] = csv("stop_times.txt");
+    const tripPos = new Map(csv("trips.txt").slice(1).map((l, i) => [l.split(",")[2]!, i]));
+    expect(csv("trips.txt")[0]!.split(",")[2]).toBe("trip_id");
+    const key = (l: string) => { const f = l.split(","); return tripPos.get(f[0]!)! * 1e6 + Number(f[4]); };
+    const inOrder = [...lines].sort((x, y) => key(x) - key(y));
+    expect(inOrder).not.toEqual(lines);
+    const variant = (body: string[]) => {
+      const dir = join(tempDir(), "feed");
+      mkdirSync(dir, { recursive: true });
+      for (const [name, bytes] of Object.entries(files)) writeFileSync(join(dir, name), bytes);
+      writeFileSync(join(dir, "stop_times.txt"), [header, ...body].join("\n") + "\n");
+      return dir;
+    };
+    const versions = [];
+    for (const [body, order] of [[inOrder, "in file order"], [[...lines].reverse(), "sorted"], [lines, "sorted"]] as const) {
+      const messages: string[] = [];
+      versions.push(await imported(variant([...body]), (m) => messages.push(m)));
+      expect(messages.find((m) => m.includes("stop_times read:"))).toContain(`(${order})`);
+    }
+    const cols = "trip_ref, trip_id, stop_sequence, stop_ref, stop_id, arrival_time, departure_time, pickup_type, drop_off_type, interpolated";
+    for (const v of versions) {
+      const [chk] = await sql<{ n: number; unordered: number }>(`SELECT count(*)::INTEGER AS n,
+          count(*) FILTER (WHERE pt IS NOT NULL AND (trip_ref, stop_sequence) <= (pt, ps))::INTEGER AS unordered
+        FROM (SELECT trip_ref, stop_sequence, lag(trip_ref) OVER () AS pt, lag(stop_sequence) OVER () AS ps FROM ${v.pq("stop_times")})`);
+      expect(chk).toEqual({ n: lines.length, unordered: 0 });
+      const [diff] = await sql<{ a: number; b: number }>(`SELECT
+        (SELECT count(*)::INTEGER FROM (SELECT ${cols} FROM ${v.pq("stop_times")} EXCEPT ALL SELECT ${cols} FROM ${versions[0]!.pq("stop_times")})) AS a,
+        (SELECT count(*)::INTEGER FROM (SELECT ${cols} FROM ${versions[0]!.pq("stop_times")} EXCEPT ALL SELECT ${cols} FROM ${v.pq("stop_times")})) AS b`);
+      expect(diff).toEqual({ a: 0, b: 0 });
+    }
+  });
+
   test("interpolation fills missing times by distance (straight-line and shape_dist_traveled), past 24:00", async () => {
     const { pq, report } = await imported(join(FIXTURES, "interpolation"));
     const rows = await sql<{ trip_id: string; stop_sequence: number; arrival_time: number; departure_time: number; interpolated: number }>(

@@ -90,6 +90,13 @@ describe("import of every shared GTFS feed", () => {
         compared++;
       }
       if (report.tables["stop_times.txt"]!.imported_rows > 0) expect(compared).toBeGreaterThan(0);
+      // stop_times.parquet is in (trip_ref, stop_sequence) order, and its references agree with trips and stops
+      const [chk] = await sql<{ unordered: number; badRef: number }>(`SELECT
+        (SELECT count(*)::INTEGER FROM (SELECT trip_ref, stop_sequence, lag(trip_ref) OVER () AS pt, lag(stop_sequence) OVER () AS ps FROM ${pq("stop_times")})
+          WHERE pt IS NOT NULL AND (trip_ref, stop_sequence) <= (pt, ps)) AS unordered,
+        (SELECT count(*)::INTEGER FROM ${pq("stop_times")} x LEFT JOIN ${pq("trips")} t ON t.id = x.trip_ref LEFT JOIN ${pq("stops")} s ON s.id = x.stop_ref
+          WHERE t.trip_id IS DISTINCT FROM x.trip_id OR s.stop_id IS DISTINCT FROM x.stop_id) AS badRef`);
+      expect(chk).toEqual({ unordered: 0, badRef: 0 });
       expect(bad.slice(0, 10)).toEqual([]);
       // calendars: one row per service_id of calendar.txt ∪ calendar_dates.txt
       const services = new Set([...(raw.get("calendar.txt") ?? []), ...(raw.get("calendar_dates.txt") ?? [])].map((r) => r.service_id));
