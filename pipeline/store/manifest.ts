@@ -82,10 +82,13 @@ export function writeManifest(dataDir: string, m: Manifest): void {
   fsyncDir(dataDir);
 }
 
-export function writeFileDurable(path: string, text: string | Uint8Array): void {
+/** Write `text` (or the concatenation of the chunks) to path and fsync it. */
+export function writeFileDurable(path: string, text: string | Uint8Array | Uint8Array[]): void {
   const fd = openSync(path, "w");
   try {
-    writeSync(fd, typeof text === "string" ? Buffer.from(text) : text);
+    for (const chunk of typeof text === "string" ? [Buffer.from(text)] : Array.isArray(text) ? text : [text]) {
+      for (let at = 0; at < chunk.length; ) at += writeSync(fd, chunk, at, chunk.length - at);
+    }
     fsyncSync(fd);
   } finally {
     closeSync(fd);

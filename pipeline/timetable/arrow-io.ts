@@ -2,27 +2,46 @@
  * Serialises assembled timetable tables as Arrow IPC: one IPC stream per table, concatenated in one
  * file, each schema tagged with metadata `table=<name>`. Readers: server/planner/timetable/arrow-loader.ts.
  */
-import { Float32, Float64, Int32, Schema, Table, Uint8, Utf8, makeData, tableToIPC, vectorFromArray, type Data, Vector } from "apache-arrow";
+import { AsyncByteQueue, Float32, Float64, Int32, RecordBatchStreamWriter, Schema, Table, Uint8, Utf8, makeData, vectorFromArray, type Data, Vector } from "apache-arrow";
 import type { Column, Tables } from "./assemble.ts";
 
+/** The IPC file as one buffer (tests, small timetables). */
 export function tablesToIpc(tables: Tables): Uint8Array {
-  const parts: Uint8Array[] = [];
-  for (const [name, cols] of Object.entries(tables)) {
-    const data: Record<string, Vector> = {};
-    for (const [col, values] of Object.entries(cols)) {
-      const v = toVector(values);
-      data[col] = v;
-    }
-    const table = new Table(data);
-    const withMeta = new Table(new Schema(table.schema.fields, new Map([["table", name]])), table.batches);
-    parts.push(tableToIPC(withMeta, "stream"));
-  }
-  const total = parts.reduce((n, p) => n + p.length, 0);
-  const out = new Uint8Array(total);
+  const parts = tablesToIpcChunks(tables);
+  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
   let at = 0;
   for (const p of parts) {
     out.set(p, at);
     at += p.length;
+  }
+  return out;
+}
+
+/** Keeps what the IPC writer emits as it is: its body chunks are views of the column arrays (no copy). */
+class ChunkSink extends AsyncByteQueue {
+  readonly chunks: Uint8Array[] = [];
+  override write(value: Uint8Array): void {
+    if (value.byteLength > 0) this.chunks.push(value);
+  }
+}
+
+/**
+ * The IPC file as the writer's chunks, in order (their concatenation is the file): written to disk
+ * one after the other, a large timetable is never copied into one buffer.
+ */
+export function tablesToIpcChunks(tables: Tables): Uint8Array[] {
+  const out: Uint8Array[] = [];
+  for (const [name, cols] of Object.entries(tables)) {
+    const data: Record<string, Vector> = {};
+    for (const [col, values] of Object.entries(cols)) data[col] = toVector(values);
+    const table = new Table(data);
+    const withMeta = new Table(new Schema(table.schema.fields, new Map([["table", name]])), table.batches);
+    // what tableToIPC(withMeta, "stream") writes: schema, batches, end-of-stream marker (write(Table) finishes)
+    const sink = new ChunkSink();
+    const writer = new RecordBatchStreamWriter();
+    writer.reset(sink);
+    writer.write(withMeta);
+    out.push(...sink.chunks);
   }
   return out;
 }

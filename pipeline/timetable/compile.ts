@@ -9,7 +9,7 @@ import { existsSync, mkdirSync, renameSync } from "node:fs";
 import { join } from "node:path";
 import { activeVersions, readManifest, writeFileDurable, fsyncDir } from "../store/manifest.ts";
 import { assembleTimetable } from "./assemble.ts";
-import { tablesToIpc } from "./arrow-io.ts";
+import { tablesToIpcChunks } from "./arrow-io.ts";
 import { DEFAULT_WALK_RADIUS_M, type SourceData } from "./source.ts";
 
 /** Bump when the layout of the compiled file changes, so old files are not reused. */
@@ -36,13 +36,14 @@ export async function compileTimetable(dataDir: string, opts: CompileOptions = {
   try {
     const src = await readSource(conn, versions.map((v) => join(dataDir, v.path)));
     opts.progress?.(`timetable: read ${src.stopTimes.trip.length} stop_times from ${versions.length} versions`);
-    const bytes = tablesToIpc(assembleTimetable(src, { walkRadiusM: radius }));
+    const chunks = tablesToIpcChunks(assembleTimetable(src, { walkRadiusM: radius }));
     mkdirSync(join(dataDir, "timetables"), { recursive: true });
     const tmp = `${out}.${process.pid}.tmp`;
-    writeFileDurable(tmp, bytes);
+    writeFileDurable(tmp, chunks);
     renameSync(tmp, out);
     fsyncDir(join(dataDir, "timetables"));
-    opts.progress?.(`timetable: ${rel} (${(bytes.length / 1e6).toFixed(1)} MB) in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
+    const size = chunks.reduce((n, c) => n + c.length, 0);
+    opts.progress?.(`timetable: ${rel} (${(size / 1e6).toFixed(1)} MB) in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
   } finally {
     conn.closeSync?.();
   }
@@ -173,6 +174,7 @@ async function readSource(conn: DuckDBConnection, dirs: string[]): Promise<Sourc
   }
   const total = stParts.reduce((n, p) => n + p[0]!.length, 0);
   const cat = (j: number) => {
+    if (stParts.length === 1) return stParts[0]![j]!;
     const out = new Int32Array(total);
     let at = 0;
     for (const p of stParts) {
@@ -181,6 +183,6 @@ async function readSource(conn: DuckDBConnection, dirs: string[]): Promise<Sourc
     }
     return out;
   };
-  src.stopTimes = { trip: cat(0), stopSequence: cat(1), stop: cat(2), arrSec: cat(3), depSec: cat(4), pickupType: Uint8Array.from(cat(5)), dropOffType: Uint8Array.from(cat(6)) };
+  src.stopTimes = { trip: cat(0), stopSequence: cat(1), stop: cat(2), arrSec: cat(3), depSec: cat(4), pickupType: new Uint8Array(cat(5)), dropOffType: new Uint8Array(cat(6)) };
   return src;
 }
