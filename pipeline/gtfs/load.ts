@@ -87,13 +87,23 @@ export async function loadRawTables(conn: DuckDBConnection, dir: string, issues:
     const presentCols = wanted.filter((c) => readerCols.includes(c));
     const select = wanted.map((c) => (readerCols.includes(c) ? q(c) : `NULL::VARCHAR AS ${q(c)}`)).join(", ");
     const rej = `rej_${name}`;
+    // DuckDB's parallel reader refuses null_padding together with a newline inside a quoted value
+    // (legal CSV, e.g. a two-line stop_name): such a file is read again by the serial reader.
+    let parallel = true;
     const read = async (encoding: string) => {
       await conn.run(`DROP TABLE IF EXISTS ${name}; DROP TABLE IF EXISTS ${rej}; DROP TABLE IF EXISTS ${rej}_scan`);
-      await conn.run(
+      const sql = () =>
         `CREATE TABLE ${name} AS SELECT ${select} FROM read_csv(${lit(path)}, header = true, auto_detect = false, columns = ${columns},
-           delim = ',', quote = '"', escape = '"', null_padding = true, store_rejects = true,
-           rejects_table = ${lit(rej)}, rejects_scan = ${lit(`${rej}_scan`)}, max_line_size = 4194304, encoding = ${lit(encoding)})`,
-      );
+           delim = ',', quote = '"', escape = '"', null_padding = true, store_rejects = true, parallel = ${parallel},
+           rejects_table = ${lit(rej)}, rejects_scan = ${lit(`${rej}_scan`)}, max_line_size = 4194304, encoding = ${lit(encoding)})`;
+      try {
+        await conn.run(sql());
+      } catch (e) {
+        if (!parallel || !/quoted new ?lines/i.test((e as Error).message)) throw e;
+        parallel = false;
+        await conn.run(`DROP TABLE IF EXISTS ${name}; DROP TABLE IF EXISTS ${rej}; DROP TABLE IF EXISTS ${rej}_scan`);
+        await conn.run(sql());
+      }
     };
     try {
       await read("utf-8");
@@ -118,7 +128,12 @@ export async function loadRawTables(conn: DuckDBConnection, dir: string, issues:
     }
     await conn.run(`DROP TABLE IF EXISTS ${rej}; DROP TABLE IF EXISTS ${rej}_scan`);
     const rows = Number((await conn.runAndReadAll(`SELECT count(*) AS n FROM ${name}`)).getRowObjects()[0]!.n);
+    if (spec.required && rows + rejected.length === 0) throw new DataError("file is empty (a header line but no rows)", spec.file);
     out.set(spec.file, { spec, present: true, rows: rows + rejected.length, rejectedLines });
+  }
+  // calendar.txt and calendar_dates.txt are each optional, but a feed needs one of them
+  if (out.get("calendar.txt")!.rows === 0 && out.get("calendar_dates.txt")!.rows === 0) {
+    throw new DataError("required file is missing or has no rows (a feed needs calendar.txt or calendar_dates.txt)", "calendar.txt");
   }
   return out;
 }
