@@ -51,6 +51,11 @@ export class PlanService {
   readonly pool = new RaptorStatePool();
   private readonly bbox: [number, number, number, number];
   private readonly tz: string;
+  /**
+   * Service days searched, relative to the request's local date: yesterday, today, tomorrow, and
+   * earlier days when trips run past 48:00 (a trip at 49:10 of a service day runs two days later).
+   */
+  private readonly dayDeltas: number[];
 
   constructor(readonly tt: Timetable) {
     let [s, w, n, e] = [90, 180, -90, -180];
@@ -63,6 +68,10 @@ export class PlanService {
     }
     this.bbox = [s, w, n, e];
     this.tz = tt.meta.timezones[0] ?? "UTC";
+    let maxArr = 0;
+    for (let r = 0; r < tt.core.nRoutes; r++) maxArr = Math.max(maxArr, tt.core.routeMaxArrSec[r]!);
+    const back = Math.max(1, Math.floor(maxArr / 86400));
+    this.dayDeltas = Array.from({ length: back + 2 }, (_, i) => i - back);
   }
 
   cores() {
@@ -123,7 +132,7 @@ export class PlanService {
     const inService = this.tt.meta.feeds.some((_, f) => localDay >= this.tt.meta.feedStartDay[f]! - 1 && localDay <= this.tt.meta.feedEndDay[f]! + 1);
     if (!inService && !p.walkOnly) return otpError("NO_TRANSIT_TIMES", `no feed has service on ${new Date(localDay * 86400_000).toISOString().slice(0, 10)}`);
 
-    const epochSec = timeUnix - 2 * 86400;
+    const epochSec = timeUnix - (this.dayDeltas.length - 1) * 86400;
     const directM = haversineM(p.from.lat, p.from.lon, p.to.lat, p.to.lon);
     const walkDirectSec = Math.ceil(directM / p.walkSpeed);
     const itineraries: Itinerary[] = [];
@@ -141,7 +150,7 @@ export class PlanService {
         egress,
         maxTransfers: p.maxTransfers,
         walkSpeed: p.walkSpeed,
-        days: buildServiceDays(this.tt, epochSec, timeUnix),
+        days: buildServiceDays(this.tt, epochSec, timeUnix, this.dayDeltas),
         routeAllowed: this.routeFilter(p.transitModes),
         wheelchair: p.wheelchair,
         // selectJourneys keeps the numItineraries earliest arrivals (latest departures for arriveBy)
@@ -149,7 +158,7 @@ export class PlanService {
       };
       if (access.length && egress.length) {
         const res = searchJourneys(this.cores(), q, this.pool);
-        const chosen = selectJourneys(res.journeys, p.numItineraries, p.arriveBy);
+        const chosen = selectJourneys(res.journeys, p.numItineraries, p.arriveBy, { timeSec: q.timeSec, windowSec: q.windowSec });
         for (const j of chosen) itineraries.push(renderItinerary(this.tt, j, epochSec, p, q.days));
       }
       if (p.includeEarliestArrivals) earliest = this.earliest({ ...q, arriveBy: false, timeSec: timeUnix - epochSec }, epochSec);
@@ -175,18 +184,28 @@ export class PlanService {
     return { status: 200, body };
   }
 
-  /** Timezone of the agency of the stop nearest to a point (the dataset's first timezone if none). */
+  /**
+   * Timezone of the agency of the stop nearest to a point: the agency of a route serving that stop
+   * (a feed may hold agencies in several timezones), else the feed's first agency, else the
+   * dataset's first timezone.
+   */
   private tzNear(lat: number, lon: number): string {
     const { stopLat, stopLon, stopFeed, agencies, timezones } = this.tt.meta;
-    let best = -1, bestD = Infinity;
+    const { stopRouteStart, stopRouteRoute, routeTz } = this.tt.core;
+    let best = -1, bestD = Infinity, served = -1, servedD = Infinity;
     for (let i = 0; i < stopLat.length; i++) {
       const d = (stopLat[i]! - lat) ** 2 + (stopLon[i]! - lon) ** 2;
       if (d < bestD) {
         bestD = d;
         best = i;
       }
+      if (d < servedD && stopRouteStart[i + 1]! > stopRouteStart[i]!) {
+        servedD = d;
+        served = i;
+      }
     }
     if (best < 0) return this.tz;
+    if (served >= 0 && stopFeed[served] === stopFeed[best]) return timezones[routeTz[stopRouteRoute[stopRouteStart[served]!]!]!] ?? this.tz;
     const a = agencies.find((ag) => ag.feed === stopFeed[best]);
     return a ? (timezones[a.tz] ?? this.tz) : this.tz;
   }
@@ -220,9 +239,17 @@ export class PlanService {
 /**
  * Best first: by arrival (departure, latest first, for arriveBy), then fewer rides. Dominated
  * journeys (leave no later, arrive no earlier, no fewer rides than another) are dropped.
+ *
+ * With `window` (the request's time and searchWindow, seconds from epochSec), a journey that
+ * actually leaves after the window's end (arriveBy: arrives before its start) is dropped unless it
+ * is the best one: a range iteration from a departure inside the window can end up waiting for a
+ * trip of the next service day (the previous one for arriveBy), which is not an answer in the window.
  */
-export function selectJourneys(js: Journey[], n: number, arriveBy: boolean): Journey[] {
+export function selectJourneys(js: Journey[], n: number, arriveBy: boolean, window?: { timeSec: number; windowSec: number }): Journey[] {
   const keep = nonDominated(js);
   keep.sort((a, b) => (arriveBy ? b.departSec - a.departSec : a.arriveSec - b.arriveSec) || a.rides - b.rides || (arriveBy ? a.arriveSec - b.arriveSec : b.departSec - a.departSec));
-  return keep.slice(0, n);
+  if (!window) return keep.slice(0, n);
+  const leaves = (j: Journey) => j.legs[0]?.depSec ?? j.departSec;
+  const arrives = (j: Journey) => j.legs[j.legs.length - 1]?.arrSec ?? j.arriveSec;
+  return keep.filter((j, i) => i === 0 || (arriveBy ? arrives(j) >= window.timeSec - window.windowSec : leaves(j) <= window.timeSec + window.windowSec)).slice(0, n);
 }
