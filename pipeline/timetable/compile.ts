@@ -62,19 +62,21 @@ async function rows(conn: DuckDBConnection, sql: string): Promise<Record<string,
 type NumArray = Int32Array | Float64Array;
 
 /**
- * Stream NOT NULL numeric columns (coalesce them in `sql`) into typed arrays: Int32Array for INTEGER
- * columns, Float64Array for DOUBLE ones, as `kinds` says (stop_times can have tens of millions of rows).
+ * NOT NULL numeric columns (coalesce them in `sql`) as typed arrays: Int32Array for INTEGER columns,
+ * Float64Array for DOUBLE ones, as `kinds` says (stop_times can have tens of millions of rows). The
+ * result is materialised by DuckDB first (its threads run the whole query; streaming it chunk by
+ * chunk ran it on one, and took twice as long), then copied chunk by chunk.
  */
 async function numColumns(conn: DuckDBConnection, sql: string, kinds: ("int" | "double")[], sizeHint = 1 << 16): Promise<NumArray[]> {
   let cap = Math.max(1, sizeHint);
   const alloc = (k: "int" | "double", size: number): NumArray => (k === "int" ? new Int32Array(size) : new Float64Array(size));
   let cols = kinds.map((k) => alloc(k, cap));
   let n = 0;
-  const res = await conn.stream(sql);
-  for (;;) {
-    const chunk = await res.fetchChunk();
-    if (!chunk || chunk.rowCount === 0) break;
+  const res = await conn.run(sql);
+  for (let ci = 0; ci < res.chunkCount; ci++) {
+    const chunk = res.getChunk(ci);
     const rc = chunk.rowCount;
+    if (rc === 0) continue;
     if (n + rc > cap) {
       while (n + rc > cap) cap *= 2;
       cols = cols.map((c, j) => {
