@@ -104,6 +104,19 @@ export async function buildTables(ctx: Ctx): Promise<BuildResult> {
   await reportSkipped(ctx, "unknown_parent_station", "stops.txt",
     `SELECT rid, stop_id, parent_station FROM s0 WHERE parent_station IS NOT NULL AND parent_station NOT IN (SELECT stop_id FROM s0)`,
     `'stop ' || stop_id || ': parent_station ' || parent_station || ' does not exist (kept without parent)'`);
+  // a stop whose parent_station chain leads back to it (its own parent, stations parented to each
+  // other): the links on the cycle are dropped, the stops kept. UNION walks each (stop, ancestor)
+  // pair once, so the walk ends on cycles.
+  const cyclic = `SELECT rid, stop_id, parent_station FROM s0 WHERE stop_id IN (
+      WITH RECURSIVE up(start, cur) AS (
+        SELECT stop_id, parent_station FROM s0 WHERE parent_station IS NOT NULL
+        UNION SELECT up.start, s.parent_station FROM up JOIN s0 s ON s.stop_id = up.cur WHERE s.parent_station IS NOT NULL)
+      SELECT start FROM up WHERE cur = start)`;
+  if (await reportSkipped(ctx, "circular_parent_station", "stops.txt", cyclic,
+    `'stop ' || stop_id || ': parent_station ' || parent_station || CASE WHEN parent_station = stop_id THEN ' is the stop itself ('
+      ELSE ' leads back to ' || stop_id || ' (a cycle; ' END || 'kept without parent)'`)) {
+    await conn.run(`UPDATE s0 SET parent_station = NULL WHERE rid IN (SELECT rid FROM (${cyclic}))`);
+  }
   const nStops = await scalar(conn, `SELECT count(*) FROM s0`);
   const stBase = ctx.allocate("stops", nStops);
   await conn.run(`CREATE TABLE stops AS
@@ -360,8 +373,12 @@ export async function buildTables(ctx: Ctx): Promise<BuildResult> {
   const unkX = `SELECT * FROM x0 WHERE (from_stop_id IS NOT NULL AND from_ref IS NULL) OR (to_stop_id IS NOT NULL AND to_ref IS NULL)`;
   if (skip("transfers.txt", await reportSkipped(ctx, "unknown_stop", "transfers.txt", unkX,
     `'transfer ' || coalesce(from_stop_id, '') || ' -> ' || coalesce(to_stop_id, '') || ': stop does not exist'`))) await conn.run(`DELETE FROM x0 WHERE rid IN (SELECT rid FROM (${unkX}))`);
+  // an unparsable (or negative) min_transfer_time is reported and left out; the transfer is kept
+  const mtt = `CASE WHEN gtfs_int(min_transfer_time) >= 0 THEN gtfs_int(min_transfer_time) END`;
+  await reportSkipped(ctx, "invalid_min_transfer_time", "transfers.txt", `SELECT * FROM x0 WHERE min_transfer_time IS NOT NULL AND ${mtt} IS NULL`,
+    `'transfer ' || coalesce(from_stop_id, '') || ' -> ' || coalesce(to_stop_id, '') || ': min_transfer_time ' || min_transfer_time || ' is not a non-negative integer (kept without it)'`);
   await conn.run(`CREATE TABLE transfers AS SELECT ${ctx.fvid}::INTEGER AS feed_version_id, from_stop_id, to_stop_id, from_ref AS from_stop_ref, to_ref AS to_stop_ref,
-      from_route_id, to_route_id, from_trip_id, to_trip_id, coalesce(gtfs_int(transfer_type), 0) AS transfer_type, gtfs_int(min_transfer_time) AS min_transfer_time
+      from_route_id, to_route_id, from_trip_id, to_trip_id, coalesce(gtfs_int(transfer_type), 0) AS transfer_type, ${mtt} AS min_transfer_time
     FROM x0 ORDER BY rid`);
   await conn.run(`CREATE TABLE feed_info AS SELECT ${ctx.fvid}::INTEGER AS feed_version_id, feed_publisher_name, feed_publisher_url, feed_lang, default_lang,
       gtfs_date(feed_start_date) AS feed_start_date, gtfs_date(feed_end_date) AS feed_end_date, feed_version, feed_contact_email, feed_contact_url FROM raw_feed_info LIMIT 1`);

@@ -1,8 +1,9 @@
 /**
  * Loads each GTFS file into a DuckDB table `raw_<name>` of trimmed VARCHAR columns (NULL for empty
  * values and for optional columns the file lacks), keeping file order so `rowid + 2` is the line
- * number (adjusted for rows the CSV reader rejected). Unparsable rows (too many fields, broken
- * quoting) are skipped and reported as `csv_unparsable`.
+ * number (adjusted for rows the CSV reader rejected, and where needed by a line map, see lineOf).
+ * Unparsable rows (too many fields, broken quoting) are skipped and reported as
+ * `csv_unparsable`. Lines of only spaces or tabs are ignored like empty lines.
  */
 import type { DuckDBConnection } from "@duckdb/node-api";
 import { closeSync, existsSync, openSync, readSync, statSync } from "node:fs";
@@ -14,8 +15,28 @@ export interface RawTable {
   spec: GtfsFileSpec;
   present: boolean;
   rows: number;
-  /** sorted line numbers of rejected rows, to turn rowids into line numbers */
+  /** sorted line numbers of rejected rows (reader lines, see LineMap), to turn rowids into line numbers */
   rejectedLines: number[];
+  /** the CSV file, for line numbers */
+  path?: string;
+  /** made on first use by lineMapOf; null when reader lines are the file's lines */
+  lineMap?: LineMap | null;
+}
+
+/**
+ * DuckDB's CSV reader numbers lines without counting newlines inside quoted values ("reader
+ * lines"): that is what its rejects table says, and what `rowid + 2` plus the rejected lines give,
+ * except that an empty line, which the reader skips, has no rowid. Line numbers are only needed for
+ * warning examples, so a file is looked at when its first example needs one: one quick pass (native
+ * searches, about 40 ms for 150 MB) tells whether it has a quote or an empty line at all; only then
+ * does a byte-by-byte scan (about 4 times slower) find the quoted newlines and the empty lines.
+ */
+export interface LineMap {
+  /** sorted reader lines that have no rowid: rejected rows and empty lines */
+  skipped: number[];
+  /** reader lines after at[i] are extra[i] physical lines further down (at ascending) */
+  at: number[];
+  extra: number[];
 }
 
 export const tableName = (file: string) => `raw_${file.replace(/\.txt$/, "")}`;
@@ -51,10 +72,100 @@ export function readHeader(path: string): string[] {
   }
 }
 
+/** Physical line (1 = header) where the row with this rowid starts. */
 export function lineOf(raw: RawTable, rowid: number): number {
   let line = rowid + 2;
-  for (const l of raw.rejectedLines) if (l <= line) line++;
-  return line;
+  for (const l of lineMapOf(raw)?.skipped ?? raw.rejectedLines) if (l <= line) line++;
+  return physicalLine(raw, line);
+}
+
+/** Physical line of a reader line (see LineMap). */
+export function physicalLine(raw: RawTable, readerLine: number): number {
+  const m = lineMapOf(raw);
+  if (!m || m.at.length === 0 || m.at[0]! >= readerLine) return readerLine;
+  let lo = 0, hi = m.at.length - 1; // largest i with at[i] < readerLine
+  while (lo < hi) {
+    const mid = (lo + hi + 1) >> 1;
+    if (m.at[mid]! < readerLine) lo = mid;
+    else hi = mid - 1;
+  }
+  return readerLine + m.extra[lo]!;
+}
+
+function lineMapOf(raw: RawTable): LineMap | null {
+  if (raw.lineMap === undefined) raw.lineMap = raw.path && mayHaveOtherLines(raw.path) ? scanLines(raw.path, raw.rejectedLines) : null;
+  return raw.lineMap;
+}
+
+/** Whether a file has a quote (so perhaps a quoted newline) or an empty line. */
+function mayHaveOtherLines(path: string): boolean {
+  const fd = openSync(path, "r");
+  try {
+    const buf = Buffer.allocUnsafe(1 << 22);
+    let pos = 0, keep = 0; // the last 2 bytes of a block are searched again with the next one
+    for (;;) {
+      const n = readSync(fd, buf, keep, buf.length - keep, pos);
+      if (n <= 0) return false;
+      pos += n;
+      const v = buf.subarray(0, keep + n);
+      if (v.indexOf(0x22) >= 0 || v.indexOf("\n\n") >= 0 || v.indexOf("\n\r\n") >= 0) return true;
+      keep = Math.min(2, v.length);
+      buf.copyWithin(0, v.length - keep, v.length);
+    }
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/**
+ * One pass over the bytes of a CSV file with quotes or empty lines, following the quoting
+ * the way DuckDB's reader does (a quote opens a quoted value only at the start of a field; `""`
+ * inside one is a quote): the reader lines holding quoted newlines, and the empty lines.
+ */
+function scanLines(path: string, rejectedLines: number[]): LineMap {
+  const at: number[] = [], extra: number[] = [], empty: number[] = [];
+  const fd = openSync(path, "r");
+  try {
+    const buf = Buffer.allocUnsafe(1 << 20);
+    let line = 1, quotedNl = 0, lineLen = 0;
+    let inQ = false, quoteSeen = false, fieldStart = true;
+    let pos = 0;
+    for (;;) {
+      const n = readSync(fd, buf, 0, buf.length, pos);
+      if (n <= 0) break;
+      let i = pos === 0 && n >= 3 && buf[0] === 0xef && buf[1] === 0xbb && buf[2] === 0xbf ? 3 : 0;
+      pos += n;
+      for (; i < n; i++) {
+        const b = buf[i]!;
+        if (quoteSeen) {
+          quoteSeen = false;
+          if (b === 0x22) continue; // "" inside quotes
+          inQ = false;
+        }
+        if (inQ) {
+          if (b === 0x22) quoteSeen = true;
+          else if (b === 0x0a) {
+            quotedNl++;
+            if (at.length && at[at.length - 1] === line) extra[extra.length - 1] = quotedNl;
+            else { at.push(line); extra.push(quotedNl); }
+          }
+        } else if (b === 0x0a) {
+          if (lineLen === 0) empty.push(line);
+          line++;
+          lineLen = 0;
+          fieldStart = true;
+        } else if (b !== 0x0d) {
+          lineLen++;
+          if (b === 0x22 && fieldStart) inQ = true;
+          fieldStart = b === 0x2c;
+        }
+      }
+    }
+  } finally {
+    closeSync(fd);
+  }
+  const skipped = [...rejectedLines, ...empty].sort((a, b) => a - b);
+  return { skipped, at, extra };
 }
 
 export async function loadRawTables(conn: DuckDBConnection, dir: string, issues: Issues): Promise<Map<string, RawTable>> {
@@ -85,7 +196,11 @@ export async function loadRawTables(conn: DuckDBConnection, dir: string, issues:
     const columns = `{${readerCols.map((c) => `${lit(c)}: 'VARCHAR'`).join(", ")}}`;
     const wanted = [...spec.required_columns, ...spec.optional_columns];
     const presentCols = wanted.filter((c) => readerCols.includes(c));
-    const select = wanted.map((c) => (readerCols.includes(c) ? q(c) : `NULL::VARCHAR AS ${q(c)}`)).join(", ");
+    // The file's first field tells a line of only spaces or tabs from a row of empty values: when the
+    // first column is not one of ours it is read too, as ${FIRST}, and dropped after the check.
+    const first = presentCols.includes(readerCols[0]!) ? readerCols[0]! : FIRST;
+    const select = wanted.map((c) => (readerCols.includes(c) ? q(c) : `NULL::VARCHAR AS ${q(c)}`)).join(", ") +
+      (first === FIRST ? `, ${q(readerCols[0]!)} AS ${q(FIRST)}` : "");
     const rej = `rej_${name}`;
     // DuckDB's parallel reader refuses null_padding together with a newline inside a quoted value
     // (legal CSV, e.g. a two-line stop_name): such a file is read again by the serial reader.
@@ -116,20 +231,22 @@ export async function loadRawTables(conn: DuckDBConnection, dir: string, issues:
     } catch (e) {
       throw new DataError(`cannot parse CSV: ${(e as Error).message.split("\n")[0]}`, spec.file);
     }
-    await trimColumns(conn, name, presentCols);
+    await trimColumns(conn, name, presentCols, first);
     const rejected = (await conn.runAndReadAll(`SELECT DISTINCT line, any_value(error_message) AS msg FROM ${rej} GROUP BY line ORDER BY line`)).getRowObjects();
     const rejectedLines = rejected.map((r) => Number(r.line));
+    const table: RawTable = { spec, present: true, rows: 0, rejectedLines, path };
     if (rejected.length) {
       issues.addMany(
         "csv_unparsable",
         rejected.length,
-        rejected.slice(0, 5).map((r) => ({ file: spec.file, line: Number(r.line), message: String(r.msg) })),
+        rejected.slice(0, 5).map((r) => ({ file: spec.file, line: physicalLine(table, Number(r.line)), message: String(r.msg) })),
       );
     }
     await conn.run(`DROP TABLE IF EXISTS ${rej}; DROP TABLE IF EXISTS ${rej}_scan`);
     const rows = Number((await conn.runAndReadAll(`SELECT count(*) AS n FROM ${name}`)).getRowObjects()[0]!.n);
     if (spec.required && rows + rejected.length === 0) throw new DataError("file is empty (a header line but no rows)", spec.file);
-    out.set(spec.file, { spec, present: true, rows: rows + rejected.length, rejectedLines });
+    table.rows = rows + rejected.length;
+    out.set(spec.file, table);
   }
   // calendar.txt and calendar_dates.txt are each optional, but a feed needs one of them
   if (out.get("calendar.txt")!.rows === 0 && out.get("calendar_dates.txt")!.rows === 0) {
@@ -138,16 +255,28 @@ export async function loadRawTables(conn: DuckDBConnection, dir: string, issues:
   return out;
 }
 
+/** name of the extra column holding the file's first field when that is not a GTFS column */
+const FIRST = "__first_field";
+
 /**
  * Values are trimmed and empty strings read as missing. Trimming every value costs as much as
  * reading the file, and real feeds rarely need it, so one aggregate pass finds the columns that do
  * and only those are rewritten (UPDATE keeps row order, so rowids still give line numbers).
+ * The same pass tells whether the first field (column `first`) ever starts with a space or tab:
+ * only then can a line of only spaces or tabs exist (the reader makes it a row whose first field is
+ * that whitespace and the others NULL), and such rows are deleted like the empty lines the reader
+ * skips. A deleted row keeps its rowid, so later rows keep their line numbers.
  */
-async function trimColumns(conn: DuckDBConnection, table: string, columns: string[]): Promise<void> {
-  if (columns.length === 0) return;
+async function trimColumns(conn: DuckDBConnection, table: string, columns: string[], first: string): Promise<void> {
+  const checked = columns.includes(first) ? columns : [...columns, first];
   const ws = `(x = '' OR x LIKE ' %' OR x LIKE '% ' OR x LIKE chr(9) || '%' OR x LIKE '%' || chr(9) OR x LIKE '%' || chr(13))`;
   const cond = (c: string) => ws.replaceAll("x", q(c));
-  const flags = (await conn.runAndReadAll(`SELECT ${columns.map((c, i) => `bool_or(${cond(c)}) AS c${i}`).join(", ")} FROM ${table}`)).getRowObjects()[0]!;
-  const dirty = columns.filter((_, i) => flags[`c${i}`] === true);
-  for (const c of dirty) await conn.run(`UPDATE ${table} SET ${q(c)} = NULLIF(trim(${q(c)}, ' ' || chr(9) || chr(13)), '') WHERE ${cond(c)}`);
+  const flags = (await conn.runAndReadAll(`SELECT ${checked.map((c, i) => `bool_or(${cond(c)}) AS c${i}`).join(", ")} FROM ${table}`)).getRowObjects()[0]!;
+  const dirty = checked.filter((_, i) => flags[`c${i}`] === true);
+  if (dirty.includes(first)) {
+    const others = columns.filter((c) => c !== first).map((c) => ` AND ${q(c)} IS NULL`).join("");
+    await conn.run(`DELETE FROM ${table} WHERE ${q(first)} <> '' AND trim(${q(first)}, ' ' || chr(9) || chr(13)) = ''${others}`);
+  }
+  if (first === FIRST) await conn.run(`ALTER TABLE ${table} DROP COLUMN ${q(FIRST)}`);
+  for (const c of dirty) if (c !== FIRST) await conn.run(`UPDATE ${table} SET ${q(c)} = NULLIF(trim(${q(c)}, ' ' || chr(9) || chr(13)), '') WHERE ${cond(c)}`);
 }

@@ -14,7 +14,7 @@ import { sql } from "../support/duck.ts";
 
 const FEEDS = readdirSync(GTFS_DIR).filter((f) => f.endsWith(".zip")).sort();
 // warning kinds that keep the row (the others drop it)
-const NON_SKIPPING = new Set(["unknown_parent_station", "invalid_time", "unknown_shape", "missing_agency_timezone", "non_utf8_encoding", "derived_feed_id_taken"]);
+const NON_SKIPPING = new Set(["unknown_parent_station", "circular_parent_station", "invalid_time", "invalid_min_transfer_time", "unknown_shape", "missing_agency_timezone", "non_utf8_encoding", "derived_feed_id_taken"]);
 const TABLE_OF: Record<string, string> = {
   "agency.txt": "agencies", "stops.txt": "stops", "routes.txt": "routes", "trips.txt": "trips", "stop_times.txt": "stop_times",
   "frequencies.txt": "frequencies", "transfers.txt": "transfers",
