@@ -410,13 +410,18 @@ async function enumLookups(conn: DuckDBConnection): Promise<number | null> {
   const trips = `SELECT (count(*) > 0 AND count(DISTINCT trip_id) = count(*) AND min(tix) = 1 AND max(tix) = count(*))::INTEGER FROM t1`;
   const stops = `SELECT (count(*) > 0 AND count(DISTINCT stop_id) = count(*) AND max(id) - min(id) + 1 = count(*))::INTEGER FROM stops`;
   if (!(await ok(trips)) || !(await ok(stops))) return null;
-  await conn.run(`CREATE TYPE trip_enum AS ENUM (SELECT trip_id FROM t1 ORDER BY tix)`);
-  await conn.run(`CREATE TYPE stop_enum AS ENUM (SELECT stop_id FROM stops ORDER BY id)`);
-  const base = await scalar(conn, `SELECT min(id) FROM stops`);
-  const codesOk =
-    (await ok(`SELECT (count(*) = 0)::INTEGER FROM t1 WHERE enum_code(trip_id::trip_enum)::INTEGER + 1 <> tix`)) &&
-    (await ok(`SELECT (count(*) = 0)::INTEGER FROM stops WHERE enum_code(stop_id::stop_enum)::INTEGER + ${base} <> id`));
-  return codesOk ? base : null;
+  try {
+    await conn.run(`CREATE TYPE trip_enum AS ENUM (SELECT trip_id FROM t1 ORDER BY tix)`);
+    await conn.run(`CREATE TYPE stop_enum AS ENUM (SELECT stop_id FROM stops ORDER BY id)`);
+    const base = await scalar(conn, `SELECT min(id) FROM stops`);
+    const codesOk =
+      (await ok(`SELECT (count(*) = 0)::INTEGER FROM t1 WHERE enum_code(trip_id::trip_enum)::INTEGER + 1 <> tix`)) &&
+      (await ok(`SELECT (count(*) = 0)::INTEGER FROM stops WHERE enum_code(stop_id::stop_enum)::INTEGER + ${base} <> id`));
+    return codesOk ? base : null;
+  } catch {
+    // whatever DuckDB refuses here, the join always works
+    return null;
+  }
 }
 
 async function interpolateMissing(conn: DuckDBConnection): Promise<number> {
