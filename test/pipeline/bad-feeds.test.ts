@@ -3,7 +3,7 @@
  * (and line); row-level problems skip the row and report it by kind with file and line.
  */
 import { describe, expect, test } from "bun:test";
-import { cpSync, existsSync, writeFileSync } from "node:fs";
+import { cpSync, existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { importFeed } from "../../pipeline/import.ts";
 import { readManifest } from "../../pipeline/store/manifest.ts";
@@ -149,6 +149,19 @@ describe("skipped rows (broken references and bad values)", () => {
       { file: "stop_times.txt", line: 3, message: "trip T3: stop_sequence two is not a non-negative integer" },
     ]);
     expect(r.tables["stop_times.txt"]).toEqual({ source_rows: 3, imported_rows: 2, skipped_rows: 1 });
+  });
+
+  test("when every trip is skipped, every stop_time is reported as unknown_trip (the stop_times step then joins instead of its ENUM lookups)", async () => {
+    const dir = feedWithStopTimes(readFileSync(join(FIXTURES, "interpolation", "stop_times.txt"), "utf8").trimEnd().split("\n"));
+    writeFileSync(join(dir, "routes.txt"), "route_id,agency_id,route_short_name,route_long_name,route_type\nZZ,A,1,Line One,3\n");
+    const messages: string[] = [];
+    const r = await importFeed({ dataDir: tempDir(), source: dir, progress: (m) => messages.push(m) });
+    expect(r.status).toBe("imported");
+    expect(r.warnings.unknown_route!.count).toBe(3);
+    expect(r.warnings.unknown_trip!.count).toBe(10);
+    expect(r.warnings.unknown_trip!.examples[0]).toEqual({ file: "stop_times.txt", line: 2, message: "stop_time of trip T1: trip does not exist or was skipped" });
+    expect(r.tables["stop_times.txt"]).toEqual({ source_rows: 10, imported_rows: 0, skipped_rows: 10 });
+    expect(messages.find((m) => m.includes("stop_times read:"))).toContain("(sorted)");
   });
 });
 
