@@ -5,7 +5,7 @@
  * it visible or active. A crash, kill -9 or rejected feed at any point leaves the previous manifest
  * (and so the previous active version) untouched.
  */
-import { DuckDBInstance } from "@duckdb/node-api";
+import { DuckDBInstance, type DuckDBConnection } from "@duckdb/node-api";
 import { existsSync, mkdirSync, readdirSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { basename, join, resolve } from "node:path";
 import { TABLES } from "./schema/catalog.ts";
@@ -97,10 +97,22 @@ export async function importFeed(opts: ImportOptions): Promise<ImportReport> {
       checkpoint_threshold: "1TB",
     });
     const conn = await db.connect();
+    // stop_times.parquet, the largest file, is written on a second connection while the other
+    // tables are still being built (buildTables says when the stop_times view is final)
+    let stopTimesCopy: Promise<unknown> | null = null;
+    let stConn: DuckDBConnection | null = null;
+    const copySql = (t: (typeof TABLES)[number]) =>
+      `COPY (SELECT ${t.columns.map((c) => `CAST("${c.name}" AS ${c.type}) AS "${c.name}"`).join(", ")} FROM ${t.name}) TO '${join(outDir, `${t.name}.parquet`)}' (FORMAT parquet, COMPRESSION zstd, COMPRESSION_LEVEL 1, ROW_GROUP_SIZE 122880)`;
     try {
       const raw = await loadRawTables(conn, gtfsDir, issues);
       for (const [file, r] of raw) if (r.present) progress(`${file}: ${r.rows} rows read (${((performance.now() - started) / 1000).toFixed(2)} s)`);
-      const built = await buildTables({ conn, raw, issues, fvid, allocate: (k, n) => allocateIds(scratch, k, n), progress });
+      const copyConn = (stConn = await db.connect());
+      const stopTimesReady = () => {
+        const copy = copyConn.run(copySql(TABLES.find((t) => t.name === "stop_times")!));
+        copy.catch(() => {}); // awaited below (or in finally); this only keeps an early failure from being "unhandled"
+        stopTimesCopy = copy;
+      };
+      const built = await buildTables({ conn, raw, issues, fvid, allocate: (k, n) => allocateIds(scratch, k, n), progress, stopTimesReady });
       const derivedFeedId = await deriveOnestopIds(conn);
       const feedOnestopId = opts.feedId ?? disambiguate(manifest, derivedFeedId, opts.source, issues);
       validateFeedId(feedOnestopId);
@@ -119,11 +131,9 @@ export async function importFeed(opts: ImportOptions): Promise<ImportReport> {
           ${s(license.commercial_use_allowed)} AS license_commercial_use_allowed, ${s(license.share_alike_optional)} AS license_share_alike_optional,
           ${s(license.create_derived_product)} AS license_create_derived_product, ${s(license.redistribution_allowed)} AS license_redistribution_allowed,
           ${s(license.use_without_attribution)} AS license_use_without_attribution`);
-      for (const t of TABLES) {
-        const cols = t.columns.map((c) => `CAST("${c.name}" AS ${c.type}) AS "${c.name}"`).join(", ");
-        // tables are created in their documented sort order, so no ORDER BY (and no second sort) here
-        await conn.run(`COPY (SELECT ${cols} FROM ${t.name}) TO '${join(outDir, `${t.name}.parquet`)}' (FORMAT parquet, COMPRESSION zstd, COMPRESSION_LEVEL 1, ROW_GROUP_SIZE 122880)`);
-      }
+      // tables are created in their documented sort order, so no ORDER BY (and no second sort) here
+      for (const t of TABLES) if (!(t.name === "stop_times" && stopTimesCopy)) await conn.run(copySql(t));
+      await stopTimesCopy;
       progress(`parquet written (${((performance.now() - started) / 1000).toFixed(2)} s)`);
       const source: Record<string, string> = {
         agencies: "agency.txt", routes: "routes.txt", stops: "stops.txt", trips: "trips.txt", stop_times: "stop_times.txt", shapes: "shapes.txt",
@@ -146,6 +156,7 @@ export async function importFeed(opts: ImportOptions): Promise<ImportReport> {
       // ---- publish: version folder first, then the manifest (the atomic switch)
       report.elapsed_ms = Math.round(performance.now() - started);
       writeFileSync(join(outDir, "report.json"), JSON.stringify(report, null, 2));
+      stConn.closeSync();
       conn.closeSync();
       db.closeSync();
       const versionsDir = join(dataDir, "versions");
@@ -171,6 +182,9 @@ export async function importFeed(opts: ImportOptions): Promise<ImportReport> {
       writeManifest(dataDir, m);
       progress(`imported ${sha1} as ${feedOnestopId}${activate ? " (active)" : " (not activated)"}: ${counts.stop_times} stop_times in ${(report.elapsed_ms / 1000).toFixed(2)} s`);
     } finally {
+      // a failed import still waits for the stop_times writer before the database goes away
+      await (stopTimesCopy as Promise<unknown> | null)?.catch(() => {});
+      try { (stConn as DuckDBConnection | null)?.closeSync(); } catch { /* closed */ }
       try { conn.closeSync(); } catch { /* closed */ }
       try { db.closeSync(); } catch { /* closed */ }
     }

@@ -18,6 +18,12 @@ interface Ctx {
   fvid: number;
   allocate: Allocate;
   progress: (msg: string) => void;
+  /**
+   * Called once the `stop_times` view is final (nothing changes st0 afterwards), while the other
+   * tables are still being built: the importer starts writing stop_times.parquet on another
+   * connection then.
+   */
+  stopTimesReady?: () => void;
 }
 
 async function rows(conn: DuckDBConnection, sql: string): Promise<Record<string, unknown>[]> {
@@ -309,6 +315,14 @@ export async function buildTables(ctx: Ctx): Promise<BuildResult> {
   if (nInterpTrips > 0) interpolated = await interpolateMissing(conn);
   derived.interpolated_stop_times = interpolated;
   step(`stop_times checked (${interpolated} interpolated)`);
+  // st0 is final from here on (only read): the Parquet writer reads it through a view, in st0's
+  // order, without a copy of 2.4 M rows, and may start now
+  await conn.run(`CREATE VIEW stop_times AS
+    SELECT ${ctx.fvid}::INTEGER AS feed_version_id, (${trBase} + st.tix - 1)::INTEGER AS trip_ref, st.trip_id, st.seq::INTEGER AS stop_sequence, st.stop_ref, st.stop_id,
+      st.arr::INTEGER AS arrival_time, st.dep::INTEGER AS departure_time, st.stop_headsign, st.pickup_type, st.drop_off_type,
+      st.continuous_pickup, st.continuous_drop_off, st.shape_dist_traveled, st.timepoint, st.interpolated::INTEGER AS interpolated
+    FROM st0 st`);
+  ctx.stopTimesReady?.();
 
   // ---------------------------------------------------------------- final trip ids, stop patterns
   const nTrips = await scalar(conn, `SELECT count(*) FROM t1`);
@@ -346,12 +360,6 @@ export async function buildTables(ctx: Ctx): Promise<BuildResult> {
     FROM t1 t JOIN trip_ids i USING (tix) JOIN trip_pat tp USING (tix) JOIN patterns p USING (stop_pattern_id)
       JOIN routes r ON r.route_id = t.route_id JOIN calendars c ON c.service_id = t.service_id
     ORDER BY i.id`);
-  // a view: the Parquet writer reads st0 through it, in st0's order, without a copy of 2.4 M rows
-  await conn.run(`CREATE VIEW stop_times AS
-    SELECT ${ctx.fvid}::INTEGER AS feed_version_id, (${trBase} + st.tix - 1)::INTEGER AS trip_ref, st.trip_id, st.seq::INTEGER AS stop_sequence, st.stop_ref, st.stop_id,
-      st.arr::INTEGER AS arrival_time, st.dep::INTEGER AS departure_time, st.stop_headsign, st.pickup_type, st.drop_off_type,
-      st.continuous_pickup, st.continuous_drop_off, st.shape_dist_traveled, st.timepoint, st.interpolated::INTEGER AS interpolated
-    FROM st0 st`);
   step(`trips: ${nTrips}, stop_times: ${await scalar(conn, "SELECT count(*) FROM stop_times")}`);
 
   // ---------------------------------------------------------------- frequencies, transfers, feed_info
