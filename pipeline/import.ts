@@ -56,6 +56,8 @@ export async function importFeed(opts: ImportOptions): Promise<ImportReport> {
   const release = acquireLock(dataDir);
   const stagingRoot = join(dataDir, "staging");
   let staging: string | null = null;
+  // stop_times.txt, the largest member, is still being unpacked while the other files load
+  let unpacking: Promise<void> | null = null;
   try {
     // We hold the lock, so anything left in staging/ is debris of a killed import.
     rmSync(stagingRoot, { recursive: true, force: true });
@@ -79,8 +81,10 @@ export async function importFeed(opts: ImportOptions): Promise<ImportReport> {
     const outDir = join(staging, "version");
     mkdirSync(outDir, { recursive: true });
     if (src.kind === "zip") {
-      const n = await unpackZip(src.bytes!, gtfsDir, opts.source);
-      progress(`unpacked ${(n / 1e6).toFixed(1)} MB`);
+      const { size, deferred } = await unpackZip(src.bytes!, gtfsDir, opts.source, "stop_times.txt");
+      unpacking = deferred;
+      unpacking?.catch(() => {}); // awaited by loadRawTables (or in finally); this only keeps an early failure from being "unhandled"
+      progress(`unpacking ${(size / 1e6).toFixed(1)} MB`);
     }
 
     const ids: Manifest["next_ids"] = { ...manifest.next_ids };
@@ -104,7 +108,7 @@ export async function importFeed(opts: ImportOptions): Promise<ImportReport> {
     const copySql = (t: (typeof TABLES)[number]) =>
       `COPY (SELECT ${t.columns.map((c) => `CAST("${c.name}" AS ${c.type}) AS "${c.name}"`).join(", ")} FROM ${t.name}) TO '${join(outDir, `${t.name}.parquet`)}' (FORMAT parquet, COMPRESSION zstd, COMPRESSION_LEVEL 1, ROW_GROUP_SIZE 122880)`;
     try {
-      const raw = await loadRawTables(conn, gtfsDir, issues);
+      const raw = await loadRawTables(conn, gtfsDir, issues, unpacking ? new Map([["stop_times.txt", unpacking]]) : undefined);
       for (const [file, r] of raw) if (r.present) progress(`${file}: ${r.rows} rows read (${((performance.now() - started) / 1000).toFixed(2)} s)`);
       const copyConn = (stConn = await db.connect());
       const stopTimesReady = () => {
@@ -203,6 +207,7 @@ export async function importFeed(opts: ImportOptions): Promise<ImportReport> {
       const name = `${report.sha1 ?? "unknown"}-${report.status}.json`;
       writeFileSync(join(reports, name), JSON.stringify(report, null, 2));
     } catch { /* reporting must not mask the result */ }
+    await (unpacking as Promise<void> | null)?.catch(() => {});
     if (staging) rmSync(staging, { recursive: true, force: true });
     try {
       if (existsSync(stagingRoot) && readdirSync(stagingRoot).length === 0) rmSync(stagingRoot, { recursive: true, force: true });

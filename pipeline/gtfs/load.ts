@@ -168,9 +168,11 @@ function scanLines(path: string, rejectedLines: number[]): LineMap {
   return { skipped, at, extra };
 }
 
-export async function loadRawTables(conn: DuckDBConnection, dir: string, issues: Issues): Promise<Map<string, RawTable>> {
+/** `pending`: files still being written (unpacked), by name; each is awaited before it is read. */
+export async function loadRawTables(conn: DuckDBConnection, dir: string, issues: Issues, pending?: Map<string, Promise<void>>): Promise<Map<string, RawTable>> {
   const out = new Map<string, RawTable>();
   for (const spec of GTFS_FILES) {
+    await pending?.get(spec.file);
     const path = join(dir, spec.file);
     const name = tableName(spec.file);
     const present = existsSync(path) && statSync(path).size > 0;
