@@ -54,8 +54,8 @@ export function folderSha1(dir: string): string {
 /**
  * Unpack the .txt members of a GTFS zip into outDir (members may sit in one sub-folder), each
  * streamed to its file with its checksum verified. Returns the unpacked size in bytes. The member
- * named `defer` (at the feed's root) is unpacked last and not awaited: `deferred` settles when it
- * is on disk (or rejects as the others would), so the caller can read the other files meanwhile.
+ * named `defer` (at the feed's root) is not awaited: `deferred` settles when it is on disk (or
+ * rejects as the others would), so the caller can read the other files meanwhile.
  */
 export async function unpackZip(bytes: Uint8Array, outDir: string, sourceName: string, defer?: string): Promise<{ size: number; deferred: Promise<void> | null }> {
   const unreadable = (e: unknown) => new DataError(`not a readable zip file (${(e as Error).message})`, basename(sourceName));
@@ -81,22 +81,24 @@ export async function unpackZip(bytes: Uint8Array, outDir: string, sourceName: s
   const target = (n: string) => (n.startsWith(prefix) && !n.slice(prefix.length).includes("/") ? join(outDir, n.slice(prefix.length)) : null);
   mkdirSync(outDir, { recursive: true });
   let total = 0;
-  let last: { m: ZipMember; path: string } | null = null;
+  let deferred: Promise<void> | null = null;
   for (const m of members ?? []) {
     const path = wanted(m.name) ? target(m.name) : null;
     if (!path) continue;
     total += m.size;
-    if (defer && path === join(outDir, defer)) {
-      last = { m, path };
+    if (defer && !deferred && path === join(outDir, defer)) {
+      // started now, awaited by the caller: the others are unpacked meanwhile
+      deferred = extractMember(m, path).catch((e: unknown) => Promise.reject(unreadable(e)));
+      deferred.catch(() => {}); // a failure is the caller's to see; this only keeps it from being "unhandled" until then
       continue;
     }
     try {
       await extractMember(m, path);
     } catch (e) {
+      await deferred?.catch(() => {}); // nothing keeps writing into the folder after we fail
       throw unreadable(e);
     }
   }
-  const deferred = last ? extractMember(last.m, last.path).catch((e: unknown) => Promise.reject(unreadable(e))) : null;
   for (const [n, b] of Object.entries(inMemory)) {
     const path = target(n);
     if (!path) continue;
