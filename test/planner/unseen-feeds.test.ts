@@ -65,6 +65,21 @@ describe("plans on unusual feeds", () => {
     expect(rides(back.body)).toEqual(["LATE 2026-11-26T00:05:00Z 2026-11-26T00:20:00Z"]);
   });
 
+  test("a trip past 48:00 on a feed's last service day is planned two days later, not refused as outside the feed's service", async () => {
+    const svc = await planService({
+      "agency.txt": ["agency_name,agency_url,agency_timezone", "Night,https://n.example,UTC"],
+      "stops.txt": ["stop_id,stop_name,stop_lat,stop_lon", "A,A,60.1699,24.9384", "B,B,60.1800,24.9550"],
+      "routes.txt": ["route_id,route_short_name,route_type", "N,N,3"],
+      "calendar.txt": ["service_id,monday,tuesday,wednesday,thursday,friday,saturday,sunday,start_date,end_date", "D,0,1,0,0,0,0,0,20261101,20261124"],
+      "trips.txt": ["route_id,service_id,trip_id", "N,D,LATE"],
+      "stop_times.txt": ["trip_id,stop_sequence,stop_id,arrival_time,departure_time", "LATE,1,A,48:05:00,48:05:00", "LATE,2,B,48:20:00,48:20:00"],
+    });
+    // the last service day is Tuesday 2026-11-24; its 48:05 is Thursday 2026-11-26 00:05
+    const r = svc.plan({ fromPlace: "60.1699,24.9384", toPlace: "60.1800,24.9550", date: "2026-11-26", time: "00:00", numItineraries: "1" }, NOW);
+    expect(r.body.error).toBeUndefined();
+    expect(rides(r.body)).toEqual(["LATE 2026-11-26T00:05:00Z 2026-11-26T00:20:00Z"]);
+  });
+
   test("no itinerary leaves a day after the search window (arriveBy: arrives a day before it)", async () => {
     // one trip a day; the origin is within walking distance of both stops, so a departure inside the
     // window from the other stop used to bring in the next day's trip as an extra itinerary
