@@ -82,8 +82,7 @@ export async function importFeed(opts: ImportOptions): Promise<ImportReport> {
     mkdirSync(outDir, { recursive: true });
     if (src.kind === "zip") {
       const { size, deferred } = await unpackZip(src.bytes!, gtfsDir, opts.source, "stop_times.txt");
-      unpacking = deferred;
-      unpacking?.catch(() => {}); // awaited by loadRawTables (or in finally); this only keeps an early failure from being "unhandled"
+      unpacking = deferred; // awaited by loadRawTables (or in finally); unpackZip keeps a failure from being "unhandled" until then
       progress(`unpacking ${(size / 1e6).toFixed(1)} MB`);
     }
 

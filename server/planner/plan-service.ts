@@ -56,8 +56,6 @@ export class PlanService {
    * earlier days when trips run past 48:00 (a trip at 49:10 of a service day runs two days later).
    */
   private readonly dayDeltas: number[];
-  /** how many service days before the request's date can still have trips running on it (1, or more past 48:00) */
-  private readonly backDays: number;
 
   constructor(readonly tt: Timetable) {
     let [s, w, n, e] = [90, 180, -90, -180];
@@ -74,7 +72,6 @@ export class PlanService {
     for (let r = 0; r < tt.core.nRoutes; r++) maxArr = Math.max(maxArr, tt.core.routeMaxArrSec[r]!);
     const back = Math.max(1, Math.floor(maxArr / 86400));
     this.dayDeltas = Array.from({ length: back + 2 }, (_, i) => i - back);
-    this.backDays = back;
   }
 
   cores() {
@@ -132,7 +129,9 @@ export class PlanService {
     const missing = [...(this.outside(p.from.lat, p.from.lon) ? ["from"] : []), ...(this.outside(p.to.lat, p.to.lon) ? ["to"] : [])];
     if (missing.length) return { ...otpError("OUTSIDE_BOUNDS", undefined, missing) };
     const localDay = localParts(timeUnix, tz).day;
-    const inService = this.tt.meta.feeds.some((_, f) => localDay >= this.tt.meta.feedStartDay[f]! - 1 && localDay <= this.tt.meta.feedEndDay[f]! + this.backDays);
+    // a feed's trips run up to (days back searched) days after its last service day
+    const backDays = -this.dayDeltas[0]!;
+    const inService = this.tt.meta.feeds.some((_, f) => localDay >= this.tt.meta.feedStartDay[f]! - 1 && localDay <= this.tt.meta.feedEndDay[f]! + backDays);
     if (!inService && !p.walkOnly) return otpError("NO_TRANSIT_TIMES", `no feed has service on ${new Date(localDay * 86400_000).toISOString().slice(0, 10)}`);
 
     const epochSec = timeUnix - (this.dayDeltas.length - 1) * 86400;
