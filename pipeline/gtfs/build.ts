@@ -225,12 +225,13 @@ export async function buildTables(ctx: Ctx): Promise<BuildResult> {
   // from ENUM types over trips.txt and stops.txt (a lookup per row that keeps the row order, which a
   // join does not); an ENUM value's code is its position, so tix = code + 1 and stop_ref = first id + code.
   // The raw stop_sequence and time strings stay in raw_stop_times (messages look them up by rid).
-  const stCols = `st.rowid AS rid, st.trip_id, st.stop_id, ${stTimeCols}`;
   const stFlex = `(st.location_id IS NOT NULL OR st.location_group_id IS NOT NULL) AS flex`;
   const stopBase = await enumLookups(conn);
   let order = "sorted";
   if (stopBase !== null) {
-    await conn.run(`CREATE TABLE st0 AS SELECT ${stCols},
+    // trip_id and stop_id are kept as ENUM values (a code each, not a copy of the strings; NULL for
+    // unknown ids, whose messages read the raw strings)
+    await conn.run(`CREATE TABLE st0 AS SELECT st.rowid AS rid, TRY_CAST(st.trip_id AS trip_enum) AS trip_id, TRY_CAST(st.stop_id AS stop_enum) AS stop_id, ${stTimeCols},
         enum_code(TRY_CAST(st.trip_id AS trip_enum))::INTEGER + 1 AS tix, enum_code(TRY_CAST(st.stop_id AS stop_enum))::INTEGER + ${stopBase} AS stop_ref, ${stFlex}
       FROM raw_stop_times st`);
     // rows out of (tix, stop_sequence) order in the file (the comparison is with the previous row
@@ -240,7 +241,7 @@ export async function buildTables(ctx: Ctx): Promise<BuildResult> {
     if (unordered > 0) await conn.run(`CREATE OR REPLACE TABLE st0 AS SELECT * FROM st0 ORDER BY tix, seq`);
     else order = "in file order";
   } else {
-    await conn.run(`CREATE TABLE st0 AS SELECT ${stCols}, t.tix, s.id AS stop_ref, ${stFlex}
+    await conn.run(`CREATE TABLE st0 AS SELECT st.rowid AS rid, st.trip_id, st.stop_id, ${stTimeCols}, t.tix, s.id AS stop_ref, ${stFlex}
       FROM raw_stop_times st LEFT JOIN t1 t ON t.trip_id = st.trip_id LEFT JOIN stops s ON s.stop_id = st.stop_id
       ORDER BY tix, seq`);
   }
@@ -252,10 +253,10 @@ export async function buildTables(ctx: Ctx): Promise<BuildResult> {
     if (n) await conn.run(`DELETE FROM st0 WHERE ${where}`);
   };
   await stSkip("unknown_trip", "tix IS NULL",
-    `'stop_time of trip ' || coalesce(trip_id, '(empty)') || ': trip does not exist or was skipped'`);
+    `'stop_time of trip ' || coalesce(${rawSt("trip_id")}, '(empty)') || ': trip does not exist or was skipped'`);
   await stSkip("flex_stop_time_unsupported", "stop_ref IS NULL AND flex",
     `'trip ' || trip_id || ': GTFS-Flex stop_time (location_id/location_group_id) is not supported yet'`);
-  await stSkip("unknown_stop", "stop_ref IS NULL", `'trip ' || trip_id || ': stop_id ' || coalesce(stop_id, '(empty)') || ' does not exist'`);
+  await stSkip("unknown_stop", "stop_ref IS NULL", `'trip ' || trip_id || ': stop_id ' || coalesce(${rawSt("stop_id")}, '(empty)') || ' does not exist'`);
   await stSkip("invalid_stop_sequence", "seq IS NULL OR seq < 0", `'trip ' || trip_id || ': stop_sequence ' || coalesce(${rawSt("stop_sequence")}, '(empty)') || ' is not a non-negative integer'`);
   // One pass per trip (in stop_sequence order) finds duplicate stop_sequences and the trips that
   // cannot be used (< 2 stop_times, no time at the first or last stop, times going backwards), and
