@@ -73,13 +73,15 @@ export async function runImport(argv: string[]): Promise<number> {
   if (feeds.length === 0) throw new UsageError("nothing to import: give FEED arguments or --feeds FILE (see interchange import --help)");
   const quiet = Boolean(values.quiet);
   const reports: ImportReport[] = [];
-  for (const f of feeds) {
+  for (const [i, f] of feeds.entries()) {
     const report = await importFeed({
       dataDir: String(values.data),
       source: f.source,
       feedId: f.feedId,
       license: f.license,
       activate: values.activate !== false,
+      // the last import builds the batch's timetable while it writes its Parquet files
+      prepareTimetable: i === feeds.length - 1,
       progress: quiet ? undefined : (m) => console.error(m),
     });
     reports.push(report);

@@ -7,7 +7,7 @@
  */
 import { DuckDBInstance, type DuckDBConnection } from "@duckdb/node-api";
 import { existsSync, mkdirSync, readdirSync, renameSync, rmSync, writeFileSync } from "node:fs";
-import { basename, join, resolve } from "node:path";
+import { basename, dirname, join, resolve } from "node:path";
 import { TABLES } from "./schema/catalog.ts";
 import { loadRawTables } from "./gtfs/load.ts";
 import { buildTables } from "./gtfs/build.ts";
@@ -16,9 +16,10 @@ import { DataError, Issues, type ImportReport } from "./report.ts";
 import { onestopName } from "./onestop.ts";
 import { folderSha1, isUrl, readSourceBytes, sha1Hex, unpackZip } from "./source.ts";
 import {
-  acquireLock, allocateIds, fsyncDir, readManifest, UNKNOWN_LICENSE, writeManifest,
+  acquireLock, activeVersions, allocateIds, fsyncDir, readManifest, UNKNOWN_LICENSE, writeFileDurable, writeManifest,
   type License, type Manifest,
 } from "./store/manifest.ts";
+import { buildTimetableChunks, parquetTables, timetableRelPath } from "./timetable/compile.ts";
 
 export interface ImportOptions {
   dataDir: string;
@@ -31,6 +32,20 @@ export interface ImportOptions {
   activate?: boolean;
   progress?: (msg: string) => void;
   now?: () => Date;
+  /**
+   * Also build the planner timetable of the active versions as they will be once this version is
+   * active, from this import's in-memory tables while its Parquet files are written; it is moved
+   * into `<data>/timetables/` after the manifest switch, where the timetable hook
+   * (pipeline/timetable-hook.ts) finds it. For the last feed of a batch (the CLI sets it).
+   */
+  prepareTimetable?: boolean;
+}
+
+interface PreparedTimetable {
+  /** where it goes, relative to the data dir (timetableRelPath of the active versions) */
+  rel: string;
+  /** where it is, in this import's staging folder */
+  file: string;
 }
 
 const FEED_ID_RE = /^f-[\p{L}\p{N}~<>-]{1,62}$/u;
@@ -104,8 +119,12 @@ export async function importFeed(opts: ImportOptions): Promise<ImportReport> {
     // tables are still being built (buildTables says when the stop_times view is final)
     let stopTimesCopy: Promise<unknown> | null = null;
     let stConn: DuckDBConnection | null = null;
+    // a table as written to Parquet (the catalog's column types)
+    const asCatalog = (t: (typeof TABLES)[number]) => `SELECT ${t.columns.map((c) => `CAST("${c.name}" AS ${c.type}) AS "${c.name}"`).join(", ")} FROM ${t.name}`;
     const copySql = (t: (typeof TABLES)[number]) =>
-      `COPY (SELECT ${t.columns.map((c) => `CAST("${c.name}" AS ${c.type}) AS "${c.name}"`).join(", ")} FROM ${t.name}) TO '${join(outDir, `${t.name}.parquet`)}' (FORMAT parquet, COMPRESSION zstd, COMPRESSION_LEVEL 1, ROW_GROUP_SIZE 122880)`;
+      `COPY (${asCatalog(t)}) TO '${join(outDir, `${t.name}.parquet`)}' (FORMAT parquet, COMPRESSION zstd, COMPRESSION_LEVEL 1, ROW_GROUP_SIZE 122880)`;
+    // the planner timetable prepared from the in-memory tables (opts.prepareTimetable), or null
+    let timetable: Promise<PreparedTimetable | null> | null = null;
     try {
       const raw = await loadRawTables(conn, gtfsDir, issues, unpacking ? new Map([["stop_times.txt", unpacking]]) : undefined);
       for (const [file, r] of raw) if (r.present) progress(`${file}: ${r.rows} rows read (${((performance.now() - started) / 1000).toFixed(2)} s)`);
@@ -134,10 +153,51 @@ export async function importFeed(opts: ImportOptions): Promise<ImportReport> {
           ${s(license.commercial_use_allowed)} AS license_commercial_use_allowed, ${s(license.share_alike_optional)} AS license_share_alike_optional,
           ${s(license.create_derived_product)} AS license_create_derived_product, ${s(license.redistribution_allowed)} AS license_redistribution_allowed,
           ${s(license.use_without_attribution)} AS license_use_without_attribution`);
+      const activate = opts.activate ?? true;
+      const counts = { ...built.counts };
+      // what the manifest switch below does, also applied to a copy of the manifest to know the
+      // active versions (and their order) of the timetable prepared meanwhile
+      const publish = (m: Manifest) => {
+        m.next_ids = { ...m.next_ids, ...scratch.next_ids };
+        let feed = m.feeds.find((f) => f.onestop_id === feedOnestopId);
+        if (!feed) {
+          feed = { id: feedIntId, onestop_id: feedOnestopId, source: opts.source, license, active: null };
+          m.feeds.push(feed);
+        }
+        feed.license = license;
+        feed.source = opts.source;
+        m.versions.push({ id: fvid, sha1, feed_onestop_id: feedOnestopId, fetched_at: fetchedAt.toISOString(), source: opts.source, path: `versions/${sha1}`, counts });
+        if (activate) feed.active = sha1;
+      };
+      if (activate && opts.prepareTimetable) {
+        const after = structuredClone(manifest);
+        publish(after);
+        const versions = activeVersions(after);
+        const rel = timetableRelPath(versions.map((v) => v.sha1));
+        if (!existsSync(join(dataDir, rel))) {
+          for (const t of TABLES) await conn.run(`CREATE VIEW "catalog_${t.name}" AS ${asCatalog(t)}`);
+          const ttConn = await db.connect();
+          const t0 = performance.now();
+          timetable = buildTimetableChunks(ttConn, versions.map((v) => (v.sha1 === sha1 ? (t: string) => `"catalog_${t}"` : parquetTables(join(dataDir, v.path)))))
+            .then((chunks) => {
+              const file = join(staging!, "timetable.arrow");
+              writeFileDurable(file, chunks);
+              progress(`timetable prepared: ${(chunks.reduce((n, c) => n + c.length, 0) / 1e6).toFixed(1)} MB in ${((performance.now() - t0) / 1000).toFixed(2)} s`);
+              return { rel, file };
+            })
+            .catch((e: Error) => {
+              // not fatal: the timetable hook compiles from the Parquet files instead (and reports)
+              progress(`timetable not prepared (${e.message}); it is compiled after the import`);
+              return null;
+            })
+            .finally(() => ttConn.closeSync());
+        }
+      }
       // tables are created in their documented sort order, so no ORDER BY (and no second sort) here
       for (const t of TABLES) if (!(t.name === "stop_times" && stopTimesCopy)) await conn.run(copySql(t));
       await stopTimesCopy;
       progress(`parquet written (${((performance.now() - started) / 1000).toFixed(2)} s)`);
+      const prepared = await timetable;
       const source: Record<string, string> = {
         agencies: "agency.txt", routes: "routes.txt", stops: "stops.txt", trips: "trips.txt", stop_times: "stop_times.txt", shapes: "shapes.txt",
         frequencies: "frequencies.txt", transfers: "transfers.txt", feed_info: "feed_info.txt",
@@ -154,7 +214,6 @@ export async function importFeed(opts: ImportOptions): Promise<ImportReport> {
       report.tables["shapes.txt"]!.imported_rows -= genPts;
       report.derived = { ...built.derived, generated_shape_points: genPts };
       report.status = "imported";
-      const counts = { ...built.counts };
 
       // ---- publish: version folder first, then the manifest (the atomic switch)
       report.elapsed_ms = Math.round(performance.now() - started);
@@ -170,23 +229,23 @@ export async function importFeed(opts: ImportOptions): Promise<ImportReport> {
       fsyncDir(versionsDir);
 
       const m = readManifest(dataDir); // unchanged since we hold the lock, re-read for safety
-      m.next_ids = { ...m.next_ids, ...scratch.next_ids };
-      let feed = m.feeds.find((f) => f.onestop_id === feedOnestopId);
-      if (!feed) {
-        feed = { id: feedIntId, onestop_id: feedOnestopId, source: opts.source, license, active: null };
-        m.feeds.push(feed);
-      }
-      feed.license = license;
-      feed.source = opts.source;
-      m.versions.push({ id: fvid, sha1, feed_onestop_id: feedOnestopId, fetched_at: fetchedAt.toISOString(), source: opts.source, path: `versions/${sha1}`, counts });
-      const activate = opts.activate ?? true;
-      if (activate) feed.active = sha1;
+      publish(m);
       report.activated = activate;
       writeManifest(dataDir, m);
+      if (prepared) {
+        // only now, with this version published, is the file the timetable of the active versions
+        // its name says (a version's ids are final once published); a crash before this line leaves
+        // the hook to compile it
+        const dest = join(dataDir, prepared.rel);
+        mkdirSync(dirname(dest), { recursive: true });
+        renameSync(prepared.file, dest);
+        fsyncDir(dirname(dest));
+      }
       progress(`imported ${sha1} as ${feedOnestopId}${activate ? " (active)" : " (not activated)"}: ${counts.stop_times} stop_times in ${(report.elapsed_ms / 1000).toFixed(2)} s`);
     } finally {
-      // a failed import still waits for the stop_times writer before the database goes away
+      // a failed import still waits for the stop_times writer and the timetable before the database goes away
       await (stopTimesCopy as Promise<unknown> | null)?.catch(() => {});
+      await (timetable as Promise<unknown> | null)?.catch(() => {});
       try { (stConn as DuckDBConnection | null)?.closeSync(); } catch { /* closed */ }
       try { conn.closeSync(); } catch { /* closed */ }
       try { db.closeSync(); } catch { /* closed */ }

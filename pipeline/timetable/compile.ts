@@ -6,7 +6,7 @@
 import { DuckDBDoubleVector, DuckDBInstance, DuckDBIntegerVector, type DuckDBConnection } from "@duckdb/node-api";
 import { createHash } from "node:crypto";
 import { existsSync, mkdirSync, renameSync } from "node:fs";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { activeVersions, readManifest, writeFileDurable, fsyncDir } from "../store/manifest.ts";
 import { assembleTimetable } from "./assemble.ts";
 import { tablesToIpcChunks } from "./arrow-io.ts";
@@ -20,13 +20,43 @@ export interface CompileOptions {
   progress?: (msg: string) => void;
 }
 
+/** Where a version's tables are read from: a SQL relation per catalog table name. */
+export type VersionTables = (table: string) => string;
+
+/** The Parquet files of a version folder. */
+export const parquetTables = (dir: string): VersionTables => (table) => `read_parquet('${join(dir, `${table}.parquet`).replace(/'/g, "''")}')`;
+
+/** Path (relative to the data dir) of the timetable of this set of active versions. */
+export function timetableRelPath(activeSha1s: string[], walkRadiusM = DEFAULT_WALK_RADIUS_M): string {
+  const hash = createHash("sha1").update(JSON.stringify({ f: TIMETABLE_FORMAT, radius: walkRadiusM, active: [...activeSha1s].sort() })).digest("hex").slice(0, 16);
+  return join("timetables", `${hash}.arrow`);
+}
+
+/**
+ * The timetable of these versions (in the manifest's active order) as Arrow IPC chunks, read with
+ * `conn` (any DuckDB connection that can see the relations).
+ */
+export async function buildTimetableChunks(conn: DuckDBConnection, versions: VersionTables[], walkRadiusM = DEFAULT_WALK_RADIUS_M, progress?: (msg: string) => void): Promise<Uint8Array[]> {
+  const src = await readSource(conn, versions);
+  progress?.(`timetable: read ${src.stopTimes.trip.length} stop_times from ${versions.length} versions`);
+  return tablesToIpcChunks(assembleTimetable(src, { walkRadiusM }));
+}
+
+/** Writes timetable chunks to `path` durably (temp file + fsync + rename). */
+export function writeTimetableFile(path: string, chunks: Uint8Array[]): void {
+  mkdirSync(dirname(path), { recursive: true });
+  const tmp = `${path}.${process.pid}.tmp`;
+  writeFileDurable(tmp, chunks);
+  renameSync(tmp, path);
+  fsyncDir(dirname(path));
+}
+
 export async function compileTimetable(dataDir: string, opts: CompileOptions = {}): Promise<{ path: string; active_sha1s: string[] }> {
   const m = readManifest(dataDir);
   const versions = activeVersions(m);
   const active_sha1s = versions.map((v) => v.sha1);
   const radius = opts.walkRadiusM ?? DEFAULT_WALK_RADIUS_M;
-  const hash = createHash("sha1").update(JSON.stringify({ f: TIMETABLE_FORMAT, radius, active: [...active_sha1s].sort() })).digest("hex").slice(0, 16);
-  const rel = join("timetables", `${hash}.arrow`);
+  const rel = timetableRelPath(active_sha1s, radius);
   const out = join(dataDir, rel);
   if (existsSync(out)) return { path: rel, active_sha1s };
   const t0 = performance.now();
@@ -34,14 +64,8 @@ export async function compileTimetable(dataDir: string, opts: CompileOptions = {
   const db = await DuckDBInstance.create(":memory:", { checkpoint_threshold: "1TB" });
   const conn = await db.connect();
   try {
-    const src = await readSource(conn, versions.map((v) => join(dataDir, v.path)));
-    opts.progress?.(`timetable: read ${src.stopTimes.trip.length} stop_times from ${versions.length} versions`);
-    const chunks = tablesToIpcChunks(assembleTimetable(src, { walkRadiusM: radius }));
-    mkdirSync(join(dataDir, "timetables"), { recursive: true });
-    const tmp = `${out}.${process.pid}.tmp`;
-    writeFileDurable(tmp, chunks);
-    renameSync(tmp, out);
-    fsyncDir(join(dataDir, "timetables"));
+    const chunks = await buildTimetableChunks(conn, versions.map((v) => parquetTables(join(dataDir, v.path))), radius, opts.progress);
+    writeTimetableFile(out, chunks);
     const size = chunks.reduce((n, c) => n + c.length, 0);
     opts.progress?.(`timetable: ${rel} (${(size / 1e6).toFixed(1)} MB) in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
   } finally {
@@ -51,7 +75,6 @@ export async function compileTimetable(dataDir: string, opts: CompileOptions = {
 }
 
 const days = (col: string) => `CAST(${col} - DATE '1970-01-01' AS INTEGER)`;
-const pq = (dir: string, table: string) => `read_parquet('${join(dir, `${table}.parquet`).replace(/'/g, "''")}')`;
 const s = (v: unknown) => (v == null ? "" : String(v));
 const num = (v: unknown, d = 0) => (v == null ? d : Number(v));
 
@@ -108,51 +131,51 @@ function sortedByTrip(trip: Int32Array, seq: Int32Array): boolean {
   return true;
 }
 
-async function readSource(conn: DuckDBConnection, dirs: string[]): Promise<SourceData> {
+async function readSource(conn: DuckDBConnection, versions: VersionTables[]): Promise<SourceData> {
   const src: SourceData = {
     feeds: [], agencies: [], routes: [], stops: [], trips: [], calendars: [], frequencies: [], transfers: [], shapes: [],
     stopTimes: { trip: new Int32Array(), stopSequence: new Int32Array(), stop: new Int32Array(), arrSec: new Int32Array(), depSec: new Int32Array(), pickupType: new Uint8Array(), dropOffType: new Uint8Array() },
   };
   const stParts: Int32Array[][] = [];
-  for (let feed = 0; feed < dirs.length; feed++) {
-    const dir = dirs[feed]!;
-    const [fv] = await rows(conn, `SELECT sha1, feed_onestop_id, ${days("service_start_date")} AS s, ${days("service_end_date")} AS e FROM ${pq(dir, "feed_version")}`);
+  for (let feed = 0; feed < versions.length; feed++) {
+    const pq = versions[feed]!;
+    const [fv] = await rows(conn, `SELECT sha1, feed_onestop_id, ${days("service_start_date")} AS s, ${days("service_end_date")} AS e FROM ${pq("feed_version")}`);
     src.feeds.push({ onestopId: s(fv?.feed_onestop_id), sha1: s(fv?.sha1), startDay: num(fv?.s), endDay: num(fv?.e) });
-    for (const r of await rows(conn, `SELECT id, agency_id, agency_name, agency_timezone FROM ${pq(dir, "agencies")}`)) {
+    for (const r of await rows(conn, `SELECT id, agency_id, agency_name, agency_timezone FROM ${pq("agencies")}`)) {
       src.agencies.push({ key: num(r.id), feed, agencyId: s(r.agency_id), name: s(r.agency_name), timezone: s(r.agency_timezone) || "UTC" });
     }
-    for (const r of await rows(conn, `SELECT id, agency_ref, route_id, route_short_name, route_long_name, route_type, route_color, route_text_color, onestop_id FROM ${pq(dir, "routes")}`)) {
+    for (const r of await rows(conn, `SELECT id, agency_ref, route_id, route_short_name, route_long_name, route_type, route_color, route_text_color, onestop_id FROM ${pq("routes")}`)) {
       src.routes.push({ key: num(r.id), feed, agency: num(r.agency_ref, -1), routeId: s(r.route_id), shortName: s(r.route_short_name), longName: s(r.route_long_name), type: num(r.route_type, 3), color: s(r.route_color), textColor: s(r.route_text_color), onestopId: s(r.onestop_id) });
     }
-    for (const r of await rows(conn, `SELECT id, stop_id, stop_code, stop_name, stop_lat, stop_lon, wheelchair_boarding, onestop_id, parent_ref FROM ${pq(dir, "stops")}`)) {
+    for (const r of await rows(conn, `SELECT id, stop_id, stop_code, stop_name, stop_lat, stop_lon, wheelchair_boarding, onestop_id, parent_ref FROM ${pq("stops")}`)) {
       src.stops.push({ key: num(r.id), feed, stopId: s(r.stop_id), code: s(r.stop_code), name: s(r.stop_name), lat: num(r.stop_lat), lon: num(r.stop_lon), wheelchair: num(r.wheelchair_boarding), onestopId: s(r.onestop_id), parent: num(r.parent_ref, -1) });
     }
-    for (const r of await rows(conn, `SELECT id, route_ref, calendar_ref, trip_id, trip_headsign, block_id, shape_id, wheelchair_accessible FROM ${pq(dir, "trips")}`)) {
+    for (const r of await rows(conn, `SELECT id, route_ref, calendar_ref, trip_id, trip_headsign, block_id, shape_id, wheelchair_accessible FROM ${pq("trips")}`)) {
       src.trips.push({ key: num(r.id), feed, route: num(r.route_ref, -1), service: num(r.calendar_ref, -1), tripId: s(r.trip_id), headsign: s(r.trip_headsign), blockId: s(r.block_id), shapeId: s(r.shape_id), wheelchair: num(r.wheelchair_accessible) });
     }
     for (const r of await rows(
       conn,
       `SELECT id, monday, tuesday, wednesday, thursday, friday, saturday, sunday, ${days("start_date")} AS s, ${days("end_date")} AS e,
         list_transform(coalesce(added_dates, []), d -> ${days("d")}) AS added, list_transform(coalesce(removed_dates, []), d -> ${days("d")}) AS removed
-       FROM ${pq(dir, "calendars")}`,
+       FROM ${pq("calendars")}`,
     )) {
       const wd = ["monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"].reduce((m, d, i) => m | (num(r[d]) === 1 ? 1 << i : 0), 0);
       const list = (v: unknown) => (Array.isArray(v) ? v.map(Number) : []);
       src.calendars.push({ key: num(r.id), feed, weekdays: wd, startDay: num(r.s), endDay: num(r.e), added: list(r.added), removed: list(r.removed) });
     }
-    for (const r of await rows(conn, `SELECT trip_ref, start_time, end_time, headway_secs FROM ${pq(dir, "frequencies")}`)) {
+    for (const r of await rows(conn, `SELECT trip_ref, start_time, end_time, headway_secs FROM ${pq("frequencies")}`)) {
       src.frequencies.push({ trip: num(r.trip_ref), startSec: num(r.start_time), endSec: num(r.end_time), headwaySec: num(r.headway_secs) });
     }
     for (const r of await rows(
       conn,
-      `SELECT from_stop_ref, to_stop_ref, coalesce(transfer_type, 0) AS t, coalesce(min_transfer_time, 0) AS m FROM ${pq(dir, "transfers")}
+      `SELECT from_stop_ref, to_stop_ref, coalesce(transfer_type, 0) AS t, coalesce(min_transfer_time, 0) AS m FROM ${pq("transfers")}
        WHERE coalesce(from_route_id, '') = '' AND coalesce(to_route_id, '') = '' AND coalesce(from_trip_id, '') = '' AND coalesce(to_trip_id, '') = ''
          AND from_stop_ref IS NOT NULL AND to_stop_ref IS NOT NULL`,
     )) {
       src.transfers.push({ fromStop: num(r.from_stop_ref), toStop: num(r.to_stop_ref), type: num(r.t), minSec: num(r.m) });
     }
     // shapes used by trips: their point counts (by shape_id), then every point in that order
-    const used = `FROM ${pq(dir, "shapes")} WHERE shape_id IN (SELECT DISTINCT shape_id FROM ${pq(dir, "trips")})`;
+    const used = `FROM ${pq("shapes")} WHERE shape_id IN (SELECT DISTINCT shape_id FROM ${pq("trips")})`;
     const counts = await rows(conn, `SELECT shape_id, count(*) AS n ${used} GROUP BY shape_id ORDER BY shape_id`);
     const nPts = counts.reduce((a, r) => a + num(r.n), 0);
     const [lat, lon] = (await numColumns(conn, `SELECT coalesce(shape_pt_lat, 0)::DOUBLE, coalesce(shape_pt_lon, 0)::DOUBLE ${used} ORDER BY shape_id, shape_pt_sequence`, ["double", "double"], nPts)) as Float64Array[];
@@ -167,9 +190,9 @@ async function readSource(conn: DuckDBConnection, dirs: string[]): Promise<Sourc
     const stSql = `SELECT coalesce(trip_ref, 0)::INTEGER, coalesce(stop_sequence, 0)::INTEGER, coalesce(stop_ref, 0)::INTEGER,
         coalesce(arrival_time, departure_time)::INTEGER, coalesce(departure_time, arrival_time)::INTEGER,
         coalesce(pickup_type, 0)::INTEGER, coalesce(drop_off_type, 0)::INTEGER
-       FROM ${pq(dir, "stop_times")} WHERE arrival_time IS NOT NULL OR departure_time IS NOT NULL`;
+       FROM ${pq("stop_times")} WHERE arrival_time IS NOT NULL OR departure_time IS NOT NULL`;
     // row count from the Parquet metadata (no scan): an upper bound, so the columns never grow
-    const nSt = Number((await rows(conn, `SELECT count(*) AS n FROM ${pq(dir, "stop_times")}`))[0]!.n);
+    const nSt = Number((await rows(conn, `SELECT count(*) AS n FROM ${pq("stop_times")}`))[0]!.n);
     let part = await intColumns(conn, stSql, 7, nSt);
     if (!sortedByTrip(part[0]!, part[1]!)) part = await intColumns(conn, `${stSql} ORDER BY 1, 2`, 7, nSt);
     stParts.push(part);

@@ -1,0 +1,89 @@
+/**
+ * FEATURE UNDER TEST: `prepareTimetable` (pipeline/import.ts; the CLI sets it on the last feed of a
+ * batch): the planner timetable is built from the import's in-memory tables while its Parquet files
+ * are written, and moved into <data>/timetables/ after the manifest switch. It must be the very
+ * file the compile from the Parquet files gives (same bytes), whatever the position of the new
+ * version among the active ones, and must never appear for a version that is not published and active.
+ */
+import { describe, expect, test } from "bun:test";
+import { cpSync, existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { join, resolve } from "node:path";
+import { importFeed } from "../../pipeline/import.ts";
+import { refreshTimetable } from "../../pipeline/timetable-hook.ts";
+import { compileTimetable, timetableRelPath } from "../../pipeline/timetable/compile.ts";
+import { activeVersions, readManifest } from "../../pipeline/store/manifest.ts";
+import { gtfs, tempDir } from "../support/dataset.ts";
+
+const sha1 = (path: string) => new Bun.CryptoHasher("sha1").update(readFileSync(path)).digest("hex");
+const timetables = (dir: string) => (existsSync(join(dir, "timetables")) ? readdirSync(join(dir, "timetables")).sort() : []);
+
+/** The timetable of dir's active versions compiled from their Parquet files, in a copy of dir. */
+async function fromParquet(dir: string): Promise<string> {
+  const copy = join(tempDir(), "data");
+  cpSync(dir, copy, { recursive: true });
+  rmSync(join(copy, "timetables"), { recursive: true, force: true });
+  const r = await compileTimetable(copy);
+  return join(copy, r.path);
+}
+
+async function imported(dir: string, source: string, opts: { feedId?: string; prepare?: boolean; activate?: boolean } = {}) {
+  const log: string[] = [];
+  const r = await importFeed({ dataDir: dir, source, feedId: opts.feedId, activate: opts.activate, prepareTimetable: opts.prepare, progress: (m) => log.push(m) });
+  expect(r.status).toBe("imported");
+  return log;
+}
+
+describe("timetable prepared during the import", () => {
+  test("equals the compile from Parquet: new feed last, then a new version of the first feed (frequencies, transfers)", async () => {
+    const dir = join(tempDir(), "data");
+    await imported(dir, gtfs("bart"), { feedId: "f-9q9-bart" });
+    await imported(dir, gtfs("caltrain"), { feedId: "f-9q9-caltrain" });
+    const log = await imported(dir, gtfs("google-sample-feed"), { feedId: "f-sample", prepare: true });
+    expect(log.some((l) => l.includes("timetable prepared"))).toBe(true);
+    const rel = timetableRelPath(activeVersions(readManifest(dir)).map((v) => v.sha1));
+    // in place before the hook runs; the hook only points the manifest at it
+    expect(timetables(dir)).toEqual([rel.split("/")[1]!]);
+    const hookLog: string[] = [];
+    expect(await refreshTimetable(dir, (m) => hookLog.push(m))).toBe("compiled");
+    expect(hookLog.some((l) => l.includes("stop_times from"))).toBe(false); // nothing was read again
+    expect(readManifest(dir).timetable?.path).toBe(rel);
+    expect(sha1(join(dir, rel))).toBe(sha1(await fromParquet(dir)));
+
+    // a new version of the first feed: the in-memory tables are the first of three active versions
+    await imported(dir, gtfs("bart-2023"), { feedId: "f-9q9-bart", prepare: true });
+    const active = activeVersions(readManifest(dir));
+    expect(active.map((v) => v.feed_onestop_id)).toEqual(["f-9q9-bart", "f-9q9-caltrain", "f-sample"]);
+    const rel2 = timetableRelPath(active.map((v) => v.sha1));
+    expect(existsSync(join(dir, rel2))).toBe(true);
+    expect(await refreshTimetable(dir)).toBe("compiled");
+    expect(sha1(join(dir, rel2))).toBe(sha1(await fromParquet(dir)));
+  });
+
+  test("feeds with interpolated times, generated shapes and calendar_dates-only services give the same bytes too", async () => {
+    const dir = join(tempDir(), "data");
+    const feeds = [gtfs("vvs-bus-752"), gtfs("wmata-rail"), resolve(import.meta.dir, "..", "fixtures", "gtfs", "interpolation")];
+    for (const f of feeds) await imported(dir, f, { prepare: f === feeds[feeds.length - 1] });
+    const last = readManifest(dir).versions.at(-1)!;
+    expect(last.counts.stop_times).toBeGreaterThan(0);
+    expect(timetables(dir).length).toBe(1);
+    await refreshTimetable(dir);
+    expect(sha1(join(dir, readManifest(dir).timetable!.path))).toBe(sha1(await fromParquet(dir)));
+  });
+
+  test("not with --no-activate, and not for a rejected feed", async () => {
+    const dir = join(tempDir(), "data");
+    await imported(dir, gtfs("bart"), { feedId: "f-9q9-bart", prepare: true });
+    expect(timetables(dir).length).toBe(1);
+    const before = timetables(dir);
+    await imported(dir, gtfs("bart-2023"), { feedId: "f-9q9-bart", prepare: true, activate: false });
+    expect(timetables(dir)).toEqual(before);
+
+    // a rejected feed (a zip that is not one)
+    const broken = join(tempDir(), "broken.zip");
+    writeFileSync(broken, readFileSync(gtfs("caltrain")).subarray(0, 5000));
+    const r = await importFeed({ dataDir: dir, source: broken, prepareTimetable: true });
+    expect(r.status).toBe("rejected");
+    expect(timetables(dir)).toEqual(before);
+    expect(existsSync(join(dir, "staging"))).toBe(false);
+  });
+});
