@@ -126,8 +126,9 @@ export async function importFeed(opts: ImportOptions): Promise<ImportReport> {
     // the planner timetable prepared from the in-memory tables (opts.prepareTimetable), or null
     let timetable: Promise<PreparedTimetable | null> | null = null;
     try {
-      const raw = await loadRawTables(conn, gtfsDir, issues, unpacking ? new Map([["stop_times.txt", unpacking]]) : undefined);
-      for (const [file, r] of raw) if (r.present) progress(`${file}: ${r.rows} rows read (${((performance.now() - started) / 1000).toFixed(2)} s)`);
+      // stop_times.txt is read by buildTables (straight into its typed table when the file is clean)
+      const raw = await loadRawTables(conn, gtfsDir, issues, unpacking ? new Map([["stop_times.txt", unpacking]]) : undefined, new Set(["stop_times.txt"]));
+      for (const [file, r] of raw) if (r.present && !r.deferred) progress(`${file}: ${r.rows} rows read (${((performance.now() - started) / 1000).toFixed(2)} s)`);
       const copyConn = (stConn = await db.connect());
       const stopTimesReady = () => {
         const copy = copyConn.run(copySql(TABLES.find((t) => t.name === "stop_times")!));

@@ -6,7 +6,7 @@
  */
 import type { DuckDBConnection } from "@duckdb/node-api";
 import { DataError, type Issues } from "../report.ts";
-import { lineOf, type RawTable } from "./load.ts";
+import { csvReader, lineOf, loadDeferred, openDeferred, q, recordRejects, type CsvPlan, type RawTable } from "./load.ts";
 import { interpolateTrip, type StopRow } from "./interpolate.ts";
 
 export type Allocate = (kind: string, count: number) => number;
@@ -227,13 +227,24 @@ export async function buildTables(ctx: Ctx): Promise<BuildResult> {
   // The raw stop_sequence and time strings stay in raw_stop_times (messages look them up by rid).
   const stFlex = `(st.location_id IS NOT NULL OR st.location_group_id IS NOT NULL) AS flex`;
   const stopBase = await enumLookups(conn);
+  // trip_id and stop_id are kept as ENUM values (a code each, not a copy of the strings; NULL for
+  // unknown ids, whose messages read the raw strings)
+  const stEnumCols = (base: number) => `TRY_CAST(st.trip_id AS trip_enum) AS trip_id, TRY_CAST(st.stop_id AS stop_enum) AS stop_id, ${stTimeCols},
+        enum_code(TRY_CAST(st.trip_id AS trip_enum))::INTEGER + 1 AS tix, enum_code(TRY_CAST(st.stop_id AS stop_enum))::INTEGER + ${base} AS stop_ref, ${stFlex}`;
+  // stop_times.txt is read here (loadRawTables deferred it): straight into st0 when it can be
+  // (stopTimesDirect), else into raw_stop_times like the other files
+  const stRaw = ctx.raw.get("stop_times.txt")!;
+  let direct = false;
+  if (stRaw.deferred) {
+    const plan = await openDeferred(conn, stRaw);
+    if (!plan) throw new DataError("required file is missing", "stop_times.txt"); // required: openDeferred throws first
+    if (stopBase !== null) direct = await stopTimesDirect(ctx, stRaw, plan, stEnumCols(stopBase));
+    if (!direct) await loadDeferred(conn, stRaw, plan, ctx.issues);
+    skip("stop_times.txt", stRaw.rejectedLines.length); // csv_unparsable rows
+  }
   let order = "sorted";
   if (stopBase !== null) {
-    // trip_id and stop_id are kept as ENUM values (a code each, not a copy of the strings; NULL for
-    // unknown ids, whose messages read the raw strings)
-    await conn.run(`CREATE TABLE st0 AS SELECT st.rowid AS rid, TRY_CAST(st.trip_id AS trip_enum) AS trip_id, TRY_CAST(st.stop_id AS stop_enum) AS stop_id, ${stTimeCols},
-        enum_code(TRY_CAST(st.trip_id AS trip_enum))::INTEGER + 1 AS tix, enum_code(TRY_CAST(st.stop_id AS stop_enum))::INTEGER + ${stopBase} AS stop_ref, ${stFlex}
-      FROM raw_stop_times st`);
+    if (!direct) await conn.run(`CREATE TABLE st0 AS SELECT st.rowid AS rid, ${stEnumCols(stopBase)} FROM raw_stop_times st`);
     // rows out of (tix, stop_sequence) order in the file (the comparison is with the previous row
     // that has both; rows without are skipped below): sort
     const unordered = await scalar(conn, `SELECT count(*) FROM (SELECT k, lag(k IGNORE NULLS) OVER () AS pk
@@ -245,7 +256,7 @@ export async function buildTables(ctx: Ctx): Promise<BuildResult> {
       FROM raw_stop_times st LEFT JOIN t1 t ON t.trip_id = st.trip_id LEFT JOIN stops s ON s.stop_id = st.stop_id
       ORDER BY tix, seq`);
   }
-  step(`stop_times read: ${await scalar(conn, "SELECT count(*) FROM st0")} (${order})`);
+  step(`stop_times read: ${await scalar(conn, "SELECT count(*) FROM st0")} (${order}${direct ? ", direct" : ""})`);
   const rawSt = (col: string) => `(SELECT r.${col} FROM raw_stop_times r WHERE r.rowid = rid)`;
   const stSkip = async (kind: string, where: string, msg: string) => {
     const n = await reportSkipped(ctx, kind, "stop_times.txt", `SELECT * FROM st0 WHERE ${where}`, msg);
@@ -286,7 +297,7 @@ export async function buildTables(ctx: Ctx): Promise<BuildResult> {
     `'trip ' || trip_id || ' stop_sequence ' || seq || ': unparsable time ' || coalesce(${rawSt("arrival_time")}, '') || '/' || coalesce(${rawSt("departure_time")}, '') || ' (treated as missing and interpolated)'`);
   await conn.run(`UPDATE st0 SET arr = coalesce(arr, dep), dep = coalesce(dep, arr) WHERE arr IS NULL OR dep IS NULL`);
   // no message needs the raw strings any more: give their memory to the steps that follow
-  await conn.run(`DROP TABLE raw_stop_times`);
+  await conn.run(`DROP TABLE IF EXISTS raw_stop_times`);
 
   const badTrip = async (kind: string, cond: string, msg: string) => {
     const fromSql = `SELECT t.rid, t.trip_id FROM t1 t JOIN trip_check c USING (tix) WHERE ${cond}`;
@@ -406,6 +417,47 @@ export async function buildTables(ctx: Ctx): Promise<BuildResult> {
     counts[t] = await scalar(conn, `SELECT count(*) FROM ${t}`);
   }
   return { counts, derived, skipped };
+}
+
+/**
+ * stop_times.txt read straight into st0 (`cols`: st0's columns over the reader's row `st`), without
+ * the raw table of strings the other files get: on a clean file the rows are exactly those the raw
+ * path gives (the same conversions of the same strings). Anything trimming could change, or whose
+ * message needs the raw strings, makes a row "suspect": an id not found (ENUM cast failed), a value
+ * that does not convert, a negative stop_sequence, a kept string with leading or trailing
+ * whitespace (or empty), and so does a line that is not UTF-8 or a quoted newline; then st0 is
+ * dropped and false returned, and the caller takes the raw path. Rows the reader rejects are
+ * recorded as for any file; st0 gets `rid` (its rowid: rows are inserted in file order).
+ */
+async function stopTimesDirect(ctx: Ctx, table: RawTable, plan: CsvPlan, cols: string): Promise<boolean> {
+  const { conn } = ctx;
+  const rej = "rej_stop_times_direct";
+  const drop = () => conn.run(`DROP TABLE IF EXISTS st0; DROP TABLE IF EXISTS ${rej}; DROP TABLE IF EXISTS ${rej}_scan`);
+  const has = (c: string) => plan.presentCols.includes(c);
+  const ws = (x: string) => `(${x} = '' OR ${x} LIKE ' %' OR ${x} LIKE '% ' OR ${x} LIKE chr(9) || '%' OR ${x} LIKE '%' || chr(9) OR ${x} LIKE '%' || chr(13))`;
+  const unconverted = (c: string, conv: string) => (has(c) ? [`(st.${c} IS NOT NULL AND ${conv} IS NULL)`] : []);
+  const suspect = [
+    "tix IS NULL", "stop_ref IS NULL", "seq IS NULL", "seq < 0", "bad_time",
+    ...["pickup_type", "drop_off_type", "continuous_pickup", "continuous_drop_off", "timepoint"].flatMap((c) => unconverted(c, `gtfs_int(st.${c})`)),
+    ...unconverted("shape_dist_traveled", "TRY_CAST(st.shape_dist_traveled AS DOUBLE)"),
+    ...(has("stop_headsign") ? [ws("st.stop_headsign")] : []),
+    ...(plan.presentCols.includes(plan.first) ? [] : [ws(`st.${q(plan.first)}`)]),
+  ].join(" OR ");
+  try {
+    await conn.run(`CREATE TABLE st0 AS SELECT ${cols}, (${suspect}) AS suspect FROM (SELECT ${plan.select} FROM ${csvReader(plan, rej, true, "utf-8")}) st`);
+    const bad = await scalar(conn, `SELECT (SELECT count(*) FROM st0 WHERE suspect) + (SELECT count(*) FROM ${rej} WHERE error_type = 'INVALID ENCODING')`);
+    if (bad > 0) {
+      await drop();
+      return false;
+    }
+  } catch {
+    // e.g. a newline inside a quoted value, which the parallel reader refuses: the raw path copes
+    await drop();
+    return false;
+  }
+  await recordRejects(conn, table, rej, await scalar(conn, `SELECT count(*) FROM st0`), ctx.issues);
+  await conn.run(`ALTER TABLE st0 ADD COLUMN rid BIGINT; UPDATE st0 SET rid = rowid`);
+  return true;
 }
 
 /**

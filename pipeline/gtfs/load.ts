@@ -21,6 +21,8 @@ export interface RawTable {
   path?: string;
   /** made on first use by lineMapOf; null when reader lines are the file's lines */
   lineMap?: LineMap | null;
+  /** set while a deferred file (see loadRawTables) is not read yet; `ready` once it is fully written */
+  deferred?: { ready: Promise<void> };
 }
 
 /**
@@ -168,86 +170,48 @@ function scanLines(path: string, rejectedLines: number[]): LineMap {
   return { skipped, at, extra };
 }
 
-/** `pending`: files still being written (unpacked), by name; each is awaited before it is read. */
-export async function loadRawTables(conn: DuckDBConnection, dir: string, issues: Issues, pending?: Map<string, Promise<void>>): Promise<Map<string, RawTable>> {
-  const out = new Map<string, RawTable>();
-  for (const spec of GTFS_FILES) {
-    await pending?.get(spec.file);
-    const path = join(dir, spec.file);
-    const name = tableName(spec.file);
-    const present = existsSync(path) && statSync(path).size > 0;
-    const header = present ? readHeader(path) : [];
-    if (!present || header.length === 0) {
-      if (spec.required) throw new DataError(present ? "file is empty (no header line)" : "required file is missing", spec.file);
-      const cols = [...spec.required_columns, ...spec.optional_columns].map((c) => `NULL::VARCHAR AS ${q(c)}`).join(", ");
-      await conn.run(`CREATE TABLE ${name} AS SELECT ${cols || "NULL::VARCHAR AS dummy"} LIMIT 0`);
-      out.set(spec.file, { spec, present: false, rows: 0, rejectedLines: [] });
-      continue;
-    }
-    for (const col of spec.required_columns) {
-      if (!header.includes(col)) throw new DataError(`required column "${col}" is missing (header: ${header.join(",")})`, spec.file, 1);
-    }
-    // Unique names for the reader; duplicated header names keep the first occurrence.
-    const seen = new Map<string, number>();
-    const readerCols = header.map((h, i) => {
-      const base = h || `column_${i}`;
-      const k = seen.get(base) ?? 0;
-      seen.set(base, k + 1);
-      return k === 0 ? base : `${base}__dup${k}`;
-    });
-    const columns = `{${readerCols.map((c) => `${lit(c)}: 'VARCHAR'`).join(", ")}}`;
-    const wanted = [...spec.required_columns, ...spec.optional_columns];
-    const presentCols = wanted.filter((c) => readerCols.includes(c));
-    // The file's first field tells a line of only spaces or tabs from a row of empty values: when the
-    // first column is not one of ours it is read too, as ${FIRST}, and dropped after the check.
-    const first = presentCols.includes(readerCols[0]!) ? readerCols[0]! : FIRST;
-    const select = wanted.map((c) => (readerCols.includes(c) ? q(c) : `NULL::VARCHAR AS ${q(c)}`)).join(", ") +
-      (first === FIRST ? `, ${q(readerCols[0]!)} AS ${q(FIRST)}` : "");
-    const rej = `rej_${name}`;
-    // DuckDB's parallel reader refuses null_padding together with a newline inside a quoted value
-    // (legal CSV, e.g. a two-line stop_name): such a file is read again by the serial reader.
-    let parallel = true;
-    const read = async (encoding: string) => {
-      await conn.run(`DROP TABLE IF EXISTS ${name}; DROP TABLE IF EXISTS ${rej}; DROP TABLE IF EXISTS ${rej}_scan`);
-      const sql = () =>
-        `CREATE TABLE ${name} AS SELECT ${select} FROM read_csv(${lit(path)}, header = true, auto_detect = false, columns = ${columns},
+/** How a present file is read: its header, the reader's column names and our projection. */
+export interface CsvPlan {
+  path: string;
+  /** raw_<name> */
+  name: string;
+  /** the columns clause of read_csv (every header column, VARCHAR) */
+  columns: string;
+  /** our columns (NULL::VARCHAR for those the file lacks) plus the first field when that is not ours */
+  select: string;
+  /** our columns the file has */
+  presentCols: string[];
+  /** the column holding the file's first field (FIRST when it is not one of ours) */
+  first: string;
+}
+
+/** The read_csv(...) call of a planned file (rejected rows go to table `rej`). */
+export function csvReader(plan: CsvPlan, rej: string, parallel: boolean, encoding: string): string {
+  return `read_csv(${lit(plan.path)}, header = true, auto_detect = false, columns = ${plan.columns},
            delim = ',', quote = '"', escape = '"', null_padding = true, store_rejects = true, parallel = ${parallel},
            rejects_table = ${lit(rej)}, rejects_scan = ${lit(`${rej}_scan`)}, max_line_size = 4194304, encoding = ${lit(encoding)})`;
-      try {
-        await conn.run(sql());
-      } catch (e) {
-        if (!parallel || !/quoted new ?lines/i.test((e as Error).message)) throw e;
-        parallel = false;
-        await conn.run(`DROP TABLE IF EXISTS ${name}; DROP TABLE IF EXISTS ${rej}; DROP TABLE IF EXISTS ${rej}_scan`);
-        await conn.run(sql());
-      }
-    };
-    try {
-      await read("utf-8");
-      // GTFS must be UTF-8; a file that is not is read as Latin-1 (the usual culprit) rather than losing rows
-      const badEnc = Number((await conn.runAndReadAll(`SELECT count(*) AS n FROM ${rej} WHERE error_type = 'INVALID ENCODING'`)).getRowObjects()[0]!.n);
-      if (badEnc > 0) {
-        await read("latin-1");
-        issues.add("non_utf8_encoding", { file: spec.file, message: `${badEnc} line(s) are not valid UTF-8; the file was read as Latin-1` });
-      }
-    } catch (e) {
-      throw new DataError(`cannot parse CSV: ${(e as Error).message.split("\n")[0]}`, spec.file);
+}
+
+/**
+ * `pending`: files still being written (unpacked), by name; each is awaited before it is read.
+ * `defer`: files whose reading the caller does itself (build.ts reads stop_times.txt straight into
+ * its typed table when it can): when present, their RawTable has `deferred` set and nothing is read
+ * here; openDeferred then checks the header (once the file is written) and loadDeferred reads it
+ * into its raw table like the others when the caller cannot do better.
+ */
+export async function loadRawTables(conn: DuckDBConnection, dir: string, issues: Issues, pending?: Map<string, Promise<void>>, defer: ReadonlySet<string> = new Set()): Promise<Map<string, RawTable>> {
+  const out = new Map<string, RawTable>();
+  for (const spec of GTFS_FILES) {
+    const path = join(dir, spec.file);
+    const ready = pending?.get(spec.file) ?? Promise.resolve();
+    if (defer.has(spec.file) && existsSync(path)) {
+      out.set(spec.file, { spec, present: true, rows: 0, rejectedLines: [], path, deferred: { ready } });
+      continue;
     }
-    await trimColumns(conn, name, presentCols, first);
-    const rejected = (await conn.runAndReadAll(`SELECT DISTINCT line, any_value(error_message) AS msg FROM ${rej} GROUP BY line ORDER BY line`)).getRowObjects();
-    const rejectedLines = rejected.map((r) => Number(r.line));
-    const table: RawTable = { spec, present: true, rows: 0, rejectedLines, path };
-    if (rejected.length) {
-      issues.addMany(
-        "csv_unparsable",
-        rejected.length,
-        rejected.slice(0, 5).map((r) => ({ file: spec.file, line: physicalLine(table, Number(r.line)), message: String(r.msg) })),
-      );
-    }
-    await conn.run(`DROP TABLE IF EXISTS ${rej}; DROP TABLE IF EXISTS ${rej}_scan`);
-    const rows = Number((await conn.runAndReadAll(`SELECT count(*) AS n FROM ${name}`)).getRowObjects()[0]!.n);
-    if (spec.required && rows + rejected.length === 0) throw new DataError("file is empty (a header line but no rows)", spec.file);
-    table.rows = rows + rejected.length;
+    await ready;
+    const table: RawTable = { spec, present: true, rows: 0, rejectedLines: [], path };
+    const plan = await planCsv(conn, table);
+    if (plan) await readRaw(conn, table, plan, issues);
     out.set(spec.file, table);
   }
   // calendar.txt and calendar_dates.txt are each optional, but a feed needs one of them
@@ -255,6 +219,114 @@ export async function loadRawTables(conn: DuckDBConnection, dir: string, issues:
     throw new DataError("required file is missing or has no rows (a feed needs calendar.txt or calendar_dates.txt)", "calendar.txt");
   }
   return out;
+}
+
+/**
+ * Header checks of a file and how to read it; null when the file is absent or has no header line
+ * (a required one is then an error; an optional one gets an empty raw table, `present` false).
+ */
+async function planCsv(conn: DuckDBConnection, table: RawTable): Promise<CsvPlan | null> {
+  const { spec } = table;
+  const path = table.path!;
+  const name = tableName(spec.file);
+  const present = existsSync(path) && statSync(path).size > 0;
+  const header = present ? readHeader(path) : [];
+  if (!present || header.length === 0) {
+    if (spec.required) throw new DataError(present ? "file is empty (no header line)" : "required file is missing", spec.file);
+    const cols = [...spec.required_columns, ...spec.optional_columns].map((c) => `NULL::VARCHAR AS ${q(c)}`).join(", ");
+    await conn.run(`CREATE TABLE ${name} AS SELECT ${cols || "NULL::VARCHAR AS dummy"} LIMIT 0`);
+    table.present = false;
+    table.path = undefined;
+    return null;
+  }
+  for (const col of spec.required_columns) {
+    if (!header.includes(col)) throw new DataError(`required column "${col}" is missing (header: ${header.join(",")})`, spec.file, 1);
+  }
+  // Unique names for the reader; duplicated header names keep the first occurrence.
+  const seen = new Map<string, number>();
+  const readerCols = header.map((h, i) => {
+    const base = h || `column_${i}`;
+    const k = seen.get(base) ?? 0;
+    seen.set(base, k + 1);
+    return k === 0 ? base : `${base}__dup${k}`;
+  });
+  const columns = `{${readerCols.map((c) => `${lit(c)}: 'VARCHAR'`).join(", ")}}`;
+  const wanted = [...spec.required_columns, ...spec.optional_columns];
+  const presentCols = wanted.filter((c) => readerCols.includes(c));
+  // The file's first field tells a line of only spaces or tabs from a row of empty values: when the
+  // first column is not one of ours it is read too, as ${FIRST}, and dropped after the check.
+  const first = presentCols.includes(readerCols[0]!) ? readerCols[0]! : FIRST;
+  const select = wanted.map((c) => (readerCols.includes(c) ? q(c) : `NULL::VARCHAR AS ${q(c)}`)).join(", ") +
+    (first === FIRST ? `, ${q(readerCols[0]!)} AS ${q(FIRST)}` : "");
+  return { path, name, columns, select, presentCols, first };
+}
+
+/** A deferred file, once written: its plan (header checks as for any file), or null when absent or empty. */
+export async function openDeferred(conn: DuckDBConnection, table: RawTable): Promise<CsvPlan | null> {
+  await table.deferred!.ready;
+  const plan = await planCsv(conn, table);
+  if (!plan) table.deferred = undefined;
+  return plan;
+}
+
+/** Read a deferred file into its raw table like every other file (the caller's fallback). */
+export async function loadDeferred(conn: DuckDBConnection, table: RawTable, plan: CsvPlan, issues: Issues): Promise<void> {
+  table.deferred = undefined;
+  await readRaw(conn, table, plan, issues);
+}
+
+async function readRaw(conn: DuckDBConnection, table: RawTable, plan: CsvPlan, issues: Issues): Promise<void> {
+  const { spec } = table;
+  const { name, select, presentCols, first } = plan;
+  const rej = `rej_${name}`;
+  // DuckDB's parallel reader refuses null_padding together with a newline inside a quoted value
+  // (legal CSV, e.g. a two-line stop_name): such a file is read again by the serial reader.
+  let parallel = true;
+  const read = async (encoding: string) => {
+    await conn.run(`DROP TABLE IF EXISTS ${name}; DROP TABLE IF EXISTS ${rej}; DROP TABLE IF EXISTS ${rej}_scan`);
+    const sql = () => `CREATE TABLE ${name} AS SELECT ${select} FROM ${csvReader(plan, rej, parallel, encoding)}`;
+    try {
+      await conn.run(sql());
+    } catch (e) {
+      if (!parallel || !/quoted new ?lines/i.test((e as Error).message)) throw e;
+      parallel = false;
+      await conn.run(`DROP TABLE IF EXISTS ${name}; DROP TABLE IF EXISTS ${rej}; DROP TABLE IF EXISTS ${rej}_scan`);
+      await conn.run(sql());
+    }
+  };
+  try {
+    await read("utf-8");
+    // GTFS must be UTF-8; a file that is not is read as Latin-1 (the usual culprit) rather than losing rows
+    const badEnc = Number((await conn.runAndReadAll(`SELECT count(*) AS n FROM ${rej} WHERE error_type = 'INVALID ENCODING'`)).getRowObjects()[0]!.n);
+    if (badEnc > 0) {
+      await read("latin-1");
+      issues.add("non_utf8_encoding", { file: spec.file, message: `${badEnc} line(s) are not valid UTF-8; the file was read as Latin-1` });
+    }
+  } catch (e) {
+    throw new DataError(`cannot parse CSV: ${(e as Error).message.split("\n")[0]}`, spec.file);
+  }
+  await trimColumns(conn, name, presentCols, first);
+  await recordRejects(conn, table, rej, Number((await conn.runAndReadAll(`SELECT count(*) AS n FROM ${name}`)).getRowObjects()[0]!.n), issues);
+}
+
+/**
+ * After a file was read (`rowsRead` rows kept, rejected rows in table `rej`): its rejected lines,
+ * reported as csv_unparsable, and its row count; the rejects tables are dropped.
+ */
+export async function recordRejects(conn: DuckDBConnection, table: RawTable, rej: string, rowsRead: number, issues: Issues): Promise<void> {
+  const { spec } = table;
+  const rejected = (await conn.runAndReadAll(`SELECT DISTINCT line, any_value(error_message) AS msg FROM ${rej} GROUP BY line ORDER BY line`)).getRowObjects();
+  table.rejectedLines = rejected.map((r) => Number(r.line));
+  if (rejected.length) {
+    issues.addMany(
+      "csv_unparsable",
+      rejected.length,
+      rejected.slice(0, 5).map((r) => ({ file: spec.file, line: physicalLine(table, Number(r.line)), message: String(r.msg) })),
+    );
+  }
+  await conn.run(`DROP TABLE IF EXISTS ${rej}; DROP TABLE IF EXISTS ${rej}_scan`);
+  if (spec.required && rowsRead + rejected.length === 0) throw new DataError("file is empty (a header line but no rows)", spec.file);
+  table.rows = rowsRead + rejected.length;
 }
 
 /** name of the extra column holding the file's first field when that is not a GTFS column */
