@@ -8,7 +8,7 @@
 import { DuckDBInstance, type DuckDBConnection } from "@duckdb/node-api";
 import { existsSync, mkdirSync, readdirSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { basename, dirname, join, resolve } from "node:path";
-import { TABLES } from "./schema/catalog.ts";
+import { TABLE_BY_NAME, TABLES } from "./schema/catalog.ts";
 import { loadRawTables } from "./gtfs/load.ts";
 import { buildTables } from "./gtfs/build.ts";
 import { deriveOnestopIds, serviceWindow } from "./gtfs/derive.ts";
@@ -19,7 +19,7 @@ import {
   acquireLock, activeVersions, allocateIds, fsyncDir, readManifest, UNKNOWN_LICENSE, writeFileDurable, writeManifest,
   type License, type Manifest,
 } from "./store/manifest.ts";
-import { buildTimetableChunks, parquetTables, timetableRelPath } from "./timetable/compile.ts";
+import { buildTimetableChunks, parquetTables, readStopTimes, timetableRelPath } from "./timetable/compile.ts";
 
 export interface ImportOptions {
   dataDir: string;
@@ -123,8 +123,15 @@ export async function importFeed(opts: ImportOptions): Promise<ImportReport> {
     const asCatalog = (t: (typeof TABLES)[number]) => `SELECT ${t.columns.map((c) => `CAST("${c.name}" AS ${c.type}) AS "${c.name}"`).join(", ")} FROM ${t.name}`;
     const copySql = (t: (typeof TABLES)[number]) =>
       `COPY (${asCatalog(t)}) TO '${join(outDir, `${t.name}.parquet`)}' (FORMAT parquet, COMPRESSION zstd, COMPRESSION_LEVEL 1, ROW_GROUP_SIZE 122880)`;
-    // the planner timetable prepared from the in-memory tables (opts.prepareTimetable), or null
+    // a table as this import holds it, in the catalog's types (a subquery: a relation for the timetable)
+    const inMemory = (t: string) => `(${asCatalog(TABLE_BY_NAME.get(t)!)})`;
+    // the planner timetable prepared from the in-memory tables (opts.prepareTimetable), or null; its
+    // connection, and its read of this version's stop_times, started as soon as they are final
     let timetable: Promise<PreparedTimetable | null> | null = null;
+    const wantTimetable = (opts.activate ?? true) && opts.prepareTimetable === true;
+    const ttConn = wantTimetable ? db.connect() : null;
+    ttConn?.catch(() => {});
+    let ttStopTimes: Promise<Int32Array[]> | null = null;
     try {
       // stop_times.txt is read by buildTables (straight into its typed table when the file is clean)
       const raw = await loadRawTables(conn, gtfsDir, issues, unpacking ? new Map([["stop_times.txt", unpacking]]) : undefined, new Set(["stop_times.txt"]));
@@ -134,6 +141,10 @@ export async function importFeed(opts: ImportOptions): Promise<ImportReport> {
         const copy = copyConn.run(copySql(TABLES.find((t) => t.name === "stop_times")!));
         copy.catch(() => {}); // awaited below (or in finally); this only keeps an early failure from being "unhandled"
         stopTimesCopy = copy;
+        if (ttConn) {
+          ttStopTimes = ttConn.then((c) => readStopTimes(c, inMemory));
+          ttStopTimes.catch(() => {}); // the same: awaited by the timetable (or in finally)
+        }
       };
       const built = await buildTables({ conn, raw, issues, fvid, allocate: (k, n) => allocateIds(scratch, k, n), progress, stopTimesReady });
       const derivedFeedId = await deriveOnestopIds(conn);
@@ -170,16 +181,16 @@ export async function importFeed(opts: ImportOptions): Promise<ImportReport> {
         m.versions.push({ id: fvid, sha1, feed_onestop_id: feedOnestopId, fetched_at: fetchedAt.toISOString(), source: opts.source, path: `versions/${sha1}`, counts });
         if (activate) feed.active = sha1;
       };
-      if (activate && opts.prepareTimetable) {
+      if (ttConn) {
         const after = structuredClone(manifest);
         publish(after);
         const versions = activeVersions(after);
         const rel = timetableRelPath(versions.map((v) => v.sha1));
         if (!existsSync(join(dataDir, rel))) {
-          for (const t of TABLES) await conn.run(`CREATE VIEW "catalog_${t.name}" AS ${asCatalog(t)}`);
-          const ttConn = await db.connect();
+          const c = await ttConn;
           const t0 = performance.now();
-          timetable = buildTimetableChunks(ttConn, versions.map((v) => (v.sha1 === sha1 ? (t: string) => `"catalog_${t}"` : parquetTables(join(dataDir, v.path)))))
+          const sources = versions.map((v) => (v.sha1 === sha1 ? inMemory : parquetTables(join(dataDir, v.path))));
+          timetable = buildTimetableChunks(c, sources, undefined, (m) => progress(`${m} (${((performance.now() - t0) / 1000).toFixed(2)} s)`), versions.map((v) => (v.sha1 === sha1 ? ttStopTimes : null)))
             .then((chunks) => {
               const file = join(staging!, "timetable.arrow");
               writeFileDurable(file, chunks);
@@ -190,8 +201,7 @@ export async function importFeed(opts: ImportOptions): Promise<ImportReport> {
               // not fatal: the timetable hook compiles from the Parquet files instead (and reports)
               progress(`timetable not prepared (${e.message}); it is compiled after the import`);
               return null;
-            })
-            .finally(() => ttConn.closeSync());
+            });
         }
       }
       // tables are created in their documented sort order, so no ORDER BY (and no second sort) here
@@ -219,6 +229,7 @@ export async function importFeed(opts: ImportOptions): Promise<ImportReport> {
       // ---- publish: version folder first, then the manifest (the atomic switch)
       report.elapsed_ms = Math.round(performance.now() - started);
       writeFileSync(join(outDir, "report.json"), JSON.stringify(report, null, 2));
+      (await ttConn)?.closeSync();
       stConn.closeSync();
       conn.closeSync();
       db.closeSync();
@@ -247,6 +258,8 @@ export async function importFeed(opts: ImportOptions): Promise<ImportReport> {
       // a failed import still waits for the stop_times writer and the timetable before the database goes away
       await (stopTimesCopy as Promise<unknown> | null)?.catch(() => {});
       await (timetable as Promise<unknown> | null)?.catch(() => {});
+      await (ttStopTimes as Promise<unknown> | null)?.catch(() => {});
+      try { (await ttConn)?.closeSync(); } catch { /* closed, or never opened */ }
       try { (stConn as DuckDBConnection | null)?.closeSync(); } catch { /* closed */ }
       try { conn.closeSync(); } catch { /* closed */ }
       try { db.closeSync(); } catch { /* closed */ }

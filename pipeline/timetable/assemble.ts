@@ -10,6 +10,8 @@ import type { AssembleOptions, SourceData, SourceTrip } from "./source.ts";
 export type Column = Int32Array | Uint8Array | Float32Array | Float64Array | string[];
 export type Tables = Record<string, Record<string, Column>>;
 
+/** Shape points are projected onto in blocks of 2^BOX_SHIFT (bounding boxes skip far blocks). */
+const BOX_SHIFT = 5;
 /** Longest span of service days kept per service (from its first day). */
 const MAX_DAYS = 1500;
 const EARTH_M = 6371008.8;
@@ -35,9 +37,14 @@ export function assembleTimetable(src: SourceData, opts: AssembleOptions): Table
   const st = src.stopTimes;
   // ---- stops: only those some trip serves
   const stopByKey = new Map(src.stops.map((s) => [s.key, s]));
-  const served = new Set<number>();
-  for (let i = 0; i < st.stop.length; i++) served.add(st.stop[i]!);
-  const stops = src.stops.filter((s) => served.has(s.key));
+  let maxKey = 0;
+  for (const s of src.stops) maxKey = Math.max(maxKey, s.key);
+  const served = new Uint8Array(maxKey + 1);
+  for (let i = 0; i < st.stop.length; i++) {
+    const k = st.stop[i]!;
+    if (k >= 0 && k <= maxKey) served[k] = 1;
+  }
+  const stops = src.stops.filter((s) => s.key >= 0 && served[s.key] === 1);
   const stopIdx = new Map<number, number>();
   stops.forEach((s, i) => stopIdx.set(s.key, i));
 
@@ -185,6 +192,26 @@ export function assembleTimetable(src: SourceData, opts: AssembleOptions): Table
     routeTrips.push(...subs);
   }
   const projections = new Map<string, number[]>();
+  // per shape: the bounding box (min lat, max lat, min lon, max lon) of each block of 2^BOX_SHIFT points
+  const boxCache = new Map<number, Float64Array>();
+  const shapeBoxes = (shape: number, lat: Float64Array, lon: Float64Array): Float64Array => {
+    let boxes = boxCache.get(shape);
+    if (boxes) return boxes;
+    const nb = (lat.length + (1 << BOX_SHIFT) - 1) >> BOX_SHIFT;
+    boxes = new Float64Array(4 * nb);
+    for (let b = 0; b < nb; b++) {
+      let a = Infinity, z = -Infinity, c = Infinity, d = -Infinity;
+      for (let k = b << BOX_SHIFT, end = Math.min(lat.length, (b + 1) << BOX_SHIFT); k < end; k++) {
+        a = Math.min(a, lat[k]!);
+        z = Math.max(z, lat[k]!);
+        c = Math.min(c, lon[k]!);
+        d = Math.max(d, lon[k]!);
+      }
+      boxes.set([a, z, c, d], 4 * b);
+    }
+    boxCache.set(shape, boxes);
+    return boxes;
+  };
   for (const trips of routeTrips) {
     const first = trips[0]!;
     const nS = first.to - first.from;
@@ -210,20 +237,34 @@ export function assembleTimetable(src: SourceData, opts: AssembleOptions): Table
     const projKey = sh && sh.lat.length > 0 ? `${shape}:${Array.from(st.stop.subarray(first.from, first.to)).join(",")}` : "";
     const cached = projKey ? projections.get(projKey) : undefined;
     let prevPt = 0;
+    const boxes = sh && sh.lat.length > 0 && !cached ? shapeBoxes(shape, sh.lat, sh.lon) : null;
     for (let j = 0; j < nS; j++) {
       const s = stopByKey.get(st.stop[first.from + j]!)!;
       rsStop.push(stopIdx.get(s.key)!);
       rsSeq.push(st.stopSequence[first.from + j]!);
       if (cached) rsShape.push(cached[j]!);
-      else if (sh && sh.lat.length > 0) {
+      else if (sh && boxes) {
+        // the first nearest shape point from prevPt on (equirectangular distance); a block of points
+        // whose bounding box is no nearer than the best so far cannot hold a strictly nearer point
         let best = prevPt, bestD = Infinity;
         const cosLat = Math.cos((s.lat * Math.PI) / 180);
-        for (let k = prevPt; k < sh.lat.length; k++) {
-          const dy = sh.lat[k]! - s.lat, dx = (sh.lon[k]! - s.lon) * cosLat;
-          const d = dy * dy + dx * dx;
-          if (d < bestD) {
-            bestD = d;
-            best = k;
+        const n = sh.lat.length;
+        for (let k = prevPt; k < n; ) {
+          const b = k >> BOX_SHIFT;
+          const end = Math.min(n, (b + 1) << BOX_SHIFT);
+          const by = Math.max(0, boxes[4 * b]! - s.lat, s.lat - boxes[4 * b + 1]!);
+          const bx = Math.max(0, boxes[4 * b + 2]! - s.lon, s.lon - boxes[4 * b + 3]!) * cosLat;
+          if (by * by + bx * bx >= bestD) {
+            k = end;
+            continue;
+          }
+          for (; k < end; k++) {
+            const dy = sh.lat[k]! - s.lat, dx = (sh.lon[k]! - s.lon) * cosLat;
+            const d = dy * dy + dx * dx;
+            if (d < bestD) {
+              bestD = d;
+              best = k;
+            }
           }
         }
         rsShape.push(best);

@@ -34,12 +34,19 @@ export function timetableRelPath(activeSha1s: string[], walkRadiusM = DEFAULT_WA
 
 /**
  * The timetable of these versions (in the manifest's active order) as Arrow IPC chunks, read with
- * `conn` (any DuckDB connection that can see the relations).
+ * `conn` (any DuckDB connection that can see the relations); `stopTimes[i]`, when given, is version
+ * i's readStopTimes, started earlier.
  */
-export async function buildTimetableChunks(conn: DuckDBConnection, versions: VersionTables[], walkRadiusM = DEFAULT_WALK_RADIUS_M, progress?: (msg: string) => void): Promise<Uint8Array[]> {
-  const src = await readSource(conn, versions);
+export async function buildTimetableChunks(
+  conn: DuckDBConnection, versions: VersionTables[], walkRadiusM = DEFAULT_WALK_RADIUS_M, progress?: (msg: string) => void, stopTimes?: (Promise<Int32Array[]> | null)[],
+): Promise<Uint8Array[]> {
+  const src = await readSource(conn, versions, stopTimes);
   progress?.(`timetable: read ${src.stopTimes.trip.length} stop_times from ${versions.length} versions`);
-  return tablesToIpcChunks(assembleTimetable(src, { walkRadiusM }));
+  const t = assembleTimetable(src, { walkRadiusM });
+  progress?.(`timetable: assembled`);
+  const c = tablesToIpcChunks(t);
+  progress?.(`timetable: encoded`);
+  return c;
 }
 
 /** Writes timetable chunks to `path` durably (temp file + fsync + rename). */
@@ -64,7 +71,8 @@ export async function compileTimetable(dataDir: string, opts: CompileOptions = {
   const db = await DuckDBInstance.create(":memory:", { checkpoint_threshold: "1TB" });
   const conn = await db.connect();
   try {
-    const chunks = await buildTimetableChunks(conn, versions.map((v) => parquetTables(join(dataDir, v.path))), radius, opts.progress);
+    const step = opts.progress && ((msg: string) => opts.progress!(`${msg} (${((performance.now() - t0) / 1000).toFixed(2)} s)`));
+    const chunks = await buildTimetableChunks(conn, versions.map((v) => parquetTables(join(dataDir, v.path))), radius, step);
     writeTimetableFile(out, chunks);
     const size = chunks.reduce((n, c) => n + c.length, 0);
     opts.progress?.(`timetable: ${rel} (${(size / 1e6).toFixed(1)} MB) in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
@@ -131,7 +139,25 @@ function sortedByTrip(trip: Int32Array, seq: Int32Array): boolean {
   return true;
 }
 
-async function readSource(conn: DuckDBConnection, versions: VersionTables[]): Promise<SourceData> {
+/**
+ * A version's stop_times as the timetable reads them: trip, stop_sequence, stop, arrival, departure,
+ * pickup and drop-off columns in (trip, stop_sequence) order.
+ */
+export async function readStopTimes(conn: DuckDBConnection, pq: VersionTables): Promise<Int32Array[]> {
+  // the import writes stop_times sorted by (trip_ref, stop_sequence); read in file order, and sort
+  // only when a version written otherwise is not
+  const stSql = `SELECT coalesce(trip_ref, 0)::INTEGER, coalesce(stop_sequence, 0)::INTEGER, coalesce(stop_ref, 0)::INTEGER,
+      coalesce(arrival_time, departure_time)::INTEGER, coalesce(departure_time, arrival_time)::INTEGER,
+      coalesce(pickup_type, 0)::INTEGER, coalesce(drop_off_type, 0)::INTEGER
+     FROM ${pq("stop_times")} WHERE arrival_time IS NOT NULL OR departure_time IS NOT NULL`;
+  // row count (from the Parquet metadata: no scan): an upper bound, so the columns never grow
+  const nSt = Number((await rows(conn, `SELECT count(*) AS n FROM ${pq("stop_times")}`))[0]!.n);
+  const part = await intColumns(conn, stSql, 7, nSt);
+  return sortedByTrip(part[0]!, part[1]!) ? part : intColumns(conn, `${stSql} ORDER BY 1, 2`, 7, nSt);
+}
+
+/** `stopTimes[feed]`, when given, is that version's readStopTimes (started earlier by the caller). */
+async function readSource(conn: DuckDBConnection, versions: VersionTables[], stopTimes?: (Promise<Int32Array[]> | null)[]): Promise<SourceData> {
   const src: SourceData = {
     feeds: [], agencies: [], routes: [], stops: [], trips: [], calendars: [], frequencies: [], transfers: [], shapes: [],
     stopTimes: { trip: new Int32Array(), stopSequence: new Int32Array(), stop: new Int32Array(), arrSec: new Int32Array(), depSec: new Int32Array(), pickupType: new Uint8Array(), dropOffType: new Uint8Array() },
@@ -185,16 +211,7 @@ async function readSource(conn: DuckDBConnection, versions: VersionTables[]): Pr
       src.shapes.push({ feed, shapeId: s(r.shape_id), lat: lat!.subarray(at, at + n), lon: lon!.subarray(at, at + n) });
       at += n;
     }
-    // the import writes stop_times sorted by (trip_ref, stop_sequence); read in file order, and sort
-    // only when a version written otherwise is not
-    const stSql = `SELECT coalesce(trip_ref, 0)::INTEGER, coalesce(stop_sequence, 0)::INTEGER, coalesce(stop_ref, 0)::INTEGER,
-        coalesce(arrival_time, departure_time)::INTEGER, coalesce(departure_time, arrival_time)::INTEGER,
-        coalesce(pickup_type, 0)::INTEGER, coalesce(drop_off_type, 0)::INTEGER
-       FROM ${pq("stop_times")} WHERE arrival_time IS NOT NULL OR departure_time IS NOT NULL`;
-    // row count from the Parquet metadata (no scan): an upper bound, so the columns never grow
-    const nSt = Number((await rows(conn, `SELECT count(*) AS n FROM ${pq("stop_times")}`))[0]!.n);
-    let part = await intColumns(conn, stSql, 7, nSt);
-    if (!sortedByTrip(part[0]!, part[1]!)) part = await intColumns(conn, `${stSql} ORDER BY 1, 2`, 7, nSt);
+    const part = await (stopTimes?.[feed] ?? readStopTimes(conn, pq));
     stParts.push(part);
   }
   const total = stParts.reduce((n, p) => n + p[0]!.length, 0);
