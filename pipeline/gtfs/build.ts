@@ -229,8 +229,10 @@ export async function buildTables(ctx: Ctx): Promise<BuildResult> {
   const stopBase = await enumLookups(conn);
   // trip_id and stop_id are kept as ENUM values (a code each, not a copy of the strings; NULL for
   // unknown ids, whose messages read the raw strings)
-  const stEnumCols = (base: number) => `TRY_CAST(st.trip_id AS trip_enum) AS trip_id, TRY_CAST(st.stop_id AS stop_enum) AS stop_id, ${stTimeCols},
-        enum_code(TRY_CAST(st.trip_id AS trip_enum))::INTEGER + 1 AS tix, enum_code(TRY_CAST(st.stop_id AS stop_enum))::INTEGER + ${base} AS stop_ref, ${stFlex}`;
+  // over a row `st` with the ENUM values trip_e and stop_e (withEnums: each cast once per row)
+  const stEnumCols = (base: number) => `st.trip_e AS trip_id, st.stop_e AS stop_id, ${stTimeCols},
+        enum_code(st.trip_e)::INTEGER + 1 AS tix, enum_code(st.stop_e)::INTEGER + ${base} AS stop_ref, ${stFlex}`;
+  const withEnums = (rel: string, extra = "") => `(SELECT *${extra}, TRY_CAST(trip_id AS trip_enum) AS trip_e, TRY_CAST(stop_id AS stop_enum) AS stop_e FROM ${rel})`;
   // stop_times.txt is read here (loadRawTables deferred it): straight into st0 when it can be
   // (stopTimesDirect), else into raw_stop_times like the other files
   const stRaw = ctx.raw.get("stop_times.txt")!;
@@ -238,13 +240,13 @@ export async function buildTables(ctx: Ctx): Promise<BuildResult> {
   if (stRaw.deferred) {
     const plan = await openDeferred(conn, stRaw);
     if (!plan) throw new DataError("required file is missing", "stop_times.txt"); // required: openDeferred throws first
-    if (stopBase !== null) direct = await stopTimesDirect(ctx, stRaw, plan, stEnumCols(stopBase));
+    if (stopBase !== null) direct = await stopTimesDirect(ctx, stRaw, plan, stEnumCols(stopBase), withEnums);
     if (!direct) await loadDeferred(conn, stRaw, plan, ctx.issues);
     skip("stop_times.txt", stRaw.rejectedLines.length); // csv_unparsable rows
   }
   let order = "sorted";
   if (stopBase !== null) {
-    if (!direct) await conn.run(`CREATE TABLE st0 AS SELECT st.rowid AS rid, ${stEnumCols(stopBase)} FROM raw_stop_times st`);
+    if (!direct) await conn.run(`CREATE TABLE st0 AS SELECT st.rid, ${stEnumCols(stopBase)} FROM ${withEnums("raw_stop_times", ", rowid AS rid")} st`);
     // rows out of (tix, stop_sequence) order in the file (the comparison is with the previous row
     // that has both; rows without are skipped below): sort
     const unordered = await scalar(conn, `SELECT count(*) FROM (SELECT k, lag(k IGNORE NULLS) OVER () AS pk
@@ -429,7 +431,7 @@ export async function buildTables(ctx: Ctx): Promise<BuildResult> {
  * dropped and false returned, and the caller takes the raw path. Rows the reader rejects are
  * recorded as for any file; st0 gets `rid` (its rowid: rows are inserted in file order).
  */
-async function stopTimesDirect(ctx: Ctx, table: RawTable, plan: CsvPlan, cols: string): Promise<boolean> {
+async function stopTimesDirect(ctx: Ctx, table: RawTable, plan: CsvPlan, cols: string, withEnums: (rel: string) => string): Promise<boolean> {
   const { conn } = ctx;
   const rej = "rej_stop_times_direct";
   const drop = () => conn.run(`DROP TABLE IF EXISTS st0; DROP TABLE IF EXISTS ${rej}; DROP TABLE IF EXISTS ${rej}_scan`);
@@ -444,7 +446,7 @@ async function stopTimesDirect(ctx: Ctx, table: RawTable, plan: CsvPlan, cols: s
     ...(plan.presentCols.includes(plan.first) ? [] : [ws(`st.${q(plan.first)}`)]),
   ].join(" OR ");
   try {
-    await conn.run(`CREATE TABLE st0 AS SELECT ${cols}, (${suspect}) AS suspect FROM (SELECT ${plan.select} FROM ${csvReader(plan, rej, true, "utf-8")}) st`);
+    await conn.run(`CREATE TABLE st0 AS SELECT ${cols}, (${suspect}) AS suspect FROM ${withEnums(`(SELECT ${plan.select} FROM ${csvReader(plan, rej, true, "utf-8")})`)} st`);
     const bad = await scalar(conn, `SELECT (SELECT count(*) FROM st0 WHERE suspect) + (SELECT count(*) FROM ${rej} WHERE error_type = 'INVALID ENCODING')`);
     if (bad > 0) {
       await drop();
