@@ -12,7 +12,7 @@ import { importFeed } from "../../pipeline/import.ts";
 import { refreshTimetable } from "../../pipeline/timetable-hook.ts";
 import { compileTimetable, timetableRelPath } from "../../pipeline/timetable/compile.ts";
 import { activeVersions, readManifest } from "../../pipeline/store/manifest.ts";
-import { gtfs, tempDir } from "../support/dataset.ts";
+import { gtfs, importKilledAt, tempDir } from "../support/dataset.ts";
 
 const sha1 = (path: string) => new Bun.CryptoHasher("sha1").update(readFileSync(path)).digest("hex");
 const timetables = (dir: string) => (existsSync(join(dir, "timetables")) ? readdirSync(join(dir, "timetables")).sort() : []);
@@ -68,6 +68,32 @@ describe("timetable prepared during the import", () => {
     expect(timetables(dir).length).toBe(1);
     await refreshTimetable(dir);
     expect(sha1(join(dir, readManifest(dir).timetable!.path))).toBe(sha1(await fromParquet(dir)));
+  });
+
+  test("kill -9 once the timetable is prepared: never a timetable file for versions that are not active", async () => {
+    const dir = join(tempDir(), "data");
+    await imported(dir, gtfs("caltrain"), { feedId: "f-caltrain", prepare: true });
+    await refreshTimetable(dir);
+    const before = readManifest(dir);
+    // bydgoszcz: 0.58 M stop_times, so the Parquet files are still being written when the timetable is ready
+    const seen = await importKilledAt(["--data", dir, "--feed-id", "f-bydgoszcz", gtfs("bydgoszcz")], "timetable prepared");
+    expect(seen).toContain("timetable prepared");
+    const after = readManifest(dir);
+    const activeRel = timetableRelPath(activeVersions(after).map((v) => v.sha1));
+    // killed before the manifest switch (the usual case) or just after it: either way every file in
+    // timetables/ is the timetable of a set of versions that was active at some point
+    expect(timetables(dir).every((f) => `timetables/${f}` === before.timetable!.path || `timetables/${f}` === activeRel)).toBe(true);
+    if (after.generation === before.generation) expect(timetables(dir)).toEqual([before.timetable!.path.split("/")[1]!]);
+    // the next import takes the stale lock over, cleans the staging debris and ends with a timetable
+    // of exactly the active versions
+    const again = await importFeed({ dataDir: dir, source: gtfs("bydgoszcz"), feedId: "f-bydgoszcz", prepareTimetable: true });
+    expect(again.status).toBe(after.generation === before.generation ? "imported" : "unchanged");
+    await refreshTimetable(dir);
+    const m = readManifest(dir);
+    expect(existsSync(join(dir, "staging"))).toBe(false);
+    expect(m.timetable!.path).toBe(timetableRelPath(activeVersions(m).map((v) => v.sha1)));
+    expect(activeVersions(m).map((v) => v.feed_onestop_id)).toEqual(["f-caltrain", "f-bydgoszcz"]);
+    expect(sha1(join(dir, m.timetable!.path))).toBe(sha1(await fromParquet(dir)));
   });
 
   test("not with --no-activate, and not for a rejected feed", async () => {
