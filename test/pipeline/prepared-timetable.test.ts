@@ -6,25 +6,16 @@
  * version among the active ones, and must never appear for a version that is not published and active.
  */
 import { describe, expect, test } from "bun:test";
-import { cpSync, existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { importFeed } from "../../pipeline/import.ts";
 import { refreshTimetable } from "../../pipeline/timetable-hook.ts";
-import { compileTimetable, timetableRelPath } from "../../pipeline/timetable/compile.ts";
+import { timetableRelPath } from "../../pipeline/timetable/compile.ts";
 import { activeVersions, readManifest } from "../../pipeline/store/manifest.ts";
 import { gtfs, importKilledAt, tempDir } from "../support/dataset.ts";
+import { compileFresh, fileSha1 } from "../support/timetable.ts";
 
-const sha1 = (path: string) => new Bun.CryptoHasher("sha1").update(readFileSync(path)).digest("hex");
 const timetables = (dir: string) => (existsSync(join(dir, "timetables")) ? readdirSync(join(dir, "timetables")).sort() : []);
-
-/** The timetable of dir's active versions compiled from their Parquet files, in a copy of dir. */
-async function fromParquet(dir: string): Promise<string> {
-  const copy = join(tempDir(), "data");
-  cpSync(dir, copy, { recursive: true });
-  rmSync(join(copy, "timetables"), { recursive: true, force: true });
-  const r = await compileTimetable(copy);
-  return join(copy, r.path);
-}
 
 async function imported(dir: string, source: string, opts: { feedId?: string; prepare?: boolean; activate?: boolean } = {}) {
   const log: string[] = [];
@@ -47,7 +38,7 @@ describe("timetable prepared during the import", () => {
     expect(await refreshTimetable(dir, (m) => hookLog.push(m))).toBe("compiled");
     expect(hookLog.some((l) => l.includes("stop_times from"))).toBe(false); // nothing was read again
     expect(readManifest(dir).timetable?.path).toBe(rel);
-    expect(sha1(join(dir, rel))).toBe(sha1(await fromParquet(dir)));
+    expect(fileSha1(join(dir, rel))).toBe(fileSha1(await compileFresh(dir)));
 
     // a new version of the first feed: the in-memory tables are the first of three active versions
     await imported(dir, gtfs("bart-2023"), { feedId: "f-9q9-bart", prepare: true });
@@ -56,7 +47,7 @@ describe("timetable prepared during the import", () => {
     const rel2 = timetableRelPath(active.map((v) => v.sha1));
     expect(existsSync(join(dir, rel2))).toBe(true);
     expect(await refreshTimetable(dir)).toBe("compiled");
-    expect(sha1(join(dir, rel2))).toBe(sha1(await fromParquet(dir)));
+    expect(fileSha1(join(dir, rel2))).toBe(fileSha1(await compileFresh(dir)));
   });
 
   test("feeds with interpolated times, generated shapes and calendar_dates-only services give the same bytes too", async () => {
@@ -67,7 +58,7 @@ describe("timetable prepared during the import", () => {
     expect(last.counts.stop_times).toBeGreaterThan(0);
     expect(timetables(dir).length).toBe(1);
     await refreshTimetable(dir);
-    expect(sha1(join(dir, readManifest(dir).timetable!.path))).toBe(sha1(await fromParquet(dir)));
+    expect(fileSha1(join(dir, readManifest(dir).timetable!.path))).toBe(fileSha1(await compileFresh(dir)));
   });
 
   test("kill -9 once the timetable is prepared: never a timetable file for versions that are not active", async () => {
@@ -93,7 +84,7 @@ describe("timetable prepared during the import", () => {
     expect(existsSync(join(dir, "staging"))).toBe(false);
     expect(m.timetable!.path).toBe(timetableRelPath(activeVersions(m).map((v) => v.sha1)));
     expect(activeVersions(m).map((v) => v.feed_onestop_id)).toEqual(["f-caltrain", "f-bydgoszcz"]);
-    expect(sha1(join(dir, m.timetable!.path))).toBe(sha1(await fromParquet(dir)));
+    expect(fileSha1(join(dir, m.timetable!.path))).toBe(fileSha1(await compileFresh(dir)));
   });
 
   test("not with --no-activate, and not for a rejected feed", async () => {

@@ -5,29 +5,19 @@
  * tool, or by hand) gives the same timetable as the sorted file.
  */
 import { describe, expect, test } from "bun:test";
-import { cpSync, readFileSync, renameSync, rmSync } from "node:fs";
+import { cpSync, renameSync } from "node:fs";
 import { join } from "node:path";
-import { compileTimetable } from "../../pipeline/timetable/compile.ts";
+import { compileFresh, fileSha1 } from "../support/timetable.ts";
 import { readManifest } from "../../pipeline/store/manifest.ts";
 import { importedDataset, tempDir } from "../support/dataset.ts";
 import { sql } from "../support/duck.ts";
 
-const sha1 = (path: string) => new Bun.CryptoHasher("sha1").update(readFileSync(path)).digest("hex");
-
-async function freshCompile(src: string): Promise<string> {
-  const dir = join(tempDir(), "data");
-  cpSync(src, dir, { recursive: true });
-  rmSync(join(dir, "timetables"), { recursive: true, force: true });
-  const r = await compileTimetable(dir);
-  return join(dir, r.path);
-}
-
 describe("timetable compile", () => {
   test("the same dataset compiles to the same bytes, and shuffled stop_times give the same timetable", async () => {
     const data = await importedDataset("compile-bart-caltrain", ["bart", "caltrain"], { timetable: false });
-    const a = await freshCompile(data);
-    const b = await freshCompile(data);
-    expect(sha1(a)).toBe(sha1(b));
+    const a = await compileFresh(data);
+    const b = await compileFresh(data);
+    expect(fileSha1(a)).toBe(fileSha1(b));
 
     const shuffled = join(tempDir(), "data");
     cpSync(data, shuffled, { recursive: true });
@@ -42,7 +32,7 @@ describe("timetable compile", () => {
       expect(after[0]!.n).toBe(rows[0]!.n);
       expect(after[0]!.sorted).toBe(false);
     }
-    const c = await freshCompile(shuffled);
-    expect(sha1(c)).toBe(sha1(a));
+    const c = await compileFresh(shuffled);
+    expect(fileSha1(c)).toBe(fileSha1(a));
   });
 });
