@@ -224,7 +224,8 @@ export async function buildTables(ctx: Ctx): Promise<BuildResult> {
   // trip by trip in trips.txt order already: st0 is then read in file order and not sorted at all. The trip and stop references come
   // from ENUM types over trips.txt and stops.txt (a lookup per row that keeps the row order, which a
   // join does not); an ENUM value's code is its position, so tix = code + 1 and stop_ref = first id + code.
-  // The raw stop_sequence and time strings stay in raw_stop_times (messages look them up by rid).
+  // On the raw path the raw strings stay in raw_stop_times (messages look them up by rid); the direct
+  // path (stopTimesDirect) is only taken when no message needs them.
   const stFlex = `(st.location_id IS NOT NULL OR st.location_group_id IS NOT NULL) AS flex`;
   const stopBase = await enumLookups(conn);
   // trip_id and stop_id are kept as ENUM values (a code each, not a copy of the strings; NULL for

@@ -3,7 +3,9 @@
  * values and for optional columns the file lacks), keeping file order so `rowid + 2` is the line
  * number (adjusted for rows the CSV reader rejected, and where needed by a line map, see lineOf).
  * Unparsable rows (too many fields, broken quoting) are skipped and reported as
- * `csv_unparsable`. Lines of only spaces or tabs are ignored like empty lines.
+ * `csv_unparsable`. Lines of only spaces or tabs are ignored like empty lines. A file the caller
+ * asks to defer (stop_times.txt) is not loaded here: build.ts reads it straight into its typed table
+ * when nothing in it needs trimming, and through loadDeferred (the same raw table) otherwise.
  */
 import type { DuckDBConnection } from "@duckdb/node-api";
 import { closeSync, existsSync, openSync, readSync, statSync } from "node:fs";
