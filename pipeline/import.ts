@@ -129,9 +129,9 @@ export async function importFeed(opts: ImportOptions): Promise<ImportReport> {
     // connection, and its read of this version's stop_times, started as soon as they are final
     let timetable: Promise<PreparedTimetable | null> | null = null;
     const wantTimetable = (opts.activate ?? true) && opts.prepareTimetable === true;
-    const ttConn = wantTimetable ? db.connect() : null;
-    ttConn?.catch(() => {});
-    let ttStopTimes: Promise<Int32Array[]> | null = null;
+    // (no connection, no timetable: the hook compiles it after the import as before)
+    const ttConn = wantTimetable ? db.connect().catch(() => null) : null;
+    let ttStopTimes: Promise<Int32Array[] | null> | null = null;
     try {
       // stop_times.txt is read by buildTables (straight into its typed table when the file is clean)
       const raw = await loadRawTables(conn, gtfsDir, issues, unpacking ? new Map([["stop_times.txt", unpacking]]) : undefined, new Set(["stop_times.txt"]));
@@ -142,7 +142,7 @@ export async function importFeed(opts: ImportOptions): Promise<ImportReport> {
         copy.catch(() => {}); // awaited below (or in finally); this only keeps an early failure from being "unhandled"
         stopTimesCopy = copy;
         if (ttConn) {
-          ttStopTimes = ttConn.then((c) => readStopTimes(c, inMemory));
+          ttStopTimes = ttConn.then((c) => (c ? readStopTimes(c, inMemory) : null));
           ttStopTimes.catch(() => {}); // the same: awaited by the timetable (or in finally)
         }
       };
@@ -186,8 +186,8 @@ export async function importFeed(opts: ImportOptions): Promise<ImportReport> {
         publish(after);
         const versions = activeVersions(after);
         const rel = timetableRelPath(versions.map((v) => v.sha1));
-        if (!existsSync(join(dataDir, rel))) {
-          const c = await ttConn;
+        const c = await ttConn;
+        if (c && !existsSync(join(dataDir, rel))) {
           const t0 = performance.now();
           const sources = versions.map((v) => (v.sha1 === sha1 ? inMemory : parquetTables(join(dataDir, v.path))));
           timetable = buildTimetableChunks(c, sources, undefined, (m) => progress(`${m} (${((performance.now() - t0) / 1000).toFixed(2)} s)`), versions.map((v) => (v.sha1 === sha1 ? ttStopTimes : null)))
@@ -229,6 +229,7 @@ export async function importFeed(opts: ImportOptions): Promise<ImportReport> {
       // ---- publish: version folder first, then the manifest (the atomic switch)
       report.elapsed_ms = Math.round(performance.now() - started);
       writeFileSync(join(outDir, "report.json"), JSON.stringify(report, null, 2));
+      await (ttStopTimes as Promise<unknown> | null)?.catch(() => {}); // still running when the timetable was not needed
       (await ttConn)?.closeSync();
       stConn.closeSync();
       conn.closeSync();

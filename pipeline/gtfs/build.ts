@@ -228,9 +228,9 @@ export async function buildTables(ctx: Ctx): Promise<BuildResult> {
   // path (stopTimesDirect) is only taken when no message needs them.
   const stFlex = `(st.location_id IS NOT NULL OR st.location_group_id IS NOT NULL) AS flex`;
   const stopBase = await enumLookups(conn);
-  // trip_id and stop_id are kept as ENUM values (a code each, not a copy of the strings; NULL for
-  // unknown ids, whose messages read the raw strings)
-  // over a row `st` with the ENUM values trip_e and stop_e (withEnums: each cast once per row)
+  // st0's columns over a row `st` that has the ENUM values trip_e and stop_e (withEnums casts each
+  // once per row): trip_id and stop_id are kept as ENUM values (a code each, not a copy of the
+  // strings; NULL for unknown ids, whose messages read the raw strings)
   const stEnumCols = (base: number) => `st.trip_e AS trip_id, st.stop_e AS stop_id, ${stTimeCols},
         enum_code(st.trip_e)::INTEGER + 1 AS tix, enum_code(st.stop_e)::INTEGER + ${base} AS stop_ref, ${stFlex}`;
   const withEnums = (rel: string, extra = "") => `(SELECT *${extra}, TRY_CAST(trip_id AS trip_enum) AS trip_e, TRY_CAST(stop_id AS stop_enum) AS stop_e FROM ${rel})`;

@@ -38,7 +38,7 @@ export function timetableRelPath(activeSha1s: string[], walkRadiusM = DEFAULT_WA
  * i's readStopTimes, started earlier.
  */
 export async function buildTimetableChunks(
-  conn: DuckDBConnection, versions: VersionTables[], walkRadiusM = DEFAULT_WALK_RADIUS_M, progress?: (msg: string) => void, stopTimes?: (Promise<Int32Array[]> | null)[],
+  conn: DuckDBConnection, versions: VersionTables[], walkRadiusM = DEFAULT_WALK_RADIUS_M, progress?: (msg: string) => void, stopTimes?: (Promise<Int32Array[] | null> | null)[],
 ): Promise<Uint8Array[]> {
   const src = await readSource(conn, versions, stopTimes);
   progress?.(`timetable: read ${src.stopTimes.trip.length} stop_times from ${versions.length} versions`);
@@ -156,8 +156,8 @@ export async function readStopTimes(conn: DuckDBConnection, pq: VersionTables): 
   return sortedByTrip(part[0]!, part[1]!) ? part : intColumns(conn, `${stSql} ORDER BY 1, 2`, 7, nSt);
 }
 
-/** `stopTimes[feed]`, when given, is that version's readStopTimes (started earlier by the caller). */
-async function readSource(conn: DuckDBConnection, versions: VersionTables[], stopTimes?: (Promise<Int32Array[]> | null)[]): Promise<SourceData> {
+/** `stopTimes[feed]`, when given (and not resolving to null), is that version's readStopTimes, started earlier by the caller. */
+async function readSource(conn: DuckDBConnection, versions: VersionTables[], stopTimes?: (Promise<Int32Array[] | null> | null)[]): Promise<SourceData> {
   const src: SourceData = {
     feeds: [], agencies: [], routes: [], stops: [], trips: [], calendars: [], frequencies: [], transfers: [], shapes: [],
     stopTimes: { trip: new Int32Array(), stopSequence: new Int32Array(), stop: new Int32Array(), arrSec: new Int32Array(), depSec: new Int32Array(), pickupType: new Uint8Array(), dropOffType: new Uint8Array() },
@@ -211,7 +211,7 @@ async function readSource(conn: DuckDBConnection, versions: VersionTables[], sto
       src.shapes.push({ feed, shapeId: s(r.shape_id), lat: lat!.subarray(at, at + n), lon: lon!.subarray(at, at + n) });
       at += n;
     }
-    const part = await (stopTimes?.[feed] ?? readStopTimes(conn, pq));
+    const part = (await stopTimes?.[feed]) ?? (await readStopTimes(conn, pq));
     stParts.push(part);
   }
   const total = stParts.reduce((n, p) => n + p[0]!.length, 0);
