@@ -7,9 +7,9 @@
  * Flags: --queries N (default 500), --warmup N (unmeasured queries first, default 300), --only subway|nyc,
  * --rjp-max-stop-times N (default 3e6).
  */
-import { existsSync } from "node:fs";
+import { spawnSync } from "node:child_process";
+import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
-import { importFeed } from "../pipeline/import.ts";
 import { compileTimetable } from "../pipeline/timetable/compile.ts";
 import { readManifest, writeManifest } from "../pipeline/store/manifest.ts";
 import { loadTimetableFile } from "../server/planner/timetable/arrow-loader.ts";
@@ -51,15 +51,26 @@ const pct = (xs: number[], p: number) => {
 const ms = (x: number) => (Number.isFinite(x) ? (x < 10 ? x.toFixed(3) : x.toFixed(1)) : "n/a");
 const mb = (b: number) => `${Math.round(b / 2 ** 20)} MB`;
 
+/**
+ * The dataset, imported on first use by `interchange import` as a child process (so the measuring
+ * process starts from the same state whether or not it had to import: no DuckDB memory or import
+ * garbage left behind in it), with the planner timetable compiled.
+ */
 async function prepare(ds: (typeof DATASETS)[number]): Promise<string> {
   const dir = join(WORK, `plan-${ds.name}`);
   const done = readManifest(dir).feeds.filter((f) => f.active).length >= ds.feeds.length;
-  for (const f of done ? [] : ds.feeds) {
-    const zip = join(MTA, `${f}.zip`);
-    if (!existsSync(zip)) throw new Error(`${zip} missing: run /work/shared/tools/mta-gtfs ${MTA}`);
-    console.error(`importing ${f}`);
-    const r = await importFeed({ dataDir: dir, source: zip, feedId: `f-${f}` }); // derived ids of the MTA feeds collide
-    if (r.status === "rejected") throw new Error(`${f} rejected`);
+  if (!done) {
+    const feeds = ds.feeds.map((f) => {
+      const zip = join(MTA, `${f}.zip`);
+      if (!existsSync(zip)) throw new Error(`${zip} missing: run /work/shared/tools/mta-gtfs ${MTA}`);
+      return { id: `f-${f}`, path: zip }; // derived ids of the MTA feeds collide
+    });
+    mkdirSync(dir, { recursive: true });
+    const feedsFile = join(dir, "..", `plan-${ds.name}.feeds.json`);
+    writeFileSync(feedsFile, JSON.stringify(feeds));
+    console.error(`importing ${ds.feeds.join(", ")}`);
+    const r = spawnSync(process.execPath, [join(ROOT, "bin", "interchange.ts"), "import", "--data", dir, "--feeds", feedsFile, "--quiet"], { stdio: ["ignore", "ignore", "inherit"] });
+    if (r.status !== 0) throw new Error(`importing ${ds.name} failed (exit ${r.status})`);
   }
   const t0 = performance.now();
   const tt = await compileTimetable(dir);
