@@ -6,7 +6,7 @@
  */
 import type { DuckDBConnection } from "@duckdb/node-api";
 import { DataError, type Issues } from "../report.ts";
-import { csvReader, lineOf, loadDeferred, openDeferred, q, recordRejects, type CsvPlan, type RawTable } from "./load.ts";
+import { csvReader, lineOf, loadDeferred, openDeferred, q, recordRejects, untrimmed, type CsvPlan, type RawTable } from "./load.ts";
 import { interpolateTrip, type StopRow } from "./interpolate.ts";
 
 export type Allocate = (kind: string, count: number) => number;
@@ -437,14 +437,13 @@ async function stopTimesDirect(ctx: Ctx, table: RawTable, plan: CsvPlan, cols: s
   const rej = "rej_stop_times_direct";
   const drop = () => conn.run(`DROP TABLE IF EXISTS st0; DROP TABLE IF EXISTS ${rej}; DROP TABLE IF EXISTS ${rej}_scan`);
   const has = (c: string) => plan.presentCols.includes(c);
-  const ws = (x: string) => `(${x} = '' OR ${x} LIKE ' %' OR ${x} LIKE '% ' OR ${x} LIKE chr(9) || '%' OR ${x} LIKE '%' || chr(9) OR ${x} LIKE '%' || chr(13))`;
   const unconverted = (c: string, conv: string) => (has(c) ? [`(st.${c} IS NOT NULL AND ${conv} IS NULL)`] : []);
   const suspect = [
     "tix IS NULL", "stop_ref IS NULL", "seq IS NULL", "seq < 0", "bad_time",
     ...["pickup_type", "drop_off_type", "continuous_pickup", "continuous_drop_off", "timepoint"].flatMap((c) => unconverted(c, `gtfs_int(st.${c})`)),
     ...unconverted("shape_dist_traveled", "TRY_CAST(st.shape_dist_traveled AS DOUBLE)"),
-    ...(has("stop_headsign") ? [ws("st.stop_headsign")] : []),
-    ...(plan.presentCols.includes(plan.first) ? [] : [ws(`st.${q(plan.first)}`)]),
+    ...(has("stop_headsign") ? [untrimmed("st.stop_headsign")] : []),
+    ...(plan.presentCols.includes(plan.first) ? [] : [untrimmed(`st.${q(plan.first)}`)]),
   ].join(" OR ");
   try {
     await conn.run(`CREATE TABLE st0 AS SELECT ${cols}, (${suspect}) AS suspect FROM ${withEnums(`(SELECT ${plan.select} FROM ${csvReader(plan, rej, true, "utf-8")})`)} st`);

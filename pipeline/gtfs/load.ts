@@ -331,6 +331,9 @@ export async function recordRejects(conn: DuckDBConnection, table: RawTable, rej
   table.rows = rowsRead + rejected.length;
 }
 
+/** SQL: the VARCHAR expression `x` is empty or has leading or trailing whitespace (what trimming would change). */
+export const untrimmed = (x: string) => `(${x} = '' OR ${x} LIKE ' %' OR ${x} LIKE '% ' OR ${x} LIKE chr(9) || '%' OR ${x} LIKE '%' || chr(9) OR ${x} LIKE '%' || chr(13))`;
+
 /** name of the extra column holding the file's first field when that is not a GTFS column */
 const FIRST = "__first_field";
 
@@ -345,8 +348,7 @@ const FIRST = "__first_field";
  */
 async function trimColumns(conn: DuckDBConnection, table: string, columns: string[], first: string): Promise<void> {
   const checked = columns.includes(first) ? columns : [...columns, first];
-  const ws = `(x = '' OR x LIKE ' %' OR x LIKE '% ' OR x LIKE chr(9) || '%' OR x LIKE '%' || chr(9) OR x LIKE '%' || chr(13))`;
-  const cond = (c: string) => ws.replaceAll("x", q(c));
+  const cond = (c: string) => untrimmed(q(c));
   const flags = (await conn.runAndReadAll(`SELECT ${checked.map((c, i) => `bool_or(${cond(c)}) AS c${i}`).join(", ")} FROM ${table}`)).getRowObjects()[0]!;
   const dirty = checked.filter((_, i) => flags[`c${i}`] === true);
   if (dirty.includes(first)) {
