@@ -16,7 +16,7 @@ import { loadTimetableFile } from "../server/planner/timetable/arrow-loader.ts";
 import { PlanService } from "../server/planner/plan-service.ts";
 import { destinationPruning, searchJourneys } from "../server/planner/raptor/index.ts";
 import { buildServiceDays, localToUnix } from "../server/planner/timetable/calendar.ts";
-import type { Timetable } from "../server/planner/timetable/types.ts";
+import { NO_DROP_OFF, NO_PICKUP, arrAt, depAt, flagsAt, type Timetable } from "../server/planner/timetable/types.ts";
 import { machineInfo } from "./lib/machine.ts";
 import { mdTable } from "./lib/measure.ts";
 import { rssKb, startServer } from "./lib/server.ts";
@@ -176,7 +176,7 @@ function rjpInputs(tt: Timetable, day: number) {
     for (let t = core.routeTripStart[r]!; t < core.routeTripStart[r + 1]!; t++) {
       const base = core.routeTime0[r]! + (t - core.routeTripStart[r]!) * nS;
       const stopTimes = [];
-      for (let j = 0; j < nS; j++) stopTimes.push({ stop: String(core.routeStops[s0 + j]), arrivalTime: core.arrSec[base + j]!, departureTime: core.depSec[base + j]!, pickUp: !(core.stopTimeFlags[base + j]! & 1), dropOff: !(core.stopTimeFlags[base + j]! & 2) });
+      for (let j = 0; j < nS; j++) stopTimes.push({ stop: String(core.routeStops[s0 + j]), arrivalTime: arrAt(core.stopTimes, base + j), departureTime: depAt(core.stopTimes, base + j), pickUp: !(flagsAt(core.stopTimes, base + j) & NO_PICKUP), dropOff: !(flagsAt(core.stopTimes, base + j) & NO_DROP_OFF) });
       trips.push({ tripId: `${t}`, serviceId: String(core.tripService[t]), service: services[core.tripService[t]!]!, stopTimes });
     }
   }
@@ -267,7 +267,7 @@ async function benchDataset(ds: (typeof DATASETS)[number]) {
   // raptor-journey-planner on the same data
   let rjp: { p50: number; p95: number; n: number; agree: number; build: number; oursEarlier: number; rjpEarlier: number } | null = null;
   let rjpNote = "";
-  if (tt.core.arrSec.length <= RJP_MAX) {
+  if (tt.core.stopTimes.length / 2 <= RJP_MAX) {
     const b0 = performance.now();
     const inp = rjpInputs(tt, day);
     const date = new Date(`${iso}T12:00:00Z`);
@@ -296,7 +296,7 @@ async function benchDataset(ds: (typeof DATASETS)[number]) {
       n++;
     }
     rjp = { p50: pct(times, 50), p95: pct(times, 95), n, agree, build, oursEarlier, rjpEarlier };
-  } else rjpNote = `skipped: ${tt.core.arrSec.length} stop times > --rjp-max-stop-times ${RJP_MAX} (its object-per-stop-time model needs several GB)`;
+  } else rjpNote = `skipped: ${tt.core.stopTimes.length / 2} stop times > --rjp-max-stop-times ${RJP_MAX} (its object-per-stop-time model needs several GB)`;
   return { ds, tt, loadMs, single, range, http, rss: rssLoaded, rss0, serverMem, rjp, rjpNote, iso, singleWork, planWork };
 }
 
@@ -305,7 +305,7 @@ for (const ds of DATASETS) if (!ONLY || ONLY === ds.name) results.push(await ben
 const mi = machineInfo(ROOT);
 const rows = results.map((r) => [
   r.ds.label,
-  `${r.tt.core.nStops} / ${r.tt.core.nRoutes} / ${r.tt.core.nTrips} / ${r.tt.core.arrSec.length}`,
+  `${r.tt.core.nStops} / ${r.tt.core.nRoutes} / ${r.tt.core.nTrips} / ${r.tt.core.stopTimes.length / 2}`,
   ms(pct(r.single, 50)),
   ms(pct(r.single, 95)),
   ms(pct(r.range, 50)),

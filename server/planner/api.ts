@@ -53,6 +53,12 @@ export interface RaptorRequest {
    * Undefined = the whole Pareto set on (departure, arrival, rides).
    */
   keepEarliest?: number;
+  /**
+   * The caller reads the labels of every stop, not only journeys to the egress stops (earliestArrivals):
+   * the last round's transfers (slack and footpaths) are then relaxed too. A journey search skips them:
+   * no later round boards from them.
+   */
+  everyStop?: boolean;
 }
 
 export interface AccessLeg {

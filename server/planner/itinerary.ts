@@ -6,7 +6,7 @@
 import polyline from "@mapbox/polyline";
 import type { Journey, ServiceDays } from "./api.ts";
 import { modeOfRouteType, type PlanParams } from "./plan-params.ts";
-import type { Timetable } from "./timetable/types.ts";
+import { arrAt, depAt, type Timetable } from "./timetable/types.ts";
 
 export interface Itinerary {
   distance: number;
@@ -140,7 +140,7 @@ function rideLeg(
   const nS = core.routeStopStart[r + 1]! - s0;
   const tbase = core.routeTime0[r]! + (l.trip - core.routeTripStart[r]!) * nS;
   const off = days.offsetSec[l.slot * core.nTz + core.routeTz[r]!]!;
-  const at = (pos: number, which: "arr" | "dep") => (epochSec + off + (which === "arr" ? core.arrSec : core.depSec)[tbase + pos]!) * 1000;
+  const at = (pos: number, which: "arr" | "dep") => (epochSec + off + (which === "arr" ? arrAt : depAt)(core.stopTimes, tbase + pos)) * 1000;
   const gr = m.gtfsRoutes[m.tripGtfsRoute[l.trip]!]!;
   const agency = m.agencies[gr.agency];
   const feed = m.feeds[agency?.feed ?? m.stopFeed[l.fromStop]!];

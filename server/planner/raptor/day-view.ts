@@ -5,7 +5,7 @@
  * active trips only, and routes with no active trip in any slot are never marked. Views are built
  * in O(trips) on first use and cached per core (a handful of days), so queries pay nothing.
  */
-import type { TransitCore } from "../timetable/types.ts";
+import { arrAt, depAt, type TransitCore } from "../timetable/types.ts";
 
 export interface DayView {
   /** route -> [tripStart[r], tripStart[r+1]) in trips; empty when the route does not run that day */
@@ -59,7 +59,7 @@ function activeKey(active: Uint8Array, base: number, n: number): string {
 }
 
 function buildView(core: TransitCore, tz: number, active: Uint8Array, base: number, wheelchair: boolean): DayView {
-  const { nRoutes, routeTripStart, routeStopStart, routeTime0, routeTz, tripService, tripWheelchair, depSec, arrSec } = core;
+  const { nRoutes, routeTripStart, routeStopStart, routeTime0, routeTz, tripService, tripWheelchair, stopTimes } = core;
   const tripStart = new Int32Array(nRoutes + 1);
   const minDep = new Int32Array(nRoutes);
   const maxArr = new Int32Array(nRoutes);
@@ -78,8 +78,10 @@ function buildView(core: TransitCore, tz: number, active: Uint8Array, base: numb
         if (wheelchair && tripWheelchair[t0 + i] !== 1) continue;
         tmp[n++] = i;
         for (let j = time0 + i * nS, e = j + nS; j < e; j++) {
-          if (depSec[j]! < lo) lo = depSec[j]!;
-          if (arrSec[j]! > hi) hi = arrSec[j]!;
+          const d = depAt(stopTimes, j);
+          const a = arrAt(stopTimes, j);
+          if (d < lo) lo = d;
+          if (a > hi) hi = a;
         }
       }
     }

@@ -9,7 +9,7 @@
  * pruned; labels on the path of any journey arriving below bound all pass, so results are unchanged.
  */
 import { UNREACHED, type StopWalk } from "../api.ts";
-import type { TransitCore } from "../timetable/types.ts";
+import { arrAt, depAt, type TransitCore } from "../timetable/types.ts";
 
 /** Switch for tests and benchmarks: compare searches with and without destination pruning. */
 export const destinationPruning = { enabled: true };
@@ -42,7 +42,7 @@ const MAX_LIMIT = 4 * 86400;
 function staticOf(core: TransitCore): Static {
   let s = statics.get(core);
   if (s) return s;
-  const { nRoutes, nStops, routeStopStart, routeTripStart, routeTime0, arrSec, depSec, footStart, footTo } = core;
+  const { nRoutes, nStops, routeStopStart, routeTripStart, routeTime0, stopTimes, footStart, footTo } = core;
   const { routeStops } = core;
   // (q, p, seconds) of every consecutive stop pair of every route with trips, sorted by (q, p, seconds)
   const hq: number[] = [], hp: number[] = [], hs: number[] = [];
@@ -55,7 +55,7 @@ function staticOf(core: TransitCore): Static {
     for (let j = 0; j < nS - 1; j++) {
       let m = UNREACHED;
       for (let i = 0, b = time0 + j; i < nT; i++, b += nS) {
-        const d = arrSec[b + 1]! - depSec[b]!;
+        const d = arrAt(stopTimes, b + 1) - depAt(stopTimes, b);
         if (d < m) m = d;
       }
       hq.push(routeStops[s0 + j + 1]!);

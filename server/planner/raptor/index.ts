@@ -135,6 +135,7 @@ export function earliestArrivals(core: TransitCore, q: SearchQuery, pool: Raptor
       days: q.days,
       routeAllowed: q.routeAllowed,
       wheelchair: q.wheelchair,
+      everyStop: true,
     },
     st,
   );

@@ -7,7 +7,7 @@
  * Always searches "forward" in time; backward searches run it on the mirrored core (index.ts).
  */
 import { UNREACHED, type Journey, type JourneyLeg, type RaptorRequest, type RaptorStats } from "../api.ts";
-import { NO_DROP_OFF, NO_PICKUP, type TransitCore } from "../timetable/types.ts";
+import { NO_DROP_OFF, NO_PICKUP, arrAt, depAt, flagsAt, type TransitCore } from "../timetable/types.ts";
 import { dayView, type DayView } from "./day-view.ts";
 import { destinationBounds, destinationPruning } from "./heuristic.ts";
 import { RaptorState, SRC_ACCESS, SRC_INHERITED } from "./state.ts";
@@ -150,13 +150,13 @@ const monotoneCache = new WeakMap<TransitCore, Uint8Array>();
 function monotoneRoutes(core: TransitCore): Uint8Array {
   let m = monotoneCache.get(core);
   if (m) return m;
-  const { nRoutes, routeStopStart, routeTripStart, routeTime0, arrSec } = core;
+  const { nRoutes, routeStopStart, routeTripStart, routeTime0, stopTimes } = core;
   m = new Uint8Array(nRoutes);
   for (let r = 0; r < nRoutes; r++) {
     const nS = routeStopStart[r + 1]! - routeStopStart[r]!;
     const end = routeTime0[r]! + (routeTripStart[r + 1]! - routeTripStart[r]!) * nS;
     let ok = 1;
-    for (let b = routeTime0[r]!; b < end && ok; b += nS) for (let j = 1; j < nS; j++) if (arrSec[b + j]! < arrSec[b + j - 1]!) ok = 0;
+    for (let b = routeTime0[r]!; b < end && ok; b += nS) for (let j = 1; j < nS; j++) if (arrAt(stopTimes, b + j) < arrAt(stopTimes, b + j - 1)) ok = 0;
     m[r] = ok;
   }
   monotoneCache.set(core, m);
@@ -181,7 +181,7 @@ const boardingCache = new WeakMap<TransitCore, BoardingPositions>();
 function boardingPositions(core: TransitCore): BoardingPositions {
   const cached = boardingCache.get(core);
   if (cached) return cached;
-  const { nRoutes, routeStopStart, routeTripStart, routeTime0, stopTimeFlags } = core;
+  const { nRoutes, routeStopStart, routeTripStart, routeTime0, stopTimes } = core;
   const m = new Uint8Array(core.routeStops.length);
   for (let r = 0; r < nRoutes; r++) {
     const s0 = routeStopStart[r]!;
@@ -190,7 +190,7 @@ function boardingPositions(core: TransitCore): BoardingPositions {
     const t0 = routeTime0[r]!;
     for (let j = 0; j < nS - 1; j++) {
       for (let i = 0; i < nT; i++) {
-        if (!(stopTimeFlags[t0 + i * nS + j]! & NO_PICKUP)) {
+        if (!(flagsAt(stopTimes, t0 + i * nS + j) & NO_PICKUP)) {
           m[s0 + j] = 1;
           break;
         }
@@ -276,7 +276,7 @@ function departures(core: TransitCore, req: RaptorRequest, st: RaptorState, view
   const out: number[] = [];
   const { offsetSec, nSlots } = req.days;
   const nTz = core.nTz;
-  const { depSec, stopTimeFlags } = core;
+  const { stopTimes } = core;
   const end = req.departSec + req.windowSec;
   for (let ai = 0; ai < req.access.length; ai++) {
     const a = req.access[ai]!;
@@ -299,14 +299,15 @@ function departures(core: TransitCore, req: RaptorRequest, st: RaptorState, view
         let hi = nT;
         while (lo < hi) {
           const mid = (lo + hi) >>> 1;
-          if (depSec[time0 + v.trips[c0 + mid]! * nS]! < want) lo = mid + 1;
+          if (depAt(stopTimes, time0 + v.trips[c0 + mid]! * nS) < want) lo = mid + 1;
           else hi = mid;
         }
         for (let m = lo; m < nT; m++) {
           const idx = time0 + v.trips[c0 + m]! * nS;
-          if (depSec[idx]! > last) break;
-          if (stopTimeFlags[idx]! & NO_PICKUP) continue;
-          out.push((off + depSec[idx]! - a.walkSec) * PAIR + ai);
+          const d = depAt(stopTimes, idx);
+          if (d > last) break;
+          if (flagsAt(stopTimes, idx) & NO_PICKUP) continue;
+          out.push((off + d - a.walkSec) * PAIR + ai);
         }
       }
     }
@@ -389,11 +390,13 @@ function collectRoutes(q: number, nRoutes: number, bpStart: Int32Array, bpRouteP
 
 function runIteration(core: TransitCore, req: RaptorRequest, st: RaptorState, cx: ScanContext, depart: number, accessMark: Uint8Array, improvedEgress: Int32Array, stats: RaptorStats): void {
   const n = core.nStops;
-  const { board, boardUpTo, boardSrc, marked, markedList, boardable, ride, rideUpTo, rideBoard, rideSlot, rideMarked, rideList, routeMarkedPos, routeMarkedLast, routeList, targetBest, toTarget, footToSec } = st;
+  const { board, boardUpTo, boardSrc, marked, markedList, boardable, ride, rideUpTo, rideBoard, rideSlot, rideMarked, rideList, routeMarkedPos, routeMarkedLast, routeList, targetBest, toTarget } = st;
   const { slotC0, slotNT, slotMin, slotMax } = st;
   const { egressSec, egressIdx } = st;
-  const { footStart, stopSlackSec, routeStopStart, routeTime0, routeTz, depSec, arrSec, stopTimeFlags, stopWheelchair } = core;
+  const { routeStopStart, routeTime0, routeTz, stopWheelchair } = core;
   const { monotone, routeStopBoard, bpStart, bpRoutePos, tripsOf } = cx;
+  // packed stop times (types.ts): departure at [2i + 1] >> 2, arrival at [2i] >> 2, flags in the low bits
+  const ev = core.stopTimes;
   const { offsetSec, nSlots } = req.days;
   const nTz = core.nTz;
   const wheelchair = req.wheelchair;
@@ -501,27 +504,27 @@ function runIteration(core: TransitCore, req: RaptorRequest, st: RaptorState, cx
           // earliest active trip leaving p at or after b: lo
           let lo = 0;
           let hi = nT - 1;
-          const dLast = depSec[time0 + vt[c0 + hi]! * nS + j]!;
+          const dLast = (ev[2 * (time0 + vt[c0 + hi]! * nS + j) + 1]! >> 2);
           if (dLast < want) {
             if (firstFail === nS) firstFail = j; // no trip leaves this stop after b on this day
             continue;
           }
-          const dFirst = depSec[time0 + vt[c0]! * nS + j]!;
+          const dFirst = (ev[2 * (time0 + vt[c0]! * nS + j) + 1]! >> 2);
           if (dFirst >= want) hi = 0;
           else if (hi > 8) {
             // interpolate, then gallop to bracket the answer: departures are roughly evenly spread
             let g = 1 + Math.floor(((want - dFirst) / (dLast - dFirst + 1)) * (hi - 1));
             let step = 1;
-            if (depSec[time0 + vt[c0 + g]! * nS + j]! >= want) {
+            if ((ev[2 * (time0 + vt[c0 + g]! * nS + j) + 1]! >> 2) >= want) {
               hi = g;
-              for (g -= step; g > 0 && depSec[time0 + vt[c0 + g]! * nS + j]! >= want; g -= step) {
+              for (g -= step; g > 0 && (ev[2 * (time0 + vt[c0 + g]! * nS + j) + 1]! >> 2) >= want; g -= step) {
                 hi = g;
                 step <<= 1;
               }
               lo = g < 0 ? 0 : g + 1;
             } else {
               lo = g + 1;
-              for (g += step; g < hi && depSec[time0 + vt[c0 + g]! * nS + j]! < want; g += step) {
+              for (g += step; g < hi && (ev[2 * (time0 + vt[c0 + g]! * nS + j) + 1]! >> 2) < want; g += step) {
                 lo = g + 1;
                 step <<= 1;
               }
@@ -530,12 +533,12 @@ function runIteration(core: TransitCore, req: RaptorRequest, st: RaptorState, cx
           }
           while (lo < hi) {
             const mid = (lo + hi) >>> 1;
-            if (depSec[time0 + vt[c0 + mid]! * nS + j]! < want) lo = mid + 1;
+            if ((ev[2 * (time0 + vt[c0 + mid]! * nS + j) + 1]! >> 2) < want) lo = mid + 1;
             else hi = mid;
           }
           for (let i = lo; i < nT; i++) {
             const tb = time0 + vt[c0 + i]! * nS;
-            if (stopTimeFlags[tb + j]! & NO_PICKUP) continue;
+            if (ev[2 * (tb + j) + 1]! & NO_PICKUP) continue;
             trip = i;
             tripBase = tb;
             prevBase = i > 0 ? time0 + vt[c0 + i - 1]! * nS : -1;
@@ -552,8 +555,8 @@ function runIteration(core: TransitCore, req: RaptorRequest, st: RaptorState, cx
             const x = routeStopBoard[s0 + j]!;
             const p = x >> 1;
             const idx = tripBase + j;
-            const a = off + arrSec[idx]!;
-            if (a < rideUpTo[up + p]! && (useH ? a + toTarget[p]! : a) < bound && !(stopTimeFlags[idx]! & NO_DROP_OFF) && !(wheelchair && stopWheelchair[p] === 2)) {
+            const a = off + (ev[2 * idx]! >> 2);
+            if (a < rideUpTo[up + p]! && (useH ? a + toTarget[p]! : a) < bound && !(ev[2 * idx]! & NO_DROP_OFF) && !(wheelchair && stopWheelchair[p] === 2)) {
               ride[base + p] = a;
               rideUpTo[up + p] = a;
               for (let o = up + p + n; o < upEnd; o += n) if (a < rideUpTo[o]!) rideUpTo[o] = a;
@@ -572,14 +575,14 @@ function runIteration(core: TransitCore, req: RaptorRequest, st: RaptorState, cx
             const b = board[prev + p]!;
             if ((useH ? b + toTarget[p]! : b) >= bound || (wheelchair && stopWheelchair[p] === 2)) continue;
             const want = b - off;
-            if (want > depSec[idx]!) continue; // not even the current trip can be caught here
+            if (want > (ev[2 * idx + 1]! >> 2)) continue; // not even the current trip can be caught here
             // FIFO: when the previous active trip leaves too early, so do all before it
-            if (prevBase < 0 || depSec[prevBase + j]! < want) continue;
+            if (prevBase < 0 || (ev[2 * (prevBase + j) + 1]! >> 2) < want) continue;
             // gallop back from the previous trip, which leaves at or after b
             let hi = trip - 1;
             let step = 1;
             let lo = hi - 1;
-            while (lo >= 0 && depSec[time0 + vt[c0 + lo]! * nS + j]! >= want) {
+            while (lo >= 0 && (ev[2 * (time0 + vt[c0 + lo]! * nS + j) + 1]! >> 2) >= want) {
               hi = lo;
               step <<= 1;
               lo = hi - step;
@@ -587,12 +590,12 @@ function runIteration(core: TransitCore, req: RaptorRequest, st: RaptorState, cx
             lo = lo < 0 ? 0 : lo + 1;
             while (lo < hi) {
               const mid = (lo + hi) >>> 1;
-              if (depSec[time0 + vt[c0 + mid]! * nS + j]! < want) lo = mid + 1;
+              if ((ev[2 * (time0 + vt[c0 + mid]! * nS + j) + 1]! >> 2) < want) lo = mid + 1;
               else hi = mid;
             }
             for (let i = lo; i < trip; i++) {
               const tb = time0 + vt[c0 + i]! * nS;
-              if (stopTimeFlags[tb + j]! & NO_PICKUP) continue;
+              if (ev[2 * (tb + j) + 1]! & NO_PICKUP) continue;
               trip = i;
               tripBase = tb;
               prevBase = i > 0 ? time0 + vt[c0 + i - 1]! * nS : -1;
@@ -607,9 +610,9 @@ function runIteration(core: TransitCore, req: RaptorRequest, st: RaptorState, cx
           for (; j < nS; j++) {
             const p = routeStopBoard[s0 + j]! >> 1;
             const idx = tripBase + j;
-            const a = off + arrSec[idx]!;
+            const a = off + (ev[2 * idx]! >> 2);
             if (a >= bound && mono) break;
-            if (a < rideUpTo[up + p]! && (useH ? a + toTarget[p]! : a) < bound && !(stopTimeFlags[idx]! & NO_DROP_OFF) && !(wheelchair && stopWheelchair[p] === 2)) {
+            if (a < rideUpTo[up + p]! && (useH ? a + toTarget[p]! : a) < bound && !(ev[2 * idx]! & NO_DROP_OFF) && !(wheelchair && stopWheelchair[p] === 2)) {
               ride[base + p] = a;
               rideUpTo[up + p] = a;
               for (let o = up + p + n; o < upEnd; o += n) if (a < rideUpTo[o]!) rideUpTo[o] = a;
@@ -661,42 +664,13 @@ function runIteration(core: TransitCore, req: RaptorRequest, st: RaptorState, cx
       bound = egT;
       improvedEgress[k] = egStop;
     }
-    for (let i = 0; i < nRide; i++) {
-      const p = rideList[i]!;
-      rideMarked[p] = 0;
-      const arr = ride[base + p]!;
-      // at or after the best arrival at the destination (found in this round): nothing from here is earlier
-      if (arr >= bound) continue;
-      const stay = arr + stopSlackSec[p]!;
-      if (stay < boardUpTo[up + p]! && (useH ? stay + toTarget[p]! : stay) < bound) {
-        board[base + p] = stay;
-        boardSrc[base + p] = p;
-        boardUpTo[up + p] = stay;
-        for (let o = up + p + n; o < upEnd; o += n) if (stay < boardUpTo[o]!) boardUpTo[o] = stay;
-        if (!marked[p]) {
-          marked[p] = 1;
-          markedList[nMarked++] = p;
-          if (collect) nRoutes = collectRoutes(p, nRoutes, bpStart, bpRoutePos, routeMarkedPos, routeMarkedLast, routeList);
-        }
-      }
-      const f0 = footStart[p]!;
-      const f1 = footStart[p + 1]!;
-      footpaths += f1 - f0;
-      for (let e = 2 * f0, eEnd = 2 * f1; e < eEnd; e += 2) {
-        const q = footToSec[e]!;
-        const t = arr + footToSec[e + 1]!;
-        if (t < boardUpTo[up + q]! && (useH ? t + toTarget[q]! : t) < bound) {
-          board[base + q] = t;
-          boardSrc[base + q] = p;
-          boardUpTo[up + q] = t;
-          for (let o = up + q + n; o < upEnd; o += n) if (t < boardUpTo[o]!) boardUpTo[o] = t;
-          if (!marked[q]) {
-            marked[q] = 1;
-            markedList[nMarked++] = q;
-            if (collect) nRoutes = collectRoutes(q, nRoutes, bpStart, bpRoutePos, routeMarkedPos, routeMarkedLast, routeList);
-          }
-        }
-      }
+    // the last round's transfers only matter when every stop's labels are read: no later round boards
+    // from them, and journeys end at a ride label
+    if (!collect && !req.everyStop) for (let i = 0; i < nRide; i++) rideMarked[rideList[i]!] = 0;
+    else {
+      nMarked = relaxTransfers(core, st, cx, k, nRide, bound, useH, collect, upRow, upEnd);
+      nRoutes = st.collected;
+      footpaths += st.relaxed;
     }
     if (!st.boundsReady && bound < req.maxArrivalSec) {
       // first arrival: lower bounds to the destination, explored up to this arrival (every label is
@@ -710,6 +684,83 @@ function runIteration(core: TransitCore, req: RaptorRequest, st: RaptorState, cx
   stats.footpaths += footpaths;
   for (let i = 0; i < nMarked; i++) marked[markedList[i]!] = 0;
   for (let i = 0; i < nRoutes; i++) routeMarkedPos[routeList[i]!] = -1;
+}
+
+/**
+ * The transfer phase of round k: from each stop whose ride label improved (rideList[0..nRide)), stay
+ * (with the stop's slack) or walk one footpath; a label no earlier than one with fewer rides
+ * (boardUpTo) is dominated and not marked. A marked stop's routes are collected for the next round
+ * right away when `collect`. Returns the number of marked stops; st.collected = routes collected,
+ * st.relaxed = footpaths relaxed. (A function of its own: the search loop's register pressure.)
+ */
+function relaxTransfers(core: TransitCore, st: RaptorState, cx: ScanContext, k: number, nRide: number, bound: number, useH: boolean, collect: boolean, upRow: number, upEnd: number): number {
+  const n = core.nStops;
+  const { footStart, stopSlackSec } = core;
+  const { board, boardUpTo, boardSrc, marked, markedList, ride, rideMarked, rideList, routeMarkedPos, routeMarkedLast, routeList, toTarget, footToSec } = st;
+  const { bpStart, bpRoutePos } = cx;
+  const base = k * n;
+  const up = k * upRow;
+  const plain = upEnd === n && !useH;
+  let nMarked = 0;
+  let nRoutes = 0;
+  let footpaths = 0;
+  for (let i = 0; i < nRide; i++) {
+    const p = rideList[i]!;
+    rideMarked[p] = 0;
+    const arr = ride[base + p]!;
+    // at or after the best arrival at the destination (found in this round): nothing from here is earlier
+    if (arr >= bound) continue;
+    const stay = arr + stopSlackSec[p]!;
+    if (stay < boardUpTo[up + p]! && (useH ? stay + toTarget[p]! : stay) < bound) {
+      board[base + p] = stay;
+      boardSrc[base + p] = p;
+      boardUpTo[up + p] = stay;
+      for (let o = up + p + n; o < upEnd; o += n) if (stay < boardUpTo[o]!) boardUpTo[o] = stay;
+      if (!marked[p]) {
+        marked[p] = 1;
+        markedList[nMarked++] = p;
+        if (collect) nRoutes = collectRoutes(p, nRoutes, bpStart, bpRoutePos, routeMarkedPos, routeMarkedLast, routeList);
+      }
+    }
+    const f0 = footStart[p]!;
+    const f1 = footStart[p + 1]!;
+    footpaths += f1 - f0;
+    if (plain) {
+      for (let e = 2 * f0, eEnd = 2 * f1; e < eEnd; e += 2) {
+        const q = footToSec[e]!;
+        const t = arr + footToSec[e + 1]!;
+        if (t < boardUpTo[q]! && t < bound) {
+          board[base + q] = t;
+          boardSrc[base + q] = p;
+          boardUpTo[q] = t;
+          if (!marked[q]) {
+            marked[q] = 1;
+            markedList[nMarked++] = q;
+            if (collect) nRoutes = collectRoutes(q, nRoutes, bpStart, bpRoutePos, routeMarkedPos, routeMarkedLast, routeList);
+          }
+        }
+      }
+      continue;
+    }
+    for (let e = 2 * f0, eEnd = 2 * f1; e < eEnd; e += 2) {
+      const q = footToSec[e]!;
+      const t = arr + footToSec[e + 1]!;
+      if (t < boardUpTo[up + q]! && (useH ? t + toTarget[q]! : t) < bound) {
+        board[base + q] = t;
+        boardSrc[base + q] = p;
+        boardUpTo[up + q] = t;
+        for (let o = up + q + n; o < upEnd; o += n) if (t < boardUpTo[o]!) boardUpTo[o] = t;
+        if (!marked[q]) {
+          marked[q] = 1;
+          markedList[nMarked++] = q;
+          if (collect) nRoutes = collectRoutes(q, nRoutes, bpStart, bpRoutePos, routeMarkedPos, routeMarkedLast, routeList);
+        }
+      }
+    }
+  }
+  st.collected = nRoutes;
+  st.relaxed = footpaths;
+  return nMarked;
 }
 
 /** The route whose stop times hold index idx (routeTime0 is ascending). */
@@ -749,10 +800,10 @@ function reconstruct(core: TransitCore, req: RaptorRequest, st: RaptorState, k: 
     const off = req.days.offsetSec[slot * core.nTz + core.routeTz[r]!]!;
     // the alighting position: the first visit of p after boarding that arrives at the label's time
     let alightPos = boardPos + 1;
-    while (alightPos < nS - 1 && !(core.routeStops[s0 + alightPos] === p && off + core.arrSec[tbase + alightPos]! === st.ride[idx] && !(core.stopTimeFlags[tbase + alightPos]! & NO_DROP_OFF))) alightPos++;
+    while (alightPos < nS - 1 && !(core.routeStops[s0 + alightPos] === p && off + arrAt(core.stopTimes, tbase + alightPos) === st.ride[idx] && !(flagsAt(core.stopTimes, tbase + alightPos) & NO_DROP_OFF))) alightPos++;
     const b = core.routeStops[core.routeStopStart[r]! + boardPos]!;
-    const dep = off + core.depSec[tbase + boardPos]!;
-    legs.push({ kind: "ride", route: r, trip, slot, boardPos, alightPos, fromStop: b, toStop: p, depSec: dep, arrSec: off + core.arrSec[tbase + alightPos]! });
+    const dep = off + depAt(core.stopTimes, tbase + boardPos);
+    legs.push({ kind: "ride", route: r, trip, slot, boardPos, alightPos, fromStop: b, toStop: p, depSec: dep, arrSec: off + arrAt(core.stopTimes, tbase + alightPos) });
     rides++;
     let j = round - 1;
     while (j > 0 && st.boardSrc[j * n + b] === SRC_INHERITED) j--;

@@ -49,6 +49,9 @@ export class RaptorState {
   /** the same footpaths interleaved for the search: [2e] = target stop, [2e + 1] = walking seconds */
   readonly footToSec: Int32Array;
   footSpeed = -1;
+  /** outputs of search.ts relaxTransfers: routes collected for the next round, footpaths relaxed */
+  collected = 0;
+  relaxed = 0;
   /**
    * (route * nSlots + slot) -> the route's active trips on that slot for the current query
    * (search.ts markLiveRoutes): first index into the slot's day-view trips, count (0 when the route

@@ -4,7 +4,7 @@
  */
 import { RecordBatchReader, Table } from "apache-arrow";
 import { readFileSync } from "node:fs";
-import type { Timetable, TransitCore, TimetableMeta } from "./types.ts";
+import { packStopTimes, type Timetable, type TransitCore, type TimetableMeta } from "./types.ts";
 
 type Cols = Map<string, unknown>;
 
@@ -97,9 +97,7 @@ export function loadTimetable(bytes: Uint8Array): Timetable {
     routeTz: i32("routes", "tz"),
     routeMinDepSec: i32("routes", "min_dep"),
     routeMaxArrSec: i32("routes", "max_arr"),
-    arrSec: i32("stop_times", "arr"),
-    depSec: i32("stop_times", "dep"),
-    stopTimeFlags: u8("stop_times", "flags"),
+    stopTimes: packStopTimes(i32("stop_times", "arr"), i32("stop_times", "dep"), u8("stop_times", "flags")),
     tripService,
     tripWheelchair: u8("trips", "wheelchair"),
     tripOrig,

@@ -7,11 +7,9 @@
 import { NO_DROP_OFF, NO_PICKUP, type TransitCore } from "./types.ts";
 
 export function reverseCore(c: TransitCore): TransitCore {
-  const nStopTimes = c.arrSec.length;
   const routeStops = new Int32Array(c.routeStops.length);
-  const arrSec = new Int32Array(nStopTimes);
-  const depSec = new Int32Array(nStopTimes);
-  const stopTimeFlags = new Uint8Array(nStopTimes);
+  const stopTimes = new Int32Array(c.stopTimes.length);
+  const src = c.stopTimes;
   const tripService = new Int32Array(c.nTrips);
   const tripWheelchair = new Uint8Array(c.nTrips);
   const tripOrig = new Int32Array(c.nTrips);
@@ -23,17 +21,18 @@ export function reverseCore(c: TransitCore): TransitCore {
     const nT = c.routeTripStart[r + 1]! - t0;
     const time0 = c.routeTime0[r]!;
     for (let i = 0; i < nT; i++) {
-      const src = nT - 1 - i;
-      tripService[t0 + i] = c.tripService[t0 + src]!;
-      tripWheelchair[t0 + i] = c.tripWheelchair[t0 + src]!;
-      tripOrig[t0 + i] = c.tripOrig[t0 + src]!;
+      const srcTrip = nT - 1 - i;
+      tripService[t0 + i] = c.tripService[t0 + srcTrip]!;
+      tripWheelchair[t0 + i] = c.tripWheelchair[t0 + srcTrip]!;
+      tripOrig[t0 + i] = c.tripOrig[t0 + srcTrip]!;
       for (let j = 0; j < nS; j++) {
-        const from = time0 + src * nS + (nS - 1 - j);
+        const from = time0 + srcTrip * nS + (nS - 1 - j);
         const to = time0 + i * nS + j;
-        arrSec[to] = -c.depSec[from]!;
-        depSec[to] = -c.arrSec[from]!;
-        const f = c.stopTimeFlags[from]!;
-        stopTimeFlags[to] = (f & NO_PICKUP ? NO_DROP_OFF : 0) | (f & NO_DROP_OFF ? NO_PICKUP : 0);
+        const f = src[2 * from]! & 3;
+        const g = (f & NO_PICKUP ? NO_DROP_OFF : 0) | (f & NO_DROP_OFF ? NO_PICKUP : 0);
+        // arrival = -departure, departure = -arrival, pickup and drop-off swapped
+        stopTimes[2 * to] = -(src[2 * from + 1]! >> 2) * 4 + g;
+        stopTimes[2 * to + 1] = -(src[2 * from]! >> 2) * 4 + g;
       }
     }
   }
@@ -70,9 +69,7 @@ export function reverseCore(c: TransitCore): TransitCore {
   return {
     ...c,
     routeStops,
-    arrSec,
-    depSec,
-    stopTimeFlags,
+    stopTimes,
     tripService,
     tripWheelchair,
     tripOrig,

@@ -41,11 +41,12 @@ export interface TransitCore {
   /** route -> smallest departure and largest arrival of any of its trips (service-day seconds) */
   routeMinDepSec: Int32Array;
   routeMaxArrSec: Int32Array;
-  /** stop time -> seconds since service-day start */
-  arrSec: Int32Array;
-  depSec: Int32Array;
-  /** stop time -> bit 1: no pickup, bit 2: no drop-off */
-  stopTimeFlags: Uint8Array;
+  /**
+   * stop time i -> [2i] arrival, [2i + 1] departure, each as seconds since service-day start * 4 +
+   * flags (NO_PICKUP | NO_DROP_OFF, the same in both words): a scan reads one array, and a trip's
+   * times and flags share cache lines. Read with arrAt / depAt / flagsAt (packStopTimes builds it).
+   */
+  stopTimes: Int32Array;
   /** trip -> service index */
   tripService: Int32Array;
   /** trip -> wheelchair_accessible (0 unknown, 1 yes, 2 no) */
@@ -56,6 +57,28 @@ export interface TransitCore {
 
 export const NO_PICKUP = 1;
 export const NO_DROP_OFF = 2;
+
+/** Seconds a packed stop time may hold: times * 4 + flags must fit an Int32. */
+export const MAX_STOP_TIME_SEC = 2 ** 29 - 1;
+
+/** Arrival, departure (seconds since service-day start) and flags of stop time i in TransitCore.stopTimes. */
+export const arrAt = (stopTimes: Int32Array, i: number): number => stopTimes[2 * i]! >> 2;
+export const depAt = (stopTimes: Int32Array, i: number): number => stopTimes[2 * i + 1]! >> 2;
+export const flagsAt = (stopTimes: Int32Array, i: number): number => stopTimes[2 * i]! & 3;
+
+/** TransitCore.stopTimes from arrival and departure seconds and flags per stop time. */
+export function packStopTimes(arr: ArrayLike<number>, dep: ArrayLike<number>, flags: ArrayLike<number>): Int32Array {
+  const out = new Int32Array(2 * arr.length);
+  for (let i = 0; i < arr.length; i++) {
+    const a = arr[i]!;
+    const d = dep[i]!;
+    const f = flags[i]! & 3;
+    if (Math.abs(a) > MAX_STOP_TIME_SEC || Math.abs(d) > MAX_STOP_TIME_SEC) throw new RangeError(`stop time ${i}: ${Math.abs(a) > MAX_STOP_TIME_SEC ? a : d} s is beyond ±${MAX_STOP_TIME_SEC} s`);
+    out[2 * i] = a * 4 + f;
+    out[2 * i + 1] = d * 4 + f;
+  }
+  return out;
+}
 
 /** Response metadata; never read by the algorithm. */
 export interface TimetableMeta {
