@@ -1,12 +1,14 @@
 /**
  * FEATURE UNDER TEST: plans on real feeds (BART + Caltrain, two feeds joined by walking): every
  * itinerary is feasible ride by ride against the GTFS rows, itinerary sums hold, and RAPTOR's
- * earliest arrival equals an independent connection scan on 200 random stop-to-stop queries.
+ * earliest arrival equals an independent connection scan on 200 random stop-to-stop queries, and
+ * so do the earliest arrivals at every stop (includeEarliestArrivals), with one ride or unlimited.
  */
 import { beforeAll, describe, expect, test } from "bun:test";
 import { PlanService } from "../../../server/planner/plan-service.ts";
 import { buildServiceDays, localParts, localToUnix, serviceDayStart } from "../../../server/planner/timetable/calendar.ts";
-import { searchJourneys } from "../../../server/planner/raptor/index.ts";
+import { earliestArrivals, searchJourneys } from "../../../server/planner/raptor/index.ts";
+import { UNREACHED } from "../../../server/planner/api.ts";
 import { bartCaltrain, rng } from "../support/real-dataset.ts";
 import { GtfsReference, dist } from "../support/gtfs-reference.ts";
 
@@ -122,5 +124,35 @@ describe("planner on BART + Caltrain", () => {
     }
     expect(compared).toBeGreaterThan(190);
     expect(reached).toBeGreaterThan(150);
+  });
+
+  test("earliest arrivals at every stop equal the connection scan's, with one ride and with unlimited rides", () => {
+    const rand = rng(7);
+    const { meta, core } = svc.tt;
+    const key = (s: number) => `${meta.feeds[meta.stopFeed[s]!]!.sha1}|${meta.stopId[s]}`;
+    let reachedByWalk = 0;
+    for (let i = 0; i < 8; i++) {
+      const o = served[Math.floor(rand() * served.length)]!;
+      const t0 = localToUnix(day, 6 * 3600 + Math.floor(rand() * 14 * 3600), tz);
+      const epoch = t0 - 2 * 86400;
+      for (const maxTransfers of [0, 10]) {
+        const got = earliestArrivals(
+          svc.cores().forward,
+          { epochSec: epoch, timeSec: t0 - epoch, arriveBy: false, windowSec: 0, horizonSec: 86400, access: [{ stop: o, walkSec: 0 }], egress: [], maxTransfers, walkSpeed: 1.33, days: buildServiceDays(svc.tt, epoch, t0), wheelchair: false },
+          svc.pool,
+        );
+        const want = ref.arrivalsEverywhere(key(o), t0, day, meta.walkRadiusM, 1.33, maxTransfers === 0);
+        const rideOnly = maxTransfers === 0 ? ref.arrivalsEverywhere(key(o), t0, day, meta.walkRadiusM, 1.33, true, false) : null;
+        for (let s = 0; s < core.nStops; s++) {
+          let expected = want.get(key(s)) ?? Infinity;
+          if (expected > t0 + 86400) expected = Infinity;
+          const actual = got[s] === UNREACHED ? Infinity : epoch + got[s]!;
+          expect({ i, o: meta.stopId[o], maxTransfers, stop: meta.stopId[s], arrival: actual }).toEqual({ i, o: meta.stopId[o], maxTransfers, stop: meta.stopId[s], arrival: expected });
+          if (rideOnly && expected < (rideOnly.get(key(s)) ?? Infinity)) reachedByWalk++;
+        }
+      }
+    }
+    // stops whose earliest arrival with one ride is a walk after it (the last round's footpaths)
+    expect(reachedByWalk).toBeGreaterThan(0);
   });
 });

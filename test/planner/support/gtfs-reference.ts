@@ -85,6 +85,38 @@ export class GtfsReference {
     return best;
   }
 
+  /**
+   * Earliest arrival (Unix s) at every stop leaving `from` at `t0`: by a ride, or by one walk after a
+   * ride (the origin itself at t0). With oneRide only trips boarded at the origin count (maxTransfers=0);
+   * walk = false leaves out the walks after rides (arrivals by ride only).
+   */
+  arrivalsEverywhere(from: string, t0: number, day: number, walkRadiusM: number, walkSpeed: number, oneRide: boolean, walk = true): Map<string, number> {
+    const conns = this.connections(day);
+    const walks = this.footpaths(walkRadiusM, walkSpeed);
+    const ready = new Map<string, number>([[from, t0]]);
+    const arrival = new Map<string, number>([[from, t0]]);
+    const onTrip = new Set<string>();
+    const improve = (m: Map<string, number>, k: string, t: number) => {
+      if (t < (m.get(k) ?? Infinity)) m.set(k, t);
+    };
+    for (const c of conns) {
+      if (c.dep < t0) continue;
+      if (!onTrip.has(c.trip)) {
+        if (!c.pickup || (oneRide ? c.from !== from || c.dep < t0 : (ready.get(c.from) ?? Infinity) > c.dep)) continue;
+        onTrip.add(c.trip);
+      }
+      if (!c.drop) continue;
+      improve(arrival, c.to, c.arr);
+      const w = walks.get(c.to);
+      improve(ready, c.to, c.arr + (w?.get(c.to) ?? 0));
+      if (w) for (const [q, sec] of w) if (q !== c.to) {
+        improve(ready, q, c.arr + sec);
+        if (walk) improve(arrival, q, c.arr + sec);
+      }
+    }
+    return arrival;
+  }
+
   private connCache = new Map<number, Conn[]>();
   /** Every elementary connection of the trips running on day-1, day and day+1, by departure. */
   connections(day: number): Conn[] {
