@@ -12,9 +12,10 @@ export interface DayView {
   tripStart: Int32Array;
   /** route-relative trip indexes (0 = the route's first trip) of the active trips */
   trips: Int32Array;
-  /** route -> first departure / last arrival of its active trips (service-day seconds) */
+  /** route -> first departure / last arrival / last departure of its active trips (service-day seconds) */
   minDep: Int32Array;
   maxArr: Int32Array;
+  maxDep: Int32Array;
 }
 
 const MAX_VIEWS = 12;
@@ -63,6 +64,7 @@ function buildView(core: TransitCore, tz: number, active: Uint8Array, base: numb
   const tripStart = new Int32Array(nRoutes + 1);
   const minDep = new Int32Array(nRoutes);
   const maxArr = new Int32Array(nRoutes);
+  const maxDep = new Int32Array(nRoutes);
   const tmp = new Int32Array(core.nTrips);
   let n = 0;
   for (let r = 0; r < nRoutes; r++) {
@@ -71,7 +73,7 @@ function buildView(core: TransitCore, tz: number, active: Uint8Array, base: numb
     const nT = routeTripStart[r + 1]! - t0;
     const nS = routeStopStart[r + 1]! - routeStopStart[r]!;
     const time0 = routeTime0[r]!;
-    let lo = 0x3fffffff, hi = -0x3fffffff;
+    let lo = 0x3fffffff, hi = -0x3fffffff, hiDep = -0x3fffffff;
     if (routeTz[r] === tz) {
       for (let i = 0; i < nT; i++) {
         if (!active[base + tripService[t0 + i]!]) continue;
@@ -81,13 +83,15 @@ function buildView(core: TransitCore, tz: number, active: Uint8Array, base: numb
           const d = depAt(stopTimes, j);
           const a = arrAt(stopTimes, j);
           if (d < lo) lo = d;
+          if (d > hiDep) hiDep = d;
           if (a > hi) hi = a;
         }
       }
     }
     minDep[r] = lo;
     maxArr[r] = hi;
+    maxDep[r] = hiDep;
   }
   tripStart[nRoutes] = n;
-  return { tripStart, trips: tmp.slice(0, n), minDep, maxArr };
+  return { tripStart, trips: tmp.slice(0, n), minDep, maxArr, maxDep };
 }

@@ -236,14 +236,14 @@ function markLiveRoutes(core: TransitCore, req: RaptorRequest, st: RaptorState, 
   const { routeLive: live, routeMarkedPos } = st;
   const { offsetSec, nSlots } = req.days;
   st.ensureSlots(nSlots);
-  const { slotC0, slotNT, slotMin, slotMax } = st;
+  const { slotC0, slotNT, slotMin, slotMax, slotMaxDep } = st;
   const { nTz, nRoutes, routeTz } = core;
   const from = req.departSec, to = req.maxArrivalSec;
   const allowed = req.routeAllowed;
   live.fill(0);
   for (let slot = 0; slot < nSlots; slot++) {
     for (let tz = 0; tz < nTz; tz++) {
-      const { tripStart, minDep, maxArr } = views[slot * nTz + tz]!;
+      const { tripStart, minDep, maxArr, maxDep } = views[slot * nTz + tz]!;
       const off = offsetSec[slot * nTz + tz]!;
       for (let r = 0, si = slot; r < nRoutes; r++, si += nSlots) {
         if (routeTz[r] !== tz) continue;
@@ -257,6 +257,7 @@ function markLiveRoutes(core: TransitCore, req: RaptorRequest, st: RaptorState, 
         slotNT[si] = runs ? nT : 0;
         slotMin[si] = lo;
         slotMax[si] = hi;
+        slotMaxDep[si] = off + maxDep[r]!;
       }
     }
   }
@@ -391,7 +392,7 @@ function collectRoutes(q: number, nRoutes: number, bpStart: Int32Array, bpRouteP
 function runIteration(core: TransitCore, req: RaptorRequest, st: RaptorState, cx: ScanContext, depart: number, accessMark: Uint8Array, improvedEgress: Int32Array, stats: RaptorStats): void {
   const n = core.nStops;
   const { board, boardUpTo, boardSrc, marked, markedList, boardable, ride, rideUpTo, rideBoard, rideSlot, rideMarked, rideList, routeMarkedPos, routeMarkedLast, routeList, targetBest, toTarget } = st;
-  const { slotC0, slotNT, slotMin, slotMax } = st;
+  const { slotC0, slotNT, slotMin, slotMax, slotMaxDep } = st;
   const { egressSec, egressIdx } = st;
   const { routeStopStart, routeTime0, routeTz, stopWheelchair } = core;
   const { monotone, routeStopBoard, bpStart, bpRoutePos, tripsOf } = cx;
@@ -485,6 +486,7 @@ function runIteration(core: TransitCore, req: RaptorRequest, st: RaptorState, cx
         const off = offsetSec[slot * nTz + tz]!;
         const vt = tripsOf[slot * nTz + tz]!;
         const c0 = slotC0[si]!;
+        const lastDep = slotMaxDep[si]!;
         let trip = -1; // index into vt[c0 ..)
         let tripBase = 0; // stop-time index of the current trip's first stop
         let prevBase = -1; // the same for the active trip before it, -1 when none
@@ -500,6 +502,11 @@ function runIteration(core: TransitCore, req: RaptorRequest, st: RaptorState, cx
           if (!boardable[p]) continue;
           const b = board[prev + p]!;
           if ((useH ? b + toTarget[p]! : b) >= bound || (wheelchair && stopWheelchair[p] === 2)) continue;
+          // no trip of this day leaves any stop after b (no timetable read)
+          if (b > lastDep) {
+            if (firstFail === nS) firstFail = j;
+            continue;
+          }
           const want = b - off;
           // earliest active trip leaving p at or after b: lo
           let lo = 0;

@@ -55,12 +55,14 @@ export class RaptorState {
   /**
    * (route * nSlots + slot) -> the route's active trips on that slot for the current query
    * (search.ts markLiveRoutes): first index into the slot's day-view trips, count (0 when the route
-   * has no trip inside the searched span that day), first departure and last arrival (relative seconds)
+   * has no trip inside the searched span that day), first departure, last arrival and last departure
+   * (relative seconds)
    */
   slotC0 = new Int32Array(0);
   slotNT = new Int32Array(0);
   slotMin = new Int32Array(0);
   slotMax = new Int32Array(0);
+  slotMaxDep = new Int32Array(0);
   /** round -> best arrival at the destination */
   readonly targetBest: Int32Array;
   /** stop -> access walk seconds for the current query, -1 when none */
@@ -134,6 +136,7 @@ export class RaptorState {
       this.slotNT = new Int32Array(size);
       this.slotMin = new Int32Array(size);
       this.slotMax = new Int32Array(size);
+      this.slotMaxDep = new Int32Array(size);
     }
   }
 
