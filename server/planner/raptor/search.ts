@@ -236,14 +236,14 @@ function markLiveRoutes(core: TransitCore, req: RaptorRequest, st: RaptorState, 
   const { routeLive: live, routeMarkedPos } = st;
   const { offsetSec, nSlots } = req.days;
   st.ensureSlots(nSlots);
-  const { slotC0, slotNT, slotMin, slotMax, slotMaxDep } = st;
+  const { slotC0, slotNT, slotMin, slotMax, slotMaxDep, slotT0 } = st;
   const { nTz, nRoutes, routeTz } = core;
   const from = req.departSec, to = req.maxArrivalSec;
   const allowed = req.routeAllowed;
   live.fill(0);
   for (let slot = 0; slot < nSlots; slot++) {
     for (let tz = 0; tz < nTz; tz++) {
-      const { tripStart, minDep, maxArr, maxDep } = views[slot * nTz + tz]!;
+      const { tripStart, minDep, maxArr, maxDep, time0 } = views[slot * nTz + tz]!;
       const off = offsetSec[slot * nTz + tz]!;
       for (let r = 0, si = slot; r < nRoutes; r++, si += nSlots) {
         if (routeTz[r] !== tz) continue;
@@ -258,6 +258,7 @@ function markLiveRoutes(core: TransitCore, req: RaptorRequest, st: RaptorState, 
         slotMin[si] = lo;
         slotMax[si] = hi;
         slotMaxDep[si] = off + maxDep[r]!;
+        slotT0[si] = time0[r]!;
       }
     }
   }
@@ -342,11 +343,12 @@ interface ScanContext {
   /** stop -> [bpStart[p], bpStart[p+1]) in bpRoutePos: (route, position) pairs where boarding can lead somewhere */
   bpStart: Int32Array;
   bpRoutePos: Int32Array;
-  /** (slot * nTz + tz) -> the day view's active trips (DayView.trips) */
+  /** (slot * nTz + tz) -> the day view's active trips and their stop times (DayView.trips, .times) */
   tripsOf: Int32Array[];
+  timesOf: Int32Array[];
 }
 
-const scanCache = new WeakMap<TransitCore, Omit<ScanContext, "tripsOf">>();
+const scanCache = new WeakMap<TransitCore, Omit<ScanContext, "tripsOf" | "timesOf">>();
 
 function scanContext(core: TransitCore, views: DayView[]): ScanContext {
   let c = scanCache.get(core);
@@ -364,7 +366,7 @@ function scanContext(core: TransitCore, views: DayView[]): ScanContext {
     c = { monotone: monotoneRoutes(core), routeStopBoard, bpStart, bpRoutePos };
     scanCache.set(core, c);
   }
-  return { ...c, tripsOf: views.map((v) => v.trips) };
+  return { ...c, tripsOf: views.map((v) => v.trips), timesOf: views.map((v) => v.times) };
 }
 
 /**
@@ -392,12 +394,10 @@ function collectRoutes(q: number, nRoutes: number, bpStart: Int32Array, bpRouteP
 function runIteration(core: TransitCore, req: RaptorRequest, st: RaptorState, cx: ScanContext, depart: number, accessMark: Uint8Array, improvedEgress: Int32Array, stats: RaptorStats): void {
   const n = core.nStops;
   const { board, boardUpTo, boardSrc, marked, markedList, boardable, ride, rideUpTo, rideBoard, rideSlot, rideMarked, rideList, routeMarkedPos, routeMarkedLast, routeList, targetBest, toTarget } = st;
-  const { slotC0, slotNT, slotMin, slotMax, slotMaxDep } = st;
+  const { slotC0, slotNT, slotMin, slotMax, slotMaxDep, slotT0 } = st;
   const { egressSec, egressIdx } = st;
   const { routeStopStart, routeTime0, routeTz, stopWheelchair } = core;
-  const { monotone, routeStopBoard, bpStart, bpRoutePos, tripsOf } = cx;
-  // packed stop times (types.ts): departure at [2i + 1] >> 2, arrival at [2i] >> 2, flags in the low bits
-  const ev = core.stopTimes;
+  const { monotone, routeStopBoard, bpStart, bpRoutePos, tripsOf, timesOf } = cx;
   const { offsetSec, nSlots } = req.days;
   const nTz = core.nTz;
   const wheelchair = req.wheelchair;
@@ -484,13 +484,18 @@ function runIteration(core: TransitCore, req: RaptorRequest, st: RaptorState, cx
         prevScanned = true;
         firstFail = nS;
         const off = offsetSec[slot * nTz + tz]!;
+        // the day view's trips: vt[c0 + i] = route-relative index of active trip i; its stop times
+        // (packed, types.ts: arrival [2x] >> 2, departure [2x + 1] >> 2, flags in the low bits) at
+        // x = t0v + i * nS + position in vtm
         const vt = tripsOf[slot * nTz + tz]!;
+        const vtm = timesOf[slot * nTz + tz]!;
+        const t0v = slotT0[si]!;
         const c0 = slotC0[si]!;
         const lastDep = slotMaxDep[si]!;
         let trip = -1; // index into vt[c0 ..)
-        let tripBase = 0; // stop-time index of the current trip's first stop
+        let tripBase = 0; // index in vtm of the current trip's first stop
         let prevBase = -1; // the same for the active trip before it, -1 when none
-        let boardIdx = 0; // stop-time index of the boarding event
+        let boardIdx = 0; // stop-time index (core.stopTimes) of the boarding event
         let j = from;
         // not on a trip yet: boardable stops up to the last marked position. A stop not improved in
         // the previous round offers the same trips as when it was improved; where no trip picks up,
@@ -511,27 +516,27 @@ function runIteration(core: TransitCore, req: RaptorRequest, st: RaptorState, cx
           // earliest active trip leaving p at or after b: lo
           let lo = 0;
           let hi = nT - 1;
-          const dLast = (ev[2 * (time0 + vt[c0 + hi]! * nS + j) + 1]! >> 2);
+          const dLast = (vtm[2 * (t0v + hi * nS + j) + 1]! >> 2);
           if (dLast < want) {
             if (firstFail === nS) firstFail = j; // no trip leaves this stop after b on this day
             continue;
           }
-          const dFirst = (ev[2 * (time0 + vt[c0]! * nS + j) + 1]! >> 2);
+          const dFirst = (vtm[2 * (t0v + j) + 1]! >> 2);
           if (dFirst >= want) hi = 0;
           else if (hi > 8) {
             // interpolate, then gallop to bracket the answer: departures are roughly evenly spread
             let g = 1 + Math.floor(((want - dFirst) / (dLast - dFirst + 1)) * (hi - 1));
             let step = 1;
-            if ((ev[2 * (time0 + vt[c0 + g]! * nS + j) + 1]! >> 2) >= want) {
+            if ((vtm[2 * (t0v + g * nS + j) + 1]! >> 2) >= want) {
               hi = g;
-              for (g -= step; g > 0 && (ev[2 * (time0 + vt[c0 + g]! * nS + j) + 1]! >> 2) >= want; g -= step) {
+              for (g -= step; g > 0 && (vtm[2 * (t0v + g * nS + j) + 1]! >> 2) >= want; g -= step) {
                 hi = g;
                 step <<= 1;
               }
               lo = g < 0 ? 0 : g + 1;
             } else {
               lo = g + 1;
-              for (g += step; g < hi && (ev[2 * (time0 + vt[c0 + g]! * nS + j) + 1]! >> 2) < want; g += step) {
+              for (g += step; g < hi && (vtm[2 * (t0v + g * nS + j) + 1]! >> 2) < want; g += step) {
                 lo = g + 1;
                 step <<= 1;
               }
@@ -540,16 +545,16 @@ function runIteration(core: TransitCore, req: RaptorRequest, st: RaptorState, cx
           }
           while (lo < hi) {
             const mid = (lo + hi) >>> 1;
-            if ((ev[2 * (time0 + vt[c0 + mid]! * nS + j) + 1]! >> 2) < want) lo = mid + 1;
+            if ((vtm[2 * (t0v + mid * nS + j) + 1]! >> 2) < want) lo = mid + 1;
             else hi = mid;
           }
           for (let i = lo; i < nT; i++) {
-            const tb = time0 + vt[c0 + i]! * nS;
-            if (ev[2 * (tb + j) + 1]! & NO_PICKUP) continue;
+            const tb = t0v + i * nS;
+            if (vtm[2 * (tb + j) + 1]! & NO_PICKUP) continue;
             trip = i;
             tripBase = tb;
-            prevBase = i > 0 ? time0 + vt[c0 + i - 1]! * nS : -1;
-            boardIdx = tb + j;
+            prevBase = i > 0 ? t0v + (i - 1) * nS : -1;
+            boardIdx = time0 + vt[c0 + i]! * nS + j;
             break;
           }
           if (trip >= 0) break;
@@ -562,8 +567,8 @@ function runIteration(core: TransitCore, req: RaptorRequest, st: RaptorState, cx
             const x = routeStopBoard[s0 + j]!;
             const p = x >> 1;
             const idx = tripBase + j;
-            const a = off + (ev[2 * idx]! >> 2);
-            if (a < rideUpTo[up + p]! && (useH ? a + toTarget[p]! : a) < bound && !(ev[2 * idx]! & NO_DROP_OFF) && !(wheelchair && stopWheelchair[p] === 2)) {
+            const a = off + (vtm[2 * idx]! >> 2);
+            if (a < rideUpTo[up + p]! && (useH ? a + toTarget[p]! : a) < bound && !(vtm[2 * idx]! & NO_DROP_OFF) && !(wheelchair && stopWheelchair[p] === 2)) {
               ride[base + p] = a;
               rideUpTo[up + p] = a;
               for (let o = up + p + n; o < upEnd; o += n) if (a < rideUpTo[o]!) rideUpTo[o] = a;
@@ -582,14 +587,14 @@ function runIteration(core: TransitCore, req: RaptorRequest, st: RaptorState, cx
             const b = board[prev + p]!;
             if ((useH ? b + toTarget[p]! : b) >= bound || (wheelchair && stopWheelchair[p] === 2)) continue;
             const want = b - off;
-            if (want > (ev[2 * idx + 1]! >> 2)) continue; // not even the current trip can be caught here
+            if (want > (vtm[2 * idx + 1]! >> 2)) continue; // not even the current trip can be caught here
             // FIFO: when the previous active trip leaves too early, so do all before it
-            if (prevBase < 0 || (ev[2 * (prevBase + j) + 1]! >> 2) < want) continue;
+            if (prevBase < 0 || (vtm[2 * (prevBase + j) + 1]! >> 2) < want) continue;
             // gallop back from the previous trip, which leaves at or after b
             let hi = trip - 1;
             let step = 1;
             let lo = hi - 1;
-            while (lo >= 0 && (ev[2 * (time0 + vt[c0 + lo]! * nS + j) + 1]! >> 2) >= want) {
+            while (lo >= 0 && (vtm[2 * (t0v + lo * nS + j) + 1]! >> 2) >= want) {
               hi = lo;
               step <<= 1;
               lo = hi - step;
@@ -597,16 +602,16 @@ function runIteration(core: TransitCore, req: RaptorRequest, st: RaptorState, cx
             lo = lo < 0 ? 0 : lo + 1;
             while (lo < hi) {
               const mid = (lo + hi) >>> 1;
-              if ((ev[2 * (time0 + vt[c0 + mid]! * nS + j) + 1]! >> 2) < want) lo = mid + 1;
+              if ((vtm[2 * (t0v + mid * nS + j) + 1]! >> 2) < want) lo = mid + 1;
               else hi = mid;
             }
             for (let i = lo; i < trip; i++) {
-              const tb = time0 + vt[c0 + i]! * nS;
-              if (ev[2 * (tb + j) + 1]! & NO_PICKUP) continue;
+              const tb = t0v + i * nS;
+              if (vtm[2 * (tb + j) + 1]! & NO_PICKUP) continue;
               trip = i;
               tripBase = tb;
-              prevBase = i > 0 ? time0 + vt[c0 + i - 1]! * nS : -1;
-              boardIdx = tb + j;
+              prevBase = i > 0 ? t0v + (i - 1) * nS : -1;
+              boardIdx = time0 + vt[c0 + i]! * nS + j;
               break;
             }
           }
@@ -617,9 +622,9 @@ function runIteration(core: TransitCore, req: RaptorRequest, st: RaptorState, cx
           for (; j < nS; j++) {
             const p = routeStopBoard[s0 + j]! >> 1;
             const idx = tripBase + j;
-            const a = off + (ev[2 * idx]! >> 2);
+            const a = off + (vtm[2 * idx]! >> 2);
             if (a >= bound && mono) break;
-            if (a < rideUpTo[up + p]! && (useH ? a + toTarget[p]! : a) < bound && !(ev[2 * idx]! & NO_DROP_OFF) && !(wheelchair && stopWheelchair[p] === 2)) {
+            if (a < rideUpTo[up + p]! && (useH ? a + toTarget[p]! : a) < bound && !(vtm[2 * idx]! & NO_DROP_OFF) && !(wheelchair && stopWheelchair[p] === 2)) {
               ride[base + p] = a;
               rideUpTo[up + p] = a;
               for (let o = up + p + n; o < upEnd; o += n) if (a < rideUpTo[o]!) rideUpTo[o] = a;

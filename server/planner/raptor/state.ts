@@ -63,6 +63,8 @@ export class RaptorState {
   slotMin = new Int32Array(0);
   slotMax = new Int32Array(0);
   slotMaxDep = new Int32Array(0);
+  /** (route * nSlots + slot) -> the route's time0 in the slot's day view (DayView.time0) */
+  slotT0 = new Int32Array(0);
   /** round -> best arrival at the destination */
   readonly targetBest: Int32Array;
   /** stop -> access walk seconds for the current query, -1 when none */
@@ -137,6 +139,7 @@ export class RaptorState {
       this.slotMin = new Int32Array(size);
       this.slotMax = new Int32Array(size);
       this.slotMaxDep = new Int32Array(size);
+      this.slotT0 = new Int32Array(size);
     }
   }
 
