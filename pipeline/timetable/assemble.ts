@@ -7,6 +7,9 @@
  */
 import type { AssembleOptions, SourceData, SourceTrip } from "./source.ts";
 
+/** Seconds a packed stop time can hold (times * 4 + flags in an Int32). */
+const MAX_PACKED_SEC = 2 ** 29 - 1;
+
 export type Column = Int32Array | Uint8Array | Float32Array | Float64Array | string[];
 export type Tables = Record<string, Record<string, Column>>;
 
@@ -275,14 +278,19 @@ export function assembleTimetable(src: SourceData, opts: AssembleOptions): Table
     tripOut.push(...trips);
     nTimes += trips.length * nS;
   }
-  const arr = new Int32Array(nTimes), dep = new Int32Array(nTimes), flags = new Uint8Array(nTimes);
+  // stop times packed as the planner reads them (server/planner/timetable/types.ts TransitCore.stopTimes):
+  // word 2w = arrival * 4 + flags, 2w + 1 = departure * 4 + flags (1 no pickup, 2 no drop-off)
+  const words = new Int32Array(2 * nTimes);
   let w = 0;
   for (const trips of routeTrips) {
     for (const e of trips) {
       for (let i = e.from; i < e.to; i++, w++) {
-        arr[w] = st.arrSec[i]! + e.shift;
-        dep[w] = st.depSec[i]! + e.shift;
-        flags[w] = (st.pickupType[i] === 1 ? 1 : 0) | (st.dropOffType[i] === 1 ? 2 : 0);
+        const a = st.arrSec[i]! + e.shift;
+        const d = st.depSec[i]! + e.shift;
+        if (Math.abs(a) > MAX_PACKED_SEC || Math.abs(d) > MAX_PACKED_SEC) throw new Error(`timetable: stop time ${Math.abs(a) > MAX_PACKED_SEC ? a : d} s is beyond ±${MAX_PACKED_SEC} s`);
+        const f = (st.pickupType[i] === 1 ? 1 : 0) | (st.dropOffType[i] === 1 ? 2 : 0);
+        words[2 * w] = a * 4 + f;
+        words[2 * w + 1] = d * 4 + f;
       }
     }
   }
@@ -421,7 +429,7 @@ export function assembleTimetable(src: SourceData, opts: AssembleOptions): Table
       shape: Int32Array.from(rShape),
     },
     route_stops: { stop: Int32Array.from(rsStop), stop_sequence: Int32Array.from(rsSeq), shape_idx: Int32Array.from(rsShape) },
-    stop_times: { arr, dep, flags },
+    stop_time_words: { word: words },
     trips: {
       trip_id: tripOut.map((e) => e.trip.tripId),
       headsign: tripOut.map((e) => e.trip.headsign),

@@ -13,7 +13,7 @@ import { tablesToIpcChunks } from "./arrow-io.ts";
 import { DEFAULT_WALK_RADIUS_M, type SourceData } from "./source.ts";
 
 /** Bump when the layout of the compiled file changes, so old files are not reused. */
-export const TIMETABLE_FORMAT = 2;
+export const TIMETABLE_FORMAT = 3; // 3: stop times packed in one Int32 column (stop_time_words)
 
 export interface CompileOptions {
   walkRadiusM?: number;

@@ -30,9 +30,11 @@ export function loadTimetable(bytes: Uint8Array): Timetable {
     if (!c) throw new Error(`timetable: table ${name} missing`);
     return c;
   };
-  // columns are views into `bytes` where Arrow can; the timetable keeps copies, so the file's bytes
-  // are freed after loading (the stop times, most of them, are only read once, into packStopTimes)
-  const own = <T extends Int32Array | Uint8Array | Float64Array>(a: T, keep: boolean): T => (keep && a.buffer === bytes.buffer ? (a.slice() as T) : a);
+  // Columns are views into `bytes` where Arrow can. Format 3 files hold the stop times packed
+  // (stop_time_words), so the timetable keeps views and the file's bytes are most of its memory; a
+  // format 2 file's stop times are packed here, and then copies are kept, so its bytes are freed.
+  const packed = tables.get("stop_time_words")?.get("word");
+  const own = <T extends Int32Array | Uint8Array | Float64Array>(a: T, keep: boolean): T => (keep && !packed && a.buffer === bytes.buffer ? (a.slice() as T) : a);
   const i32 = (tn: string, cn: string, keep = true) => own(asType(t(tn).get(cn), Int32Array, `${tn}.${cn}`), keep);
   const u8 = (tn: string, cn: string, keep = true) => own(asType(t(tn).get(cn), Uint8Array, `${tn}.${cn}`), keep);
   const f64 = (tn: string, cn: string) => own(asType(t(tn).get(cn), Float64Array, `${tn}.${cn}`), true);
@@ -100,7 +102,7 @@ export function loadTimetable(bytes: Uint8Array): Timetable {
     routeTz: i32("routes", "tz"),
     routeMinDepSec: i32("routes", "min_dep"),
     routeMaxArrSec: i32("routes", "max_arr"),
-    stopTimes: packStopTimes(i32("stop_times", "arr", false), i32("stop_times", "dep", false), u8("stop_times", "flags", false)),
+    stopTimes: packed ? asType(packed, Int32Array, "stop_time_words.word") : packStopTimes(i32("stop_times", "arr", false), i32("stop_times", "dep", false), u8("stop_times", "flags", false)),
     tripService,
     tripWheelchair: u8("trips", "wheelchair"),
     tripOrig,
