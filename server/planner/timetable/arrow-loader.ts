@@ -2,7 +2,7 @@
  * Loads a compiled planner timetable (pipeline/timetable/compile.ts) from Arrow IPC bytes into the
  * typed-array Timetable: one IPC stream per table, tagged `table=<name>` in the schema metadata.
  */
-import { RecordBatchReader, Table } from "apache-arrow";
+import { DataType, RecordBatchReader, Table } from "apache-arrow";
 import { readFileSync } from "node:fs";
 import { packStopTimes, type Timetable, type TransitCore, type TimetableMeta } from "./types.ts";
 
@@ -20,8 +20,9 @@ export function loadTimetable(bytes: Uint8Array): Timetable {
     const cols: Cols = new Map();
     for (const f of table.schema.fields) {
       const v = table.getChild(f.name)!;
-      const arr = v.toArray() as unknown;
-      cols.set(f.name, ArrayBuffer.isView(arr) ? arr : Array.from(v as Iterable<unknown>, (x) => (x == null ? "" : String(x))));
+      // strings are read once into a JS array (toArray() would build a second one to throw away)
+      if (DataType.isUtf8(f.type)) cols.set(f.name, Array.from(v as Iterable<unknown>, (x) => (x == null ? "" : String(x))));
+      else cols.set(f.name, v.toArray() as unknown);
     }
     tables.set(name, cols);
   }
