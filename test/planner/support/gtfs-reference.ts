@@ -102,7 +102,7 @@ export class GtfsReference {
     for (const c of conns) {
       if (c.dep < t0) continue;
       if (!onTrip.has(c.trip)) {
-        if (!c.pickup || (oneRide ? c.from !== from || c.dep < t0 : (ready.get(c.from) ?? Infinity) > c.dep)) continue;
+        if (!c.pickup || (oneRide ? c.from !== from : (ready.get(c.from) ?? Infinity) > c.dep)) continue;
         onTrip.add(c.trip);
       }
       if (!c.drop) continue;
