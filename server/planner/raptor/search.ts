@@ -146,7 +146,11 @@ function capArrivals(journeys: Journey[], keep: number, targetBest: Int32Array):
 
 const monotoneCache = new WeakMap<TransitCore, Uint8Array>();
 
-/** route -> 1 when every trip's arrival times never decrease along the route (GTFS requires it; checked, not assumed). */
+/**
+ * route -> 1 when along every trip of the route no arrival is earlier than the arrival or the
+ * departure at the stop before (GTFS requires it; checked, not assumed): a trip then arrives
+ * everywhere after boarding no earlier than its departure there.
+ */
 function monotoneRoutes(core: TransitCore): Uint8Array {
   let m = monotoneCache.get(core);
   if (m) return m;
@@ -156,7 +160,7 @@ function monotoneRoutes(core: TransitCore): Uint8Array {
     const nS = routeStopStart[r + 1]! - routeStopStart[r]!;
     const end = routeTime0[r]! + (routeTripStart[r + 1]! - routeTripStart[r]!) * nS;
     let ok = 1;
-    for (let b = routeTime0[r]!; b < end && ok; b += nS) for (let j = 1; j < nS; j++) if (arrAt(stopTimes, b + j) < arrAt(stopTimes, b + j - 1)) ok = 0;
+    for (let b = routeTime0[r]!; b < end && ok; b += nS) for (let j = 1; j < nS; j++) if (arrAt(stopTimes, b + j) < arrAt(stopTimes, b + j - 1) || arrAt(stopTimes, b + j) < depAt(stopTimes, b + j - 1)) ok = 0;
     m[r] = ok;
   }
   monotoneCache.set(core, m);
@@ -462,6 +466,8 @@ function runIteration(core: TransitCore, req: RaptorRequest, st: RaptorState, cx
       const mono = monotone[r] === 1;
       const sBase = r * nSlots;
       let prevEnd = 0;
+      // monotone routes: the previous slot's first boarded trip's arrival at the last stop (none: UNREACHED)
+      let prevTripEnd = UNREACHED;
       let prevScanned = false;
       // first position where the previous slot found no trip to board (nS: none)
       let firstFail = nS;
@@ -474,13 +480,16 @@ function runIteration(core: TransitCore, req: RaptorRequest, st: RaptorState, cx
           continue;
         }
         let from = startPos;
-        if (prevScanned && slotMin[si]! >= prevEnd) {
-          // every trip of this day runs after every trip of the previous day, which boarded wherever it
-          // could: only stops where it found no trip at all (the first is firstFail) can gain
+        if (prevScanned && (slotMin[si]! >= prevEnd || slotMin[si]! >= prevTripEnd)) {
+          // every trip of this day runs after every trip of the previous day (or, on a monotone route,
+          // after every arrival of the trips the previous day rode: its first boarded trip's arrival
+          // at the last stop), which boarded wherever it could: only stops where it found no trip at
+          // all (the first is firstFail) can gain
           if (firstFail >= nS) break;
           from = firstFail;
         }
         prevEnd = slotMax[si]!;
+        prevTripEnd = UNREACHED;
         prevScanned = true;
         firstFail = nS;
         const off = offsetSec[slot * nTz + tz]!;
@@ -561,6 +570,7 @@ function runIteration(core: TransitCore, req: RaptorRequest, st: RaptorState, cx
           if (firstFail === nS) firstFail = j;
         }
         if (trip >= 0) {
+          if (mono) prevTripEnd = off + (vtm[2 * (tripBase + nS - 1)]! >> 2);
           // on a trip: alight where it improves the ride label, and switch to an earlier trip where
           // one can be caught, up to the last marked position
           for (j++; j <= lastPos; j++) {

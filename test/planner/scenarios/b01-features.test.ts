@@ -38,6 +38,22 @@ describe("RAPTOR timetable features", () => {
     expect(runScenario(tt, { from: "A", to: "B", time: "23:00", date: "2024-03-04" })).toEqual(["N A 25:10 B 25:40"]);
   });
 
+  test("the next day's trips are searched where they can still arrive earlier than today's", () => {
+    // one route, daily: T1 is a slow trip past midnight; the next day's T2 overtakes it
+    const tt = textTimetable(`
+      route R
+        A     B     C
+        T2 00:10 00:20 00:40
+        T3 10:05 10:15 10:30
+        T1 23:50 24:30 26:00
+    `);
+    // tomorrow's T2 (24:10) leaves before today's T1 arrives (26:00) and arrives first
+    expect(runScenario(tt, { from: "A", to: "C", time: "23:45" })).toEqual(["R A 24:10 C 24:40"]);
+    // today's T3 arrives (10:30) before any trip of tomorrow leaves: tomorrow is not scanned
+    expect(runScenario(tt, { from: "A", to: "C", time: "10:00" })).toEqual(["R A 10:05 C 10:30"]);
+    expect(runScenario(tt, { from: "B", to: "C", time: "10:16" })).toEqual(["R B 24:20 C 24:40"]);
+  });
+
   test("on the spring-forward DST day times count from noon minus 12h", () => {
     const tt = textTimetable(`
       timezone America/New_York
