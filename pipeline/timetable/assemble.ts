@@ -34,6 +34,8 @@ interface ExpandedTrip {
   to: number;
   /** shift added to every time (frequency expansion), seconds */
   shift: number;
+  /** its first stop time's index in the packed stop times (set when routes are laid out) */
+  out: number;
 }
 
 export function assembleTimetable(src: SourceData, opts: AssembleOptions): Tables {
@@ -93,13 +95,7 @@ export function assembleTimetable(src: SourceData, opts: AssembleOptions): Table
   svcBits.forEach((b, s) => serviceDays.set(b, svcStart[s]!));
 
   // ---- trips: row ranges, frequency expansion
-  const rangeOf = new Map<number, [number, number]>();
-  for (let i = 0; i < st.trip.length; ) {
-    let j = i + 1;
-    while (j < st.trip.length && st.trip[j] === st.trip[i]) j++;
-    rangeOf.set(st.trip[i]!, [i, j]);
-    i = j;
-  }
+  const rangeOf = tripRanges(st.trip);
   const freqByTrip = new Map<number, typeof src.frequencies>();
   for (const f of src.frequencies) {
     const l = freqByTrip.get(f.trip) ?? [];
@@ -112,13 +108,13 @@ export function assembleTimetable(src: SourceData, opts: AssembleOptions): Table
     if (!trip || to - from < 2 || !calIdx.has(trip.service) || !routeIdx.has(trip.route)) continue;
     const freqs = freqByTrip.get(key);
     if (!freqs) {
-      expanded.push({ trip, from, to, shift: 0 });
+      expanded.push({ trip, from, to, shift: 0, out: 0 });
       continue;
     }
     const first = st.depSec[from]!;
     for (const f of freqs) {
       if (f.headwaySec <= 0) continue;
-      for (let s = f.startSec; s < f.endSec; s += f.headwaySec) expanded.push({ trip, from, to, shift: s - first });
+      for (let s = f.startSec; s < f.endSec; s += f.headwaySec) expanded.push({ trip, from, to, shift: s - first, out: 0 });
     }
   }
 
@@ -138,15 +134,7 @@ export function assembleTimetable(src: SourceData, opts: AssembleOptions): Table
   for (const e of expanded) {
     const route = src.routes[routeIdx.get(e.trip.route)!]!;
     const tz = tzOf(src.agencies[agencyIdx.get(route.agency)!]?.timezone ?? "UTC");
-    let h1 = 0x811c9dc5 | 0, h2 = 0x12345678;
-    for (let i = e.from; i < e.to; i++) {
-      const a = st.stop[i]!, b = st.stopSequence[i]!;
-      h1 = Math.imul(h1 ^ a, 0x01000193);
-      h1 = Math.imul(h1 ^ b, 0x01000193);
-      h2 = (Math.imul(h2, 31) + a) | 0;
-      h2 = (Math.imul(h2, 37) + b) | 0;
-    }
-    const key = `${e.trip.feed}|${tz}|${e.trip.shapeId}|${e.trip.route}|${e.to - e.from}|${h1}|${h2}`;
+    const key = `${e.trip.feed}|${tz}|${e.trip.shapeId}|${e.trip.route}|${e.to - e.from}|${stopsDigest(st, e.from, e.to)}`;
     const cands = byKey.get(key);
     if (!cands) {
       byKey.set(key, [[e]]);
@@ -170,30 +158,7 @@ export function assembleTimetable(src: SourceData, opts: AssembleOptions): Table
   const tripOut: ExpandedTrip[] = [];
   let nTimes = 0;
   const routeTrips: ExpandedTrip[][] = [];
-  for (const list of groups) {
-    list.sort((a, b) => st.depSec[a.from]! + a.shift - (st.depSec[b.from]! + b.shift) || st.arrSec[a.to - 1]! + a.shift - (st.arrSec[b.to - 1]! + b.shift));
-    const subs: ExpandedTrip[][] = [];
-    for (const e of list) {
-      let placed = false;
-      for (const sub of subs) {
-        const last = sub[sub.length - 1]!;
-        let ok = true;
-        for (let j = 0; j < e.to - e.from; j++) {
-          if (st.depSec[e.from + j]! + e.shift < st.depSec[last.from + j]! + last.shift || st.arrSec[e.from + j]! + e.shift < st.arrSec[last.from + j]! + last.shift) {
-            ok = false;
-            break;
-          }
-        }
-        if (ok) {
-          sub.push(e);
-          placed = true;
-          break;
-        }
-      }
-      if (!placed) subs.push([e]);
-    }
-    routeTrips.push(...subs);
-  }
+  for (const list of groups) routeTrips.push(...splitOvertaking(list, st));
   const projections = new Map<string, number[]>();
   // per shape: the bounding box (min lat, max lat, min lon, max lon) of each block of 2^BOX_SHIFT points
   const boxCache = new Map<number, Float64Array>();
@@ -247,53 +212,22 @@ export function assembleTimetable(src: SourceData, opts: AssembleOptions): Table
       rsSeq.push(st.stopSequence[first.from + j]!);
       if (cached) rsShape.push(cached[j]!);
       else if (sh && boxes) {
-        // the first nearest shape point from prevPt on (equirectangular distance); a block of points
-        // whose bounding box is no nearer than the best so far cannot hold a strictly nearer point
-        let best = prevPt, bestD = Infinity;
-        const cosLat = Math.cos((s.lat * Math.PI) / 180);
-        const n = sh.lat.length;
-        for (let k = prevPt; k < n; ) {
-          const b = k >> BOX_SHIFT;
-          const end = Math.min(n, (b + 1) << BOX_SHIFT);
-          const by = Math.max(0, boxes[4 * b]! - s.lat, s.lat - boxes[4 * b + 1]!);
-          const bx = Math.max(0, boxes[4 * b + 2]! - s.lon, s.lon - boxes[4 * b + 3]!) * cosLat;
-          if (by * by + bx * bx >= bestD) {
-            k = end;
-            continue;
-          }
-          for (; k < end; k++) {
-            const dy = sh.lat[k]! - s.lat, dx = (sh.lon[k]! - s.lon) * cosLat;
-            const d = dy * dy + dx * dx;
-            if (d < bestD) {
-              bestD = d;
-              best = k;
-            }
-          }
-        }
-        rsShape.push(best);
-        prevPt = best;
+        prevPt = nearestShapePoint(sh.lat, sh.lon, boxes, s.lat, s.lon, prevPt);
+        rsShape.push(prevPt);
       } else rsShape.push(-1);
     }
     if (projKey && !cached) projections.set(projKey, rsShape.slice(rsShape.length - nS));
+    for (const e of trips) {
+      e.out = nTimes;
+      nTimes += nS;
+    }
     tripOut.push(...trips);
-    nTimes += trips.length * nS;
   }
   // stop times packed as the planner reads them (server/planner/timetable/types.ts TransitCore.stopTimes):
-  // word 2w = arrival * 4 + flags, 2w + 1 = departure * 4 + flags (1 no pickup, 2 no drop-off)
-  const words = new Int32Array(2 * nTimes);
-  let w = 0;
-  for (const trips of routeTrips) {
-    for (const e of trips) {
-      for (let i = e.from; i < e.to; i++, w++) {
-        const a = st.arrSec[i]! + e.shift;
-        const d = st.depSec[i]! + e.shift;
-        if (Math.abs(a) > MAX_PACKED_SEC || Math.abs(d) > MAX_PACKED_SEC) throw new Error(`timetable: stop time ${Math.abs(a) > MAX_PACKED_SEC ? a : d} s is beyond ±${MAX_PACKED_SEC} s`);
-        const f = (st.pickupType[i] === 1 ? 1 : 0) | (st.dropOffType[i] === 1 ? 2 : 0);
-        words[2 * w] = a * 4 + f;
-        words[2 * w + 1] = d * 4 + f;
-      }
-    }
-  }
+  // word 2w = arrival * 4 + flags, 2w + 1 = departure * 4 + flags (1 no pickup, 2 no drop-off).
+  // Read in source order (expanded is), written where each trip's route put it: sequential reads
+  // of the four source columns instead of a jump per trip in each
+  const words = packStopTimes(expanded, st, nTimes);
 
   // ---- footpaths and same-stop slack
   const slack = new Int32Array(stops.length);
@@ -331,34 +265,7 @@ export function assembleTimetable(src: SourceData, opts: AssembleOptions): Table
     }
   }
   const radius = opts.walkRadiusM;
-  if (radius > 0) {
-    const cellDeg = radius / 111_000;
-    const grid = new Map<string, number[]>();
-    // one longitude scale for the whole dataset (its highest latitude), so cells stay aligned
-    const lonScale = Math.max(0.1, Math.cos(((stops.reduce((m, s) => Math.max(m, Math.abs(s.lat)), 0)) * Math.PI) / 180));
-    const cell = (i: number) => [Math.floor(stops[i]!.lat / cellDeg), Math.floor((stops[i]!.lon * lonScale) / cellDeg)] as const;
-    for (let i = 0; i < n; i++) {
-      const [a, b] = cell(i);
-      const k = `${a},${b}`;
-      const l = grid.get(k);
-      if (l) l.push(i);
-      else grid.set(k, [i]);
-    }
-    for (let i = 0; i < n; i++) {
-      const [a, b] = cell(i);
-      for (let da = -1; da <= 1; da++) {
-        for (let db = -1; db <= 1; db++) {
-          for (const j of grid.get(`${a + da},${b + db}`) ?? []) {
-            if (j === i) continue;
-            const k = i * n + j;
-            if (foot.has(k) || blocked.has(k)) continue;
-            const d = haversineM(stops[i]!.lat, stops[i]!.lon, stops[j]!.lat, stops[j]!.lon);
-            if (d <= radius) foot.set(k, { dist: d, min: 0 });
-          }
-        }
-      }
-    }
-  }
+  if (radius > 0) radiusFootpaths(stops, radius, foot, blocked);
   const keys = [...foot.keys()].sort((x, y) => x - y);
   const fFrom = new Int32Array(keys.length), fTo = new Int32Array(keys.length), fDist = new Float64Array(keys.length), fMin = new Int32Array(keys.length);
   keys.forEach((k, i) => {
@@ -443,4 +350,154 @@ export function assembleTimetable(src: SourceData, opts: AssembleOptions): Table
     shapes: { start: Int32Array.from(shapeStart) },
     shape_points: { lat: shapeLat, lon: shapeLon },
   };
+}
+
+/**
+ * The first nearest point of a shape to (lat, lon) from point `from` on (equirectangular distance);
+ * a block of 2^BOX_SHIFT points whose bounding box (`boxes`) is no nearer than the best so far
+ * cannot hold a strictly nearer point.
+ */
+function nearestShapePoint(sLat: Float64Array, sLon: Float64Array, boxes: Float64Array, lat: number, lon: number, from: number): number {
+  let best = from, bestD = Infinity;
+  const cosLat = Math.cos((lat * Math.PI) / 180);
+  const n = sLat.length;
+  for (let k = from; k < n; ) {
+    const b = k >> BOX_SHIFT;
+    const end = Math.min(n, (b + 1) << BOX_SHIFT);
+    const by = Math.max(0, boxes[4 * b]! - lat, lat - boxes[4 * b + 1]!);
+    const bx = Math.max(0, boxes[4 * b + 2]! - lon, lon - boxes[4 * b + 3]!) * cosLat;
+    if (by * by + bx * bx >= bestD) {
+      k = end;
+      continue;
+    }
+    for (; k < end; k++) {
+      const dy = sLat[k]! - lat, dx = (sLon[k]! - lon) * cosLat;
+      const d = dy * dy + dx * dx;
+      if (d < bestD) {
+        bestD = d;
+        best = k;
+      }
+    }
+  }
+  return best;
+}
+
+/**
+ * Footpaths between served stops closer than `radius` meters (a grid of radius-sized cells), added
+ * to `foot` (key from * n + to) unless transfers.txt gave the pair one or forbade it (`blocked`).
+ */
+function radiusFootpaths(stops: SourceData["stops"], radius: number, foot: Map<number, { dist: number; min: number }>, blocked: Set<number>): void {
+  const n = stops.length;
+  const cellDeg = radius / 111_000;
+  const grid = new Map<string, number[]>();
+  // one longitude scale for the whole dataset (its highest latitude), so cells stay aligned
+  const lonScale = Math.max(0.1, Math.cos(((stops.reduce((m, s) => Math.max(m, Math.abs(s.lat)), 0)) * Math.PI) / 180));
+  const cell = (i: number) => [Math.floor(stops[i]!.lat / cellDeg), Math.floor((stops[i]!.lon * lonScale) / cellDeg)] as const;
+  for (let i = 0; i < n; i++) {
+    const [a, b] = cell(i);
+    const k = `${a},${b}`;
+    const l = grid.get(k);
+    if (l) l.push(i);
+    else grid.set(k, [i]);
+  }
+  for (let i = 0; i < n; i++) {
+    const [a, b] = cell(i);
+    for (let da = -1; da <= 1; da++) {
+      for (let db = -1; db <= 1; db++) {
+        for (const j of grid.get(`${a + da},${b + db}`) ?? []) {
+          if (j === i) continue;
+          const k = i * n + j;
+          if (foot.has(k) || blocked.has(k)) continue;
+          const d = haversineM(stops[i]!.lat, stops[i]!.lon, stops[j]!.lat, stops[j]!.lon);
+          if (d <= radius) foot.set(k, { dist: d, min: 0 });
+        }
+      }
+    }
+  }
+}
+
+/** trip key -> its row range [from, to) in stop times sorted by trip (in row order). */
+function tripRanges(trip: Int32Array): Map<number, [number, number]> {
+  const rangeOf = new Map<number, [number, number]>();
+  for (let i = 0; i < trip.length; ) {
+    let j = i + 1;
+    while (j < trip.length && trip[j] === trip[i]) j++;
+    rangeOf.set(trip[i]!, [i, j]);
+    i = j;
+  }
+  return rangeOf;
+}
+
+/**
+ * One stop pattern's trips sorted by departure and split into routes whose trips never overtake:
+ * each trip joins the first route whose last trip it leaves and reaches no earlier at every stop.
+ * (Hot loops live in small functions: JavaScriptCore optimises those, not the loops of
+ * assembleTimetable's long body, where they ran about 3x slower.)
+ */
+function splitOvertaking(list: ExpandedTrip[], st: SourceData["stopTimes"]): ExpandedTrip[][] {
+  const { arrSec, depSec } = st;
+  list.sort((a, b) => depSec[a.from]! + a.shift - (depSec[b.from]! + b.shift) || arrSec[a.to - 1]! + a.shift - (arrSec[b.to - 1]! + b.shift));
+  const subs: ExpandedTrip[][] = [];
+  for (const e of list) {
+    let placed = false;
+    for (const sub of subs) {
+      const last = sub[sub.length - 1]!;
+      let ok = true;
+      for (let j = 0, n = e.to - e.from; j < n; j++) {
+        if (depSec[e.from + j]! + e.shift < depSec[last.from + j]! + last.shift || arrSec[e.from + j]! + e.shift < arrSec[last.from + j]! + last.shift) {
+          ok = false;
+          break;
+        }
+      }
+      if (ok) {
+        sub.push(e);
+        placed = true;
+        break;
+      }
+    }
+    if (!placed) subs.push([e]);
+  }
+  return subs;
+}
+
+/** Two 32-bit digests of the (stop, stop_sequence) list of stop times [from, to), as "h1|h2". */
+function stopsDigest(st: SourceData["stopTimes"], from: number, to: number): string {
+  const { stop, stopSequence } = st;
+  let h1 = 0x811c9dc5 | 0, h2 = 0x12345678;
+  for (let i = from; i < to; i++) {
+    const a = stop[i]!, b = stopSequence[i]!;
+    h1 = Math.imul(h1 ^ a, 0x01000193);
+    h1 = Math.imul(h1 ^ b, 0x01000193);
+    h2 = (Math.imul(h2, 31) + a) | 0;
+    h2 = (Math.imul(h2, 37) + b) | 0;
+  }
+  return `${h1}|${h2}`;
+}
+
+/**
+ * Stop times packed as the planner reads them (server/planner/timetable/types.ts TransitCore.stopTimes):
+ * word 2w = arrival * 4 + flags, 2w + 1 = departure * 4 + flags (1 no pickup, 2 no drop-off), each
+ * trip at the index its route gave it (ExpandedTrip.out). A function of its own: JavaScriptCore
+ * optimises small functions' loops, not the loops of assembleTimetable's long body (3x slower there).
+ */
+function packStopTimes(expanded: ExpandedTrip[], st: SourceData["stopTimes"], nTimes: number): Int32Array {
+  const words = new Int32Array(2 * nTimes);
+  const { arrSec, depSec, pickupType, dropOffType } = st;
+  for (const e of expanded) {
+    const shift = e.shift;
+    for (let i = e.from, end = e.to, w = e.out; i < end; i++, w++) {
+      const a = arrSec[i]! + shift;
+      const d = depSec[i]! + shift;
+      if (a > MAX_PACKED_SEC || a < -MAX_PACKED_SEC || d > MAX_PACKED_SEC || d < -MAX_PACKED_SEC) beyondPacked(a, d);
+      const f = (pickupType[i] === 1 ? 1 : 0) | (dropOffType[i] === 1 ? 2 : 0);
+      words[2 * w] = a * 4 + f;
+      words[2 * w + 1] = d * 4 + f;
+    }
+  }
+  return words;
+}
+
+/** A stop time too large for the packed words (see the stop-times packing in assembleTimetable). */
+function beyondPacked(a: number, d: number): never {
+  throw new Error(`timetable: stop time ${Math.abs(a) > MAX_PACKED_SEC ? a : d} s is beyond ±${MAX_PACKED_SEC} s`);
 }
