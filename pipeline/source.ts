@@ -69,7 +69,7 @@ export async function unpackZip(bytes: Uint8Array, outDir: string, sourceName: s
   let inMemory: Record<string, Uint8Array> = {};
   if (members === null) {
     try {
-      inMemory = unzipAll(bytes, wanted);
+      inMemory = await unzipAll(bytes, wanted);
     } catch (e) {
       throw unreadable(e);
     }

@@ -6,7 +6,6 @@
  */
 import { closeSync, openSync, writeFileSync, writeSync } from "node:fs";
 import { createInflateRaw } from "node:zlib";
-import { unzipSync } from "fflate";
 
 export interface ZipMember {
   name: string;
@@ -88,7 +87,11 @@ export async function extractMember(m: ZipMember, path: string): Promise<void> {
   }
 }
 
-/** Every member (filtered) in memory: the fallback for archives listMembers cannot read. */
-export function unzipAll(bytes: Uint8Array, filter: (name: string) => boolean): Record<string, Uint8Array> {
+/**
+ * Every member (filtered) in memory: the fallback for archives listMembers cannot read (fflate,
+ * loaded only then: most imports never need it).
+ */
+export async function unzipAll(bytes: Uint8Array, filter: (name: string) => boolean): Promise<Record<string, Uint8Array>> {
+  const { unzipSync } = await import("fflate");
   return unzipSync(bytes, { filter: (f) => filter(f.name) });
 }

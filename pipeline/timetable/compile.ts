@@ -9,7 +9,6 @@ import { existsSync, mkdirSync, renameSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { activeVersions, readManifest, writeFileDurable, fsyncDir } from "../store/manifest.ts";
 import { assembleTimetable } from "./assemble.ts";
-import { tablesToIpcChunks } from "./arrow-io.ts";
 import { DEFAULT_WALK_RADIUS_M, type SourceData } from "./source.ts";
 
 /** Bump when the layout of the compiled file changes, so old files are not reused. */
@@ -40,11 +39,14 @@ export function timetableRelPath(activeSha1s: string[], walkRadiusM = DEFAULT_WA
 export async function buildTimetableChunks(
   conn: DuckDBConnection, versions: VersionTables[], walkRadiusM = DEFAULT_WALK_RADIUS_M, progress?: (msg: string) => void, stopTimes?: (Promise<Int32Array[] | null> | null)[],
 ): Promise<Uint8Array[]> {
+  // the Arrow writer (apache-arrow) loads while DuckDB reads: an import that needs no timetable never loads it
+  const arrowIo = import("./arrow-io.ts");
+  arrowIo.catch(() => {}); // awaited below
   const src = await readSource(conn, versions, stopTimes);
   progress?.(`timetable: read ${src.stopTimes.trip.length} stop_times from ${versions.length} versions`);
   const t = assembleTimetable(src, { walkRadiusM });
   progress?.(`timetable: assembled`);
-  const c = tablesToIpcChunks(t);
+  const c = (await arrowIo).tablesToIpcChunks(t);
   progress?.(`timetable: encoded`);
   return c;
 }

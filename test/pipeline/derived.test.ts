@@ -28,7 +28,7 @@ describe("derived data", () => {
   test("stop_times listed in any row order, read directly or through the raw table, import the same, and are written in (trip, stop_sequence) order", async () => {
     // BART's stop_times rows: in trips.txt order trip by trip (read in file order, no sort), reversed
     // (every row out of order), and as the file lists them (trips in another order): both sorted
-    const files = unzipAll(new Uint8Array(await Bun.file(gtfs("bart")).bytes()), () => true);
+    const files = await unzipAll(new Uint8Array(await Bun.file(gtfs("bart")).bytes()), () => true);
     const csv = (name: string) => new TextDecoder().decode(files[name]!).split(/\r?\n/).filter((l) => l !== "");
     const [header, ...lines] = csv("stop_times.txt");
     const tripPos = new Map(csv("trips.txt").slice(1).map((l, i) => [l.split(",")[2]!, i]));

@@ -18,7 +18,7 @@ const COLS = "trip_ref, trip_id, stop_sequence, stop_ref, stop_id, arrival_time,
 
 describe("stop_times.txt formats", () => {
   test("the same stop_times written in different legal ways import the same, directly or through the raw table", async () => {
-    const files = unzipAll(new Uint8Array(await Bun.file(gtfs("bart")).bytes()), () => true);
+    const files = await unzipAll(new Uint8Array(await Bun.file(gtfs("bart")).bytes()), () => true);
     const text = new TextDecoder().decode(files["stop_times.txt"]!);
     const [headerLine, ...body] = text.split(/\r?\n/).filter((l) => l !== "");
     const header = headerLine!.split(",");
