@@ -432,7 +432,7 @@ function tripRanges(trip: Int32Array): Map<number, [number, number]> {
  * One stop pattern's trips sorted by departure and split into routes whose trips never overtake:
  * each trip joins the first route whose last trip it leaves and reaches no earlier at every stop.
  * (Hot loops live in small functions: JavaScriptCore optimises those, not the loops of
- * assembleTimetable's long body, where they ran about 3x slower.)
+ * assembleTimetable's long body, where they ran several times slower.)
  */
 function splitOvertaking(list: ExpandedTrip[], st: SourceData["stopTimes"]): ExpandedTrip[][] {
   const { arrSec, depSec } = st;
@@ -478,7 +478,8 @@ function stopsDigest(st: SourceData["stopTimes"], from: number, to: number): str
  * Stop times packed as the planner reads them (server/planner/timetable/types.ts TransitCore.stopTimes):
  * word 2w = arrival * 4 + flags, 2w + 1 = departure * 4 + flags (1 no pickup, 2 no drop-off), each
  * trip at the index its route gave it (ExpandedTrip.out). A function of its own: JavaScriptCore
- * optimises small functions' loops, not the loops of assembleTimetable's long body (3x slower there).
+ * optimises small functions' loops, not the loops of assembleTimetable's long body (moving this
+ * one out cut the bus_bk assembly by ~110 ms).
  */
 function packStopTimes(expanded: ExpandedTrip[], st: SourceData["stopTimes"], nTimes: number): Int32Array {
   const words = new Int32Array(2 * nTimes);
