@@ -223,10 +223,7 @@ export function assembleTimetable(src: SourceData, opts: AssembleOptions): Table
     }
     tripOut.push(...trips);
   }
-  // stop times packed as the planner reads them (server/planner/timetable/types.ts TransitCore.stopTimes):
-  // word 2w = arrival * 4 + flags, 2w + 1 = departure * 4 + flags (1 no pickup, 2 no drop-off).
-  // Read in source order (expanded is), written where each trip's route put it: sequential reads
-  // of the four source columns instead of a jump per trip in each
+  // stop times packed as the planner reads them, each trip where its route put it (ExpandedTrip.out)
   const words = packStopTimes(expanded, st, nTimes);
 
   // ---- footpaths and same-stop slack
@@ -498,7 +495,7 @@ function packStopTimes(expanded: ExpandedTrip[], st: SourceData["stopTimes"], nT
   return words;
 }
 
-/** A stop time too large for the packed words (see the stop-times packing in assembleTimetable). */
+/** A stop time too large for the packed words (packStopTimes). */
 function beyondPacked(a: number, d: number): never {
   throw new Error(`timetable: stop time ${Math.abs(a) > MAX_PACKED_SEC ? a : d} s is beyond ±${MAX_PACKED_SEC} s`);
 }
