@@ -17,7 +17,7 @@ import { PlanService } from "../server/planner/plan-service.ts";
 import { destinationPruning, searchJourneys } from "../server/planner/raptor/index.ts";
 import { buildServiceDays, localToUnix } from "../server/planner/timetable/calendar.ts";
 import { NO_DROP_OFF, NO_PICKUP, arrAt, depAt, flagsAt, type Timetable } from "../server/planner/timetable/types.ts";
-import { machineInfo } from "./lib/machine.ts";
+import { hostProbeMs, machineInfo } from "./lib/machine.ts";
 import { mdTable } from "./lib/measure.ts";
 import { rssKb, startServer } from "./lib/server.ts";
 import { DepartAfterQuery, JourneyFactory, RaptorAlgorithmFactory, Service } from "raptor-journey-planner";
@@ -302,8 +302,10 @@ async function benchDataset(ds: (typeof DATASETS)[number]) {
   return { ds, tt, loadMs, single, range, http, rss: rssLoaded, rss0, serverMem, rjp, rjpNote, iso, singleWork, planWork };
 }
 
+const probeBefore = hostProbeMs();
 const results = [];
 for (const ds of DATASETS) if (!ONLY || ONLY === ds.name) results.push(await benchDataset(ds));
+const probeAfter = hostProbeMs();
 const mi = machineInfo(ROOT);
 const rows = results.map((r) => [
   r.ds.label,
@@ -325,6 +327,7 @@ Data: MTA static GTFS rebuilt by \`/work/shared/tools/mta-gtfs bench/.mta\` (npm
 Queries: ${N} random served stop pairs at random times 06:00-22:00 on a weekday, each kind (ours, raptor-journey-planner, HTTP) after unmeasured warm-up queries of another seed (${WARMUP} for RAPTOR alone, 50-100 for the others); RAPTOR alone = one departure, maxTransfers 5, stop to stop; range = one-hour departure window;
 plan request = GET /api/v2/routing/otp/plan on the real server (\`interchange serve\`, its own process) over HTTP (walk access/egress within 1609 m, 1 h window, 3 itineraries).
 Server RSS = the server process's resident memory after serving the plan requests (everything loaded: catalog, trip index, timetable), peak = its VmHWM; bench RSS = this process (one timetable copy, the in-process searches, raptor-journey-planner not yet built).
+Host speed probe (bench/lib/machine.ts hostProbeMs, a fixed CPU- and cache-bound loop): ${probeBefore.toFixed(2)} ms before the measurements, ${probeAfter.toFixed(2)} ms after (about 0.71 ms when this kind of shared host is quiet; higher = the host was slower).
 
 ${mdTable(["data set", "stops / routes / trips / stop times", "RAPTOR p50 ms", "RAPTOR p95 ms", "range 1h p50 ms", "plan p50 ms", "plan p95 ms", "raptor-journey-planner p50 / p95 ms", "speed-up (p50)", "server RSS", "bench RSS"], rows)}
 `);
