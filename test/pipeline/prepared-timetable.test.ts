@@ -87,6 +87,24 @@ describe("timetable prepared during the import", () => {
     expect(fileSha1(join(dir, m.timetable!.path))).toBe(fileSha1(await compileFresh(dir)));
   });
 
+  test("the nightly rebuild keeps the current and the previous timetable, and removes older ones and temp debris", async () => {
+    const dir = join(tempDir(), "data");
+    const rels: string[] = [];
+    for (const [source, feedId] of [[gtfs("bart"), "f-9q9-bart"], [gtfs("caltrain"), "f-9q9-caltrain"], [gtfs("bart-2023"), "f-9q9-bart"]] as const) {
+      await imported(dir, source, { feedId, prepare: true });
+      if (rels.length === 2) writeFileSync(join(dir, "timetables", "0123456789abcdef.arrow.999.tmp"), "debris of an interrupted compile");
+      const log: string[] = [];
+      expect(await refreshTimetable(dir, (m) => log.push(m))).toBe("compiled");
+      rels.push(readManifest(dir).timetable!.path);
+      if (rels.length === 3) expect(log.some((l) => l.includes("removed 2 older file(s)"))).toBe(true);
+    }
+    expect(new Set(rels).size).toBe(3);
+    // after the third rebuild: the third (in the manifest) and the second (which a server may still be loading)
+    expect(timetables(dir)).toEqual([rels[2]!, rels[1]!].map((r) => r.split("/")[1]!).sort());
+    expect(await refreshTimetable(dir)).toBe("unchanged");
+    expect(timetables(dir).length).toBe(2);
+  });
+
   test("not with --no-activate, and not for a rejected feed", async () => {
     const dir = join(tempDir(), "data");
     await imported(dir, gtfs("bart"), { feedId: "f-9q9-bart", prepare: true });
