@@ -59,7 +59,8 @@ CREATE OR REPLACE MACRO hav_m(lat1, lon1, lat2, lon2) AS 2 * 6371008.8 * asin(sq
 
 /** stop_times columns of st0 parsed from raw_stop_times st (build.ts stop_times) */
 const stTimeCols = `gtfs_int(st.stop_sequence) AS seq,
-      gtfs_time(st.arrival_time) AS arr, gtfs_time(st.departure_time) AS dep,
+      gtfs_time(st.arrival_time) AS arr,
+      CASE WHEN st.departure_time = st.arrival_time THEN arr ELSE gtfs_time(st.departure_time) END AS dep,
       (st.arrival_time IS NOT NULL AND arr IS NULL) OR (st.departure_time IS NOT NULL AND dep IS NULL) AS bad_time,
       st.stop_headsign, gtfs_int(st.pickup_type) AS pickup_type, gtfs_int(st.drop_off_type) AS drop_off_type,
       gtfs_int(st.continuous_pickup) AS continuous_pickup, gtfs_int(st.continuous_drop_off) AS continuous_drop_off,
