@@ -122,7 +122,7 @@ export async function importFeed(opts: ImportOptions): Promise<ImportReport> {
     // a table as written to Parquet (the catalog's column types)
     const asCatalog = (t: (typeof TABLES)[number]) => `SELECT ${t.columns.map((c) => `CAST("${c.name}" AS ${c.type}) AS "${c.name}"`).join(", ")} FROM ${t.name}`;
     const copySql = (t: (typeof TABLES)[number]) =>
-      `COPY (${asCatalog(t)}) TO '${join(outDir, `${t.name}.parquet`)}' (FORMAT parquet, COMPRESSION zstd, COMPRESSION_LEVEL 1, ROW_GROUP_SIZE 122880)`;
+      `COPY (${asCatalog(t)}) TO '${join(outDir, `${t.name}.parquet`)}' (FORMAT parquet, COMPRESSION zstd, COMPRESSION_LEVEL 1, ROW_GROUP_SIZE 122880, DICTIONARY_SIZE_LIMIT 0)`;
     // a table as this import holds it, in the catalog's types (a subquery: a relation for the timetable)
     const inMemory = (t: string) => `(${asCatalog(TABLE_BY_NAME.get(t)!)})`;
     // the planner timetable prepared from the in-memory tables (opts.prepareTimetable), or null; its
