@@ -45,6 +45,10 @@ export function searchForward(core: TransitCore, req: RaptorRequest, st: RaptorS
       st.egressSec[eg.stop] = eg.walkSec;
       st.egressIdx[eg.stop] = i;
     }
+    for (let e = core.stopRouteStart[eg.stop]!; e < core.stopRouteStart[eg.stop + 1]!; e++) {
+      const r = core.stopRouteRoute[e]!;
+      if (core.stopRoutePos[e]! > st.egressLastPos[r]!) st.egressLastPos[r] = core.stopRoutePos[e]!;
+    }
   }
   const stats: RaptorStats = { iterations: 0, rounds: 0, routesScanned: 0, stopsVisited: 0, footpaths: 0 };
   try {
@@ -70,7 +74,10 @@ export function searchForward(core: TransitCore, req: RaptorRequest, st: RaptorS
     return { journeys, stats };
   } finally {
     for (const a of req.access) st.accessSec[a.stop] = -1;
-    for (const eg of req.egress) st.egressSec[eg.stop] = -1;
+    for (const eg of req.egress) {
+      st.egressSec[eg.stop] = -1;
+      for (let e = core.stopRouteStart[eg.stop]!; e < core.stopRouteStart[eg.stop + 1]!; e++) st.egressLastPos[core.stopRouteRoute[e]!] = -1;
+    }
   }
 }
 
@@ -449,7 +456,7 @@ function runIteration(core: TransitCore, req: RaptorRequest, st: RaptorState, cx
   const n = core.nStops;
   const { board, boardUpTo, boardSrc, marked, markedList, boardable, ride, rideUpTo, rideBoard, rideSlot, rideMarked, rideList, routeMarkedPos, routeMarkedLast, routeList, targetBest, toTarget } = st;
   const { slotC0, slotNT, slotMin, slotMax, slotMaxDep, slotT0 } = st;
-  const { egressSec, egressIdx } = st;
+  const { egressSec, egressIdx, egressLastPos } = st;
   const { routeStopStart, routeTime0, routeTz, stopWheelchair } = core;
   const { monotone, routeStopBoard, bpStart, bpRoutePos, tripsOf, timesOf } = cx;
   const { offsetSec, nSlots } = req.days;
@@ -502,15 +509,26 @@ function runIteration(core: TransitCore, req: RaptorRequest, st: RaptorState, cx
     let bound = UNREACHED;
     for (let j = 0; j <= k; j++) if (targetBest[j]! < bound) bound = targetBest[j]!;
     let nRide = 0;
+    const lastRound = k === rounds - 1 && !req.everyStop;
     // route scans: each marked route from its first marked position, once per service-day slot
     // (active trips only)
     for (let ri = 0; ri < nRoutes; ri++) {
       const r = routeList[ri]!;
       const startPos = routeMarkedPos[r]!;
-      const lastPos = routeMarkedLast[r]!;
+      let lastPos = routeMarkedLast[r]!;
       routeMarkedPos[r] = -1;
       const s0 = routeStopStart[r]!;
       const nS = routeStopStart[r + 1]! - s0;
+      // the last round only sets labels for the destination check (no transfers follow it, and
+      // journeys end at a ride label): a route matters there only up to its last egress stop, and
+      // only when it boards before that stop
+      let scanEnd = nS;
+      if (lastRound) {
+        const eLast = egressLastPos[r]!;
+        if (eLast <= startPos) continue;
+        if (lastPos >= eLast) lastPos = eLast - 1;
+        scanEnd = eLast + 1;
+      }
       const time0 = routeTime0[r]!;
       const tz = routeTz[r]!;
       const mono = monotone[r] === 1;
@@ -679,7 +697,7 @@ function runIteration(core: TransitCore, req: RaptorRequest, st: RaptorState, cx
           // decrease, a trip arriving at or after the bound arrives no earlier further on. (The
           // ride-label update repeats the one above on purpose: this is the innermost loop, and a
           // call per route-stop visit cost about 6 % of a search.)
-          for (; j < nS; j++) {
+          for (; j < scanEnd; j++) {
             const p = routeStopBoard[s0 + j]! >> 1;
             const idx = tripBase + j;
             const a = off + (vtm[2 * idx]! >> 2);

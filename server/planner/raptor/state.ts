@@ -72,6 +72,8 @@ export class RaptorState {
   /** stop -> the shortest egress walk seconds for the current query, -1 when none, and the first egress entry with it */
   readonly egressSec: Int32Array;
   readonly egressIdx: Int32Array;
+  /** route -> the last position of an egress stop on it, -1 when none (set per query) */
+  readonly egressLastPos: Int32Array;
   /** stop -> lower bound of the time from the stop to the destination (heuristic.ts), 0 when unknown */
   readonly toTarget: Int32Array;
   /** toTarget holds this query's bounds (they are computed when the destination is first reached) */
@@ -110,6 +112,7 @@ export class RaptorState {
     this.accessSec = new Int32Array(n).fill(-1);
     this.egressSec = new Int32Array(n).fill(-1);
     this.egressIdx = new Int32Array(n);
+    this.egressLastPos = new Int32Array(core.nRoutes).fill(-1);
     this.toTarget = new Int32Array(n);
     this.queueNode = new Int32Array(core.routeStops.length + core.footTo.length + n);
     this.queueNext = new Int32Array(this.queueNode.length);
