@@ -50,6 +50,7 @@ export function searchForward(core: TransitCore, req: RaptorRequest, st: RaptorS
       if (core.stopRoutePos[e]! > st.egressLastPos[r]!) st.egressLastPos[r] = core.stopRoutePos[e]!;
     }
   }
+  if (!req.everyStop) reachWithOneRide(core, req, st);
   const stats: RaptorStats = { iterations: 0, rounds: 0, routesScanned: 0, stopsVisited: 0, footpaths: 0 };
   try {
     const views = dayViews(core, req);
@@ -78,7 +79,72 @@ export function searchForward(core: TransitCore, req: RaptorRequest, st: RaptorS
       st.egressSec[eg.stop] = -1;
       for (let e = core.stopRouteStart[eg.stop]!; e < core.stopRouteStart[eg.stop + 1]!; e++) st.egressLastPos[core.stopRouteRoute[e]!] = -1;
     }
+    for (let i = 0; i < st.nReach2; i++) st.reach2[st.reach2List[i]!] = 0;
+    for (let i = 0; i < st.nReach2Routes; i++) st.reach2LastPos[st.reach2Routes[i]!] = -1;
+    st.nReach2 = st.nReach2Routes = 0;
   }
+}
+
+const reverseFootCache = new WeakMap<TransitCore, { start: Int32Array; from: Int32Array }>();
+
+/** Incoming footpaths per stop (CSR), built once per core. */
+function reverseFootpaths(core: TransitCore): { start: Int32Array; from: Int32Array } {
+  let c = reverseFootCache.get(core);
+  if (c) return c;
+  const { nStops, footStart, footTo } = core;
+  const start = new Int32Array(nStops + 1);
+  for (let e = 0; e < footTo.length; e++) start[footTo[e]! + 1]!++;
+  for (let p = 0; p < nStops; p++) start[p + 1]! += start[p]!;
+  const at = start.slice(0, nStops);
+  const from = new Int32Array(footTo.length);
+  for (let p = 0; p < nStops; p++) for (let e = footStart[p]!; e < footStart[p + 1]!; e++) from[at[footTo[e]!]!++] = p;
+  c = { start, from };
+  reverseFootCache.set(core, c);
+  return c;
+}
+
+/**
+ * st.reach2 / reach2LastPos for the second-to-last round (egressLastPos set): a ride label of that
+ * round is read only by the destination check (egress stops) and by its transfers, whose labels are
+ * read only by the last round, which boards only before a route's last egress stop (useful). So
+ * that round needs ride labels only at egress stops and at stops with a stay or one footpath to a
+ * useful stop, and a route only up to its last such stop.
+ */
+function reachWithOneRide(core: TransitCore, req: RaptorRequest, st: RaptorState): void {
+  const { reach2, reach2List, reach2LastPos, reach2Routes, egressLastPos } = st;
+  const rev = reverseFootpaths(core);
+  let n = 0;
+  const mark = (q: number) => {
+    if (!reach2[q]) {
+      reach2[q] = 1;
+      reach2List[n++] = q;
+    }
+  };
+  for (const eg of req.egress) mark(eg.stop);
+  for (const eg of req.egress) {
+    for (let e = core.stopRouteStart[eg.stop]!; e < core.stopRouteStart[eg.stop + 1]!; e++) {
+      const r = core.stopRouteRoute[e]!;
+      const eLast = egressLastPos[r]!;
+      if (core.stopRoutePos[e] !== eLast) continue; // each egress route once
+      for (let x = core.routeStopStart[r]!, end = x + eLast; x < end; x++) {
+        const q = core.routeStops[x]!;
+        mark(q);
+        for (let f = rev.start[q]!; f < rev.start[q + 1]!; f++) mark(rev.from[f]!);
+      }
+    }
+  }
+  let nr = 0;
+  for (let i = 0; i < n; i++) {
+    const p = reach2List[i]!;
+    for (let e = core.stopRouteStart[p]!; e < core.stopRouteStart[p + 1]!; e++) {
+      const r = core.stopRouteRoute[e]!;
+      const pos = core.stopRoutePos[e]!;
+      if (reach2LastPos[r]! < 0) reach2Routes[nr++] = r;
+      if (pos > reach2LastPos[r]!) reach2LastPos[r] = pos;
+    }
+  }
+  st.nReach2 = n;
+  st.nReach2Routes = nr;
 }
 
 /**
@@ -509,7 +575,8 @@ function runIteration(core: TransitCore, req: RaptorRequest, st: RaptorState, cx
     let bound = UNREACHED;
     for (let j = 0; j <= k; j++) if (targetBest[j]! < bound) bound = targetBest[j]!;
     let nRide = 0;
-    const lastRound = k === rounds - 1 && !req.everyStop;
+    // the last two rounds: per route, the last position whose label can still matter (see below)
+    const limitPos = req.everyStop ? null : k === rounds - 1 ? egressLastPos : k === rounds - 2 ? st.reach2LastPos : null;
     // route scans: each marked route from its first marked position, once per service-day slot
     // (active trips only)
     for (let ri = 0; ri < nRoutes; ri++) {
@@ -521,10 +588,11 @@ function runIteration(core: TransitCore, req: RaptorRequest, st: RaptorState, cx
       const nS = routeStopStart[r + 1]! - s0;
       // the last round only sets labels for the destination check (no transfers follow it, and
       // journeys end at a ride label): a route matters there only up to its last egress stop, and
-      // only when it boards before that stop
+      // only when it boards before that stop; in the round before, only up to its last stop from
+      // which one more ride can reach the destination (reachWithOneRide)
       let scanEnd = nS;
-      if (lastRound) {
-        const eLast = egressLastPos[r]!;
+      if (limitPos !== null) {
+        const eLast = limitPos[r]!;
         if (eLast <= startPos) continue;
         if (lastPos >= eLast) lastPos = eLast - 1;
         scanEnd = eLast + 1;

@@ -74,6 +74,17 @@ export class RaptorState {
   readonly egressIdx: Int32Array;
   /** route -> the last position of an egress stop on it, -1 when none (set per query) */
   readonly egressLastPos: Int32Array;
+  /**
+   * stop -> 1 when a ride label there can still lead to the destination with one more ride (an egress
+   * stop, or a stay or one footpath from a stop before a route's last egress stop), and per route the
+   * last position of such a stop (-1: none); set per query with the stops and routes touched
+   */
+  readonly reach2: Uint8Array;
+  readonly reach2List: Int32Array;
+  nReach2 = 0;
+  readonly reach2LastPos: Int32Array;
+  readonly reach2Routes: Int32Array;
+  nReach2Routes = 0;
   /** stop -> lower bound of the time from the stop to the destination (heuristic.ts), 0 when unknown */
   readonly toTarget: Int32Array;
   /** toTarget holds this query's bounds (they are computed when the destination is first reached) */
@@ -113,6 +124,10 @@ export class RaptorState {
     this.egressSec = new Int32Array(n).fill(-1);
     this.egressIdx = new Int32Array(n);
     this.egressLastPos = new Int32Array(core.nRoutes).fill(-1);
+    this.reach2 = new Uint8Array(n);
+    this.reach2List = new Int32Array(n);
+    this.reach2LastPos = new Int32Array(core.nRoutes).fill(-1);
+    this.reach2Routes = new Int32Array(core.nRoutes);
     this.toTarget = new Int32Array(n);
     this.queueNode = new Int32Array(core.routeStops.length + core.footTo.length + n);
     this.queueNext = new Int32Array(this.queueNode.length);
