@@ -10,6 +10,7 @@ import { RaptorStatePool } from "./state.ts";
 
 export { RaptorStatePool } from "./state.ts";
 export { destinationPruning } from "./heuristic.ts";
+export { reachPruning } from "./search.ts";
 export { nonDominated } from "./search.ts";
 
 export interface SearchQuery {

@@ -10,7 +10,10 @@ import { UNREACHED, type Journey, type JourneyLeg, type RaptorRequest, type Rapt
 import { NO_DROP_OFF, NO_PICKUP, arrAt, depAt, flagsAt, type TransitCore } from "../timetable/types.ts";
 import { dayView, type DayView } from "./day-view.ts";
 import { destinationBounds, destinationPruning } from "./heuristic.ts";
-import { RaptorState, SRC_ACCESS, SRC_INHERITED } from "./state.ts";
+import { RaptorState, REACH_LEVELS, SRC_ACCESS, SRC_INHERITED } from "./state.ts";
+
+/** Limits of the last rounds' scans to what can still reach the destination (reachAhead); off only in tests that compare. */
+export const reachPruning = { enabled: true };
 
 /** Upper bound on range iterations; denser departure lists are thinned. */
 const MAX_ITERATIONS = 90;
@@ -45,12 +48,9 @@ export function searchForward(core: TransitCore, req: RaptorRequest, st: RaptorS
       st.egressSec[eg.stop] = eg.walkSec;
       st.egressIdx[eg.stop] = i;
     }
-    for (let e = core.stopRouteStart[eg.stop]!; e < core.stopRouteStart[eg.stop + 1]!; e++) {
-      const r = core.stopRouteRoute[e]!;
-      if (core.stopRoutePos[e]! > st.egressLastPos[r]!) st.egressLastPos[r] = core.stopRoutePos[e]!;
-    }
   }
-  if (!req.everyStop) reachWithOneRide(core, req, st);
+  st.reachLevels = -1;
+  if (!req.everyStop && reachPruning.enabled) reachAhead(core, req, st);
   const stats: RaptorStats = { iterations: 0, rounds: 0, routesScanned: 0, stopsVisited: 0, footpaths: 0 };
   try {
     const views = dayViews(core, req);
@@ -75,13 +75,12 @@ export function searchForward(core: TransitCore, req: RaptorRequest, st: RaptorS
     return { journeys, stats };
   } finally {
     for (const a of req.access) st.accessSec[a.stop] = -1;
-    for (const eg of req.egress) {
-      st.egressSec[eg.stop] = -1;
-      for (let e = core.stopRouteStart[eg.stop]!; e < core.stopRouteStart[eg.stop + 1]!; e++) st.egressLastPos[core.stopRouteRoute[e]!] = -1;
+    for (const eg of req.egress) st.egressSec[eg.stop] = -1;
+    for (let l = 0; l < st.reachLast.length; l++) {
+      const last = st.reachLast[l]!, routes = st.reachRoutes[l]!;
+      for (let i = 0; i < st.nReachRoutes[l]!; i++) last[routes[i]!] = -1;
+      st.nReachRoutes[l] = 0;
     }
-    for (let i = 0; i < st.nReach2; i++) st.reach2[st.reach2List[i]!] = 0;
-    for (let i = 0; i < st.nReach2Routes; i++) st.reach2LastPos[st.reach2Routes[i]!] = -1;
-    st.nReach2 = st.nReach2Routes = 0;
   }
 }
 
@@ -104,47 +103,81 @@ function reverseFootpaths(core: TransitCore): { start: Int32Array; from: Int32Ar
 }
 
 /**
- * st.reach2 / reach2LastPos for the second-to-last round (egressLastPos set): a ride label of that
- * round is read only by the destination check (egress stops) and by its transfers, whose labels are
- * read only by the last round, which boards only before a route's last egress stop (useful). So
- * that round needs ride labels only at egress stops and at stops with a stay or one footpath to a
- * useful stop, and a route only up to its last such stop.
+ * Per route, the last position where a ride label can still lead to the destination, for the last
+ * rounds (st.reachLast[l]: round last - l). Level 0: the last egress stop (the last round's labels
+ * are read only by the destination check: no transfers follow, journeys end at a ride label). Level
+ * l: a ride label of round last - l is read by the destination check (egress stops) and by that
+ * round's transfers, whose labels are read by the next round only where boarding can reach a level
+ * l - 1 position: so only egress stops and stops with a stay or one footpath to such a boarding
+ * stop matter, and a route only up to its last such stop. Exact: every label these limits skip is
+ * one no journey to the destination within the remaining rounds can use.
  */
-function reachWithOneRide(core: TransitCore, req: RaptorRequest, st: RaptorState): void {
-  const { reach2, reach2List, reach2LastPos, reach2Routes, egressLastPos } = st;
+function reachAhead(core: TransitCore, req: RaptorRequest, st: RaptorState): void {
+  const { reachLast, reachRoutes, nReachRoutes, reachMark, reachBoard, reachList } = st;
+  const { stopRouteStart, stopRouteRoute, stopRoutePos, routeStopStart, routeStops } = core;
   const rev = reverseFootpaths(core);
-  let n = 0;
-  const mark = (q: number) => {
-    if (!reach2[q]) {
-      reach2[q] = 1;
-      reach2List[n++] = q;
-    }
-  };
-  for (const eg of req.egress) mark(eg.stop);
-  for (const eg of req.egress) {
-    for (let e = core.stopRouteStart[eg.stop]!; e < core.stopRouteStart[eg.stop + 1]!; e++) {
-      const r = core.stopRouteRoute[e]!;
-      const eLast = egressLastPos[r]!;
-      if (core.stopRoutePos[e] !== eLast) continue; // each egress route once
-      for (let x = core.routeStopStart[r]!, end = x + eLast; x < end; x++) {
-        const q = core.routeStops[x]!;
-        mark(q);
-        for (let f = rev.start[q]!; f < rev.start[q + 1]!; f++) mark(rev.from[f]!);
+  // level 0: egress stops' routes
+  {
+    const last = reachLast[0]!, routes = reachRoutes[0]!;
+    let nr = 0;
+    for (const eg of req.egress) {
+      for (let e = stopRouteStart[eg.stop]!; e < stopRouteStart[eg.stop + 1]!; e++) {
+        const r = stopRouteRoute[e]!;
+        if (last[r]! < 0) routes[nr++] = r;
+        if (stopRoutePos[e]! > last[r]!) last[r] = stopRoutePos[e]!;
       }
     }
+    nReachRoutes[0] = nr;
   }
-  let nr = 0;
-  for (let i = 0; i < n; i++) {
-    const p = reach2List[i]!;
-    for (let e = core.stopRouteStart[p]!; e < core.stopRouteStart[p + 1]!; e++) {
-      const r = core.stopRouteRoute[e]!;
-      const pos = core.stopRoutePos[e]!;
-      if (reach2LastPos[r]! < 0) reach2Routes[nr++] = r;
-      if (pos > reach2LastPos[r]!) reach2LastPos[r] = pos;
+  const levels = Math.min(REACH_LEVELS, req.maxRides - 1);
+  st.reachLevels = 0;
+  for (let l = 1; l <= levels; l++) {
+    const prevLast = reachLast[l - 1]!, prevRoutes = reachRoutes[l - 1]!;
+    let n = 0;
+    const mark = (q: number) => {
+      if (!reachMark[q]) {
+        reachMark[q] = 1;
+        reachList[n++] = q;
+      }
+    };
+    for (const eg of req.egress) mark(eg.stop);
+    // boarding stops (before a route's level l - 1 position), then the stops a stay or footpath leaves them from
+    for (let i = 0; i < nReachRoutes[l - 1]!; i++) {
+      const r = prevRoutes[i]!;
+      for (let x = routeStopStart[r]!, end = x + prevLast[r]!; x < end; x++) {
+        const q = routeStops[x]!;
+        if (reachBoard[q]) continue;
+        reachBoard[q] = 1;
+        mark(q);
+      }
     }
+    const nBoard = n;
+    if (l > 1 && nBoard > core.nStops >> 3) {
+      // the limits would cost more to compute than they save (they prune little when this many
+      // stops can board toward the destination): the earlier rounds scan in full
+      for (let i = 0; i < n; i++) reachMark[reachList[i]!] = reachBoard[reachList[i]!] = 0;
+      break;
+    }
+    for (let i = 0; i < nBoard; i++) {
+      const q = reachList[i]!;
+      if (!reachBoard[q]) continue;
+      for (let f = rev.start[q]!; f < rev.start[q + 1]!; f++) mark(rev.from[f]!);
+    }
+    const last = reachLast[l]!, routes = reachRoutes[l]!;
+    let nr = 0;
+    for (let i = 0; i < n; i++) {
+      const p = reachList[i]!;
+      reachMark[p] = 0;
+      reachBoard[p] = 0;
+      for (let e = stopRouteStart[p]!; e < stopRouteStart[p + 1]!; e++) {
+        const r = stopRouteRoute[e]!;
+        if (last[r]! < 0) routes[nr++] = r;
+        if (stopRoutePos[e]! > last[r]!) last[r] = stopRoutePos[e]!;
+      }
+    }
+    nReachRoutes[l] = nr;
+    st.reachLevels = l;
   }
-  st.nReach2 = n;
-  st.nReach2Routes = nr;
 }
 
 /**
@@ -522,7 +555,7 @@ function runIteration(core: TransitCore, req: RaptorRequest, st: RaptorState, cx
   const n = core.nStops;
   const { board, boardUpTo, boardSrc, marked, markedList, boardable, ride, rideUpTo, rideBoard, rideSlot, rideMarked, rideList, routeMarkedPos, routeMarkedLast, routeList, targetBest, toTarget } = st;
   const { slotC0, slotNT, slotMin, slotMax, slotMaxDep, slotT0 } = st;
-  const { egressSec, egressIdx, egressLastPos } = st;
+  const { egressSec, egressIdx } = st;
   const { routeStopStart, routeTime0, routeTz, stopWheelchair } = core;
   const { monotone, routeStopBoard, bpStart, bpRoutePos, tripsOf, timesOf } = cx;
   const { offsetSec, nSlots } = req.days;
@@ -576,7 +609,8 @@ function runIteration(core: TransitCore, req: RaptorRequest, st: RaptorState, cx
     for (let j = 0; j <= k; j++) if (targetBest[j]! < bound) bound = targetBest[j]!;
     let nRide = 0;
     // the last two rounds: per route, the last position whose label can still matter (see below)
-    const limitPos = req.everyStop ? null : k === rounds - 1 ? egressLastPos : k === rounds - 2 ? st.reach2LastPos : null;
+    const level = rounds - 1 - k;
+    const limitPos = level > st.reachLevels ? null : st.reachLast[level]!;
     // route scans: each marked route from its first marked position, once per service-day slot
     // (active trips only)
     for (let ri = 0; ri < nRoutes; ri++) {

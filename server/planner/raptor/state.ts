@@ -8,6 +8,11 @@ import type { TransitCore } from "../timetable/types.ts";
 /** boardSrc values: the label was copied from the previous round, or set by the access walk. */
 export const SRC_INHERITED = -1;
 export const SRC_ACCESS = -2;
+/**
+ * Rounds before the last one whose scans are limited to what can still reach the destination
+ * (search.ts reachAhead): a third level cost more than it saved on the MTA feeds (1.17x).
+ */
+export const REACH_LEVELS = 2;
 
 export class RaptorState {
   readonly nStops: number;
@@ -72,19 +77,20 @@ export class RaptorState {
   /** stop -> the shortest egress walk seconds for the current query, -1 when none, and the first egress entry with it */
   readonly egressSec: Int32Array;
   readonly egressIdx: Int32Array;
-  /** route -> the last position of an egress stop on it, -1 when none (set per query) */
-  readonly egressLastPos: Int32Array;
   /**
-   * stop -> 1 when a ride label there can still lead to the destination with one more ride (an egress
-   * stop, or a stay or one footpath from a stop before a route's last egress stop), and per route the
-   * last position of such a stop (-1: none); set per query with the stops and routes touched
+   * For the rounds before the last (reachAhead in search.ts): reachLast[l][r] = the last position on
+   * route r where a ride label of round (last - l) can still lead to the destination within l more
+   * rides (-1: none), with the routes set in reachRoutes[l][0 .. nReachRoutes[l]); reachMark,
+   * reachBoard and reachList are scratch
    */
-  readonly reach2: Uint8Array;
-  readonly reach2List: Int32Array;
-  nReach2 = 0;
-  readonly reach2LastPos: Int32Array;
-  readonly reach2Routes: Int32Array;
-  nReach2Routes = 0;
+  readonly reachLast: Int32Array[] = [];
+  readonly reachRoutes: Int32Array[] = [];
+  readonly nReachRoutes: number[] = [];
+  readonly reachMark: Uint8Array;
+  readonly reachBoard: Uint8Array;
+  readonly reachList: Int32Array;
+  /** levels set for this query (reachLast[0 .. reachLevels]; -1: none, every round scans in full) */
+  reachLevels = -1;
   /** stop -> lower bound of the time from the stop to the destination (heuristic.ts), 0 when unknown */
   readonly toTarget: Int32Array;
   /** toTarget holds this query's bounds (they are computed when the destination is first reached) */
@@ -123,11 +129,14 @@ export class RaptorState {
     this.accessSec = new Int32Array(n).fill(-1);
     this.egressSec = new Int32Array(n).fill(-1);
     this.egressIdx = new Int32Array(n);
-    this.egressLastPos = new Int32Array(core.nRoutes).fill(-1);
-    this.reach2 = new Uint8Array(n);
-    this.reach2List = new Int32Array(n);
-    this.reach2LastPos = new Int32Array(core.nRoutes).fill(-1);
-    this.reach2Routes = new Int32Array(core.nRoutes);
+    this.reachMark = new Uint8Array(n);
+    this.reachBoard = new Uint8Array(n);
+    this.reachList = new Int32Array(n);
+    for (let l = 0; l <= REACH_LEVELS; l++) {
+      this.reachLast.push(new Int32Array(core.nRoutes).fill(-1));
+      this.reachRoutes.push(new Int32Array(core.nRoutes));
+      this.nReachRoutes.push(0);
+    }
     this.toTarget = new Int32Array(n);
     this.queueNode = new Int32Array(core.routeStops.length + core.footTo.length + n);
     this.queueNext = new Int32Array(this.queueNode.length);

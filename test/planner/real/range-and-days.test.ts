@@ -4,12 +4,14 @@
  * RAPTOR's access-stop marking must not change results. Late-evening earliest arrivals equal an
  * independent connection scan, a range search's profile equals single-departure searches, and
  * destination pruning (lower bounds, raptor/heuristic.ts) leaves range searches' journeys unchanged,
- * and searching only for the n earliest arrivals (keepEarliest) selects the same itineraries.
+ * and searching only for the n earliest arrivals (keepEarliest) selects the same itineraries; the
+ * last rounds' scans limited to what can still reach the destination (reachPruning) find the same
+ * journeys.
  */
 import { beforeAll, describe, expect, test } from "bun:test";
 import { PlanService, selectJourneys } from "../../../server/planner/plan-service.ts";
 import { buildServiceDays, localParts, localToUnix } from "../../../server/planner/timetable/calendar.ts";
-import { destinationPruning, searchJourneys, type SearchQuery } from "../../../server/planner/raptor/index.ts";
+import { destinationPruning, reachPruning, searchJourneys, type SearchQuery } from "../../../server/planner/raptor/index.ts";
 import { bartCaltrain, rng } from "../support/real-dataset.ts";
 import { GtfsReference } from "../support/gtfs-reference.ts";
 
@@ -115,6 +117,37 @@ describe("RAPTOR pruning and day filtering", () => {
     }
     expect(journeys).toBeGreaterThan(100);
     expect(visitedPruned).toBeLessThan(visitedFull);
+  });
+
+  test("limiting the last rounds to what can still reach the destination does not change journeys (160 queries, 0-4 transfers, single and range, stop or walk egress, arriveBy)", () => {
+    const rand = rng(777);
+    const { stopLat, stopLon } = svc.tt.meta;
+    let journeys = 0, visitedPruned = 0, visitedFull = 0;
+    const show = (js: { departSec: number; arriveSec: number; rides: number; legs: unknown[] }[]) => js.map((j) => `${j.departSec}-${j.arriveSec}/${j.rides}:${JSON.stringify(j.legs)}`);
+    for (let i = 0; i < 160; i++) {
+      const o = served[Math.floor(rand() * served.length)]!, d = served[Math.floor(rand() * served.length)]!;
+      if (o === d) continue;
+      const t0 = localToUnix(day, 5 * 3600 + Math.floor(rand() * 20 * 3600), tz);
+      const walk = i % 2 === 1;
+      const access = walk ? svc.walkStops(stopLat[o]!, stopLon[o]!, 1609, 1.33, false) : [{ stop: o, walkSec: 0 }];
+      const egress = walk ? svc.walkStops(stopLat[d]!, stopLon[d]!, 1609, 1.33, false) : [{ stop: d, walkSec: 0 }];
+      const q = { ...query(t0, access, egress, i % 4 < 2 ? 0 : 3600, i % 5), arriveBy: i % 7 === 3 };
+      const pruned = searchJourneys(svc.cores(), q, svc.pool);
+      reachPruning.enabled = false;
+      let full;
+      try {
+        full = searchJourneys(svc.cores(), q, svc.pool);
+      } finally {
+        reachPruning.enabled = true;
+      }
+      expect({ i, journeys: show(pruned.journeys) }).toEqual({ i, journeys: show(full.journeys) });
+      expect(pruned.stats.stopsVisited).toBeLessThanOrEqual(full.stats.stopsVisited);
+      journeys += full.journeys.length;
+      visitedPruned += pruned.stats.stopsVisited;
+      visitedFull += full.stats.stopsVisited;
+    }
+    expect(journeys).toBeGreaterThan(150);
+    expect(visitedPruned).toBeLessThan(visitedFull * 0.9);
   });
 
   test("keepEarliest: the plan's n selected journeys equal those of the full range search, also when a shorter first window answers (120 queries, arriveBy)", () => {
