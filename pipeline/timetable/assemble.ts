@@ -228,7 +228,6 @@ export function assembleTimetable(src: SourceData, opts: AssembleOptions): Table
 
   // ---- footpaths and same-stop slack
   const slack = new Int32Array(stops.length);
-  const foot = new Map<number, { dist: number; min: number }>(); // key from * n + to
   const n = stops.length;
   const children = new Map<number, number[]>();
   for (const s of stops) {
@@ -243,6 +242,8 @@ export function assembleTimetable(src: SourceData, opts: AssembleOptions): Table
     return i !== undefined ? [i] : (children.get(key) ?? []);
   };
   const blocked = new Set<number>();
+  // transfers.txt footpaths: key from * n + to -> distance and minimum time
+  const foot = new Map<number, { dist: number; min: number }>();
   for (const t of src.transfers) {
     for (const a of expand(t.fromStop)) {
       for (const b of expand(t.toStop)) {
@@ -261,16 +262,7 @@ export function assembleTimetable(src: SourceData, opts: AssembleOptions): Table
       }
     }
   }
-  const radius = opts.walkRadiusM;
-  if (radius > 0) radiusFootpaths(stops, radius, foot, blocked);
-  const keys = [...foot.keys()].sort((x, y) => x - y);
-  const fFrom = new Int32Array(keys.length), fTo = new Int32Array(keys.length), fDist = new Float64Array(keys.length), fMin = new Int32Array(keys.length);
-  keys.forEach((k, i) => {
-    fFrom[i] = Math.floor(k / n);
-    fTo[i] = k % n;
-    fDist[i] = foot.get(k)!.dist;
-    fMin[i] = foot.get(k)!.min;
-  });
+  const { fFrom, fTo, fDist, fMin } = footpathTable(stops, opts.walkRadiusM, foot, blocked);
 
   const shapeStart: number[] = [];
   let nPts = 0;
@@ -285,7 +277,7 @@ export function assembleTimetable(src: SourceData, opts: AssembleOptions): Table
   });
 
   return {
-    meta: { format: Int32Array.of(1), walk_radius_m: Float64Array.of(radius) },
+    meta: { format: Int32Array.of(1), walk_radius_m: Float64Array.of(opts.walkRadiusM) },
     feeds: {
       onestop_id: src.feeds.map((f) => f.onestopId),
       sha1: src.feeds.map((f) => f.sha1),
@@ -383,34 +375,88 @@ function nearestShapePoint(sLat: Float64Array, sLon: Float64Array, boxes: Float6
  * Footpaths between served stops closer than `radius` meters (a grid of radius-sized cells), added
  * to `foot` (key from * n + to) unless transfers.txt gave the pair one or forbade it (`blocked`).
  */
-function radiusFootpaths(stops: SourceData["stops"], radius: number, foot: Map<number, { dist: number; min: number }>, blocked: Set<number>): void {
+/**
+ * The footpaths sorted by (from, to): transfers.txt's (`foot`, key from * n + to) plus, when radius
+ * > 0, every other pair of stops within `radius` metres straight line that no transfers.txt row
+ * names or blocks. Stops are bucketed in a grid of radius-sized cells; each stop's list is built
+ * from its 3 x 3 cells and sorted, so no map of all pairs is built (NYC: 268 k footpaths).
+ */
+function footpathTable(stops: SourceData["stops"], radius: number, foot: Map<number, { dist: number; min: number }>, blocked: Set<number>) {
   const n = stops.length;
-  const cellDeg = radius / 111_000;
-  const grid = new Map<string, number[]>();
-  // one longitude scale for the whole dataset (its highest latitude), so cells stay aligned
-  const lonScale = Math.max(0.1, Math.cos(((stops.reduce((m, s) => Math.max(m, Math.abs(s.lat)), 0)) * Math.PI) / 180));
-  const cell = (i: number) => [Math.floor(stops[i]!.lat / cellDeg), Math.floor((stops[i]!.lon * lonScale) / cellDeg)] as const;
-  for (let i = 0; i < n; i++) {
-    const [a, b] = cell(i);
-    const k = `${a},${b}`;
-    const l = grid.get(k);
-    if (l) l.push(i);
-    else grid.set(k, [i]);
+  const lat = Float64Array.from(stops, (s) => s.lat), lon = Float64Array.from(stops, (s) => s.lon);
+  // transfers.txt rows per source stop, in key order
+  const byFrom = new Map<number, number[]>();
+  for (const k of [...foot.keys()].sort((x, y) => x - y)) {
+    const f = Math.floor(k / n);
+    (byFrom.get(f) ?? byFrom.set(f, []).get(f)!).push(k % n);
   }
+  const cellDeg = radius / 111_000;
+  // one longitude scale for the whole dataset (its highest latitude), so cells stay aligned
+  let maxLat = 0;
+  for (let i = 0; i < n; i++) maxLat = Math.max(maxLat, Math.abs(lat[i]!));
+  const lonScale = Math.max(0.1, Math.cos((maxLat * Math.PI) / 180));
+  const cellA = new Float64Array(n), cellB = new Float64Array(n);
+  const grid = new Map<number, number[]>();
+  const CELLS = 4_000_000; // more cells than a row of the grid can hold (|b| < 180 / cellDeg)
+  if (radius > 0) {
+    for (let i = 0; i < n; i++) {
+      cellA[i] = Math.floor(lat[i]! / cellDeg);
+      cellB[i] = Math.floor((lon[i]! * lonScale) / cellDeg);
+      const k = cellA[i]! * CELLS + cellB[i]!;
+      const l = grid.get(k);
+      if (l) l.push(i);
+      else grid.set(k, [i]);
+    }
+  }
+  let cap = Math.max(16, foot.size * 2);
+  let fFrom = new Int32Array(cap), fTo = new Int32Array(cap), fDist = new Float64Array(cap), fMin = new Int32Array(cap);
+  let m = 0;
+  const push = (from: number, to: number, dist: number, min: number) => {
+    if (m === cap) {
+      cap *= 2;
+      const grow = <T extends Int32Array | Float64Array>(a: T): T => {
+        const b = new (a.constructor as new (n: number) => T)(cap);
+        b.set(a);
+        return b;
+      };
+      fFrom = grow(fFrom);
+      fTo = grow(fTo);
+      fDist = grow(fDist);
+      fMin = grow(fMin);
+    }
+    fFrom[m] = from;
+    fTo[m] = to;
+    fDist[m] = dist;
+    fMin[m++] = min;
+  };
+  const near: number[] = [];
   for (let i = 0; i < n; i++) {
-    const [a, b] = cell(i);
-    for (let da = -1; da <= 1; da++) {
-      for (let db = -1; db <= 1; db++) {
-        for (const j of grid.get(`${a + da},${b + db}`) ?? []) {
-          if (j === i) continue;
-          const k = i * n + j;
-          if (foot.has(k) || blocked.has(k)) continue;
-          const d = haversineM(stops[i]!.lat, stops[i]!.lon, stops[j]!.lat, stops[j]!.lon);
-          if (d <= radius) foot.set(k, { dist: d, min: 0 });
+    near.length = 0;
+    const named = byFrom.get(i);
+    if (named) near.push(...named);
+    if (radius > 0) {
+      for (let da = -1; da <= 1; da++) {
+        for (let db = -1; db <= 1; db++) {
+          const l = grid.get((cellA[i]! + da) * CELLS + cellB[i]! + db);
+          if (!l) continue;
+          for (const j of l) {
+            if (j === i) continue;
+            const k = i * n + j;
+            if (foot.has(k) || blocked.has(k)) continue;
+            if (haversineM(lat[i]!, lon[i]!, lat[j]!, lon[j]!) <= radius) near.push(j);
+          }
         }
       }
     }
+    if (near.length === 0) continue;
+    near.sort((x, y) => x - y);
+    for (const j of near) {
+      const t = foot.get(i * n + j);
+      if (t) push(i, j, t.dist, t.min);
+      else push(i, j, haversineM(lat[i]!, lon[i]!, lat[j]!, lon[j]!), 0);
+    }
   }
+  return { fFrom: fFrom.slice(0, m), fTo: fTo.slice(0, m), fDist: fDist.slice(0, m), fMin: fMin.slice(0, m) };
 }
 
 /** trip key -> its row range [from, to) in stop times sorted by trip (in row order). */
