@@ -9,8 +9,8 @@ import { DuckDBInstance, type DuckDBConnection } from "@duckdb/node-api";
 import { existsSync, mkdirSync, readdirSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { basename, dirname, join, resolve } from "node:path";
 import { TABLE_BY_NAME, TABLES } from "./schema/catalog.ts";
-import { loadRawTables } from "./gtfs/load.ts";
-import { buildTables } from "./gtfs/build.ts";
+import { loadRawTable, loadRawTables } from "./gtfs/load.ts";
+import { buildShapes, buildTables } from "./gtfs/build.ts";
 import { deriveOnestopIds, serviceWindow } from "./gtfs/derive.ts";
 import { DataError, Issues, type ImportReport } from "./report.ts";
 import { onestopName } from "./onestop.ts";
@@ -115,6 +115,12 @@ export async function importFeed(opts: ImportOptions): Promise<ImportReport> {
       checkpoint_threshold: "1TB",
     });
     const conn = await db.connect();
+    // shapes.txt is read and checked on a connection of its own while the other files, the trips
+    // and the stop_times are (buildShapes; nothing before the trips' shape check needs it)
+    const laneConn = await db.connect();
+    const shapesRaw = loadRawTable(laneConn, gtfsDir, "shapes.txt");
+    const shapesBuilt = shapesRaw.then((r) => buildShapes({ conn: laneConn, raw: new Map([["shapes.txt", r.table]]) }));
+    shapesBuilt.catch(() => {}); // awaited by buildTables (or in finally); this only keeps an early failure from being "unhandled"
     // stop_times.parquet, the largest file, is written on a second connection while the other
     // tables are still being built (buildTables says when the stop_times view is final)
     let stopTimesCopy: Promise<unknown> | null = null;
@@ -134,7 +140,7 @@ export async function importFeed(opts: ImportOptions): Promise<ImportReport> {
     let ttStopTimes: Promise<Int32Array[] | null> | null = null;
     try {
       // stop_times.txt is read by buildTables (straight into its typed table when the file is clean)
-      const raw = await loadRawTables(conn, gtfsDir, issues, unpacking ? new Map([["stop_times.txt", unpacking]]) : undefined, new Set(["stop_times.txt"]));
+      const raw = await loadRawTables(conn, gtfsDir, issues, unpacking ? new Map([["stop_times.txt", unpacking]]) : undefined, new Set(["stop_times.txt"]), new Map([["shapes.txt", shapesRaw]]));
       for (const [file, r] of raw) if (r.present && !r.deferred) progress(`${file}: ${r.rows} rows read (${((performance.now() - started) / 1000).toFixed(2)} s)`);
       const copyConn = (stConn = await db.connect());
       const stopTimesReady = () => {
@@ -146,7 +152,8 @@ export async function importFeed(opts: ImportOptions): Promise<ImportReport> {
           ttStopTimes.catch(() => {}); // the same: awaited by the timetable (or in finally)
         }
       };
-      const built = await buildTables({ conn, raw, issues, fvid, allocate: (k, n) => allocateIds(scratch, k, n), progress, stopTimesReady });
+      const built = await buildTables({ conn, raw, issues, fvid, allocate: (k, n) => allocateIds(scratch, k, n), progress, stopTimesReady, shapes: shapesBuilt });
+      laneConn.closeSync();
       const derivedFeedId = await deriveOnestopIds(conn);
       const feedOnestopId = opts.feedId ?? disambiguate(manifest, derivedFeedId, opts.source, issues);
       validateFeedId(feedOnestopId);
@@ -256,13 +263,15 @@ export async function importFeed(opts: ImportOptions): Promise<ImportReport> {
       }
       progress(`imported ${sha1} as ${feedOnestopId}${activate ? " (active)" : " (not activated)"}: ${counts.stop_times} stop_times in ${(report.elapsed_ms / 1000).toFixed(2)} s`);
     } finally {
-      // a failed import still waits for the stop_times writer and the timetable before the database goes away
+      // a failed import still waits for the shapes, the stop_times writer and the timetable before the database goes away
+      await shapesBuilt.catch(() => {});
       await (stopTimesCopy as Promise<unknown> | null)?.catch(() => {});
       await (timetable as Promise<unknown> | null)?.catch(() => {});
       await (ttStopTimes as Promise<unknown> | null)?.catch(() => {});
       try { (await ttConn)?.closeSync(); } catch { /* closed, or never opened */ }
       try { (stConn as DuckDBConnection | null)?.closeSync(); } catch { /* closed */ }
       try { conn.closeSync(); } catch { /* closed */ }
+      try { laneConn.closeSync(); } catch { /* closed */ }
       try { db.closeSync(); } catch { /* closed */ }
     }
     return report;

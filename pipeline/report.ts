@@ -48,6 +48,10 @@ export class Issues {
     w.count += count;
     if (w.examples.length < 5) w.examples.push(example);
   }
+  /** another Issues' warnings, as if they had been added here in the same order */
+  absorb(other: Issues): void {
+    for (const [kind, w] of Object.entries(other.warnings)) this.addMany(kind, w.count, w.examples);
+  }
   /** add a count with several examples at once */
   addMany(kind: string, count: number, examples: IssueExample[]): void {
     if (count <= 0) return;

@@ -5,7 +5,7 @@
  * Every rule here is decided per case the way the README's "Bad feeds" table documents.
  */
 import type { DuckDBConnection } from "@duckdb/node-api";
-import { DataError, type Issues } from "../report.ts";
+import { DataError, Issues } from "../report.ts";
 import { csvReader, lineOf, loadDeferred, openDeferred, q, recordRejects, untrimmed, type CsvPlan, type RawTable } from "./load.ts";
 import { interpolateTrip, type StopRow } from "./interpolate.ts";
 
@@ -24,6 +24,37 @@ interface Ctx {
    * connection then.
    */
   stopTimesReady?: () => void;
+  /** buildShapes, when the importer runs it on another connection (else buildTables runs it itself) */
+  shapes?: Promise<ShapesBuilt>;
+}
+
+/** What buildShapes did: rows of shapes.txt it skipped, and its warnings (absorbed by buildTables in its place). */
+export interface ShapesBuilt {
+  skipped: number;
+  issues: Issues;
+}
+
+/**
+ * sh0 (the valid shape points, by rid) and shape_ids from raw_shapes, with its own warnings: the
+ * importer runs it on a second connection while the trips and stop_times are read (ctx.shapes);
+ * `ctx.raw` needs only shapes.txt. No macros (the main connection may be creating them meanwhile).
+ */
+export async function buildShapes(ctx: Pick<Ctx, "conn" | "raw">): Promise<ShapesBuilt> {
+  const { conn } = ctx;
+  const own: Ctx = { ...ctx, issues: new Issues(), fvid: 0, allocate: () => 0, progress: () => {} };
+  let skipped = 0;
+  await conn.run(`CREATE TABLE sh0 AS SELECT rowid AS rid, shape_id, TRY_CAST(shape_pt_sequence AS INTEGER) AS seq, TRY_CAST(shape_pt_lat AS DOUBLE) AS lat,
+      TRY_CAST(shape_pt_lon AS DOUBLE) AS lon, TRY_CAST(shape_dist_traveled AS DOUBLE) AS dist, shape_pt_sequence FROM raw_shapes`);
+  const badSh = `SELECT rid, shape_id, shape_pt_sequence FROM sh0 WHERE shape_id IS NULL OR seq IS NULL OR seq < 0 OR lat IS NULL OR lon IS NULL OR lat NOT BETWEEN -90 AND 90 OR lon NOT BETWEEN -180 AND 180`;
+  const nBad = await reportSkipped(own, "invalid_shape_point", "shapes.txt", badSh,
+    `'shape ' || coalesce(shape_id, '(empty)') || ' point ' || coalesce(shape_pt_sequence, '(empty)') || ': invalid sequence or coordinates'`);
+  if (nBad) await conn.run(`DELETE FROM sh0 WHERE rid IN (SELECT rid FROM (${badSh}))`);
+  const nDup = await reportSkipped(own, "duplicate_key", "shapes.txt",
+    `SELECT rid, shape_id, seq FROM sh0 QUALIFY row_number() OVER (PARTITION BY shape_id, seq ORDER BY rid) > 1`, `'duplicate shape_id/shape_pt_sequence ' || shape_id || ' ' || seq`);
+  if (nDup) await conn.run(`DELETE FROM sh0 WHERE rid IN (SELECT rid FROM sh0 QUALIFY row_number() OVER (PARTITION BY shape_id, seq ORDER BY rid) > 1)`);
+  skipped += nBad + nDup;
+  await conn.run(`CREATE TABLE shape_ids AS SELECT DISTINCT shape_id FROM sh0`);
+  return { skipped, issues: own.issues };
 }
 
 async function rows(conn: DuckDBConnection, sql: string): Promise<Record<string, unknown>[]> {
@@ -191,14 +222,9 @@ export async function buildTables(ctx: Ctx): Promise<BuildResult> {
   derived.calendars_from_calendar_dates = await scalar(conn, `SELECT count(*) FROM calendars WHERE generated`);
 
   // ---------------------------------------------------------------- shapes
-  await conn.run(`CREATE TABLE sh0 AS SELECT rowid AS rid, shape_id, gtfs_int(shape_pt_sequence) AS seq, TRY_CAST(shape_pt_lat AS DOUBLE) AS lat,
-      TRY_CAST(shape_pt_lon AS DOUBLE) AS lon, TRY_CAST(shape_dist_traveled AS DOUBLE) AS dist, shape_pt_sequence FROM raw_shapes`);
-  const badSh = `SELECT rid, shape_id, shape_pt_sequence FROM sh0 WHERE shape_id IS NULL OR seq IS NULL OR seq < 0 OR lat IS NULL OR lon IS NULL OR lat NOT BETWEEN -90 AND 90 OR lon NOT BETWEEN -180 AND 180`;
-  if (skip("shapes.txt", await reportSkipped(ctx, "invalid_shape_point", "shapes.txt", badSh,
-    `'shape ' || coalesce(shape_id, '(empty)') || ' point ' || coalesce(shape_pt_sequence, '(empty)') || ': invalid sequence or coordinates'`))) await conn.run(`DELETE FROM sh0 WHERE rid IN (SELECT rid FROM (${badSh}))`);
-  if (skip("shapes.txt", await reportSkipped(ctx, "duplicate_key", "shapes.txt",
-    `SELECT rid, shape_id, seq FROM sh0 QUALIFY row_number() OVER (PARTITION BY shape_id, seq ORDER BY rid) > 1`, `'duplicate shape_id/shape_pt_sequence ' || shape_id || ' ' || seq`))) await conn.run(`DELETE FROM sh0 WHERE rid IN (SELECT rid FROM sh0 QUALIFY row_number() OVER (PARTITION BY shape_id, seq ORDER BY rid) > 1)`);
-  await conn.run(`CREATE TABLE shape_ids AS SELECT DISTINCT shape_id FROM sh0`);
+  // (sh0 and shape_ids: buildShapes, on another connection while the trips and stop_times are read
+  // when the importer started it, here otherwise; awaited before the trips' shape_ids are checked)
+  const shapes: Promise<ShapesBuilt> | ShapesBuilt = ctx.shapes ?? (await buildShapes(ctx));
 
   // ---------------------------------------------------------------- trips
   await conn.run(`CREATE TABLE t0 AS SELECT rowid AS rid, * FROM raw_trips; DROP TABLE raw_trips`);
@@ -209,9 +235,6 @@ export async function buildTables(ctx: Ctx): Promise<BuildResult> {
   if (skip("trips.txt", await reportSkipped(ctx, "unknown_route", "trips.txt", unkRoute, `'trip ' || trip_id || ': route_id ' || coalesce(route_id, '(empty)') || ' does not exist'`))) await conn.run(`DELETE FROM t0 WHERE rid IN (SELECT rid FROM (${unkRoute}))`);
   const unkSvc = `SELECT rid, trip_id, service_id FROM t0 WHERE service_id IS NULL OR service_id NOT IN (SELECT service_id FROM calendars)`;
   if (skip("trips.txt", await reportSkipped(ctx, "unknown_service", "trips.txt", unkSvc, `'trip ' || trip_id || ': service_id ' || coalesce(service_id, '(empty)') || ' is in neither calendar.txt nor calendar_dates.txt'`))) await conn.run(`DELETE FROM t0 WHERE rid IN (SELECT rid FROM (${unkSvc}))`);
-  await reportSkipped(ctx, "unknown_shape", "trips.txt", `SELECT rid, trip_id, shape_id FROM t0 WHERE shape_id IS NOT NULL AND shape_id NOT IN (SELECT shape_id FROM shape_ids)`,
-    `'trip ' || trip_id || ': shape_id ' || shape_id || ' does not exist (a shape is generated from the stops)'`);
-  await conn.run(`UPDATE t0 SET shape_id = NULL WHERE shape_id IS NOT NULL AND shape_id NOT IN (SELECT shape_id FROM shape_ids)`);
   await conn.run(`CREATE TABLE t1 AS SELECT row_number() OVER (ORDER BY rid)::INTEGER AS tix, * FROM t0 ORDER BY rid`);
   step(`trips: ${await scalar(conn, "SELECT count(*) FROM t1")}`);
 
@@ -260,6 +283,13 @@ export async function buildTables(ctx: Ctx): Promise<BuildResult> {
       FROM raw_stop_times st LEFT JOIN t1 t ON t.trip_id = st.trip_id LEFT JOIN stops s ON s.stop_id = st.stop_id
       ORDER BY tix, seq`);
   }
+  // the shapes, and trips naming a shape that does not exist (their shape is generated)
+  const sh = await shapes;
+  ctx.issues.absorb(sh.issues);
+  skip("shapes.txt", sh.skipped);
+  await reportSkipped(ctx, "unknown_shape", "trips.txt", `SELECT rid, trip_id, shape_id FROM t1 WHERE shape_id IS NOT NULL AND shape_id NOT IN (SELECT shape_id FROM shape_ids)`,
+    `'trip ' || trip_id || ': shape_id ' || shape_id || ' does not exist (a shape is generated from the stops)'`);
+  await conn.run(`UPDATE t1 SET shape_id = NULL WHERE shape_id IS NOT NULL AND shape_id NOT IN (SELECT shape_id FROM shape_ids)`);
   step(`stop_times read: ${await scalar(conn, "SELECT count(*) FROM st0")} (${order}${direct ? ", direct" : ""})`);
   const rawSt = (col: string) => `(SELECT r.${col} FROM raw_stop_times r WHERE r.rowid = rid)`;
   const stSkip = async (kind: string, where: string, msg: string) => {

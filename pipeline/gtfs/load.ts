@@ -11,7 +11,7 @@ import type { DuckDBConnection } from "@duckdb/node-api";
 import { closeSync, existsSync, openSync, readSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { GTFS_FILES, type GtfsFileSpec } from "./files.ts";
-import { DataError, type Issues } from "../report.ts";
+import { DataError, Issues } from "../report.ts";
 
 export interface RawTable {
   spec: GtfsFileSpec;
@@ -201,26 +201,65 @@ export function csvReader(plan: CsvPlan, rej: string, parallel: boolean, encodin
  * here; openDeferred then checks the header (once the file is written) and loadDeferred reads it
  * into its raw table like the others when the caller cannot do better.
  */
-export async function loadRawTables(conn: DuckDBConnection, dir: string, issues: Issues, pending?: Map<string, Promise<void>>, defer: ReadonlySet<string> = new Set()): Promise<Map<string, RawTable>> {
+export async function loadRawTables(
+  conn: DuckDBConnection, dir: string, issues: Issues, pending?: Map<string, Promise<void>>, defer: ReadonlySet<string> = new Set(), preloaded?: Map<string, Promise<PreloadedRaw>>,
+): Promise<Map<string, RawTable>> {
   const out = new Map<string, RawTable>();
-  for (const spec of GTFS_FILES) {
-    const path = join(dir, spec.file);
-    const ready = pending?.get(spec.file) ?? Promise.resolve();
-    if (defer.has(spec.file) && existsSync(path)) {
-      out.set(spec.file, { spec, present: true, rows: 0, rejectedLines: [], path, deferred: { ready } });
-      continue;
+  try {
+    for (const spec of GTFS_FILES) {
+      const path = join(dir, spec.file);
+      const ready = pending?.get(spec.file) ?? Promise.resolve();
+      const pre = preloaded?.get(spec.file);
+      if (pre) {
+        // read on another connection meanwhile (loadRawTable): taken here, in file order, so its
+        // error (if any) and its warnings come where reading it here would have put them
+        const { table, issues: own } = await pre;
+        issues.absorb(own);
+        out.set(spec.file, table);
+        continue;
+      }
+      if (defer.has(spec.file) && existsSync(path)) {
+        out.set(spec.file, { spec, present: true, rows: 0, rejectedLines: [], path, deferred: { ready } });
+        continue;
+      }
+      await ready;
+      const table: RawTable = { spec, present: true, rows: 0, rejectedLines: [], path };
+      const plan = await planCsv(conn, table);
+      if (plan) await readRaw(conn, table, plan, issues);
+      out.set(spec.file, table);
     }
-    await ready;
-    const table: RawTable = { spec, present: true, rows: 0, rejectedLines: [], path };
-    const plan = await planCsv(conn, table);
-    if (plan) await readRaw(conn, table, plan, issues);
-    out.set(spec.file, table);
+  } catch (e) {
+    // the other connection's reads end before the caller closes the database
+    if (preloaded) await Promise.allSettled(preloaded.values());
+    throw e;
   }
   // calendar.txt and calendar_dates.txt are each optional, but a feed needs one of them
   if (out.get("calendar.txt")!.rows === 0 && out.get("calendar_dates.txt")!.rows === 0) {
     throw new DataError("required file is missing or has no rows (a feed needs calendar.txt or calendar_dates.txt)", "calendar.txt");
   }
   return out;
+}
+
+/** A file read into its raw table by loadRawTable, with the warnings of that read. */
+export interface PreloadedRaw {
+  table: RawTable;
+  issues: Issues;
+}
+
+/**
+ * One file into its raw table as loadRawTables reads it, on `conn` (another connection of the same
+ * database, so that it runs beside the other files), with warnings of its own: loadRawTables takes
+ * the result (`preloaded`) at the file's place in the order.
+ */
+export async function loadRawTable(conn: DuckDBConnection, dir: string, file: string, ready: Promise<void> = Promise.resolve()): Promise<PreloadedRaw> {
+  const spec = GTFS_FILES.find((f) => f.file === file)!;
+  const path = join(dir, spec.file);
+  await ready;
+  const issues = new Issues();
+  const table: RawTable = { spec, present: true, rows: 0, rejectedLines: [], path };
+  const plan = await planCsv(conn, table);
+  if (plan) await readRaw(conn, table, plan, issues);
+  return { table, issues };
 }
 
 /**

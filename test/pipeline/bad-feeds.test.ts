@@ -165,6 +165,60 @@ describe("skipped rows (broken references and bad values)", () => {
   });
 });
 
+/** The interpolation fixture with trips naming shapes and a shapes.txt (`shapes`: its lines, header included). */
+function feedWithShapes(shapes: string[]): string {
+  const dir = join(tempDir(), "feed");
+  cpSync(join(FIXTURES, "interpolation"), dir, { recursive: true });
+  writeFileSync(join(dir, "trips.txt"), ["route_id,service_id,trip_id,trip_headsign,block_id,shape_id", "R1,WK,T1,Fourth,B1,SH1", "R1,WK,T2,Fourth,B1,NOPE", "R1,CD,T3,Fourth,,"].join("\n") + "\n");
+  writeFileSync(join(dir, "shapes.txt"), shapes.join("\n") + "\n");
+  return dir;
+}
+
+describe("shapes (read and checked beside the trips and stop_times)", () => {
+  test("invalid and duplicate shape points are skipped and reported with their lines; a trip naming an unknown shape gets a generated one", async () => {
+    const data = tempDir();
+    const r = await importFeed({
+      dataDir: data,
+      source: feedWithShapes([
+        "shape_id,shape_pt_lat,shape_pt_lon,shape_pt_sequence",
+        "SH1,40.0000,-74.0000,1",
+        "SH1,40.0100,-74.0000,2",
+        "SH1,95.0000,-74.0000,3", // line 4: latitude out of range
+        "SH1,40.0100,-74.0010,2", // line 5: second point with sequence 2
+        "SH1,40.0400,-74.0000,4",
+      ]),
+    });
+    expect(r.status).toBe("imported");
+    expect(r.warnings.invalid_shape_point).toMatchObject({ count: 1, examples: [{ file: "shapes.txt", line: 4 }] });
+    expect(r.warnings.duplicate_key).toMatchObject({ count: 1, examples: [{ file: "shapes.txt", line: 5 }] });
+    expect(r.warnings.unknown_shape).toMatchObject({ count: 1, examples: [{ file: "trips.txt", line: 3 }] });
+    expect(r.tables["shapes.txt"]).toEqual({ source_rows: 5, imported_rows: 3, skipped_rows: 2 });
+    const dir = join(data, "versions", r.sha1!);
+    const pts = await sql<{ shape_id: string; n: number; generated: boolean }>(
+      `SELECT shape_id, count(*)::INTEGER AS n, bool_and(generated) AS generated FROM read_parquet('${dir}/shapes.parquet') GROUP BY shape_id ORDER BY shape_id`);
+    expect(pts.find((p) => p.shape_id === "SH1")).toEqual({ shape_id: "SH1", n: 3, generated: false });
+    const trips = await sql<{ trip_id: string; shape_id: string }>(`SELECT trip_id, shape_id FROM read_parquet('${dir}/trips.parquet') ORDER BY trip_id`);
+    expect(trips[0]).toEqual({ trip_id: "T1", shape_id: "SH1" });
+    expect(trips[1]!.shape_id).toStartWith("generated-");
+    expect(pts.find((p) => p.shape_id === trips[1]!.shape_id)?.generated).toBe(true);
+  });
+
+  test("a shapes.txt without a required column rejects the feed naming it; an earlier file's error comes first", async () => {
+    const noLat = ["shape_id,shape_pt_lon,shape_pt_sequence", "SH1,-74.0000,1"];
+    const r = await importFeed({ dataDir: tempDir(), source: feedWithShapes(noLat) });
+    expect(r.status).toBe("rejected");
+    expect(r.error).toMatchObject({ file: "shapes.txt", line: 1 });
+    expect(r.error!.message).toStartWith('shapes.txt:1: required column "shape_pt_lat" is missing');
+    // routes.txt (missing route_type) comes before shapes.txt in the file order
+    const both = join(tempDir(), "feed");
+    cpSync(join(FIXTURES, "missing-column"), both, { recursive: true });
+    writeFileSync(join(both, "shapes.txt"), noLat.join("\n") + "\n");
+    const r2 = await importFeed({ dataDir: tempDir(), source: both });
+    expect(r2.status).toBe("rejected");
+    expect(r2.error).toMatchObject({ file: "routes.txt", line: 1 });
+  });
+});
+
 describe("duplicate stop_sequence", () => {
   test("the second stop_time with the same (trip_id, stop_sequence) is skipped as duplicate_key; the trip keeps the first", async () => {
     const dir = feedWithStopTimes([
