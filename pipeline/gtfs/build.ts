@@ -235,7 +235,12 @@ export async function buildTables(ctx: Ctx): Promise<BuildResult> {
   if (skip("trips.txt", await reportSkipped(ctx, "unknown_route", "trips.txt", unkRoute, `'trip ' || trip_id || ': route_id ' || coalesce(route_id, '(empty)') || ' does not exist'`))) await conn.run(`DELETE FROM t0 WHERE rid IN (SELECT rid FROM (${unkRoute}))`);
   const unkSvc = `SELECT rid, trip_id, service_id FROM t0 WHERE service_id IS NULL OR service_id NOT IN (SELECT service_id FROM calendars)`;
   if (skip("trips.txt", await reportSkipped(ctx, "unknown_service", "trips.txt", unkSvc, `'trip ' || trip_id || ': service_id ' || coalesce(service_id, '(empty)') || ' is in neither calendar.txt nor calendar_dates.txt'`))) await conn.run(`DELETE FROM t0 WHERE rid IN (SELECT rid FROM (${unkSvc}))`);
-  await conn.run(`CREATE TABLE t1 AS SELECT row_number() OVER (ORDER BY rid)::INTEGER AS tix, * FROM t0 ORDER BY rid`);
+  // tix = the trip's rank in file order; when no row was deleted (rid runs 0 .. n - 1, t0 is in rid
+  // order) that is rid + 1, with no window and no sort
+  const dense = await scalar(conn, `SELECT (count(*) = 0 OR (min(rid) = 0 AND max(rid) = count(*) - 1))::INTEGER FROM t0`);
+  await conn.run(dense
+    ? `CREATE TABLE t1 AS SELECT (rid + 1)::INTEGER AS tix, * FROM t0`
+    : `CREATE TABLE t1 AS SELECT row_number() OVER (ORDER BY rid)::INTEGER AS tix, * FROM t0 ORDER BY rid`);
   step(`trips: ${await scalar(conn, "SELECT count(*) FROM t1")}`);
 
   // Trip ids are allocated for every candidate trip (id = base + tix - 1), so stop_times get their
