@@ -37,6 +37,43 @@ function query(t0: number, access: { stop: number; walkSec: number }[], egress: 
   return { epochSec: epoch, timeSec: t0 - epoch, arriveBy: false, windowSec, horizonSec: 86400, access, egress, maxTransfers, walkSpeed: 1.33, days: buildServiceDays(svc.tt, epoch, t0), wheelchair: false };
 }
 
+/**
+ * `n` random queries searched with `toggle` on and off: the journeys must be identical, leg by leg,
+ * and the pruned search visit no more route stops. Returns the journeys and visits summed.
+ */
+function compareWithout(
+  toggle: { enabled: boolean }, seed: number, n: number,
+  shape: (i: number, rand: () => number) => { walk: boolean; windowSec: number; maxTransfers: number; arriveBy: boolean },
+): { journeys: number; visitedPruned: number; visitedFull: number } {
+  const rand = rng(seed);
+  const { stopLat, stopLon } = svc.tt.meta;
+  const out = { journeys: 0, visitedPruned: 0, visitedFull: 0 };
+  const show = (js: { departSec: number; arriveSec: number; rides: number; legs: unknown[] }[]) => js.map((j) => `${j.departSec}-${j.arriveSec}/${j.rides}:${JSON.stringify(j.legs)}`);
+  for (let i = 0; i < n; i++) {
+    const o = served[Math.floor(rand() * served.length)]!, d = served[Math.floor(rand() * served.length)]!;
+    if (o === d) continue;
+    const t0 = localToUnix(day, 5 * 3600 + Math.floor(rand() * 20 * 3600), tz);
+    const k = shape(i, rand);
+    const access = k.walk ? svc.walkStops(stopLat[o]!, stopLon[o]!, 1609, 1.33, false) : [{ stop: o, walkSec: 0 }];
+    const egress = k.walk ? svc.walkStops(stopLat[d]!, stopLon[d]!, 1609, 1.33, false) : [{ stop: d, walkSec: 0 }];
+    const q = { ...query(t0, access, egress, k.windowSec, k.maxTransfers), arriveBy: k.arriveBy };
+    const pruned = searchJourneys(svc.cores(), q, svc.pool);
+    toggle.enabled = false;
+    let full;
+    try {
+      full = searchJourneys(svc.cores(), q, svc.pool);
+    } finally {
+      toggle.enabled = true;
+    }
+    expect({ i, journeys: show(pruned.journeys) }).toEqual({ i, journeys: show(full.journeys) });
+    expect(pruned.stats.stopsVisited).toBeLessThanOrEqual(full.stats.stopsVisited);
+    out.journeys += full.journeys.length;
+    out.visitedPruned += pruned.stats.stopsVisited;
+    out.visitedFull += full.stats.stopsVisited;
+  }
+  return out;
+}
+
 describe("RAPTOR pruning and day filtering", () => {
   test("late-evening and after-midnight earliest arrivals equal a connection scan (150 queries)", () => {
     const rand = rng(2024);
@@ -90,64 +127,15 @@ describe("RAPTOR pruning and day filtering", () => {
   });
 
   test("destination pruning does not change range searches' journeys (80 queries, walking access and egress, arriveBy)", () => {
-    const rand = rng(4242);
-    const { stopLat, stopLon } = svc.tt.meta;
-    let journeys = 0, visitedPruned = 0, visitedFull = 0;
-    const show = (js: { departSec: number; arriveSec: number; rides: number; legs: unknown[] }[]) => js.map((j) => `${j.departSec}-${j.arriveSec}/${j.rides}:${JSON.stringify(j.legs)}`);
-    for (let i = 0; i < 80; i++) {
-      const o = served[Math.floor(rand() * served.length)]!, d = served[Math.floor(rand() * served.length)]!;
-      if (o === d) continue;
-      const t0 = localToUnix(day, 5 * 3600 + Math.floor(rand() * 20 * 3600), tz);
-      const access = svc.walkStops(stopLat[o]!, stopLon[o]!, 1609, 1.33, false);
-      const egress = svc.walkStops(stopLat[d]!, stopLon[d]!, 1609, 1.33, false);
-      const q = { ...query(t0, access, egress, 3600, 1 + Math.floor(rand() * 5)), arriveBy: i % 3 === 2 };
-      const pruned = searchJourneys(svc.cores(), q, svc.pool);
-      destinationPruning.enabled = false;
-      let full;
-      try {
-        full = searchJourneys(svc.cores(), q, svc.pool);
-      } finally {
-        destinationPruning.enabled = true;
-      }
-      expect({ i, journeys: show(pruned.journeys) }).toEqual({ i, journeys: show(full.journeys) });
-      expect(pruned.stats.stopsVisited).toBeLessThanOrEqual(full.stats.stopsVisited);
-      journeys += full.journeys.length;
-      visitedPruned += pruned.stats.stopsVisited;
-      visitedFull += full.stats.stopsVisited;
-    }
-    expect(journeys).toBeGreaterThan(100);
-    expect(visitedPruned).toBeLessThan(visitedFull);
+    const r = compareWithout(destinationPruning, 4242, 80, (i, rand) => ({ walk: true, windowSec: 3600, maxTransfers: 1 + Math.floor(rand() * 5), arriveBy: i % 3 === 2 }));
+    expect(r.journeys).toBeGreaterThan(100);
+    expect(r.visitedPruned).toBeLessThan(r.visitedFull);
   });
 
   test("limiting the last rounds to what can still reach the destination does not change journeys (160 queries, 0-4 transfers, single and range, stop or walk egress, arriveBy)", () => {
-    const rand = rng(777);
-    const { stopLat, stopLon } = svc.tt.meta;
-    let journeys = 0, visitedPruned = 0, visitedFull = 0;
-    const show = (js: { departSec: number; arriveSec: number; rides: number; legs: unknown[] }[]) => js.map((j) => `${j.departSec}-${j.arriveSec}/${j.rides}:${JSON.stringify(j.legs)}`);
-    for (let i = 0; i < 160; i++) {
-      const o = served[Math.floor(rand() * served.length)]!, d = served[Math.floor(rand() * served.length)]!;
-      if (o === d) continue;
-      const t0 = localToUnix(day, 5 * 3600 + Math.floor(rand() * 20 * 3600), tz);
-      const walk = i % 2 === 1;
-      const access = walk ? svc.walkStops(stopLat[o]!, stopLon[o]!, 1609, 1.33, false) : [{ stop: o, walkSec: 0 }];
-      const egress = walk ? svc.walkStops(stopLat[d]!, stopLon[d]!, 1609, 1.33, false) : [{ stop: d, walkSec: 0 }];
-      const q = { ...query(t0, access, egress, i % 4 < 2 ? 0 : 3600, i % 5), arriveBy: i % 7 === 3 };
-      const pruned = searchJourneys(svc.cores(), q, svc.pool);
-      reachPruning.enabled = false;
-      let full;
-      try {
-        full = searchJourneys(svc.cores(), q, svc.pool);
-      } finally {
-        reachPruning.enabled = true;
-      }
-      expect({ i, journeys: show(pruned.journeys) }).toEqual({ i, journeys: show(full.journeys) });
-      expect(pruned.stats.stopsVisited).toBeLessThanOrEqual(full.stats.stopsVisited);
-      journeys += full.journeys.length;
-      visitedPruned += pruned.stats.stopsVisited;
-      visitedFull += full.stats.stopsVisited;
-    }
-    expect(journeys).toBeGreaterThan(150);
-    expect(visitedPruned).toBeLessThan(visitedFull * 0.9);
+    const r = compareWithout(reachPruning, 777, 160, (i) => ({ walk: i % 2 === 1, windowSec: i % 4 < 2 ? 0 : 3600, maxTransfers: i % 5, arriveBy: i % 7 === 3 }));
+    expect(r.journeys).toBeGreaterThan(150);
+    expect(r.visitedPruned).toBeLessThan(r.visitedFull * 0.9);
   });
 
   test("keepEarliest: the plan's n selected journeys equal those of the full range search, also when a shorter first window answers (120 queries, arriveBy)", () => {
