@@ -608,7 +608,7 @@ function runIteration(core: TransitCore, req: RaptorRequest, st: RaptorState, cx
     let bound = UNREACHED;
     for (let j = 0; j <= k; j++) if (targetBest[j]! < bound) bound = targetBest[j]!;
     let nRide = 0;
-    // the last two rounds: per route, the last position whose label can still matter (see below)
+    // the last rounds (reachAhead): per route, the last position whose label can still matter
     const level = rounds - 1 - k;
     const limitPos = level > st.reachLevels ? null : st.reachLast[level]!;
     // route scans: each marked route from its first marked position, once per service-day slot
@@ -622,8 +622,8 @@ function runIteration(core: TransitCore, req: RaptorRequest, st: RaptorState, cx
       const nS = routeStopStart[r + 1]! - s0;
       // the last round only sets labels for the destination check (no transfers follow it, and
       // journeys end at a ride label): a route matters there only up to its last egress stop, and
-      // only when it boards before that stop; in the round before, only up to its last stop from
-      // which one more ride can reach the destination (reachWithOneRide)
+      // only when it boards before that stop; in the rounds before, only up to its last stop from
+      // which the rides left can still reach the destination (reachAhead)
       let scanEnd = nS;
       if (limitPos !== null) {
         const eLast = limitPos[r]!;

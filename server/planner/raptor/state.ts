@@ -78,7 +78,7 @@ export class RaptorState {
   readonly egressSec: Int32Array;
   readonly egressIdx: Int32Array;
   /**
-   * For the rounds before the last (reachAhead in search.ts): reachLast[l][r] = the last position on
+   * For the last rounds (reachAhead in search.ts): reachLast[l][r] = the last position on
    * route r where a ride label of round (last - l) can still lead to the destination within l more
    * rides (-1: none), with the routes set in reachRoutes[l][0 .. nReachRoutes[l]); reachMark,
    * reachBoard and reachList are scratch
