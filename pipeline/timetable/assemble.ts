@@ -372,10 +372,6 @@ function nearestShapePoint(sLat: Float64Array, sLon: Float64Array, boxes: Float6
 }
 
 /**
- * Footpaths between served stops closer than `radius` meters (a grid of radius-sized cells), added
- * to `foot` (key from * n + to) unless transfers.txt gave the pair one or forbade it (`blocked`).
- */
-/**
  * The footpaths sorted by (from, to): transfers.txt's (`foot`, key from * n + to) plus, when radius
  * > 0, every other pair of stops within `radius` metres straight line that no transfers.txt row
  * names or blocks. Stops are bucketed in a grid of radius-sized cells; each stop's list is built
@@ -408,26 +404,12 @@ function footpathTable(stops: SourceData["stops"], radius: number, foot: Map<num
       else grid.set(k, [i]);
     }
   }
-  let cap = Math.max(16, foot.size * 2);
-  let fFrom = new Int32Array(cap), fTo = new Int32Array(cap), fDist = new Float64Array(cap), fMin = new Int32Array(cap);
-  let m = 0;
+  const fFrom: number[] = [], fTo: number[] = [], fDist: number[] = [], fMin: number[] = [];
   const push = (from: number, to: number, dist: number, min: number) => {
-    if (m === cap) {
-      cap *= 2;
-      const grow = <T extends Int32Array | Float64Array>(a: T): T => {
-        const b = new (a.constructor as new (n: number) => T)(cap);
-        b.set(a);
-        return b;
-      };
-      fFrom = grow(fFrom);
-      fTo = grow(fTo);
-      fDist = grow(fDist);
-      fMin = grow(fMin);
-    }
-    fFrom[m] = from;
-    fTo[m] = to;
-    fDist[m] = dist;
-    fMin[m++] = min;
+    fFrom.push(from);
+    fTo.push(to);
+    fDist.push(dist);
+    fMin.push(min);
   };
   const near: number[] = [];
   for (let i = 0; i < n; i++) {
@@ -456,7 +438,7 @@ function footpathTable(stops: SourceData["stops"], radius: number, foot: Map<num
       else push(i, j, haversineM(lat[i]!, lon[i]!, lat[j]!, lon[j]!), 0);
     }
   }
-  return { fFrom: fFrom.slice(0, m), fTo: fTo.slice(0, m), fDist: fDist.slice(0, m), fMin: fMin.slice(0, m) };
+  return { fFrom: Int32Array.from(fFrom), fTo: Int32Array.from(fTo), fDist: Float64Array.from(fDist), fMin: Int32Array.from(fMin) };
 }
 
 /** trip key -> its row range [from, to) in stop times sorted by trip (in row order). */

@@ -135,16 +135,19 @@ async function numColumns(conn: DuckDBConnection, sql: string, kinds: ("int" | "
 /**
  * String columns of `rel` in `id` order, null as "": each column is fetched as one string_agg value
  * and split in JavaScript (turning bus_bk's 58 k trips into row objects value by value took ~100 ms,
- * this way ~10 ms). null when some value contains the separator (U+001F): the caller reads rows.
+ * this way ~10 ms). When some value contains the separator (U+001F), the rows are read instead.
  */
-async function stringColumns(conn: DuckDBConnection, rel: string, cols: string[]): Promise<string[][] | null> {
+async function stringColumns(conn: DuckDBConnection, rel: string, cols: string[]): Promise<string[][]> {
   const v = (c: string) => `coalesce(CAST(${c} AS VARCHAR), '')`;
   const [r] = await rows(conn, `SELECT count(*) AS n, ${cols.map((c) => `coalesce(bool_or(contains(${v(c)}, chr(31))), false)`).join(" OR ")} AS bad,
       ${cols.map((c, i) => `string_agg(${v(c)}, chr(31) ORDER BY id) AS c${i}`).join(", ")} FROM ${rel}`);
-  if (!r || r.bad) return null;
-  const n = num(r.n);
+  if (r!.bad) {
+    const all = await rows(conn, `SELECT ${cols.join(", ")} FROM ${rel} ORDER BY id`);
+    return cols.map((c) => all.map((row) => s(row[c])));
+  }
+  const n = num(r!.n);
   return cols.map((_, i) => {
-    const out = n === 0 ? [] : String(r[`c${i}`]).split("\u001f");
+    const out = n === 0 ? [] : String(r![`c${i}`]).split("\u001f");
     if (out.length !== n) throw new Error(`${rel}: ${cols[i]} read ${out.length} values for ${n} rows`);
     return out;
   });
@@ -193,30 +196,16 @@ async function readSource(conn: DuckDBConnection, versions: VersionTables[], sto
     for (const r of await rows(conn, `SELECT id, agency_ref, route_id, route_short_name, route_long_name, route_type, route_color, route_text_color, onestop_id FROM ${pq("routes")}`)) {
       src.routes.push({ key: num(r.id), feed, agency: num(r.agency_ref, -1), routeId: s(r.route_id), shortName: s(r.route_short_name), longName: s(r.route_long_name), type: num(r.route_type, 3), color: s(r.route_color), textColor: s(r.route_text_color), onestopId: s(r.onestop_id) });
     }
-    const stopStr = await stringColumns(conn, pq("stops"), ["stop_id", "stop_code", "stop_name", "onestop_id"]);
-    if (stopStr) {
-      const [id, wc, parent] = await intColumns(conn, `SELECT id, coalesce(wheelchair_boarding, 0)::INTEGER, coalesce(parent_ref, -1)::INTEGER FROM ${pq("stops")} ORDER BY id`, 3);
-      const [lat, lon] = await numColumns(conn, `SELECT coalesce(stop_lat, 0)::DOUBLE, coalesce(stop_lon, 0)::DOUBLE FROM ${pq("stops")} ORDER BY id`, ["double", "double"]);
-      const [stopId, code, name, onestopId] = stopStr;
-      for (let i = 0; i < id!.length; i++) {
-        src.stops.push({ key: id![i]!, feed, stopId: stopId![i]!, code: code![i]!, name: name![i]!, lat: lat![i]!, lon: lon![i]!, wheelchair: wc![i]!, onestopId: onestopId![i]!, parent: parent![i]! });
-      }
-    } else {
-      for (const r of await rows(conn, `SELECT id, stop_id, stop_code, stop_name, stop_lat, stop_lon, wheelchair_boarding, onestop_id, parent_ref FROM ${pq("stops")} ORDER BY id`)) {
-        src.stops.push({ key: num(r.id), feed, stopId: s(r.stop_id), code: s(r.stop_code), name: s(r.stop_name), lat: num(r.stop_lat), lon: num(r.stop_lon), wheelchair: num(r.wheelchair_boarding), onestopId: s(r.onestop_id), parent: num(r.parent_ref, -1) });
-      }
+    const [stopId, code, name, onestopId] = await stringColumns(conn, pq("stops"), ["stop_id", "stop_code", "stop_name", "onestop_id"]);
+    const [sId, sWc, sParent] = await intColumns(conn, `SELECT id, coalesce(wheelchair_boarding, 0)::INTEGER, coalesce(parent_ref, -1)::INTEGER FROM ${pq("stops")} ORDER BY id`, 3);
+    const [sLat, sLon] = await numColumns(conn, `SELECT coalesce(stop_lat, 0)::DOUBLE, coalesce(stop_lon, 0)::DOUBLE FROM ${pq("stops")} ORDER BY id`, ["double", "double"]);
+    for (let i = 0; i < sId!.length; i++) {
+      src.stops.push({ key: sId![i]!, feed, stopId: stopId![i]!, code: code![i]!, name: name![i]!, lat: sLat![i]!, lon: sLon![i]!, wheelchair: sWc![i]!, onestopId: onestopId![i]!, parent: sParent![i]! });
     }
-    const tripStr = await stringColumns(conn, pq("trips"), ["trip_id", "trip_headsign", "block_id", "shape_id"]);
-    if (tripStr) {
-      const [id, route, service, wc] = await intColumns(conn, `SELECT id, coalesce(route_ref, -1)::INTEGER, coalesce(calendar_ref, -1)::INTEGER, coalesce(wheelchair_accessible, 0)::INTEGER FROM ${pq("trips")} ORDER BY id`, 4);
-      const [tripId, headsign, blockId, shapeId] = tripStr;
-      for (let i = 0; i < id!.length; i++) {
-        src.trips.push({ key: id![i]!, feed, route: route![i]!, service: service![i]!, tripId: tripId![i]!, headsign: headsign![i]!, blockId: blockId![i]!, shapeId: shapeId![i]!, wheelchair: wc![i]! });
-      }
-    } else {
-      for (const r of await rows(conn, `SELECT id, route_ref, calendar_ref, trip_id, trip_headsign, block_id, shape_id, wheelchair_accessible FROM ${pq("trips")} ORDER BY id`)) {
-        src.trips.push({ key: num(r.id), feed, route: num(r.route_ref, -1), service: num(r.calendar_ref, -1), tripId: s(r.trip_id), headsign: s(r.trip_headsign), blockId: s(r.block_id), shapeId: s(r.shape_id), wheelchair: num(r.wheelchair_accessible) });
-      }
+    const [tripId, headsign, blockId, shapeId] = await stringColumns(conn, pq("trips"), ["trip_id", "trip_headsign", "block_id", "shape_id"]);
+    const [tId, tRoute, tService, tWc] = await intColumns(conn, `SELECT id, coalesce(route_ref, -1)::INTEGER, coalesce(calendar_ref, -1)::INTEGER, coalesce(wheelchair_accessible, 0)::INTEGER FROM ${pq("trips")} ORDER BY id`, 4);
+    for (let i = 0; i < tId!.length; i++) {
+      src.trips.push({ key: tId![i]!, feed, route: tRoute![i]!, service: tService![i]!, tripId: tripId![i]!, headsign: headsign![i]!, blockId: blockId![i]!, shapeId: shapeId![i]!, wheelchair: tWc![i]! });
     }
     for (const r of await rows(
       conn,
