@@ -4,7 +4,7 @@
  */
 import { readFileSync } from "node:fs";
 import { dirname, isAbsolute, resolve } from "node:path";
-import { z } from "zod";
+import type { z as Z } from "zod";
 import { parseFlags, helpText, UsageError, type FlagSpec } from "../bin/flags.ts";
 import { importFeed } from "./import.ts";
 import type { ImportReport } from "./report.ts";
@@ -21,34 +21,39 @@ export const IMPORT_FLAGS: FlagSpec[] = [
   { name: "quiet", env: "INTERCHANGE_QUIET", type: "boolean", default: false, description: "no progress on stderr" },
 ];
 
-const LicenseValue = z.enum(["yes", "no", "unknown"]);
-const FeedsFile = z.array(
-  z.object({
-    id: z.string().optional(),
-    url: z.string().optional(),
-    path: z.string().optional(),
-    license: z
-      .object({
-        commercial_use_allowed: LicenseValue.optional(),
-        share_alike_optional: LicenseValue.optional(),
-        create_derived_product: LicenseValue.optional(),
-        redistribution_allowed: LicenseValue.optional(),
-        use_without_attribution: LicenseValue.optional(),
-      })
-      .optional(),
-  }).refine((f) => !!(f.url || f.path), "each feed needs a url or a path"),
-);
-
 export interface FeedSpec {
   source: string;
   feedId?: string;
   license?: Partial<License>;
 }
 
-export function readFeedsFile(path: string): FeedSpec[] {
-  let parsed: z.infer<typeof FeedsFile>;
+/** The feeds file's schema (zod is loaded only when a feeds file is read: an import without one starts sooner). */
+function feedsFileSchema(z: typeof Z) {
+  const LicenseValue = z.enum(["yes", "no", "unknown"]);
+  return z.array(
+    z.object({
+      id: z.string().optional(),
+      url: z.string().optional(),
+      path: z.string().optional(),
+      license: z
+        .object({
+          commercial_use_allowed: LicenseValue.optional(),
+          share_alike_optional: LicenseValue.optional(),
+          create_derived_product: LicenseValue.optional(),
+          redistribution_allowed: LicenseValue.optional(),
+          use_without_attribution: LicenseValue.optional(),
+        })
+        .optional(),
+    }).refine((f) => !!(f.url || f.path), "each feed needs a url or a path"),
+  );
+}
+
+export async function readFeedsFile(path: string): Promise<FeedSpec[]> {
+  const { z } = await import("zod");
+  const schema = feedsFileSchema(z);
+  let parsed: Z.infer<ReturnType<typeof feedsFileSchema>>;
   try {
-    parsed = FeedsFile.parse(JSON.parse(readFileSync(path, "utf8")));
+    parsed = schema.parse(JSON.parse(readFileSync(path, "utf8")));
   } catch (e) {
     const why = e instanceof z.ZodError ? e.issues.map((i) => `[${i.path.join(".")}] ${i.message}`).join("; ") : (e as Error).message;
     throw new UsageError(`feeds file ${path}: ${why}`);
@@ -69,7 +74,7 @@ export async function runImport(argv: string[]): Promise<number> {
   const feeds: FeedSpec[] = [];
   if (values.feedId && positionals.length !== 1) throw new UsageError("--feed-id applies to exactly one FEED argument");
   for (const p of positionals) feeds.push({ source: p, feedId: values.feedId as string | undefined });
-  if (values.feeds) feeds.push(...readFeedsFile(String(values.feeds)));
+  if (values.feeds) feeds.push(...(await readFeedsFile(String(values.feeds))));
   if (feeds.length === 0) throw new UsageError("nothing to import: give FEED arguments or --feeds FILE (see interchange import --help)");
   const quiet = Boolean(values.quiet);
   const reports: ImportReport[] = [];

@@ -5,7 +5,7 @@
  * it visible or active. A crash, kill -9 or rejected feed at any point leaves the previous manifest
  * (and so the previous active version) untouched.
  */
-import { DuckDBInstance, type DuckDBConnection } from "@duckdb/node-api";
+import type { DuckDBConnection } from "@duckdb/node-api";
 import { existsSync, mkdirSync, readdirSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { basename, dirname, join, resolve } from "node:path";
 import { TABLE_BY_NAME, TABLES } from "./schema/catalog.ts";
@@ -19,7 +19,6 @@ import {
   acquireLock, activeVersions, allocateIds, fsyncDir, readManifest, UNKNOWN_LICENSE, writeFileDurable, writeManifest,
   type License, type Manifest,
 } from "./store/manifest.ts";
-import { buildTimetableChunks, parquetTables, readStopTimes, timetableRelPath } from "./timetable/compile.ts";
 
 export interface ImportOptions {
   dataDir: string;
@@ -91,6 +90,12 @@ export async function importFeed(opts: ImportOptions): Promise<ImportReport> {
       progress(`unchanged: version ${sha1} is already imported (feed ${existing.feed_onestop_id})`);
       return report;
     }
+    // DuckDB (a 70 MB library: ~50 ms of loading on this thread) and the timetable compiler load
+    // while the zip is unpacked (the largest member in a worker thread) rather than before
+    const duckdb = import("@duckdb/node-api");
+    const compiler = import("./timetable/compile.ts");
+    duckdb.catch(() => {}); // awaited below; this only keeps a failure from being "unhandled" meanwhile
+    compiler.catch(() => {});
     staging = join(stagingRoot, `${sha1}.${process.pid}`);
     const gtfsDir = src.kind === "zip" ? join(staging, "gtfs") : resolve(opts.source);
     const outDir = join(staging, "version");
@@ -104,6 +109,8 @@ export async function importFeed(opts: ImportOptions): Promise<ImportReport> {
     const ids: Manifest["next_ids"] = { ...manifest.next_ids };
     const scratch: Manifest = { ...manifest, next_ids: ids };
     const fvid = allocateIds(scratch, "feed_versions", 1);
+    const { DuckDBInstance } = await duckdb;
+    const { buildTimetableChunks, parquetTables, readStopTimes, timetableRelPath } = await compiler;
     const db = await DuckDBInstance.create(":memory:", {
       threads: "2",
       memory_limit: "3GB",

@@ -7,7 +7,7 @@
 import { createHash } from "node:crypto";
 import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { basename, join } from "node:path";
-import { extractMember, listMembers, unzipAll, type ZipMember } from "./zip.ts";
+import { extractMember, extractMemberOffThread, listMembers, unzipAll, type ZipMember } from "./zip.ts";
 import { DataError } from "./report.ts";
 
 export interface ResolvedSource {
@@ -81,17 +81,18 @@ export async function unpackZip(bytes: Uint8Array, outDir: string, sourceName: s
   const target = (n: string) => (n.startsWith(prefix) && !n.slice(prefix.length).includes("/") ? join(outDir, n.slice(prefix.length)) : null);
   mkdirSync(outDir, { recursive: true });
   let total = 0;
+  // the deferred member first (unpacked in a worker thread), then the others here meanwhile
+  const deferredMember = defer ? members?.find((m) => wanted(m.name) && target(m.name) === join(outDir, defer)) : undefined;
   let deferred: Promise<void> | null = null;
+  if (deferredMember) {
+    total += deferredMember.size;
+    deferred = extractMemberOffThread(deferredMember, join(outDir, defer!)).catch((e: unknown) => Promise.reject(unreadable(e)));
+    deferred.catch(() => {}); // a failure is the caller's to see; this only keeps it from being "unhandled" until then
+  }
   for (const m of members ?? []) {
-    const path = wanted(m.name) ? target(m.name) : null;
+    const path = m === deferredMember || !wanted(m.name) ? null : target(m.name);
     if (!path) continue;
     total += m.size;
-    if (defer && !deferred && path === join(outDir, defer)) {
-      // started now, awaited by the caller: the others are unpacked meanwhile
-      deferred = extractMember(m, path).catch((e: unknown) => Promise.reject(unreadable(e)));
-      deferred.catch(() => {}); // a failure is the caller's to see; this only keeps it from being "unhandled" until then
-      continue;
-    }
     try {
       await extractMember(m, path);
     } catch (e) {

@@ -5,7 +5,6 @@
  */
 import { existsSync, readdirSync, rmSync } from "node:fs";
 import { join } from "node:path";
-import { compileTimetable } from "./timetable/compile.ts";
 import { acquireLock, activeVersions, readManifest, writeManifest } from "./store/manifest.ts";
 
 const sameSet = (a: string[], b: string[]) => a.length === b.length && [...a].sort().join() === [...b].sort().join();
@@ -19,6 +18,8 @@ export async function refreshTimetable(dataDir: string, progress?: (msg: string)
       const active = activeVersions(m).map((v) => v.sha1);
       if (m.timetable && sameSet(m.timetable.active_sha1s, active) && existsSync(join(dataDir, m.timetable.path))) return "unchanged";
       const t0 = performance.now();
+      // (loaded when needed: `interchange import` starts without DuckDB, see pipeline/import.ts)
+      const { compileTimetable } = await import("./timetable/compile.ts");
       const result = await compileTimetable(dataDir, { progress });
       const now = readManifest(dataDir);
       if (!sameSet(activeVersions(now).map((v) => v.sha1), result.active_sha1s)) continue; // changed meanwhile

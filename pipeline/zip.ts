@@ -95,3 +95,23 @@ export async function unzipAll(bytes: Uint8Array, filter: (name: string) => bool
   const { unzipSync } = await import("fflate");
   return unzipSync(bytes, { filter: (f) => filter(f.name) });
 }
+
+/**
+ * extractMember in a worker thread: for the largest member (stop_times.txt, 150 MB on a big bus
+ * feed), whose checksum and writes would otherwise keep the main thread busy while the importer
+ * reads the other files. The member's bytes are copied to the worker.
+ */
+export async function extractMemberOffThread(m: ZipMember, path: string): Promise<void> {
+  const worker = new Worker(new URL("./zip-worker.ts", import.meta.url).href);
+  try {
+    const reply = await new Promise<{ ok: boolean; message?: string }>((resolve, reject) => {
+      worker.onmessage = (ev: MessageEvent<{ ok: boolean; message?: string }>) => resolve(ev.data);
+      worker.onerror = (ev) => reject(new Error(`${m.name}: unzip worker failed (${ev.message})`));
+      const data = m.data.slice();
+      worker.postMessage({ member: { ...m, data }, path }, [data.buffer]);
+    });
+    if (!reply.ok) throw new Error(reply.message);
+  } finally {
+    worker.terminate();
+  }
+}

@@ -88,14 +88,36 @@ CREATE OR REPLACE MACRO hav_m(lat1, lon1, lat2, lon2) AS 2 * 6371008.8 * asin(sq
   pow(sin(radians(lat2 - lat1) / 2), 2) + cos(radians(lat1)) * cos(radians(lat2)) * pow(sin(radians(lon2 - lon1) / 2), 2)));
 `;
 
-/** stop_times columns of st0 parsed from raw_stop_times st (build.ts stop_times) */
-const stTimeCols = `gtfs_int(st.stop_sequence) AS seq,
-      gtfs_time(st.arrival_time) AS arr,
-      CASE WHEN st.departure_time = st.arrival_time THEN arr ELSE gtfs_time(st.departure_time) END AS dep,
-      (st.arrival_time IS NOT NULL AND arr IS NULL) OR (st.departure_time IS NOT NULL AND dep IS NULL) AS bad_time,
-      st.stop_headsign, gtfs_int(st.pickup_type) AS pickup_type, gtfs_int(st.drop_off_type) AS drop_off_type,
-      gtfs_int(st.continuous_pickup) AS continuous_pickup, gtfs_int(st.continuous_drop_off) AS continuous_drop_off,
-      TRY_CAST(st.shape_dist_traveled AS DOUBLE) AS shape_dist_traveled, gtfs_int(st.timepoint) AS timepoint`;
+/**
+ * Optional stop_times.txt columns: name, conversion of the raw value `st.<name>`, and type. st0 keeps
+ * only those the file has; queries name the others as typed NULLs (stCol in buildTables).
+ */
+const ST_OPTIONAL: ReadonlyArray<readonly [name: string, conversion: string, type: string]> = [
+  ["stop_headsign", "st.stop_headsign", "VARCHAR"],
+  ["pickup_type", "gtfs_int(st.pickup_type)", "INTEGER"],
+  ["drop_off_type", "gtfs_int(st.drop_off_type)", "INTEGER"],
+  ["continuous_pickup", "gtfs_int(st.continuous_pickup)", "INTEGER"],
+  ["continuous_drop_off", "gtfs_int(st.continuous_drop_off)", "INTEGER"],
+  ["shape_dist_traveled", "TRY_CAST(st.shape_dist_traveled AS DOUBLE)", "DOUBLE"],
+  ["timepoint", "gtfs_int(st.timepoint)", "INTEGER"],
+];
+
+/** a time the file has that does not parse (over st0's columns arr and dep of a raw row `st`) */
+const BAD_TIME = `(st.arrival_time IS NOT NULL AND arr IS NULL) OR (st.departure_time IS NOT NULL AND dep IS NULL)`;
+
+/**
+ * st0's columns parsed from a raw stop_times row `st`: the optional ones the file has (`present`), and
+ * bad_time unless the caller rules unparsable times out otherwise (the direct path: such a row is suspect).
+ */
+function stTimeCols(present: (col: string) => boolean, badTime: boolean): string {
+  return [
+    `gtfs_int(st.stop_sequence) AS seq`,
+    `gtfs_time(st.arrival_time) AS arr`,
+    `CASE WHEN st.departure_time = st.arrival_time THEN arr ELSE gtfs_time(st.departure_time) END AS dep`,
+    ...(badTime ? [`${BAD_TIME} AS bad_time`] : []),
+    ...ST_OPTIONAL.filter(([c]) => present(c)).map(([c, conv]) => `${conv} AS ${c}`),
+  ].join(", ");
+}
 
 export interface BuildResult {
   counts: Record<string, number>;
@@ -256,28 +278,33 @@ export async function buildTables(ctx: Ctx): Promise<BuildResult> {
   // join does not); an ENUM value's code is its position, so tix = code + 1 and stop_ref = first id + code.
   // On the raw path the raw strings stay in raw_stop_times (messages look them up by rid); the direct
   // path (stopTimesDirect) is only taken when no message needs them.
-  const stFlex = `(st.location_id IS NOT NULL OR st.location_group_id IS NOT NULL) AS flex`;
   const stopBase = await enumLookups(conn);
+  // GTFS-Flex rows (location_id / location_group_id instead of stop_id), when the file has those columns
+  const stFlex = (present: (col: string) => boolean) =>
+    present("location_id") || present("location_group_id") ? `, (st.location_id IS NOT NULL OR st.location_group_id IS NOT NULL) AS flex` : "";
   // st0's columns over a row `st` that has the ENUM values trip_e and stop_e (withEnums casts each
   // once per row): trip_id and stop_id are kept as ENUM values (a code each, not a copy of the
   // strings; NULL for unknown ids, whose messages read the raw strings)
-  const stEnumCols = (base: number) => `st.trip_e AS trip_id, st.stop_e AS stop_id, ${stTimeCols},
-        enum_code(st.trip_e)::INTEGER + 1 AS tix, enum_code(st.stop_e)::INTEGER + ${base} AS stop_ref, ${stFlex}`;
+  const stEnumCols = (base: number, present: (col: string) => boolean, badTime: boolean) => `st.trip_e AS trip_id, st.stop_e AS stop_id, ${stTimeCols(present, badTime)},
+        enum_code(st.trip_e)::INTEGER + 1 AS tix, enum_code(st.stop_e)::INTEGER + ${base} AS stop_ref${stFlex(present)}`;
   const withEnums = (rel: string, extra = "") => `(SELECT *${extra}, TRY_CAST(trip_id AS trip_enum) AS trip_e, TRY_CAST(stop_id AS stop_enum) AS stop_e FROM ${rel})`;
   // stop_times.txt is read here (loadRawTables deferred it): straight into st0 when it can be
   // (stopTimesDirect), else into raw_stop_times like the other files
   const stRaw = ctx.raw.get("stop_times.txt")!;
   let direct = false;
+  // the file's columns (st0 keeps the optional ones it has; raw_stop_times has every column, NULL when absent)
+  let present: (col: string) => boolean = () => true;
   if (stRaw.deferred) {
     const plan = await openDeferred(conn, stRaw);
     if (!plan) throw new DataError("required file is missing", "stop_times.txt"); // required: openDeferred throws first
-    if (stopBase !== null) direct = await stopTimesDirect(ctx, stRaw, plan, stEnumCols(stopBase), withEnums);
+    present = (col) => plan.presentCols.includes(col);
+    if (stopBase !== null) direct = await stopTimesDirect(ctx, stRaw, plan, stEnumCols(stopBase, present, false), withEnums);
     if (!direct) await loadDeferred(conn, stRaw, plan, ctx.issues);
     skip("stop_times.txt", stRaw.rejectedLines.length); // csv_unparsable rows
   }
   let order = "sorted";
   if (stopBase !== null) {
-    if (!direct) await conn.run(`CREATE TABLE st0 AS SELECT st.rid, ${stEnumCols(stopBase)} FROM ${withEnums("raw_stop_times", ", rowid AS rid")} st`);
+    if (!direct) await conn.run(`CREATE TABLE st0 AS SELECT st.rid, ${stEnumCols(stopBase, present, true)} FROM ${withEnums("raw_stop_times", ", rowid AS rid")} st`);
     // rows out of (tix, stop_sequence) order in the file (the comparison is with the previous row
     // that has both; rows without are skipped below): sort
     const unordered = await scalar(conn, `SELECT count(*) FROM (SELECT k, lag(k IGNORE NULLS) OVER () AS pk
@@ -285,10 +312,15 @@ export async function buildTables(ctx: Ctx): Promise<BuildResult> {
     if (unordered > 0) await conn.run(`CREATE OR REPLACE TABLE st0 AS SELECT * FROM st0 ORDER BY tix, seq`);
     else order = "in file order";
   } else {
-    await conn.run(`CREATE TABLE st0 AS SELECT st.rowid AS rid, st.trip_id, st.stop_id, ${stTimeCols}, t.tix, s.id AS stop_ref, ${stFlex}
+    await conn.run(`CREATE TABLE st0 AS SELECT st.rowid AS rid, st.trip_id, st.stop_id, ${stTimeCols(present, true)}, t.tix, s.id AS stop_ref${stFlex(present)}
       FROM raw_stop_times st LEFT JOIN t1 t ON t.trip_id = st.trip_id LEFT JOIN stops s ON s.stop_id = st.stop_id
       ORDER BY tix, seq`);
   }
+  // st0 keeps only the optional columns the file has (and bad_time, flex only where they can be
+  // true): the others are named as typed NULLs (or false)
+  const stHas = new Set((await rows(conn, `SELECT column_name FROM duckdb_columns() WHERE table_name = 'st0'`)).map((r) => String(r.column_name)));
+  const stCol = (col: string, absent: string) => (stHas.has(col) ? col : absent);
+  const stOptional = (col: string) => stCol(col, `NULL::${ST_OPTIONAL.find(([c]) => c === col)![2]}`);
   // the shapes, and trips naming a shape that does not exist (their shape is generated)
   const sh = await shapes;
   ctx.issues.absorb(sh.issues);
@@ -305,7 +337,7 @@ export async function buildTables(ctx: Ctx): Promise<BuildResult> {
   };
   await stSkip("unknown_trip", "tix IS NULL",
     `'stop_time of trip ' || coalesce(${rawSt("trip_id")}, '(empty)') || ': trip does not exist or was skipped'`);
-  await stSkip("flex_stop_time_unsupported", "stop_ref IS NULL AND flex",
+  await stSkip("flex_stop_time_unsupported", `stop_ref IS NULL AND ${stCol("flex", "false")}`,
     `'trip ' || trip_id || ': GTFS-Flex stop_time (location_id/location_group_id) is not supported yet'`);
   await stSkip("unknown_stop", "stop_ref IS NULL", `'trip ' || trip_id || ': stop_id ' || coalesce(${rawSt("stop_id")}, '(empty)') || ' does not exist'`);
   await stSkip("invalid_stop_sequence", "seq IS NULL OR seq < 0", `'trip ' || trip_id || ': stop_sequence ' || coalesce(${rawSt("stop_sequence")}, '(empty)') || ' is not a non-negative integer'`);
@@ -333,7 +365,7 @@ export async function buildTables(ctx: Ctx): Promise<BuildResult> {
     await conn.run(tripCheckSql);
   }
   // unparsable times become missing (then interpolated between their neighbours)
-  await reportSkipped(ctx, "invalid_time", "stop_times.txt", `SELECT * FROM st0 WHERE bad_time`,
+  await reportSkipped(ctx, "invalid_time", "stop_times.txt", `SELECT * FROM st0 WHERE ${stCol("bad_time", "false")}`,
     `'trip ' || trip_id || ' stop_sequence ' || seq || ': unparsable time ' || coalesce(${rawSt("arrival_time")}, '') || '/' || coalesce(${rawSt("departure_time")}, '') || ' (treated as missing and interpolated)'`);
   await conn.run(`UPDATE st0 SET arr = coalesce(arr, dep), dep = coalesce(dep, arr) WHERE arr IS NULL OR dep IS NULL`);
   // no message needs the raw strings any more: give their memory to the steps that follow
@@ -364,15 +396,15 @@ export async function buildTables(ctx: Ctx): Promise<BuildResult> {
   const nInterpTrips = await scalar(conn, `SELECT count(*) FROM trip_check WHERE needs_interp`);
   let interpolated = 0;
   await conn.run(`ALTER TABLE st0 ADD COLUMN interpolated INTEGER DEFAULT 0`);
-  if (nInterpTrips > 0) interpolated = await interpolateMissing(conn);
+  if (nInterpTrips > 0) interpolated = await interpolateMissing(conn, stHas.has("shape_dist_traveled") ? "st.shape_dist_traveled" : "NULL::DOUBLE");
   derived.interpolated_stop_times = interpolated;
   step(`stop_times checked (${interpolated} interpolated)`);
   // st0 is final from here on (only read): the Parquet writer reads it through a view, in st0's
   // order, without a copy of 2.4 M rows, and may start now
   await conn.run(`CREATE VIEW stop_times AS
     SELECT ${ctx.fvid}::INTEGER AS feed_version_id, (${trBase} + st.tix - 1)::INTEGER AS trip_ref, st.trip_id, st.seq::INTEGER AS stop_sequence, st.stop_ref, st.stop_id,
-      st.arr::INTEGER AS arrival_time, st.dep::INTEGER AS departure_time, st.stop_headsign, st.pickup_type, st.drop_off_type,
-      st.continuous_pickup, st.continuous_drop_off, st.shape_dist_traveled, st.timepoint, st.interpolated::INTEGER AS interpolated
+      st.arr::INTEGER AS arrival_time, st.dep::INTEGER AS departure_time, ${["stop_headsign", "pickup_type", "drop_off_type", "continuous_pickup", "continuous_drop_off", "shape_dist_traveled", "timepoint"].map((c) => `${stOptional(c)} AS ${c}`).join(", ")},
+      st.interpolated::INTEGER AS interpolated
     FROM st0 st`);
   ctx.stopTimesReady?.();
 
@@ -476,7 +508,7 @@ async function stopTimesDirect(ctx: Ctx, table: RawTable, plan: CsvPlan, cols: s
   const has = (c: string) => plan.presentCols.includes(c);
   const unconverted = (c: string, conv: string) => (has(c) ? [`(st.${c} IS NOT NULL AND ${conv} IS NULL)`] : []);
   const suspect = [
-    "tix IS NULL", "stop_ref IS NULL", "seq IS NULL", "seq < 0", "bad_time",
+    "tix IS NULL", "stop_ref IS NULL", "seq IS NULL", "seq < 0", BAD_TIME,
     ...["pickup_type", "drop_off_type", "continuous_pickup", "continuous_drop_off", "timepoint"].flatMap((c) => unconverted(c, `gtfs_int(st.${c})`)),
     ...unconverted("shape_dist_traveled", "TRY_CAST(st.shape_dist_traveled AS DOUBLE)"),
     ...(has("stop_headsign") ? [untrimmed("st.stop_headsign")] : []),
@@ -524,8 +556,9 @@ async function enumLookups(conn: DuckDBConnection): Promise<number | null> {
   }
 }
 
-async function interpolateMissing(conn: DuckDBConnection): Promise<number> {
-  const stRows = await rows(conn, `SELECT st.rid, st.tix, st.arr, st.dep, s.stop_lat AS lat, s.stop_lon AS lon, st.shape_dist_traveled AS sd
+/** `shapeDist`: st0's shape_dist_traveled over `st` (or a NULL when the file has none) */
+async function interpolateMissing(conn: DuckDBConnection, shapeDist: string): Promise<number> {
+  const stRows = await rows(conn, `SELECT st.rid, st.tix, st.arr, st.dep, s.stop_lat AS lat, s.stop_lon AS lon, ${shapeDist} AS sd
     FROM st0 st JOIN stops s ON s.id = st.stop_ref WHERE st.tix IN (SELECT tix FROM trip_check WHERE needs_interp) ORDER BY st.tix, st.seq`);
   const shapeOf = new Map((await rows(conn, `SELECT tix, shape_id FROM t1 WHERE shape_id IS NOT NULL AND tix IN (SELECT tix FROM trip_check WHERE needs_interp)`))
     .map((r) => [Number(r.tix), String(r.shape_id)]));

@@ -48,7 +48,7 @@ describe("feed versions", () => {
       { id: "f-9q9-caltrain", path: gtfs("caltrain"), license: { commercial_use_allowed: "yes", share_alike_optional: "no" } },
       { id: "f-sample", path: gtfs("google-sample-feed") },
     ]));
-    const feeds = readFeedsFile(feedsFile);
+    const feeds = await readFeedsFile(feedsFile);
     const data = join(dir, "data");
     for (const f of feeds) expect((await importFeed({ dataDir: data, ...f })).status).toBe("imported");
     const m = readManifest(data);
@@ -58,7 +58,7 @@ describe("feed versions", () => {
     const [fv] = await sql<Record<string, string>>(`SELECT feed_onestop_id, license_commercial_use_allowed AS c, license_share_alike_optional AS s FROM read_parquet('${join(data, m.versions[0]!.path, "feed_version.parquet")}')`);
     expect(fv).toEqual({ feed_onestop_id: "f-9q9-caltrain", c: "yes", s: "no" });
     writeFileSync(feedsFile, JSON.stringify([{ id: "f-x", license: { commercial_use_allowed: "maybe" } }]));
-    expect(() => readFeedsFile(feedsFile)).toThrow(/feeds\.json/);
+    await expect(readFeedsFile(feedsFile)).rejects.toThrow(/feeds\.json/);
   });
 
   test("an unpacked folder imports like its zip, with a stable SHA-1", async () => {
