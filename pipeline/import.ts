@@ -15,6 +15,7 @@ import { deriveOnestopIds, serviceWindow } from "./gtfs/derive.ts";
 import { DataError, Issues, type ImportReport } from "./report.ts";
 import { onestopName } from "./onestop.ts";
 import { folderSha1, isUrl, readSourceBytes, sha1Hex, unpackZip } from "./source.ts";
+import { readStopTimesOffThread, type StopTimesRead } from "./gtfs/stop-times-fast.ts";
 import {
   acquireLock, activeVersions, allocateIds, fsyncDir, readManifest, UNKNOWN_LICENSE, writeFileDurable, writeManifest,
   type License, type Manifest,
@@ -38,6 +39,11 @@ export interface ImportOptions {
    * (pipeline/timetable-hook.ts) finds it. For the last feed of a batch (the CLI sets it).
    */
   prepareTimetable?: boolean;
+  /**
+   * Read stop_times.txt with the fast reader when it takes the file (pipeline/gtfs/stop-times-fast.ts;
+   * default true). false: always with DuckDB (tests compare the two).
+   */
+  fastReader?: boolean;
 }
 
 interface PreparedTimetable {
@@ -70,8 +76,9 @@ export async function importFeed(opts: ImportOptions): Promise<ImportReport> {
   const release = acquireLock(dataDir);
   const stagingRoot = join(dataDir, "staging");
   let staging: string | null = null;
-  // stop_times.txt, the largest member, is still being unpacked while the other files load
-  let unpacking: Promise<void> | null = null;
+  // stop_times.txt, the largest file, is unpacked (from a zip) and read by the fast reader in a
+  // worker thread while the other files load (readStopTimesOffThread)
+  let stopTimesRead: StopTimesRead | null = null;
   try {
     // We hold the lock, so anything left in staging/ is debris of a killed import.
     rmSync(stagingRoot, { recursive: true, force: true });
@@ -101,9 +108,11 @@ export async function importFeed(opts: ImportOptions): Promise<ImportReport> {
     const outDir = join(staging, "version");
     mkdirSync(outDir, { recursive: true });
     if (src.kind === "zip") {
-      const { size, deferred } = await unpackZip(src.bytes!, gtfsDir, opts.source, "stop_times.txt");
-      unpacking = deferred; // awaited by loadRawTables (or in finally); unpackZip keeps a failure from being "unhandled" until then
+      const { size, stopTimes } = await unpackZip(src.bytes!, gtfsDir, opts.source, opts.fastReader !== false);
+      stopTimesRead = stopTimes; // awaited by loadRawTables and buildTables (or in finally)
       progress(`unpacking ${(size / 1e6).toFixed(1)} MB`);
+    } else if (opts.fastReader !== false && existsSync(join(gtfsDir, "stop_times.txt"))) {
+      stopTimesRead = readStopTimesOffThread({ file: join(gtfsDir, "stop_times.txt") });
     }
 
     const ids: Manifest["next_ids"] = { ...manifest.next_ids };
@@ -147,7 +156,7 @@ export async function importFeed(opts: ImportOptions): Promise<ImportReport> {
     let ttStopTimes: Promise<Int32Array[] | null> | null = null;
     try {
       // stop_times.txt is read by buildTables (straight into its typed table when the file is clean)
-      const raw = await loadRawTables(conn, gtfsDir, issues, unpacking ? new Map([["stop_times.txt", unpacking]]) : undefined, new Set(["stop_times.txt"]), new Map([["shapes.txt", shapesRaw]]));
+      const raw = await loadRawTables(conn, gtfsDir, issues, stopTimesRead ? new Map([["stop_times.txt", stopTimesRead.unpacked]]) : undefined, new Set(["stop_times.txt"]), new Map([["shapes.txt", shapesRaw]]));
       for (const [file, r] of raw) if (r.present && !r.deferred) progress(`${file}: ${r.rows} rows read (${((performance.now() - started) / 1000).toFixed(2)} s)`);
       const copyConn = (stConn = await db.connect());
       const stopTimesReady = () => {
@@ -159,7 +168,10 @@ export async function importFeed(opts: ImportOptions): Promise<ImportReport> {
           ttStopTimes.catch(() => {}); // the same: awaited by the timetable (or in finally)
         }
       };
-      const built = await buildTables({ conn, raw, issues, fvid, allocate: (k, n) => allocateIds(scratch, k, n), progress, stopTimesReady, shapes: shapesBuilt });
+      const built = await buildTables({
+        conn, raw, issues, fvid, allocate: (k, n) => allocateIds(scratch, k, n), progress, stopTimesReady, shapes: shapesBuilt,
+        fastStopTimes: stopTimesRead?.parsed, stopTimesFile: stopTimesRead ? () => stopTimesRead!.ensureFile() : undefined,
+      });
       laneConn.closeSync();
       const derivedFeedId = await deriveOnestopIds(conn);
       const feedOnestopId = opts.feedId ?? disambiguate(manifest, derivedFeedId, opts.source, issues);
@@ -296,7 +308,8 @@ export async function importFeed(opts: ImportOptions): Promise<ImportReport> {
       const name = `${report.sha1 ?? "unknown"}-${report.status}.json`;
       writeFileSync(join(reports, name), JSON.stringify(report, null, 2));
     } catch { /* reporting must not mask the result */ }
-    await (unpacking as Promise<void> | null)?.catch(() => {});
+    // no worker keeps unpacking or reading after we are done
+    (stopTimesRead as StopTimesRead | null)?.cancel();
     if (staging) rmSync(staging, { recursive: true, force: true });
     try {
       if (existsSync(stagingRoot) && readdirSync(stagingRoot).length === 0) rmSync(stagingRoot, { recursive: true, force: true });

@@ -7,7 +7,8 @@
 import { createHash } from "node:crypto";
 import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { basename, join } from "node:path";
-import { extractMember, extractMemberOffThread, listMembers, unzipAll, type ZipMember } from "./zip.ts";
+import { extractMember, listMembers, unzipAll, type ZipMember } from "./zip.ts";
+import { readStopTimesOffThread, type StopTimesRead } from "./gtfs/stop-times-fast.ts";
 import { DataError } from "./report.ts";
 
 export interface ResolvedSource {
@@ -53,11 +54,12 @@ export function folderSha1(dir: string): string {
 
 /**
  * Unpack the .txt members of a GTFS zip into outDir (members may sit in one sub-folder), each
- * streamed to its file with its checksum verified. Returns the unpacked size in bytes. The member
- * named `defer` (at the feed's root) is not awaited: `deferred` settles when it is on disk (or
- * rejects as the others would), so the caller can read the other files meanwhile.
+ * streamed to its file with its checksum verified. Returns the unpacked size in bytes. With
+ * `deferStopTimes`, stop_times.txt (at the feed's root) is unpacked to memory and read by the fast
+ * reader in worker threads (readStopTimesOffThread), not awaited: its `unpacked` settles when it is
+ * in (or rejects as the others would), its `ensureFile` puts it on disk when DuckDB is to read it.
  */
-export async function unpackZip(bytes: Uint8Array, outDir: string, sourceName: string, defer?: string): Promise<{ size: number; deferred: Promise<void> | null }> {
+export async function unpackZip(bytes: Uint8Array, outDir: string, sourceName: string, deferStopTimes = false): Promise<{ size: number; stopTimes: StopTimesRead | null }> {
   const unreadable = (e: unknown) => new DataError(`not a readable zip file (${(e as Error).message})`, basename(sourceName));
   const wanted = (name: string) => name.toLowerCase().endsWith(".txt") && !name.startsWith("__MACOSX/") && !basename(name).startsWith("._");
   let members: ZipMember[] | null;
@@ -81,13 +83,16 @@ export async function unpackZip(bytes: Uint8Array, outDir: string, sourceName: s
   const target = (n: string) => (n.startsWith(prefix) && !n.slice(prefix.length).includes("/") ? join(outDir, n.slice(prefix.length)) : null);
   mkdirSync(outDir, { recursive: true });
   let total = 0;
-  // the deferred member first (unpacked in a worker thread), then the others here meanwhile
-  const deferredMember = defer ? members?.find((m) => wanted(m.name) && target(m.name) === join(outDir, defer)) : undefined;
-  let deferred: Promise<void> | null = null;
+  // stop_times.txt first (in a worker thread), then the others here meanwhile
+  const stPath = join(outDir, "stop_times.txt");
+  const deferredMember = deferStopTimes ? members?.find((m) => wanted(m.name) && target(m.name) === stPath) : undefined;
+  let stopTimes: StopTimesRead | null = null;
   if (deferredMember) {
     total += deferredMember.size;
-    deferred = extractMemberOffThread(deferredMember, join(outDir, defer!)).catch((e: unknown) => Promise.reject(unreadable(e)));
-    deferred.catch(() => {}); // a failure is the caller's to see; this only keeps it from being "unhandled" until then
+    const read = readStopTimesOffThread({ member: deferredMember, path: stPath });
+    const unpacked = read.unpacked.catch((e: unknown) => Promise.reject(unreadable(e)));
+    unpacked.catch(() => {}); // a failure is the caller's to see; this only keeps it from being "unhandled" until then
+    stopTimes = { ...read, unpacked, ensureFile: () => unpacked.then(() => read.ensureFile()) };
   }
   for (const m of members ?? []) {
     const path = m === deferredMember || !wanted(m.name) ? null : target(m.name);
@@ -96,7 +101,7 @@ export async function unpackZip(bytes: Uint8Array, outDir: string, sourceName: s
     try {
       await extractMember(m, path);
     } catch (e) {
-      await deferred?.catch(() => {}); // nothing keeps writing into the folder after we fail
+      stopTimes?.cancel(); // nothing keeps unpacking after we fail
       throw unreadable(e);
     }
   }
@@ -106,5 +111,5 @@ export async function unpackZip(bytes: Uint8Array, outDir: string, sourceName: s
     writeFileSync(path, b);
     total += b.length;
   }
-  return { size: total, deferred };
+  return { size: total, stopTimes };
 }

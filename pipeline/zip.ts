@@ -52,15 +52,20 @@ export function listMembers(bytes: Uint8Array): ZipMember[] | null {
   return out;
 }
 
-/** Write one member to `path`, checking its size and CRC-32; rejects on a corrupt member. */
-export async function extractMember(m: ZipMember, path: string): Promise<void> {
+/**
+ * Write one member to `path`, checking its size and CRC-32; rejects on a corrupt member.
+ * `onChunk` sees each piece of the member's bytes in order, as it is written (with `path` null,
+ * only it sees them: nothing is written).
+ */
+export async function extractMember(m: ZipMember, path: string | null, onChunk?: (chunk: Uint8Array) => void): Promise<void> {
   const corrupt = () => new Error(`${m.name}: checksum mismatch (corrupt member)`);
   if (m.method === 0) {
     if (m.data.length !== m.size || (Bun.hash.crc32(m.data) >>> 0) !== m.crc) throw corrupt();
-    writeFileSync(path, m.data);
+    if (path !== null) writeFileSync(path, m.data);
+    onChunk?.(m.data);
     return;
   }
-  const fd = openSync(path, "w");
+  const fd = path === null ? null : openSync(path, "w");
   try {
     let crc = 0;
     let n = 0;
@@ -75,7 +80,8 @@ export async function extractMember(m: ZipMember, path: string): Promise<void> {
           return;
         }
         crc = Bun.hash.crc32(chunk, crc);
-        writeSync(fd, chunk);
+        if (fd !== null) writeSync(fd, chunk);
+        onChunk?.(chunk);
       });
       z.on("end", resolve);
       z.on("error", (e: Error) => reject(new Error(`${m.name}: ${e.message} (corrupt member)`)));
@@ -83,7 +89,7 @@ export async function extractMember(m: ZipMember, path: string): Promise<void> {
     });
     if (n !== m.size || crc >>> 0 !== m.crc) throw corrupt();
   } finally {
-    closeSync(fd);
+    if (fd !== null) closeSync(fd);
   }
 }
 
@@ -96,22 +102,3 @@ export async function unzipAll(bytes: Uint8Array, filter: (name: string) => bool
   return unzipSync(bytes, { filter: (f) => filter(f.name) });
 }
 
-/**
- * extractMember in a worker thread: for the largest member (stop_times.txt, 150 MB on a big bus
- * feed), whose checksum and writes would otherwise keep the main thread busy while the importer
- * reads the other files. The member's bytes are copied to the worker.
- */
-export async function extractMemberOffThread(m: ZipMember, path: string): Promise<void> {
-  const worker = new Worker(new URL("./zip-worker.ts", import.meta.url).href);
-  try {
-    const reply = await new Promise<{ ok: boolean; message?: string }>((resolve, reject) => {
-      worker.onmessage = (ev: MessageEvent<{ ok: boolean; message?: string }>) => resolve(ev.data);
-      worker.onerror = (ev) => reject(new Error(`${m.name}: unzip worker failed (${ev.message})`));
-      const data = m.data.slice();
-      worker.postMessage({ member: { ...m, data }, path }, [data.buffer]);
-    });
-    if (!reply.ok) throw new Error(reply.message);
-  } finally {
-    worker.terminate();
-  }
-}

@@ -8,6 +8,8 @@ import type { DuckDBConnection } from "@duckdb/node-api";
 import { DataError, Issues } from "../report.ts";
 import { csvReader, lineOf, loadDeferred, openDeferred, q, recordRejects, untrimmed, type CsvPlan, type RawTable } from "./load.ts";
 import { interpolateTrip, type StopRow } from "./interpolate.ts";
+import { appendFastStopTimes, fastInOrder, fastTripCheck, type FastRows } from "./stop-times-append.ts";
+import type { Declined, FastStopTimes } from "./stop-times-fast.ts";
 
 export type Allocate = (kind: string, count: number) => number;
 
@@ -26,6 +28,10 @@ interface Ctx {
   stopTimesReady?: () => void;
   /** buildShapes, when the importer runs it on another connection (else buildTables runs it itself) */
   shapes?: Promise<ShapesBuilt>;
+  /** the fast reader's stop_times.txt (stop-times-fast.ts), when the importer started it */
+  fastStopTimes?: Promise<FastStopTimes | Declined>;
+  /** puts stop_times.txt on disk when DuckDB is to read it (a zip member the fast reader read is in memory only) */
+  stopTimesFile?: () => Promise<void>;
 }
 
 /** What buildShapes did: rows of shapes.txt it skipped, and its warnings (absorbed by buildTables in its place). */
@@ -292,14 +298,30 @@ export async function buildTables(ctx: Ctx): Promise<BuildResult> {
   // (stopTimesDirect), else into raw_stop_times like the other files
   const stRaw = ctx.raw.get("stop_times.txt")!;
   let direct = false;
+  let readBy = "direct";
+  // st0's rows as the fast reader's path appended them, while st0 still holds exactly those (in order)
+  let fastRows: FastRows | null = null;
   // the file's columns (st0 keeps the optional ones it has; raw_stop_times has every column, NULL when absent)
   let present: (col: string) => boolean = () => true;
   if (stRaw.deferred) {
-    const plan = await openDeferred(conn, stRaw);
-    if (!plan) throw new DataError("required file is missing", "stop_times.txt"); // required: openDeferred throws first
-    present = (col) => plan.presentCols.includes(col);
-    if (stopBase !== null) direct = await stopTimesDirect(ctx, stRaw, plan, stEnumCols(stopBase, present, false), withEnums);
-    if (!direct) await loadDeferred(conn, stRaw, plan, ctx.issues);
+    // the fast reader's columns when it took the file (stop-times-fast.ts), else DuckDB reads it
+    if (stopBase !== null && ctx.fastStopTimes) {
+      const fast = await ctx.fastStopTimes;
+      const read = "declined" in fast ? fast.declined : await stopTimesFast(ctx, stRaw, fast, stopBase);
+      if (typeof read === "string") ctx.progress(`stop_times.txt: read with DuckDB (the fast reader declined: ${read})`);
+      else {
+        [fastRows, direct, readBy] = [read, true, "fast"];
+        present = (col) => (fast as FastStopTimes).header.includes(col);
+      }
+    }
+    if (!direct) {
+      await ctx.stopTimesFile?.();
+      const plan = await openDeferred(conn, stRaw);
+      if (!plan) throw new DataError("required file is missing", "stop_times.txt"); // required: openDeferred throws first
+      present = (col) => plan.presentCols.includes(col);
+      if (stopBase !== null) direct = await stopTimesDirect(ctx, stRaw, plan, stEnumCols(stopBase, present, false), withEnums);
+      if (!direct) await loadDeferred(conn, stRaw, plan, ctx.issues);
+    }
     skip("stop_times.txt", stRaw.rejectedLines.length); // csv_unparsable rows
   }
   let order = "sorted";
@@ -307,10 +329,12 @@ export async function buildTables(ctx: Ctx): Promise<BuildResult> {
     if (!direct) await conn.run(`CREATE TABLE st0 AS SELECT st.rid, ${stEnumCols(stopBase, present, true)} FROM ${withEnums("raw_stop_times", ", rowid AS rid")} st`);
     // rows out of (tix, stop_sequence) order in the file (the comparison is with the previous row
     // that has both; rows without are skipped below): sort
-    const unordered = await scalar(conn, `SELECT count(*) FROM (SELECT k, lag(k IGNORE NULLS) OVER () AS pk
+    const unordered = fastRows ? (fastInOrder(fastRows) ? 0 : 1) : await scalar(conn, `SELECT count(*) FROM (SELECT k, lag(k IGNORE NULLS) OVER () AS pk
       FROM (SELECT CASE WHEN seq >= 0 THEN (tix::BIGINT << 32) + seq END AS k FROM st0)) WHERE k <= pk`);
-    if (unordered > 0) await conn.run(`CREATE OR REPLACE TABLE st0 AS SELECT * FROM st0 ORDER BY tix, seq`);
-    else order = "in file order";
+    if (unordered > 0) {
+      await conn.run(`CREATE OR REPLACE TABLE st0 AS SELECT * FROM st0 ORDER BY tix, seq`);
+      fastRows = null;
+    } else order = "in file order";
   } else {
     await conn.run(`CREATE TABLE st0 AS SELECT st.rowid AS rid, st.trip_id, st.stop_id, ${stTimeCols(present, true)}, t.tix, s.id AS stop_ref${stFlex(present)}
       FROM raw_stop_times st LEFT JOIN t1 t ON t.trip_id = st.trip_id LEFT JOIN stops s ON s.stop_id = st.stop_id
@@ -328,12 +352,15 @@ export async function buildTables(ctx: Ctx): Promise<BuildResult> {
   await reportSkipped(ctx, "unknown_shape", "trips.txt", `SELECT rid, trip_id, shape_id FROM t1 WHERE shape_id IS NOT NULL AND shape_id NOT IN (SELECT shape_id FROM shape_ids)`,
     `'trip ' || trip_id || ': shape_id ' || shape_id || ' does not exist (a shape is generated from the stops)'`);
   await conn.run(`UPDATE t1 SET shape_id = NULL WHERE shape_id IS NOT NULL AND shape_id NOT IN (SELECT shape_id FROM shape_ids)`);
-  step(`stop_times read: ${await scalar(conn, "SELECT count(*) FROM st0")} (${order}${direct ? ", direct" : ""})`);
+  step(`stop_times read: ${await scalar(conn, "SELECT count(*) FROM st0")} (${order}${direct ? `, ${readBy}` : ""})`);
   const rawSt = (col: string) => `(SELECT r.${col} FROM raw_stop_times r WHERE r.rowid = rid)`;
   const stSkip = async (kind: string, where: string, msg: string) => {
     const n = await reportSkipped(ctx, kind, "stop_times.txt", `SELECT * FROM st0 WHERE ${where}`, msg);
     skip("stop_times.txt", n);
-    if (n) await conn.run(`DELETE FROM st0 WHERE ${where}`);
+    if (n) {
+      await conn.run(`DELETE FROM st0 WHERE ${where}`);
+      fastRows = null;
+    }
   };
   await stSkip("unknown_trip", "tix IS NULL",
     `'stop_time of trip ' || coalesce(${rawSt("trip_id")}, '(empty)') || ': trip does not exist or was skipped'`);
@@ -358,7 +385,8 @@ export async function buildTables(ctx: Ctx): Promise<BuildResult> {
       bool_or(a IS NULL) AS needs_interp,
       min(d) AS first_dep, max(a) AS last_arr, sum(hash(k, stop_ref)) AS h1, bit_xor(hash(stop_ref, k, 'stop pattern')) AS h2
     FROM o GROUP BY tix`;
-  await conn.run(tripCheckSql);
+  // (from the fast reader's rows when st0 still holds exactly them, in order: no sort, no window)
+  if (!fastRows || (await fastTripCheck(conn, fastRows)) !== null) await conn.run(tripCheckSql);
   if ((await scalar(conn, `SELECT count(*) FROM trip_check WHERE dup_seq`)) > 0) {
     const dupSt = `rid IN (SELECT rid FROM st0 QUALIFY row_number() OVER (PARTITION BY tix, seq ORDER BY rid) > 1)`;
     await stSkip("duplicate_key", dupSt, `'trip ' || trip_id || ': duplicate stop_sequence ' || seq`);
@@ -529,6 +557,22 @@ async function stopTimesDirect(ctx: Ctx, table: RawTable, plan: CsvPlan, cols: s
   await recordRejects(conn, table, rej, await scalar(conn, `SELECT count(*) FROM st0`), ctx.issues);
   await conn.run(`ALTER TABLE st0 ADD COLUMN rid BIGINT; UPDATE st0 SET rid = rowid`);
   return true;
+}
+
+/**
+ * stop_times.txt into st0 from the fast reader's columns (stop-times-append.ts), with what
+ * stopTimesDirect records besides: the row count, no rejected rows, no line map (the fast reader
+ * takes no file with quotes or blank lines). Its rows when done, else why not (nothing created).
+ */
+async function stopTimesFast(ctx: Ctx, table: RawTable, fast: FastStopTimes, stopBase: number): Promise<FastRows | string> {
+  const optional = ST_OPTIONAL.filter(([c]) => fast.header.includes(c));
+  const rows = await appendFastStopTimes(ctx.conn, fast, stopBase, optional.map(([c, , t]) => [c, t] as const));
+  if (typeof rows === "string") return rows;
+  table.deferred = undefined;
+  table.rows = fast.rows;
+  table.rejectedLines = [];
+  table.lineMap = null;
+  return rows;
 }
 
 /**

@@ -218,7 +218,8 @@ export async function loadRawTables(
         out.set(spec.file, table);
         continue;
       }
-      if (defer.has(spec.file) && existsSync(path)) {
+      // (a file still being unpacked is on its way: `pending` has it)
+      if (defer.has(spec.file) && (existsSync(path) || pending?.has(spec.file))) {
         out.set(spec.file, { spec, present: true, rows: 0, rejectedLines: [], path, deferred: { ready } });
         continue;
       }

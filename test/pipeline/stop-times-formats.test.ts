@@ -1,6 +1,7 @@
 /**
- * FEATURE UNDER TEST: stop_times.txt is read straight into its typed table when nothing in it needs
- * trimming (pipeline/gtfs/build.ts stopTimesDirect), else through the raw table of trimmed strings.
+ * FEATURE UNDER TEST: stop_times.txt is read by the fast reader when it is in plain form
+ * (pipeline/gtfs/stop-times-fast.ts), else by DuckDB straight into its typed table when nothing in
+ * it needs trimming (pipeline/gtfs/build.ts stopTimesDirect), else through the raw table of trimmed strings.
  * Whatever the path, the same data written in different legal ways must give the same
  * stop_times.parquet: CRLF line ends, a byte-order mark, every value quoted, columns in another
  * order, an extra column, leading zeros, one-digit hours, padded values, blank lines.
@@ -27,18 +28,20 @@ describe("stop_times.txt formats", () => {
     const rows = body.map((l) => l.split(","));
     const csv = (h: string[], rs: string[][], eol = "\n") => [h.join(","), ...rs.map((r) => r.join(","))].join(eol) + eol;
     const perm = [4, 3, 0, ...header.map((_, i) => i).filter((i) => i > 4), 2, 1]; // another column order
-    const variants: [string, string, boolean][] = [
-      ["as published", csv(header, rows), true],
-      ["CRLF line ends", csv(header, rows, "\r\n"), true],
-      ["byte-order mark", "\uFEFF" + csv(header, rows), true],
-      ["every value quoted", csv(header.map((h) => `"${h}"`), rows.map((r) => r.map((v) => (v === "" ? "" : `"${v}"`)))), true],
-      ["columns reordered", csv(perm.map((i) => header[i]!), rows.map((r) => perm.map((i) => r[i]!))), true],
-      ["an extra column first", csv(["agency_note", ...header], rows.map((r) => ["x", ...r])), true],
-      ["leading zeros in stop_sequence", csv(header, rows.map((r) => r.map((v, i) => (i === 4 ? v.padStart(4, "0") : v)))), true],
-      ["one-digit hours", csv(header, rows.map((r) => r.map((v, i) => (i === 1 || i === 2 ? v.replace(/^0(\d):/, "$1:") : v)))), true],
-      ["a padded stop_headsign", csv(header, rows.map((r, k) => (k === 10 ? r.map((v, i) => (header[i] === "stop_headsign" ? ` ${v} ` : v)) : r))), false],
-      ["a padded time", csv(header, rows.map((r, k) => (k === 20 ? r.map((v, i) => (i === 1 ? `${v}\t` : v)) : r))), false],
-      ["blank lines", csv(header, rows).replace("\n", "\n\n").replace(/\n$/, "\n\n\n"), true],
+    // how each is read: by the fast reader ("fast"), by DuckDB straight into the typed table
+    // ("direct"), or through the raw table of trimmed strings ("raw")
+    const variants: [string, string, "fast" | "direct" | "raw"][] = [
+      ["as published", csv(header, rows), "fast"],
+      ["CRLF line ends", csv(header, rows, "\r\n"), "fast"],
+      ["byte-order mark", "\uFEFF" + csv(header, rows), "fast"],
+      ["every value quoted", csv(header.map((h) => `"${h}"`), rows.map((r) => r.map((v) => (v === "" ? "" : `"${v}"`)))), "direct"],
+      ["columns reordered", csv(perm.map((i) => header[i]!), rows.map((r) => perm.map((i) => r[i]!))), "fast"],
+      ["an extra column first", csv(["agency_note", ...header], rows.map((r) => ["x", ...r])), "fast"],
+      ["leading zeros in stop_sequence", csv(header, rows.map((r) => r.map((v, i) => (i === 4 ? v.padStart(4, "0") : v)))), "fast"],
+      ["one-digit hours", csv(header, rows.map((r) => r.map((v, i) => (i === 1 || i === 2 ? v.replace(/^0(\d):/, "$1:") : v)))), "fast"],
+      ["a padded stop_headsign", csv(header, rows.map((r, k) => (k === 10 ? r.map((v, i) => (header[i] === "stop_headsign" ? ` ${v} ` : v)) : r))), "raw"],
+      ["a padded time", csv(header, rows.map((r, k) => (k === 20 ? r.map((v, i) => (i === 1 ? `${v}\t` : v)) : r))), "raw"],
+      ["blank lines", csv(header, rows).replace("\n", "\n\n").replace(/\n$/, "\n\n\n"), "direct"],
     ];
     const pq: string[] = [];
     for (const [name, stopTimes, direct] of variants) {
@@ -52,7 +55,8 @@ describe("stop_times.txt formats", () => {
       expect(`${name}: ${r.status} ${r.error?.message ?? ""}`).toBe(`${name}: imported `);
       expect(`${name}: ${Object.keys(r.warnings).join(",")}`).toBe(`${name}: `);
       const read = log.find((m) => m.includes("stop_times read:"))!;
-      expect(`${name}: ${read.includes(", direct)")}`).toBe(`${name}: ${direct}`);
+      const path = read.includes(", fast)") ? "fast" : read.includes(", direct)") ? "direct" : "raw";
+      expect(`${name}: ${path}`).toBe(`${name}: ${direct}`);
       const v = readManifest(data).versions[0]!;
       pq.push(`read_parquet('${join(data, v.path, "stop_times.parquet")}')`);
     }

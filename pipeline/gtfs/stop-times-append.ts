@@ -1,0 +1,253 @@
+/**
+ * The fast reader's columns (stop-times-fast.ts) into st0, the table build.ts makes of
+ * stop_times.txt: the same columns, types and rows its direct path would make of the same file.
+ * The values go in through DuckDB's appender, a chunk of 2048 rows at a time, each column copied
+ * as a block of memory (the binding's data-chunk calls: node-api's per-vector objects rebuild an
+ * ENUM type's value list for every chunk).
+ */
+import type { DuckDBAppender, DuckDBConnection } from "@duckdb/node-api";
+import duckdb from "@duckdb/node-bindings";
+import { NULL_INT, type FastStopTimes } from "./stop-times-fast.ts";
+
+const lit = (s: string) => `'${s.replace(/'/g, "''")}'`;
+
+/** Rows per appended chunk (DuckDB's vector size). */
+const CHUNK = 2048;
+
+type Codes = Uint8Array | Uint16Array | Uint32Array;
+
+/** A column of one string per row, in order, from DuckDB (one string_agg value; null when a value holds the separator). */
+async function idColumn(conn: DuckDBConnection, sql: string): Promise<string[] | null> {
+  const r = (await conn.runAndReadAll(`SELECT count(*) AS n, coalesce(bool_or(contains(v, chr(31))), false) AS bad, string_agg(v, chr(31) ORDER BY k) AS s FROM (${sql})`)).getRowObjects()[0]!;
+  if (r.bad) return null;
+  const n = Number(r.n);
+  return n === 0 ? [] : String(r.s).split("\u001f");
+}
+
+/** An ENUM type's codes as the typed array of its physical width. */
+function codesFor(type: duckdb.LogicalType, n: number): Codes {
+  switch (duckdb.enum_internal_type(type)) {
+    case duckdb.Type.UTINYINT: return new Uint8Array(n);
+    case duckdb.Type.USMALLINT: return new Uint16Array(n);
+    default: return new Uint32Array(n);
+  }
+}
+
+/** What st0 holds after appendFastStopTimes, per row in st0's order, for checks made in JavaScript (fastTripCheck). */
+export interface FastRows {
+  tix: Int32Array;
+  stopRef: Int32Array;
+  seq: Int32Array;
+  arr: Int32Array;
+  dep: Int32Array;
+}
+
+/**
+ * Creates st0 from `fast` when every trip_id is one of t1's and every stop_id one of stops' (the
+ * ENUM types trip_enum and stop_enum hold them in tix and id order; stop ids start at `stopBase`)
+ * and returns its rows; otherwise creates nothing and says why (the direct path then reads the
+ * file). `optional`: the optional columns st0 keeps (the file's), with their SQL types. st0 gets
+ * rid (its rowid: the row's place in the file) like the direct path's.
+ */
+export async function appendFastStopTimes(
+  conn: DuckDBConnection, fast: FastStopTimes, stopBase: number, optional: ReadonlyArray<readonly [name: string, type: string]>,
+): Promise<FastRows | string> {
+  const tripIds = await idColumn(conn, `SELECT trip_id AS v, tix AS k FROM t1`);
+  const stopIds = await idColumn(conn, `SELECT stop_id AS v, id AS k FROM stops`);
+  if (!tripIds || !stopIds) return "an id holding U+001F";
+  const tixOf = new Map(tripIds.map((id, k) => [id, k + 1]));
+  const refOf = new Map(stopIds.map((id, k) => [id, stopBase + k]));
+  const codeTix = new Int32Array(fast.tripIds.length);
+  for (let c = 0; c < fast.tripIds.length; c++) {
+    const t = tixOf.get(fast.tripIds[c]!);
+    if (t === undefined) return `trip_id ${fast.tripIds[c]} is not a trip`;
+    codeTix[c] = t;
+  }
+  const codeRef = new Int32Array(fast.stopIds.length);
+  for (let c = 0; c < fast.stopIds.length; c++) {
+    const s = refOf.get(fast.stopIds[c]!);
+    if (s === undefined) return `stop_id ${fast.stopIds[c]} is not a stop`;
+    codeRef[c] = s;
+  }
+  const n = fast.rows;
+  // per row: tix and stop_ref (the ENUM codes are tix - 1 and stop_ref - stopBase), rid
+  const tix = new Int32Array(n), stopRef = new Int32Array(n), rid = new BigInt64Array(n);
+  for (let i = 0; i < n; i++) {
+    tix[i] = codeTix[fast.trip[i]!]!;
+    stopRef[i] = codeRef[fast.stop[i]!]!;
+    rid[i] = BigInt(i);
+  }
+  const hsType = fast.headsigns?.length ? "st_headsign" : "VARCHAR";
+  if (hsType === "st_headsign") await conn.run(`CREATE TYPE st_headsign AS ENUM (${fast.headsigns!.map(lit).join(", ")})`);
+  const ints = (a: Int32Array): AppendColumn => ({ data: a, isNull: a.includes(NULL_INT) ? (i) => a[i] === NULL_INT : undefined });
+  const enumCodes = (values: Int32Array, offset: number): AppendColumn => ({ data: values, enumOffset: offset });
+  const cols: [string, string, AppendColumn][] = [
+    ["trip_id", "trip_enum", enumCodes(tix, 1)], ["stop_id", "stop_enum", enumCodes(stopRef, stopBase)],
+    ["seq", "INTEGER", { data: fast.seq }], ["arr", "INTEGER", ints(fast.arr)], ["dep", "INTEGER", ints(fast.dep)],
+  ];
+  for (const [c, t] of optional) {
+    if (c === "stop_headsign") {
+      const h = fast.headsign!;
+      cols.push([c, hsType, hsType === "st_headsign" ? { data: h, enumOffset: 0, isNull: h.includes(-1) ? (i) => h[i]! < 0 : undefined } : { data: null, isNull: () => true }]);
+    } else if (c === "shape_dist_traveled") {
+      const d = fast.shapeDist!;
+      cols.push([c, t, { data: d, isNull: d.some(Number.isNaN) ? (i) => Number.isNaN(d[i]!) : undefined }]);
+    } else {
+      const a = fast.ints[c];
+      if (!a) return `no values for column ${c}`;
+      cols.push([c, t, ints(a)]);
+    }
+  }
+  cols.push(["tix", "INTEGER", { data: tix }], ["stop_ref", "INTEGER", { data: stopRef }], ["rid", "BIGINT", { data: rid }]);
+  await conn.run(`CREATE TABLE st0 (${cols.map(([c, t]) => `${c} ${t}`).join(", ")})`);
+  const why = await appendColumns(conn, "st0", n, cols.map(([, , col]) => col));
+  if (why !== null) {
+    await conn.run(`DROP TABLE IF EXISTS st0`);
+    return why;
+  }
+  return { tix, stopRef, seq: fast.seq, arr: fast.arr, dep: fast.dep };
+}
+
+/**
+ * A column for appendColumns: `data` in the table's type (null when every value is NULL), or, with
+ * `enumOffset`, values whose ENUM codes are value - enumOffset; `isNull` when some rows are NULL.
+ */
+interface AppendColumn {
+  data: Int32Array | BigInt64Array | Float64Array | Uint8Array | null;
+  enumOffset?: number;
+  isNull?: (row: number) => boolean;
+}
+
+/** Appends `n` rows of `columns` (in the table's column order) to `table`; null when done, else why not. */
+async function appendColumns(conn: DuckDBConnection, table: string, n: number, columns: AppendColumn[]): Promise<string | null> {
+  const app = await conn.createAppender(table);
+  try {
+    const raw = (app as unknown as { appender?: duckdb.Appender }).appender;
+    if (!raw) throw new Error("the appender's binding handle is not reachable");
+    const types = columns.map((_, j) => duckdb.appender_column_type(raw, j));
+    // ENUM columns: codes in the type's physical width
+    const data = columns.map((col, j) => {
+      if (col.enumOffset === undefined || !col.data) return col.data;
+      const codes = codesFor(types[j]!, n);
+      const v = col.data as Int32Array;
+      for (let i = 0; i < n; i++) codes[i] = Math.max(0, v[i]! - col.enumOffset);
+      return codes;
+    });
+    const chunk = duckdb.create_data_chunk(types);
+    const vectors = columns.map((_, j) => duckdb.data_chunk_get_vector(chunk, j));
+    const validity = new Uint8Array(CHUNK / 8);
+    for (let s = 0; s < n; s += CHUNK) {
+      const m = Math.min(CHUNK, n - s);
+      duckdb.data_chunk_set_size(chunk, m);
+      columns.forEach((col, j) => {
+        const v = vectors[j]!, d = data[j];
+        if (d) duckdb.copy_data_to_vector(v, 0, d.buffer as ArrayBuffer, d.byteOffset + s * d.BYTES_PER_ELEMENT, m * d.BYTES_PER_ELEMENT);
+        if (col.isNull) {
+          // the chunk is reused: a nullable column's validity is written whole for every chunk
+          validity.fill(0);
+          for (let i = 0; i < m; i++) if (!col.isNull(s + i)) validity[i >> 3] = validity[i >> 3]! | (1 << (i & 7));
+          duckdb.vector_ensure_validity_writable(v);
+          duckdb.copy_data_to_vector_validity(v, 0, validity.buffer, 0, Math.ceil(m / 64) * 8);
+        }
+      });
+      duckdb.append_data_chunk(raw, chunk);
+    }
+  } catch (e) {
+    closeQuietly(app);
+    return `appending failed: ${(e as Error).message}`;
+  }
+  app.closeSync();
+  return null;
+}
+
+/** (tix, seq) strictly ascending row by row: st0 is in the order the later steps need, unsorted. */
+export function fastInOrder(r: FastRows): boolean {
+  const { tix, seq } = r;
+  for (let i = 1; i < tix.length; i++) if (tix[i]! < tix[i - 1]! || (tix[i] === tix[i - 1] && seq[i]! <= seq[i - 1]!)) return false;
+  return true;
+}
+
+/**
+ * The table trip_check (see build.ts, tripCheckSql) from st0's rows in JavaScript, when they are in
+ * (tix, seq) order and none was deleted since appendFastStopTimes: per trip its stop count, the
+ * checks, first departure, last arrival, and a stop pattern key. The SQL groups trips by a digest
+ * of their (position, stop) pairs (n, h1, h2); here h1 numbers the distinct stop sequences exactly
+ * (compared stop by stop) and h2 is 0, which groups the trips the same way.
+ */
+export async function fastTripCheck(conn: DuckDBConnection, r: FastRows): Promise<string | null> {
+  const { tix, stopRef, seq, arr, dep } = r;
+  const rows = tix.length;
+  const out = {
+    tix: new Int32Array(rows), n: new Int32Array(rows), dup: new Uint8Array(rows), missing: new Uint8Array(rows), back: new Uint8Array(rows),
+    interp: new Uint8Array(rows), firstDep: new Int32Array(rows), lastArr: new Int32Array(rows), h1: new BigInt64Array(rows), h2: new BigInt64Array(rows),
+  };
+  const patterns = new Map<number, number[]>(); // digest -> first row of each distinct sequence with it
+  const patternId = new Map<number, number>(); // first row -> pattern number
+  let trips = 0;
+  for (let from = 0; from < rows; ) {
+    let to = from + 1;
+    while (to < rows && tix[to] === tix[from]) to++;
+    const n = to - from;
+    let dup = 0, missing = 0, back = 0, interp = 0, prevD = NULL_INT, firstDep = NULL_INT, lastArr = NULL_INT, h = 0x811c9dc5 | 0;
+    for (let k = 0; k < n; k++) {
+      const i = from + k;
+      const A = arr[i]!, D = dep[i]!;
+      const a = A !== NULL_INT ? A : D, d = D !== NULL_INT ? D : A;
+      if (k > 0 && seq[i] === seq[i - 1]) dup = 1;
+      if (a === NULL_INT) {
+        interp = 1;
+        if (k === 0 || k === n - 1) missing = 1;
+      } else {
+        if ((d !== NULL_INT && a > d) || (prevD !== NULL_INT && a < prevD)) back = 1;
+        if (lastArr === NULL_INT || a > lastArr) lastArr = a;
+      }
+      if (d !== NULL_INT) {
+        if (firstDep === NULL_INT || d < firstDep) firstDep = d;
+        prevD = d;
+      }
+      h = Math.imul(h ^ stopRef[i]!, 0x01000193);
+    }
+    // the trip's stop sequence: the pattern of an earlier trip with the same stops, or a new one
+    const cands = patterns.get(h);
+    let first = cands?.find((f) => sameStops(stopRef, f, from, n, tix));
+    if (first === undefined) {
+      first = from;
+      if (cands) cands.push(from);
+      else patterns.set(h, [from]);
+      patternId.set(from, patternId.size);
+    }
+    out.tix[trips] = tix[from]!;
+    out.n[trips] = n;
+    out.dup[trips] = dup;
+    out.missing[trips] = missing;
+    out.back[trips] = back;
+    out.interp[trips] = interp;
+    out.firstDep[trips] = firstDep;
+    out.lastArr[trips] = lastArr;
+    out.h1[trips] = BigInt(patternId.get(first)!);
+    trips++;
+    from = to;
+  }
+  await conn.run(`CREATE OR REPLACE TABLE trip_check (tix INTEGER, n INTEGER, dup_seq BOOLEAN, missing_terminal BOOLEAN, backwards BOOLEAN,
+      needs_interp BOOLEAN, first_dep INTEGER, last_arr INTEGER, h1 BIGINT, h2 BIGINT)`);
+  const nullable = (a: Int32Array): AppendColumn => ({ data: a, isNull: (i) => a[i] === NULL_INT });
+  return appendColumns(conn, "trip_check", trips, [
+    { data: out.tix }, { data: out.n }, { data: out.dup }, { data: out.missing }, { data: out.back }, { data: out.interp },
+    nullable(out.firstDep), nullable(out.lastArr), { data: out.h1 }, { data: out.h2 },
+  ]);
+}
+
+/** The trip at row `from` (n rows) has the same stops as the trip starting at row `first`. */
+function sameStops(stopRef: Int32Array, first: number, from: number, n: number, tix: Int32Array): boolean {
+  if (first + n > stopRef.length || (first + n < tix.length && tix[first + n] === tix[first]) || tix[first + n - 1] !== tix[first]) return false;
+  for (let k = 0; k < n; k++) if (stopRef[first + k] !== stopRef[from + k]) return false;
+  return true;
+}
+
+function closeQuietly(app: DuckDBAppender): void {
+  try {
+    app.closeSync();
+  } catch {
+    /* the table is dropped anyway */
+  }
+}
