@@ -170,7 +170,7 @@ export async function importFeed(opts: ImportOptions): Promise<ImportReport> {
       };
       const built = await buildTables({
         conn, raw, issues, fvid, allocate: (k, n) => allocateIds(scratch, k, n), progress, stopTimesReady, shapes: shapesBuilt,
-        fastStopTimes: stopTimesRead?.parsed, stopTimesFile: stopTimesRead ? () => stopTimesRead!.ensureFile() : undefined,
+        fastStopTimes: stopTimesRead?.parsed, stopTimesFile: stopTimesRead?.ensureFile,
       });
       laneConn.closeSync();
       const derivedFeedId = await deriveOnestopIds(conn);

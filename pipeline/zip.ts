@@ -101,4 +101,3 @@ export async function unzipAll(bytes: Uint8Array, filter: (name: string) => bool
   const { unzipSync } = await import("fflate");
   return unzipSync(bytes, { filter: (f) => filter(f.name) });
 }
-

@@ -8,7 +8,7 @@ import type { DuckDBConnection } from "@duckdb/node-api";
 import { DataError, Issues } from "../report.ts";
 import { csvReader, lineOf, loadDeferred, openDeferred, q, recordRejects, untrimmed, type CsvPlan, type RawTable } from "./load.ts";
 import { interpolateTrip, type StopRow } from "./interpolate.ts";
-import { appendFastStopTimes, fastInOrder, fastTripCheck, type FastRows } from "./stop-times-append.ts";
+import type { FastRows } from "./stop-times-append.ts";
 import type { Declined, FastStopTimes } from "./stop-times-fast.ts";
 
 export type Allocate = (kind: string, count: number) => number;
@@ -303,11 +303,14 @@ export async function buildTables(ctx: Ctx): Promise<BuildResult> {
   let fastRows: FastRows | null = null;
   // the file's columns (st0 keeps the optional ones it has; raw_stop_times has every column, NULL when absent)
   let present: (col: string) => boolean = () => true;
+  // (loaded here, not with this module: it loads DuckDB's binding, which `interchange import` loads
+  // while the zip is unpacked, see pipeline/import.ts)
+  const fastAppend = ctx.fastStopTimes ? await import("./stop-times-append.ts") : null;
   if (stRaw.deferred) {
     // the fast reader's columns when it took the file (stop-times-fast.ts), else DuckDB reads it
-    if (stopBase !== null && ctx.fastStopTimes) {
+    if (stopBase !== null && ctx.fastStopTimes && fastAppend) {
       const fast = await ctx.fastStopTimes;
-      const read = "declined" in fast ? fast.declined : await stopTimesFast(ctx, stRaw, fast, stopBase);
+      const read = "declined" in fast ? fast.declined : await stopTimesFast(ctx, stRaw, fast, stopBase, fastAppend.appendFastStopTimes);
       if (typeof read === "string") ctx.progress(`stop_times.txt: read with DuckDB (the fast reader declined: ${read})`);
       else {
         [fastRows, direct, readBy] = [read, true, "fast"];
@@ -329,7 +332,7 @@ export async function buildTables(ctx: Ctx): Promise<BuildResult> {
     if (!direct) await conn.run(`CREATE TABLE st0 AS SELECT st.rid, ${stEnumCols(stopBase, present, true)} FROM ${withEnums("raw_stop_times", ", rowid AS rid")} st`);
     // rows out of (tix, stop_sequence) order in the file (the comparison is with the previous row
     // that has both; rows without are skipped below): sort
-    const unordered = fastRows ? (fastInOrder(fastRows) ? 0 : 1) : await scalar(conn, `SELECT count(*) FROM (SELECT k, lag(k IGNORE NULLS) OVER () AS pk
+    const unordered = fastRows ? (fastAppend!.fastInOrder(fastRows) ? 0 : 1) : await scalar(conn, `SELECT count(*) FROM (SELECT k, lag(k IGNORE NULLS) OVER () AS pk
       FROM (SELECT CASE WHEN seq >= 0 THEN (tix::BIGINT << 32) + seq END AS k FROM st0)) WHERE k <= pk`);
     if (unordered > 0) {
       await conn.run(`CREATE OR REPLACE TABLE st0 AS SELECT * FROM st0 ORDER BY tix, seq`);
@@ -344,7 +347,6 @@ export async function buildTables(ctx: Ctx): Promise<BuildResult> {
   // true): the others are named as typed NULLs (or false)
   const stHas = new Set((await rows(conn, `SELECT column_name FROM duckdb_columns() WHERE table_name = 'st0'`)).map((r) => String(r.column_name)));
   const stCol = (col: string, absent: string) => (stHas.has(col) ? col : absent);
-  const stOptional = (col: string) => stCol(col, `NULL::${ST_OPTIONAL.find(([c]) => c === col)![2]}`);
   // the shapes, and trips naming a shape that does not exist (their shape is generated)
   const sh = await shapes;
   ctx.issues.absorb(sh.issues);
@@ -386,7 +388,7 @@ export async function buildTables(ctx: Ctx): Promise<BuildResult> {
       min(d) AS first_dep, max(a) AS last_arr, sum(hash(k, stop_ref)) AS h1, bit_xor(hash(stop_ref, k, 'stop pattern')) AS h2
     FROM o GROUP BY tix`;
   // (from the fast reader's rows when st0 still holds exactly them, in order: no sort, no window)
-  if (!fastRows || (await fastTripCheck(conn, fastRows)) !== null) await conn.run(tripCheckSql);
+  if (!fastRows || (await fastAppend!.fastTripCheck(conn, fastRows)) !== null) await conn.run(tripCheckSql);
   if ((await scalar(conn, `SELECT count(*) FROM trip_check WHERE dup_seq`)) > 0) {
     const dupSt = `rid IN (SELECT rid FROM st0 QUALIFY row_number() OVER (PARTITION BY tix, seq ORDER BY rid) > 1)`;
     await stSkip("duplicate_key", dupSt, `'trip ' || trip_id || ': duplicate stop_sequence ' || seq`);
@@ -431,7 +433,7 @@ export async function buildTables(ctx: Ctx): Promise<BuildResult> {
   // order, without a copy of 2.4 M rows, and may start now
   await conn.run(`CREATE VIEW stop_times AS
     SELECT ${ctx.fvid}::INTEGER AS feed_version_id, (${trBase} + st.tix - 1)::INTEGER AS trip_ref, st.trip_id, st.seq::INTEGER AS stop_sequence, st.stop_ref, st.stop_id,
-      st.arr::INTEGER AS arrival_time, st.dep::INTEGER AS departure_time, ${["stop_headsign", "pickup_type", "drop_off_type", "continuous_pickup", "continuous_drop_off", "shape_dist_traveled", "timepoint"].map((c) => `${stOptional(c)} AS ${c}`).join(", ")},
+      st.arr::INTEGER AS arrival_time, st.dep::INTEGER AS departure_time, ${ST_OPTIONAL.map(([c, , type]) => `${stCol(c, `NULL::${type}`)} AS ${c}`).join(", ")},
       st.interpolated::INTEGER AS interpolated
     FROM st0 st`);
   ctx.stopTimesReady?.();
@@ -537,8 +539,7 @@ async function stopTimesDirect(ctx: Ctx, table: RawTable, plan: CsvPlan, cols: s
   const unconverted = (c: string, conv: string) => (has(c) ? [`(st.${c} IS NOT NULL AND ${conv} IS NULL)`] : []);
   const suspect = [
     "tix IS NULL", "stop_ref IS NULL", "seq IS NULL", "seq < 0", BAD_TIME,
-    ...["pickup_type", "drop_off_type", "continuous_pickup", "continuous_drop_off", "timepoint"].flatMap((c) => unconverted(c, `gtfs_int(st.${c})`)),
-    ...unconverted("shape_dist_traveled", "TRY_CAST(st.shape_dist_traveled AS DOUBLE)"),
+    ...ST_OPTIONAL.filter(([c]) => c !== "stop_headsign").flatMap(([c, conv]) => unconverted(c, conv)),
     ...(has("stop_headsign") ? [untrimmed("st.stop_headsign")] : []),
     ...(plan.presentCols.includes(plan.first) ? [] : [untrimmed(`st.${q(plan.first)}`)]),
   ].join(" OR ");
@@ -564,9 +565,11 @@ async function stopTimesDirect(ctx: Ctx, table: RawTable, plan: CsvPlan, cols: s
  * stopTimesDirect records besides: the row count, no rejected rows, no line map (the fast reader
  * takes no file with quotes or blank lines). Its rows when done, else why not (nothing created).
  */
-async function stopTimesFast(ctx: Ctx, table: RawTable, fast: FastStopTimes, stopBase: number): Promise<FastRows | string> {
+async function stopTimesFast(
+  ctx: Ctx, table: RawTable, fast: FastStopTimes, stopBase: number, append: typeof import("./stop-times-append.ts").appendFastStopTimes,
+): Promise<FastRows | string> {
   const optional = ST_OPTIONAL.filter(([c]) => fast.header.includes(c));
-  const rows = await appendFastStopTimes(ctx.conn, fast, stopBase, optional.map(([c, , t]) => [c, t] as const));
+  const rows = await append(ctx.conn, fast, stopBase, optional.map(([c, , t]) => [c, t] as const));
   if (typeof rows === "string") return rows;
   table.deferred = undefined;
   table.rows = fast.rows;

@@ -8,6 +8,7 @@
 import type { DuckDBAppender, DuckDBConnection } from "@duckdb/node-api";
 import duckdb from "@duckdb/node-bindings";
 import { NULL_INT, type FastStopTimes } from "./stop-times-fast.ts";
+import { stringColumns } from "../timetable/compile.ts";
 
 const lit = (s: string) => `'${s.replace(/'/g, "''")}'`;
 
@@ -15,14 +16,6 @@ const lit = (s: string) => `'${s.replace(/'/g, "''")}'`;
 const CHUNK = 2048;
 
 type Codes = Uint8Array | Uint16Array | Uint32Array;
-
-/** A column of one string per row, in order, from DuckDB (one string_agg value; null when a value holds the separator). */
-async function idColumn(conn: DuckDBConnection, sql: string): Promise<string[] | null> {
-  const r = (await conn.runAndReadAll(`SELECT count(*) AS n, coalesce(bool_or(contains(v, chr(31))), false) AS bad, string_agg(v, chr(31) ORDER BY k) AS s FROM (${sql})`)).getRowObjects()[0]!;
-  if (r.bad) return null;
-  const n = Number(r.n);
-  return n === 0 ? [] : String(r.s).split("\u001f");
-}
 
 /** An ENUM type's codes as the typed array of its physical width. */
 function codesFor(type: duckdb.LogicalType, n: number): Codes {
@@ -52,11 +45,10 @@ export interface FastRows {
 export async function appendFastStopTimes(
   conn: DuckDBConnection, fast: FastStopTimes, stopBase: number, optional: ReadonlyArray<readonly [name: string, type: string]>,
 ): Promise<FastRows | string> {
-  const tripIds = await idColumn(conn, `SELECT trip_id AS v, tix AS k FROM t1`);
-  const stopIds = await idColumn(conn, `SELECT stop_id AS v, id AS k FROM stops`);
-  if (!tripIds || !stopIds) return "an id holding U+001F";
-  const tixOf = new Map(tripIds.map((id, k) => [id, k + 1]));
-  const refOf = new Map(stopIds.map((id, k) => [id, stopBase + k]));
+  const [tripIds] = await stringColumns(conn, `(SELECT tix AS id, trip_id FROM t1)`, ["trip_id"]);
+  const [stopIds] = await stringColumns(conn, "stops", ["stop_id"]);
+  const tixOf = new Map(tripIds!.map((id, k) => [id, k + 1]));
+  const refOf = new Map(stopIds!.map((id, k) => [id, stopBase + k]));
   const codeTix = new Int32Array(fast.tripIds.length);
   for (let c = 0; c < fast.tripIds.length; c++) {
     const t = tixOf.get(fast.tripIds[c]!);

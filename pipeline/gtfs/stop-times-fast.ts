@@ -303,10 +303,9 @@ export class StopTimesReader {
     const b = this.bytes;
     const start = b.length >= 3 && b[0] === 0xef && b[1] === 0xbb && b[2] === 0xbf ? 3 : 0;
     const nl = b.indexOf(0x0a, start);
-    if (nl < 0 || nl >= upTo) {
-      if (upTo < b.length) return false; // not complete yet
-    }
-    const headerEnd = nl < 0 || nl >= upTo ? upTo : nl;
+    const complete = nl >= 0 && nl < upTo;
+    if (!complete && upTo < b.length) return false; // not all in yet
+    const headerEnd = complete ? nl : upTo;
     const header = new TextDecoder().decode(b.subarray(start, headerEnd)).replace(/\r$/, "").split(",").map((h) => h.trim());
     if (header.some((h) => h === "") || new Set(header).size !== header.length) {
       this.decline("an empty or repeated column name");
@@ -331,7 +330,7 @@ export class StopTimesReader {
     FAST_INT_COLUMNS.forEach((c, k) => (this.out[`ints${k}`] = new Int32Array(header.includes(c) ? cap : 0)));
     this.header = header;
     this.rows = rowsParser(kinds);
-    this.st.p = nl < 0 ? b.length : nl + 1;
+    this.st.p = complete ? nl + 1 : upTo;
     return true;
   }
 }

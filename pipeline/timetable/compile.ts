@@ -137,7 +137,7 @@ async function numColumns(conn: DuckDBConnection, sql: string, kinds: ("int" | "
  * and split in JavaScript (turning bus_bk's 58 k trips into row objects value by value took ~100 ms,
  * this way ~10 ms). When some value contains the separator (U+001F), the rows are read instead.
  */
-async function stringColumns(conn: DuckDBConnection, rel: string, cols: string[]): Promise<string[][]> {
+export async function stringColumns(conn: DuckDBConnection, rel: string, cols: string[]): Promise<string[][]> {
   const v = (c: string) => `coalesce(CAST(${c} AS VARCHAR), '')`;
   const [r] = await rows(conn, `SELECT count(*) AS n, ${cols.map((c) => `coalesce(bool_or(contains(${v(c)}, chr(31))), false)`).join(" OR ")} AS bad,
       ${cols.map((c, i) => `string_agg(${v(c)}, chr(31) ORDER BY id) AS c${i}`).join(", ")} FROM ${rel}`);
