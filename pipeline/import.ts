@@ -159,17 +159,17 @@ export async function importFeed(opts: ImportOptions): Promise<ImportReport> {
       const raw = await loadRawTables(conn, gtfsDir, issues, stopTimesRead ? new Map([["stop_times.txt", stopTimesRead.unpacked]]) : undefined, new Set(["stop_times.txt"]), new Map([["shapes.txt", shapesRaw]]));
       for (const [file, r] of raw) if (r.present && !r.deferred) progress(`${file}: ${r.rows} rows read (${((performance.now() - started) / 1000).toFixed(2)} s)`);
       const copyConn = (stConn = await db.connect());
-      const stopTimesReady = () => {
+      const stopTimesReady = (columns: (() => Int32Array[]) | null) => {
         const copy = copyConn.run(copySql(TABLES.find((t) => t.name === "stop_times")!));
         copy.catch(() => {}); // awaited below (or in finally); this only keeps an early failure from being "unhandled"
         stopTimesCopy = copy;
         if (ttConn) {
-          ttStopTimes = ttConn.then((c) => (c ? readStopTimes(c, inMemory) : null));
+          ttStopTimes = columns ? Promise.resolve(columns()) : ttConn.then((c) => (c ? readStopTimes(c, inMemory) : null));
           ttStopTimes.catch(() => {}); // the same: awaited by the timetable (or in finally)
         }
       };
       const built = await buildTables({
-        conn, raw, issues, fvid, allocate: (k, n) => allocateIds(scratch, k, n), progress, stopTimesReady, shapes: shapesBuilt,
+        conn, connect: () => db.connect(), raw, issues, fvid, allocate: (k, n) => allocateIds(scratch, k, n), progress, stopTimesReady, shapes: shapesBuilt,
         fastStopTimes: stopTimesRead?.parsed, stopTimesFile: stopTimesRead?.ensureFile,
       });
       laneConn.closeSync();

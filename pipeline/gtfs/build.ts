@@ -15,6 +15,8 @@ export type Allocate = (kind: string, count: number) => number;
 
 interface Ctx {
   conn: DuckDBConnection;
+  /** another connection to the same database (the fast path inserts stop_times on two at once) */
+  connect: () => Promise<DuckDBConnection>;
   raw: Map<string, RawTable>;
   issues: Issues;
   fvid: number;
@@ -25,7 +27,7 @@ interface Ctx {
    * tables are still being built: the importer starts writing stop_times.parquet on another
    * connection then.
    */
-  stopTimesReady?: () => void;
+  stopTimesReady?: (timetableColumns: (() => Int32Array[]) | null) => void;
   /** buildShapes, when the importer runs it on another connection (else buildTables runs it itself) */
   shapes?: Promise<ShapesBuilt>;
   /** the fast reader's stop_times.txt (stop-times-fast.ts), when the importer started it */
@@ -47,7 +49,7 @@ export interface ShapesBuilt {
  */
 export async function buildShapes(ctx: Pick<Ctx, "conn" | "raw">): Promise<ShapesBuilt> {
   const { conn } = ctx;
-  const own: Ctx = { ...ctx, issues: new Issues(), fvid: 0, allocate: () => 0, progress: () => {} };
+  const own: Ctx = { ...ctx, connect: () => Promise.reject(new Error("buildShapes opens no connection")), issues: new Issues(), fvid: 0, allocate: () => 0, progress: () => {} };
   let skipped = 0;
   await conn.run(`CREATE TABLE sh0 AS SELECT rowid AS rid, shape_id, TRY_CAST(shape_pt_sequence AS INTEGER) AS seq, TRY_CAST(shape_pt_lat AS DOUBLE) AS lat,
       TRY_CAST(shape_pt_lon AS DOUBLE) AS lon, TRY_CAST(shape_dist_traveled AS DOUBLE) AS dist, shape_pt_sequence FROM raw_shapes`);
@@ -410,6 +412,7 @@ export async function buildTables(ctx: Ctx): Promise<BuildResult> {
       ctx.issues.add("stop_time_of_skipped_trip", { file: "stop_times.txt", message: `${stN} stop_times of trips skipped as ${kind}` }, stN);
       skip("stop_times.txt", stN);
       await conn.run(`DELETE FROM st0 WHERE tix IN (SELECT tix FROM trip_check c WHERE ${cond})`);
+      fastRows = null;
       await conn.run(`DELETE FROM t1 WHERE tix IN (SELECT tix FROM trip_check c WHERE ${cond})`);
       await conn.run(`DELETE FROM trip_check c WHERE ${cond}`);
     }
@@ -436,7 +439,9 @@ export async function buildTables(ctx: Ctx): Promise<BuildResult> {
       st.arr::INTEGER AS arrival_time, st.dep::INTEGER AS departure_time, ${ST_OPTIONAL.map(([c, , type]) => `${stCol(c, `NULL::${type}`)} AS ${c}`).join(", ")},
       st.interpolated::INTEGER AS interpolated
     FROM st0 st`);
-  ctx.stopTimesReady?.();
+  // (and when st0 still holds exactly the fast reader's rows, the timetable takes its columns from them)
+  const rowsNow = nInterpTrips === 0 ? fastRows : null;
+  ctx.stopTimesReady?.(rowsNow ? () => fastAppend!.timetableColumns(rowsNow, trBase) : null);
 
   // ---------------------------------------------------------------- final trip ids, stop patterns
   const nTrips = await scalar(conn, `SELECT count(*) FROM t1`);
@@ -569,7 +574,7 @@ async function stopTimesFast(
   ctx: Ctx, table: RawTable, fast: FastStopTimes, stopBase: number, append: typeof import("./stop-times-append.ts").appendFastStopTimes,
 ): Promise<FastRows | string> {
   const optional = ST_OPTIONAL.filter(([c]) => fast.header.includes(c));
-  const rows = await append(ctx.conn, fast, stopBase, optional.map(([c, , t]) => [c, t] as const));
+  const rows = await append(ctx.conn, ctx.connect, fast, stopBase, optional.map(([c, , t]) => [c, t] as const));
   if (typeof rows === "string") return rows;
   table.deferred = undefined;
   table.rows = fast.rows;

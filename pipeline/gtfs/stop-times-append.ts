@@ -33,6 +33,9 @@ export interface FastRows {
   seq: Int32Array;
   arr: Int32Array;
   dep: Int32Array;
+  /** when the file has the column (NULL_INT when empty) */
+  pickup?: Int32Array;
+  dropOff?: Int32Array;
 }
 
 /**
@@ -43,7 +46,7 @@ export interface FastRows {
  * rid (its rowid: the row's place in the file) like the direct path's.
  */
 export async function appendFastStopTimes(
-  conn: DuckDBConnection, fast: FastStopTimes, stopBase: number, optional: ReadonlyArray<readonly [name: string, type: string]>,
+  conn: DuckDBConnection, connect: () => Promise<DuckDBConnection>, fast: FastStopTimes, stopBase: number, optional: ReadonlyArray<readonly [name: string, type: string]>,
 ): Promise<FastRows | string> {
   const [tripIds] = await stringColumns(conn, `(SELECT tix AS id, trip_id FROM t1)`, ["trip_id"]);
   const [stopIds] = await stringColumns(conn, "stops", ["stop_id"]);
@@ -63,12 +66,12 @@ export async function appendFastStopTimes(
   }
   const n = fast.rows;
   // per row: tix and stop_ref (the ENUM codes are tix - 1 and stop_ref - stopBase), rid
-  const tix = new Int32Array(n), stopRef = new Int32Array(n), rid = new BigInt64Array(n);
+  const tix = new Int32Array(n), stopRef = new Int32Array(n);
   for (let i = 0; i < n; i++) {
     tix[i] = codeTix[fast.trip[i]!]!;
     stopRef[i] = codeRef[fast.stop[i]!]!;
-    rid[i] = BigInt(i);
   }
+  const rid = rowNumbers(n);
   const hsType = fast.headsigns?.length ? "st_headsign" : "VARCHAR";
   if (hsType === "st_headsign") await conn.run(`CREATE TYPE st_headsign AS ENUM (${fast.headsigns!.map(lit).join(", ")})`);
   const ints = (a: Int32Array): AppendColumn => ({ data: a, isNull: a.includes(NULL_INT) ? (i) => a[i] === NULL_INT : undefined });
@@ -92,12 +95,32 @@ export async function appendFastStopTimes(
   }
   cols.push(["tix", "INTEGER", { data: tix }], ["stop_ref", "INTEGER", { data: stopRef }], ["rid", "BIGINT", { data: rid }]);
   await conn.run(`CREATE TABLE st0 (${cols.map(([c, t]) => `${c} ${t}`).join(", ")})`);
-  const why = await appendColumns(conn, "st0", n, cols.map(([, , col]) => col));
+  const why = await insertColumns(conn, connect, "st0", n, cols.map(([name, , col]) => ({ ...col, name })));
   if (why !== null) {
     await conn.run(`DROP TABLE IF EXISTS st0`);
     return why;
   }
-  return { tix, stopRef, seq: fast.seq, arr: fast.arr, dep: fast.dep };
+  return { tix, stopRef, seq: fast.seq, arr: fast.arr, dep: fast.dep, pickup: fast.ints.pickup_type, dropOff: fast.ints.drop_off_type };
+}
+
+/**
+ * The columns the planner's timetable reads of a version's stop_times (readStopTimes in
+ * pipeline/timetable/compile.ts), made from st0's rows instead of read back from DuckDB: for
+ * when st0 still holds exactly those rows, in (tix, seq) order, each with a time. trip_ref
+ * (`tripBase` + tix - 1), stop_sequence, stop_ref, arrival and departure (a missing one is the
+ * other), pickup and drop-off types (0 when empty).
+ */
+export function timetableColumns(r: FastRows, tripBase: number): Int32Array[] {
+  const n = r.tix.length;
+  const trip = new Int32Array(n), arr = new Int32Array(n), dep = new Int32Array(n);
+  for (let i = 0; i < n; i++) {
+    trip[i] = tripBase + r.tix[i]! - 1;
+    const a = r.arr[i]!, d = r.dep[i]!;
+    arr[i] = a !== NULL_INT ? a : d;
+    dep[i] = d !== NULL_INT ? d : a;
+  }
+  const orZero = (c: Int32Array | undefined) => (c ? c.map((v) => (v === NULL_INT ? 0 : v)) : new Int32Array(n));
+  return [trip, r.seq.slice(), r.stopRef.slice(), arr, dep, orZero(r.pickup), orZero(r.dropOff)];
 }
 
 /**
@@ -105,9 +128,129 @@ export async function appendFastStopTimes(
  * `enumOffset`, values whose ENUM codes are value - enumOffset; `isNull` when some rows are NULL.
  */
 interface AppendColumn {
-  data: Int32Array | BigInt64Array | Float64Array | Uint8Array | null;
+  data: Int32Array | BigInt64Array | Float64Array | Codes | null;
   enumOffset?: number;
   isNull?: (row: number) => boolean;
+}
+
+/** 0, 1, ..., n - 1 as BIGINTs (written as 32-bit halves where the platform is little-endian: a BigInt per row is 4x slower). */
+function rowNumbers(n: number): BigInt64Array {
+  const out = new BigInt64Array(n);
+  if (new Uint8Array(new Uint16Array([1]).buffer)[0] === 1) {
+    const halves = new Int32Array(out.buffer);
+    for (let i = 0; i < n; i++) halves[2 * i] = i;
+  } else for (let i = 0; i < n; i++) out[i] = BigInt(i);
+  return out;
+}
+
+/** The column types of `table`, as the C API sees them (an ENUM column's type is its ENUM type). */
+async function columnTypes(conn: DuckDBConnection, table: string, count: number): Promise<duckdb.LogicalType[]> {
+  const app = await conn.createAppender(table);
+  try {
+    const raw = (app as unknown as { appender?: duckdb.Appender }).appender;
+    if (!raw) throw new Error("the appender's binding handle is not reachable");
+    return Array.from({ length: count }, (_, j) => duckdb.appender_column_type(raw, j));
+  } finally {
+    closeQuietly(app);
+  }
+}
+
+/** ENUM columns as codes in the type's physical width; the others as they are. */
+function physicalData(columns: AppendColumn[], types: duckdb.LogicalType[], n: number): AppendColumn["data"][] {
+  return columns.map((col, j) => {
+    if (col.enumOffset === undefined || !col.data) return col.data;
+    const codes = codesFor(types[j]!, n);
+    const v = col.data as Int32Array;
+    for (let i = 0; i < n; i++) codes[i] = Math.max(0, v[i]! - col.enumOffset);
+    return codes;
+  });
+}
+
+/** Copies rows [s, s + m) of `columns` (`data`: physicalData) into the vectors of `chunk`, from its row 0. */
+function fillChunk(chunk: duckdb.DataChunk, columns: AppendColumn[], data: AppendColumn["data"][], s: number, m: number, validity: Uint8Array): void {
+  duckdb.data_chunk_set_size(chunk, m);
+  for (let j = 0; j < columns.length; j++) {
+    const col = columns[j]!, d = data[j];
+    const v = duckdb.data_chunk_get_vector(chunk, j);
+    if (d) duckdb.copy_data_to_vector(v, 0, d.buffer as ArrayBuffer, d.byteOffset + s * d.BYTES_PER_ELEMENT, m * d.BYTES_PER_ELEMENT);
+    if (col.isNull) {
+      // chunks are reused: a nullable column's validity is written whole every time
+      validity.fill(0);
+      for (let i = 0; i < m; i++) if (!col.isNull(s + i)) validity[i >> 3] = validity[i >> 3]! | (1 << (i & 7));
+      duckdb.vector_ensure_validity_writable(v);
+      duckdb.copy_data_to_vector_validity(v, 0, validity.buffer as ArrayBuffer, 0, Math.ceil(m / 64) * 8);
+    }
+  }
+}
+
+/** Rows per part below which insertColumns does not split the rows. */
+const MIN_PART_ROWS = 1 << 17;
+
+/**
+ * Inserts `n` rows of `columns` (in the table's column order) into the empty `table`; null when
+ * done, else why not (nothing inserted). An appender would do it on this thread, and most of the
+ * time is DuckDB's (column statistics, storage): here the rows are split in two parts, each read
+ * by DuckDB through a table function over the arrays (its calls copy a chunk, on this thread) and
+ * inserted by its own connection and transaction, so both parts are stored at once on DuckDB's
+ * threads. The transactions commit in part order, so the rows keep their order (and rowids).
+ */
+async function insertColumns(conn: DuckDBConnection, connect: () => Promise<DuckDBConnection>, table: string, n: number, columns: (AppendColumn & { name: string })[]): Promise<string | null> {
+  const parts = Math.max(1, Math.min(2, Math.floor(n / MIN_PART_ROWS)));
+  const per = Math.ceil(n / parts / CHUNK) * CHUNK;
+  const opened: DuckDBConnection[] = [];
+  try {
+    const raw = (conn as unknown as { connection?: duckdb.Connection }).connection;
+    if (!raw) throw new Error("the connection's binding handle is not reachable");
+    const types = await columnTypes(conn, table, columns.length);
+    const data = physicalData(columns, types, n);
+    const fn = duckdb.create_table_function();
+    const name = `interchange_rows_${table}`;
+    duckdb.table_function_set_name(fn, name);
+    duckdb.table_function_add_parameter(fn, duckdb.create_logical_type(duckdb.Type.INTEGER));
+    const guard = <I,>(setError: (info: I, e: string) => void, body: (info: I) => void) => (info: I) => {
+      try {
+        body(info);
+      } catch (e) {
+        setError(info, (e as Error).message);
+      }
+    };
+    duckdb.table_function_set_bind(fn, guard(duckdb.bind_set_error, (info) => {
+      columns.forEach((c, j) => duckdb.bind_add_result_column(info, c.name, types[j]!));
+      const part = duckdb.get_int32(duckdb.bind_get_parameter(info, 0));
+      duckdb.bind_set_bind_data(info, { from: part * per, to: Math.min(n, (part + 1) * per) });
+    }));
+    duckdb.table_function_set_init(fn, guard(duckdb.init_set_error, (info) => {
+      const { from, to } = duckdb.init_get_bind_data(info) as { from: number; to: number };
+      duckdb.init_set_init_data(info, { next: from, to, validity: new Uint8Array(CHUNK / 8) });
+      duckdb.init_set_max_threads(info, 1);
+    }));
+    duckdb.table_function_set_function(fn, (info, out) => {
+      try {
+        const st = duckdb.function_get_init_data(info) as { next: number; to: number; validity: Uint8Array };
+        const m = Math.max(0, Math.min(CHUNK, st.to - st.next));
+        if (m > 0) fillChunk(out, columns, data, st.next, m, st.validity);
+        else duckdb.data_chunk_set_size(out, 0);
+        st.next += m;
+      } catch (e) {
+        duckdb.function_set_error(info, (e as Error).message);
+      }
+    });
+    duckdb.register_table_function(raw, fn);
+    for (let p = 0; p < parts; p++) opened.push(await connect());
+    await Promise.all(opened.map((c) => c.run("BEGIN TRANSACTION")));
+    const inserted = await Promise.allSettled(opened.map((c, p) => c.run(`INSERT INTO ${table} SELECT * FROM ${name}(${p})`)));
+    const failed = inserted.find((r) => r.status === "rejected");
+    if (failed) {
+      for (const c of opened) await c.run("ROLLBACK").catch(() => {});
+      return `inserting failed: ${(failed as PromiseRejectedResult).reason?.message ?? failed.reason}`;
+    }
+    for (const c of opened) await c.run("COMMIT");
+    return null;
+  } catch (e) {
+    return `inserting failed: ${(e as Error).message}`;
+  } finally {
+    for (const c of opened) c.closeSync();
+  }
 }
 
 /** Appends `n` rows of `columns` (in the table's column order) to `table`; null when done, else why not. */
@@ -117,31 +260,11 @@ async function appendColumns(conn: DuckDBConnection, table: string, n: number, c
     const raw = (app as unknown as { appender?: duckdb.Appender }).appender;
     if (!raw) throw new Error("the appender's binding handle is not reachable");
     const types = columns.map((_, j) => duckdb.appender_column_type(raw, j));
-    // ENUM columns: codes in the type's physical width
-    const data = columns.map((col, j) => {
-      if (col.enumOffset === undefined || !col.data) return col.data;
-      const codes = codesFor(types[j]!, n);
-      const v = col.data as Int32Array;
-      for (let i = 0; i < n; i++) codes[i] = Math.max(0, v[i]! - col.enumOffset);
-      return codes;
-    });
+    const data = physicalData(columns, types, n);
     const chunk = duckdb.create_data_chunk(types);
-    const vectors = columns.map((_, j) => duckdb.data_chunk_get_vector(chunk, j));
     const validity = new Uint8Array(CHUNK / 8);
     for (let s = 0; s < n; s += CHUNK) {
-      const m = Math.min(CHUNK, n - s);
-      duckdb.data_chunk_set_size(chunk, m);
-      columns.forEach((col, j) => {
-        const v = vectors[j]!, d = data[j];
-        if (d) duckdb.copy_data_to_vector(v, 0, d.buffer as ArrayBuffer, d.byteOffset + s * d.BYTES_PER_ELEMENT, m * d.BYTES_PER_ELEMENT);
-        if (col.isNull) {
-          // the chunk is reused: a nullable column's validity is written whole for every chunk
-          validity.fill(0);
-          for (let i = 0; i < m; i++) if (!col.isNull(s + i)) validity[i >> 3] = validity[i >> 3]! | (1 << (i & 7));
-          duckdb.vector_ensure_validity_writable(v);
-          duckdb.copy_data_to_vector_validity(v, 0, validity.buffer, 0, Math.ceil(m / 64) * 8);
-        }
-      });
+      fillChunk(chunk, columns, data, s, Math.min(CHUNK, n - s), validity);
       duckdb.append_data_chunk(raw, chunk);
     }
   } catch (e) {

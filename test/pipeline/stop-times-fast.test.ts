@@ -3,9 +3,12 @@
  * place in the import: it takes a file only in the plain form, gives exactly the values DuckDB's
  * reading gives, declines anything else (the import then reads the file with DuckDB), and reads a
  * file handed over piece by piece (a zip member as it is unpacked) as it reads it whole. On real
- * feeds, an import with it and one without write the same stop_times.parquet.
+ * feeds, an import with it and one without write the same stop_times.parquet (and the same
+ * timetable, which on the fast path takes the stop_times from the reader's columns).
  */
 import { describe, expect, test } from "bun:test";
+import { createHash } from "node:crypto";
+import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { importFeed } from "../../pipeline/import.ts";
 import { NULL_INT, parseStopTimes, StopTimesReader, type FastStopTimes } from "../../pipeline/gtfs/stop-times-fast.ts";
@@ -105,15 +108,21 @@ describe("fast reader of stop_times.txt", () => {
     for (const feed of ["bart", "caltrain", "hart", "rnv", "terre-haute", "vvs-bus-752", "emery-go-round", "amtrak"]) {
       const out: string[] = [];
       const paths: string[] = [];
+      const timetables: string[] = [];
       for (const fastReader of [true, false]) {
         const data = tempDir();
         const log: string[] = [];
-        const r = await importFeed({ dataDir: data, source: gtfs(feed), fastReader, now: () => new Date("2024-07-01T12:00:00Z"), progress: (m) => log.push(m) });
+        // (the timetable prepared with the import: on the fast path it takes the stop_times from the reader's columns)
+        const r = await importFeed({ dataDir: data, source: gtfs(feed), fastReader, prepareTimetable: true, now: () => new Date("2024-07-01T12:00:00Z"), progress: (m) => log.push(m) });
         expect(`${feed}: ${r.status}`).toBe(`${feed}: imported`);
         out.push(log.find((m) => m.includes("stop_times read:"))!);
         paths.push(join(data, readManifest(data).versions[0]!.path));
+        const tt = readdirSync(join(data, "timetables")).filter((f) => f.endsWith(".arrow"));
+        expect(`${feed}: ${tt.length} timetable`).toBe(`${feed}: 1 timetable`);
+        timetables.push(createHash("sha1").update(readFileSync(join(data, "timetables", tt[0]!))).digest("hex"));
       }
       expect(`${feed}: ${out[1]!.includes(", fast)")}`).toBe(`${feed}: false`);
+      expect(`${feed} timetable: ${timetables[0]}`).toBe(`${feed} timetable: ${timetables[1]}`);
       for (const table of ["stop_times", "trips", "stop_patterns", "shapes"]) {
         const [d] = await sql<{ a: number; b: number }>(`SELECT
           (SELECT count(*)::INTEGER FROM (SELECT * FROM read_parquet('${paths[0]}/${table}.parquet') EXCEPT ALL SELECT * FROM read_parquet('${paths[1]}/${table}.parquet'))) AS a,
