@@ -5,7 +5,7 @@
  * member never sits in memory whole. Zip64 archives and other methods fall back to fflate.
  */
 import { closeSync, openSync, writeFileSync, writeSync } from "node:fs";
-import { createInflateRaw } from "node:zlib";
+import { createInflateRaw, inflateRawSync } from "node:zlib";
 
 export interface ZipMember {
   name: string;
@@ -91,6 +91,29 @@ export async function extractMember(m: ZipMember, path: string | null, onChunk?:
   } finally {
     if (fd !== null) closeSync(fd);
   }
+}
+
+/**
+ * One member unpacked whole into memory on the calling thread (for a worker thread), checked as
+ * extractMember checks it; throws on a corrupt member. zlib's synchronous inflate with one output
+ * buffer of the declared size: the streaming one runs its pieces on the thread pool that also runs
+ * DuckDB's calls, where each waits behind whatever query holds a thread (a 150 MB member took
+ * 0.5 s instead of 0.15 s in an import).
+ */
+export function unpackMemberSync(m: ZipMember): Uint8Array {
+  const corrupt = (why = "checksum mismatch") => new Error(`${m.name}: ${why} (corrupt member)`);
+  let out = m.data;
+  if (m.method !== 0) {
+    try {
+      // more bytes than the directory declares fail here (corrupt, or hostile), before they fill memory
+      out = inflateRawSync(m.data, { chunkSize: Math.max(64, m.size), maxOutputLength: Math.max(1, m.size) });
+    } catch (e) {
+      // (more than declared: the same message as extractMember's)
+      throw (e as { code?: string }).code === "ERR_BUFFER_TOO_LARGE" ? corrupt() : corrupt((e as Error).message);
+    }
+  }
+  if (out.length !== m.size || (Bun.hash.crc32(out) >>> 0) !== m.crc) throw corrupt();
+  return out;
 }
 
 /**

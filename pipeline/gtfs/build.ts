@@ -267,10 +267,10 @@ export async function buildTables(ctx: Ctx): Promise<BuildResult> {
   const unkSvc = `SELECT rid, trip_id, service_id FROM t0 WHERE service_id IS NULL OR service_id NOT IN (SELECT service_id FROM calendars)`;
   if (skip("trips.txt", await reportSkipped(ctx, "unknown_service", "trips.txt", unkSvc, `'trip ' || trip_id || ': service_id ' || coalesce(service_id, '(empty)') || ' is in neither calendar.txt nor calendar_dates.txt'`))) await conn.run(`DELETE FROM t0 WHERE rid IN (SELECT rid FROM (${unkSvc}))`);
   // tix = the trip's rank in file order; when no row was deleted (rid runs 0 .. n - 1, t0 is in rid
-  // order) that is rid + 1, with no window and no sort
+  // order) that is rid + 1, with no window, no sort and no copy of the table (a column added)
   const dense = await scalar(conn, `SELECT (count(*) = 0 OR (min(rid) = 0 AND max(rid) = count(*) - 1))::INTEGER FROM t0`);
   await conn.run(dense
-    ? `CREATE TABLE t1 AS SELECT (rid + 1)::INTEGER AS tix, * FROM t0`
+    ? `ALTER TABLE t0 RENAME TO t1; ALTER TABLE t1 ADD COLUMN tix INTEGER; UPDATE t1 SET tix = (rid + 1)::INTEGER`
     : `CREATE TABLE t1 AS SELECT row_number() OVER (ORDER BY rid)::INTEGER AS tix, * FROM t0 ORDER BY rid`);
   step(`trips: ${await scalar(conn, "SELECT count(*) FROM t1")}`);
 

@@ -18,7 +18,7 @@
  */
 import { isUtf8 } from "node:buffer";
 import { writeFileSync } from "node:fs";
-import type { ZipMember } from "../zip.ts";
+import { extractMember, type ZipMember } from "../zip.ts";
 
 /** NULL in the Int32 columns */
 export const NULL_INT = -2147483648;
@@ -340,15 +340,12 @@ export function parseStopTimes(bytes: Uint8Array): FastStopTimes | Declined {
   return new StopTimesReader(bytes).finish();
 }
 
-/** What a worker is asked (stop-times-worker.ts); ctrl: [bytes unpacked, 0 unpacking / 1 done / 2 failed]. */
-export type StopTimesJob =
-  | { role: "unpack"; member: ZipMember; buffer: SharedArrayBuffer; ctrl: SharedArrayBuffer }
-  | { role: "read"; buffer: SharedArrayBuffer; ctrl: SharedArrayBuffer }
-  | { role: "read"; file: string };
+/** What the worker is asked (stop-times-worker.ts): a zip member to unpack and read, or a file to read. */
+export type StopTimesJob = { member: ZipMember } | { file: string };
 
-export type WorkerReply = { kind: "unpacked"; error?: string } | { kind: "parsed"; parsed: FastStopTimes | Declined };
+export type WorkerReply = { kind: "unpacked"; error?: string } | { kind: "parsed"; parsed: FastStopTimes | Declined; bytes?: Uint8Array };
 
-/** stop_times.txt being unpacked and read by the fast reader in worker threads. */
+/** stop_times.txt being unpacked and read by the fast reader in a worker thread. */
 export interface StopTimesRead {
   /** settles once the file is unpacked (rejects, with the unpacker's message, when the member is corrupt) */
   unpacked: Promise<void>;
@@ -359,53 +356,52 @@ export interface StopTimesRead {
    * member is unpacked to memory only: with the fast reader's columns nothing reads the file).
    */
   ensureFile(): Promise<void>;
-  /** stops the workers (when the import ends without waiting for them) */
+  /** stops the worker (when the import ends without waiting for it) */
   cancel(): void;
 }
 
 /**
  * Unpacks (a zip member, into memory) or opens (a file) stop_times.txt and runs the fast reader
- * over it in worker threads, off the thread that drives DuckDB meanwhile: a zip member is unpacked
- * by one while another reads the bytes already there. The member's compressed bytes are copied to
- * the unpacking worker.
+ * over it in a worker thread, off the thread that drives DuckDB meanwhile. The member's compressed
+ * bytes are copied to the worker; its unpacked bytes come back with the columns.
  */
 export function readStopTimesOffThread(src: { member: ZipMember; path: string } | { file: string }): StopTimesRead {
-  const url = new URL("./stop-times-worker.ts", import.meta.url).href;
-  const reader = new Worker(url);
-  const unpacker = "member" in src ? new Worker(url) : null;
+  const worker = new Worker(new URL("./stop-times-worker.ts", import.meta.url).href);
   let onUnpacked!: (error?: string) => void;
   let onParsed!: (p: FastStopTimes | Declined) => void;
   const unpacked = new Promise<void>((resolve, reject) => (onUnpacked = (error) => (error === undefined ? resolve() : reject(new Error(error)))));
   const parsed = new Promise<FastStopTimes | Declined>((resolve) => (onParsed = resolve));
   unpacked.catch(() => {}); // the caller's to see; this only keeps it from being "unhandled" until then
+  // (settling a settled promise does nothing: the first word stands)
   const stop = (why: string) => {
     onUnpacked(why);
     onParsed({ declined: why });
-    unpacker?.terminate();
-    reader.terminate();
+    worker.terminate();
   };
-  reader.onmessage = (ev: MessageEvent<WorkerReply>) => {
-    if (ev.data.kind === "parsed") onParsed(ev.data.parsed);
-    reader.terminate();
-  };
-  reader.onerror = (ev) => stop(`the stop_times.txt reader failed (${ev.message})`);
-  let ensureFile = () => Promise.resolve();
-  if (unpacker && "member" in src) {
-    unpacker.onmessage = (ev: MessageEvent<WorkerReply>) => {
-      if (ev.data.kind === "unpacked") onUnpacked(ev.data.error);
-      unpacker.terminate();
-    };
-    unpacker.onerror = (ev) => stop(`unpacking stop_times.txt failed (${ev.message})`);
-    const buffer = new SharedArrayBuffer(src.member.size);
-    const ctrl = new SharedArrayBuffer(8);
-    const data = src.member.data.slice();
-    unpacker.postMessage({ role: "unpack", member: { ...src.member, data }, buffer, ctrl } satisfies StopTimesJob, [data.buffer]);
-    reader.postMessage({ role: "read", buffer, ctrl } satisfies StopTimesJob);
-    let file: Promise<void> | null = null;
-    ensureFile = () => (file ??= unpacked.then(() => writeFileSync(src.path, new Uint8Array(buffer))));
-  } else if ("file" in src) {
+  let bytes: Uint8Array | undefined;
+  worker.onmessage = (ev: MessageEvent<WorkerReply>) => {
+    const msg = ev.data;
+    if (msg.kind === "unpacked") {
+      onUnpacked(msg.error);
+      if (msg.error !== undefined) stop(msg.error);
+      return;
+    }
+    bytes = msg.bytes;
     onUnpacked();
-    reader.postMessage({ role: "read", file: src.file } satisfies StopTimesJob);
+    onParsed(msg.parsed);
+    worker.terminate();
+  };
+  worker.onerror = (ev) => stop(`the stop_times.txt reader failed (${ev.message})`);
+  let ensureFile = () => Promise.resolve();
+  if ("member" in src) {
+    const data = src.member.data.slice();
+    worker.postMessage({ member: { ...src.member, data } } satisfies StopTimesJob, [data.buffer]);
+    // the worker's bytes, or (when it failed after unpacking) the member unpacked again here
+    let file: Promise<void> | null = null;
+    ensureFile = () => (file ??= unpacked.then(() => parsed).then(() => (bytes ? writeFileSync(src.path, bytes) : extractMember(src.member, src.path))));
+  } else {
+    onUnpacked();
+    worker.postMessage({ file: src.file } satisfies StopTimesJob);
   }
   return { unpacked, parsed, ensureFile: () => ensureFile(), cancel: () => stop("cancelled") };
 }

@@ -1,60 +1,40 @@
 /**
- * Worker threads of readStopTimesOffThread (stop-times-fast.ts), in one of two roles:
- * - "unpack": unpacks stop_times.txt from the zip into a shared buffer (checking it as
- *   extractMember does), publishing how many bytes are in (ctrl[0]) and when it is done (ctrl[1]:
- *   1 done, 2 failed), then says so;
- * - "read": runs the fast reader over the shared buffer as the bytes come in (or over the file,
- *   for a feed given as a folder) and hands the columns back (their buffers transferred).
- * Two threads, so that unpacking and reading overlap.
+ * The worker thread of readStopTimesOffThread (stop-times-fast.ts): unpacks stop_times.txt from
+ * the zip into memory (or reads the file, for a feed given as a folder), says whether that worked
+ * (a member: size and CRC-32 checked), runs the fast reader over it and hands back the columns and
+ * the bytes (their buffers transferred: the importer writes the bytes to disk if DuckDB is to read
+ * the file after all).
  */
 import { readFileSync } from "node:fs";
-import { extractMember } from "../zip.ts";
+import { unpackMemberSync } from "../zip.ts";
 import { StopTimesReader, type Declined, type FastStopTimes, type StopTimesJob, type WorkerReply } from "./stop-times-fast.ts";
 
 declare const self: Worker;
 
 const reply = (msg: WorkerReply, transfer: ArrayBuffer[] = []) => self.postMessage(msg, transfer);
 
-self.onmessage = async (ev: MessageEvent<StopTimesJob>) => {
+self.onmessage = (ev: MessageEvent<StopTimesJob>) => {
   const job = ev.data;
-  if (job.role === "unpack") {
-    const bytes = new Uint8Array(job.buffer);
-    const ctrl = new Int32Array(job.ctrl);
-    let at = 0;
-    let error: string | undefined;
-    try {
-      await extractMember(job.member, null, (chunk) => {
-        if (at + chunk.length > bytes.length) return; // extractMember rejects the member
-        bytes.set(chunk, at);
-        at += chunk.length;
-        Atomics.store(ctrl, 0, at);
-        Atomics.notify(ctrl, 0);
-      });
-    } catch (e) {
-      error = (e as Error).message;
-    }
-    Atomics.store(ctrl, 1, error === undefined ? 1 : 2);
-    Atomics.notify(ctrl, 0);
-    reply({ kind: "unpacked", error });
-    return;
-  }
+  let bytes: Uint8Array;
   let parsed: FastStopTimes | Declined;
-  try {
-    if ("file" in job) {
-      parsed = new StopTimesReader(new Uint8Array(readFileSync(job.file))).finish();
-    } else {
-      const reader = new StopTimesReader(new Uint8Array(job.buffer));
-      const ctrl = new Int32Array(job.ctrl);
-      let read = 0;
-      for (;;) {
-        const filled = Atomics.load(ctrl, 0);
-        const state = Atomics.load(ctrl, 1);
-        if (filled > read) reader.advance((read = filled));
-        if (state !== 0) break;
-        if (filled === read) Atomics.wait(ctrl, 0, filled, 100);
-      }
-      parsed = Atomics.load(ctrl, 1) === 1 ? reader.finish() : { declined: "stop_times.txt could not be unpacked" };
+  if ("member" in job) {
+    try {
+      bytes = unpackMemberSync(job.member);
+    } catch (e) {
+      reply({ kind: "unpacked", error: (e as Error).message });
+      return;
     }
+    reply({ kind: "unpacked" });
+  } else {
+    try {
+      bytes = new Uint8Array(readFileSync(job.file));
+    } catch (e) {
+      reply({ kind: "parsed", parsed: { declined: `stop_times.txt could not be read (${(e as Error).message})` } });
+      return;
+    }
+  }
+  try {
+    parsed = new StopTimesReader(bytes).finish();
   } catch (e) {
     parsed = { declined: `the fast reader failed: ${(e as Error).message}` };
   }
@@ -64,5 +44,7 @@ self.onmessage = async (ev: MessageEvent<StopTimesJob>) => {
       if (a) buffers.add(a.buffer as ArrayBuffer);
     }
   }
-  reply({ kind: "parsed", parsed }, [...buffers]);
+  // a member's bytes go back (for the file DuckDB may have to read); a file is on disk already
+  if ("member" in job) buffers.add(bytes.buffer as ArrayBuffer);
+  reply({ kind: "parsed", parsed, bytes: "member" in job ? bytes : undefined }, [...buffers]);
 };
