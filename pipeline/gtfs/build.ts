@@ -8,7 +8,7 @@ import type { DuckDBConnection } from "@duckdb/node-api";
 import { DataError, Issues } from "../report.ts";
 import { csvReader, lineOf, loadDeferred, openDeferred, q, recordRejects, untrimmed, type CsvPlan, type RawTable } from "./load.ts";
 import { interpolateTrip, type StopRow } from "./interpolate.ts";
-import type { FastRows } from "./stop-times-append.ts";
+import type { FastRows, IdPositions } from "./stop-times-append.ts";
 import type { Declined, FastStopTimes } from "./stop-times-fast.ts";
 
 export type Allocate = (kind: string, count: number) => number;
@@ -311,8 +311,10 @@ export async function buildTables(ctx: Ctx): Promise<BuildResult> {
   if (stRaw.deferred) {
     // the fast reader's columns when it took the file (stop-times-fast.ts), else DuckDB reads it
     if (stopBase !== null && ctx.fastStopTimes && fastAppend) {
+      // (the ids' positions are read while the worker may still be reading the file)
+      const ids = fastAppend.idPositions(conn, stopBase);
       const fast = await ctx.fastStopTimes;
-      const read = "declined" in fast ? fast.declined : await stopTimesFast(ctx, stRaw, fast, stopBase, fastAppend.appendFastStopTimes);
+      const read = "declined" in fast ? (await ids, fast.declined) : await stopTimesFast(ctx, stRaw, fast, await ids, fastAppend.appendFastStopTimes);
       if (typeof read === "string") ctx.progress(`stop_times.txt: read with DuckDB (the fast reader declined: ${read})`);
       else {
         [fastRows, direct, readBy] = [read, true, "fast"];
@@ -571,10 +573,10 @@ async function stopTimesDirect(ctx: Ctx, table: RawTable, plan: CsvPlan, cols: s
  * takes no file with quotes or blank lines). Its rows when done, else why not (nothing created).
  */
 async function stopTimesFast(
-  ctx: Ctx, table: RawTable, fast: FastStopTimes, stopBase: number, append: typeof import("./stop-times-append.ts").appendFastStopTimes,
+  ctx: Ctx, table: RawTable, fast: FastStopTimes, ids: IdPositions, append: typeof import("./stop-times-append.ts").appendFastStopTimes,
 ): Promise<FastRows | string> {
   const optional = ST_OPTIONAL.filter(([c]) => fast.header.includes(c));
-  const rows = await append(ctx.conn, ctx.connect, fast, stopBase, optional.map(([c, , t]) => [c, t] as const));
+  const rows = await append(ctx.conn, ctx.connect, fast, ids, optional.map(([c, , t]) => [c, t] as const));
   if (typeof rows === "string") return rows;
   table.deferred = undefined;
   table.rows = fast.rows;

@@ -38,6 +38,20 @@ export interface FastRows {
   dropOff?: Int32Array;
 }
 
+/** Each trip_id's tix and each stop_id's stop id (stop ids start at `stopBase`). */
+export interface IdPositions {
+  tixOf: Map<string, number>;
+  refOf: Map<string, number>;
+  stopBase: number;
+}
+
+/** t1's trip ids (in tix order) and the stops' ids (in id order, from `stopBase`), as IdPositions: all appendFastStopTimes needs of the database besides st0. */
+export async function idPositions(conn: DuckDBConnection, stopBase: number): Promise<IdPositions> {
+  const [tripIds] = await stringColumns(conn, `(SELECT tix AS id, trip_id FROM t1)`, ["trip_id"]);
+  const [stopIds] = await stringColumns(conn, "stops", ["stop_id"]);
+  return { tixOf: new Map(tripIds!.map((id, k) => [id, k + 1])), refOf: new Map(stopIds!.map((id, k) => [id, stopBase + k])), stopBase };
+}
+
 /**
  * Creates st0 from `fast` when every trip_id is one of t1's and every stop_id one of stops' (the
  * ENUM types trip_enum and stop_enum hold them in tix and id order; stop ids start at `stopBase`)
@@ -46,12 +60,9 @@ export interface FastRows {
  * rid (its rowid: the row's place in the file) like the direct path's.
  */
 export async function appendFastStopTimes(
-  conn: DuckDBConnection, connect: () => Promise<DuckDBConnection>, fast: FastStopTimes, stopBase: number, optional: ReadonlyArray<readonly [name: string, type: string]>,
+  conn: DuckDBConnection, connect: () => Promise<DuckDBConnection>, fast: FastStopTimes, ids: IdPositions, optional: ReadonlyArray<readonly [name: string, type: string]>,
 ): Promise<FastRows | string> {
-  const [tripIds] = await stringColumns(conn, `(SELECT tix AS id, trip_id FROM t1)`, ["trip_id"]);
-  const [stopIds] = await stringColumns(conn, "stops", ["stop_id"]);
-  const tixOf = new Map(tripIds!.map((id, k) => [id, k + 1]));
-  const refOf = new Map(stopIds!.map((id, k) => [id, stopBase + k]));
+  const { tixOf, refOf, stopBase } = ids;
   const codeTix = new Int32Array(fast.tripIds.length);
   for (let c = 0; c < fast.tripIds.length; c++) {
     const t = tixOf.get(fast.tripIds[c]!);
