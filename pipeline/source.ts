@@ -56,7 +56,7 @@ export function folderSha1(dir: string): string {
  * Unpack the .txt members of a GTFS zip into outDir (members may sit in one sub-folder), each
  * streamed to its file with its checksum verified. Returns the unpacked size in bytes. With
  * `deferStopTimes`, stop_times.txt (at the feed's root) is unpacked to memory and read by the fast
- * reader in worker threads (readStopTimesOffThread), not awaited: its `unpacked` settles when it is
+ * reader in a worker thread (readStopTimesOffThread), not awaited: its `unpacked` settles when it is
  * in (or rejects as the others would), its `ensureFile` puts it on disk when DuckDB is to read it.
  */
 export async function unpackZip(bytes: Uint8Array, outDir: string, sourceName: string, deferStopTimes = false): Promise<{ size: number; stopTimes: StopTimesRead | null }> {

@@ -2,7 +2,8 @@
  * Minimal zip reader on Node's native zlib (about 3x faster than a JS inflater on 150 MB feeds).
  * Reads the central directory and streams each stored/deflated member to a file, checking its
  * size and CRC-32 as it goes: the inflater runs off the main thread in 1 MB pieces, so a 150 MB
- * member never sits in memory whole. Zip64 archives and other methods fall back to fflate.
+ * member never sits in memory whole (unpackMemberSync unpacks one whole into memory instead, for
+ * a worker thread). Zip64 archives and other methods fall back to fflate.
  */
 import { closeSync, openSync, writeFileSync, writeSync } from "node:fs";
 import { createInflateRaw, inflateRawSync } from "node:zlib";

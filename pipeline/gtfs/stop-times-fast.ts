@@ -225,9 +225,9 @@ function rowsParser(kinds: [string, string][]): RowsFn {
 const POW10 = Array.from({ length: 16 }, (_, k) => 10 ** k);
 
 /**
- * The fast reader over a buffer that holds the whole file once filled (a zip member is read while
- * it is unpacked): `advance(filled)` reads the complete lines of buffer[0, filled), `finish()` the
- * rest and returns the columns, or why the file is left to DuckDB.
+ * The fast reader over a buffer that holds the whole file once filled: `advance(filled)` reads the
+ * complete lines of buffer[0, filled) (so a buffer can be read while it fills), `finish()` the rest
+ * and returns the columns, or why the file is left to DuckDB.
  */
 export class StopTimesReader {
   private declined: string | null = null;
@@ -347,7 +347,7 @@ export type WorkerReply = { kind: "unpacked"; error?: string } | { kind: "parsed
 
 /** stop_times.txt being unpacked and read by the fast reader in a worker thread. */
 export interface StopTimesRead {
-  /** settles once the file is unpacked (rejects, with the unpacker's message, when the member is corrupt) */
+  /** settles once the file is unpacked (rejects, with the worker's message, when the member is corrupt) */
   unpacked: Promise<void>;
   /** the fast reader's columns, or why it declined */
   parsed: Promise<FastStopTimes | Declined>;
