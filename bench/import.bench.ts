@@ -12,7 +12,7 @@
  *   BENCH_NODE_GTFS_RUNS  runs per feed of node-gtfs (default 3; 0 skips node-gtfs)
  *   BENCH_NODE_GTFS_TIMEOUT  seconds before a node-gtfs run is killed and reported as "> N s" (default 600)
  *   BENCH_QUIET_WAIT      before each run, wait up to this many seconds for the machine to be idle (default 20)
- *   BENCH_STRICT=1        exit 1 when a goal is not met (default: exit 1 only when a run fails)
+ *   BENCH_STRICT=1        exit 1 when a goal (issue 2: on bus_bk) is not met (default: exit 1 only when a run fails)
  *   BENCH_MTA_DIR         where the MTA zips are / are built (default bench/.mta)
  *   BENCH_OUT             output Markdown file (default docs/bench-import.md)
  */
@@ -181,11 +181,20 @@ async function main(): Promise<number> {
   const goals: string[] = [];
   let failed = false;
   let goalsMet = true;
+  // issue 2 sets its goals on bus_bk ("Goal: >= 1,000,000 stop_times/s end to end, >= 10x node-gtfs,
+  // peak RSS < 4 GB on bus_bk"); the other feeds' figures are listed against them for reference
+  const goalFeed = (feed: string) => /bus_bk/.test(feed);
+  let checkFeed = "";
   const check = (ok: boolean, text: string) => {
+    if (!goalFeed(checkFeed)) {
+      goals.push(`- for reference (not an issue goal): ${text}`);
+      return;
+    }
     goals.push(`- ${ok ? "✅ met" : "❌ not met"}: ${text}`);
     if (!ok) goalsMet = false;
   };
   for (const { feed, zipBytes, ours, ng } of results) {
+    checkFeed = feed;
     if (ours.error) failed = true;
     const n = ours.stopTimes;
     const ourRate = rate(n, ours.medianMs);
@@ -241,7 +250,7 @@ async function main(): Promise<number> {
     : Number.isFinite(maxOthers)
       ? `**Contention:** none to speak of (other processes used at most ${(maxOthers * 100).toFixed(0)}% of the CPUs during any run).`
       : "";
-  if (!FEEDS.includes("bus_bk")) goals.push("- (peak RSS goal is on bus_bk, not in BENCH_FEEDS)");
+  if (!FEEDS.some(goalFeed)) goals.push("- (issue 2's goals are on bus_bk, which is not in BENCH_FEEDS)");
   const header = ["feed", "zip", "stop_times", "interchange (median)", "stop_times/s", "peak RSS", "node-gtfs (median)", "stop_times/s", "peak RSS", "speed-up"];
   const table = mdTable(header, rows);
 
