@@ -1,9 +1,10 @@
 /**
  * The fast reader's columns (stop-times-fast.ts) into st0, the table build.ts makes of
  * stop_times.txt: the same columns, types and rows its direct path would make of the same file.
- * The values go in through DuckDB's appender, a chunk of 2048 rows at a time, each column copied
- * as a block of memory (the binding's data-chunk calls: node-api's per-vector objects rebuild an
- * ENUM type's value list for every chunk).
+ * The values go in a chunk of 2048 rows at a time, each column copied as a block of memory (the
+ * binding's data-chunk calls: node-api's per-vector objects rebuild an ENUM type's value list for
+ * every chunk): st0's rows through a table function, in two parts inserted at once
+ * (insertColumns), trip_check's through an appender.
  */
 import type { DuckDBAppender, DuckDBConnection } from "@duckdb/node-api";
 import duckdb from "@duckdb/node-bindings";
