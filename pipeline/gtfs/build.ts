@@ -341,7 +341,7 @@ export async function buildTables(ctx: Ctx): Promise<BuildResult> {
     if (unordered > 0) {
       await conn.run(`CREATE OR REPLACE TABLE st0 AS SELECT * FROM st0 ORDER BY tix, seq`);
       fastRows = null;
-    } else order = "in file order";
+    } else if (!fastRows?.sorted) order = "in file order";
   } else {
     await conn.run(`CREATE TABLE st0 AS SELECT st.rowid AS rid, st.trip_id, st.stop_id, ${stTimeCols(present, true)}, t.tix, s.id AS stop_ref${stFlex(present)}
       FROM raw_stop_times st LEFT JOIN t1 t ON t.trip_id = st.trip_id LEFT JOIN stops s ON s.stop_id = st.stop_id

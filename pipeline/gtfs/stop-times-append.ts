@@ -37,6 +37,8 @@ export interface FastRows {
   /** when the file has the column (NULL_INT when empty) */
   pickup?: Int32Array;
   dropOff?: Int32Array;
+  /** the file's rows were not in (tix, stop_sequence) order: st0 has them sorted (rid still the place in the file) */
+  sorted: boolean;
 }
 
 /** Each trip_id's tix and each stop_id's stop id (stop ids start at `stopBase`). */
@@ -58,7 +60,8 @@ export async function idPositions(conn: DuckDBConnection, stopBase: number): Pro
  * ENUM types trip_enum and stop_enum hold them in tix and id order; stop ids start at `stopBase`)
  * and returns its rows; otherwise creates nothing and says why (the direct path then reads the
  * file). `optional`: the optional columns st0 keeps (the file's), with their SQL types. st0 gets
- * rid (its rowid: the row's place in the file) like the direct path's.
+ * rid (the row's place in the file) like the direct path's, and is in (tix, stop_sequence) order
+ * (sorted here when the file is not).
  */
 export async function appendFastStopTimes(
   conn: DuckDBConnection, connect: () => Promise<DuckDBConnection>, fast: FastStopTimes, ids: IdPositions, optional: ReadonlyArray<readonly [name: string, type: string]>,
@@ -78,12 +81,19 @@ export async function appendFastStopTimes(
   }
   const n = fast.rows;
   // per row: tix and stop_ref (the ENUM codes are tix - 1 and stop_ref - stopBase), rid
-  const tix = new Int32Array(n), stopRef = new Int32Array(n);
+  let tix = new Int32Array(n), stopRef = new Int32Array(n);
   for (let i = 0; i < n; i++) {
     tix[i] = codeTix[fast.trip[i]!]!;
     stopRef[i] = codeRef[fast.stop[i]!]!;
   }
-  const rid = rowNumbers(n);
+  // st0 is in (tix, stop_sequence) order: a file in another order is sorted here, each row keeping
+  // its rid (its place in the file), as the other paths sort st0 in SQL
+  const order = tripOrder(tix, fast.seq, tixOf.size);
+  if (order) {
+    fast = permuted(fast, order);
+    [tix, stopRef] = [pick(tix, order), pick(stopRef, order)];
+  }
+  const rid = rowNumbers(n, order);
   const hsType = fast.headsigns?.length ? "st_headsign" : "VARCHAR";
   if (hsType === "st_headsign") await conn.run(`CREATE TYPE st_headsign AS ENUM (${fast.headsigns!.map(lit).join(", ")})`);
   const ints = (a: Int32Array): AppendColumn => ({ data: a, isNull: a.includes(NULL_INT) ? (i) => a[i] === NULL_INT : undefined });
@@ -112,7 +122,57 @@ export async function appendFastStopTimes(
     await conn.run(`DROP TABLE IF EXISTS st0`);
     return why;
   }
-  return { tix, stopRef, seq: fast.seq, arr: fast.arr, dep: fast.dep, pickup: fast.ints.pickup_type, dropOff: fast.ints.drop_off_type };
+  return { tix, stopRef, seq: fast.seq, arr: fast.arr, dep: fast.dep, pickup: fast.ints.pickup_type, dropOff: fast.ints.drop_off_type, sorted: order !== null };
+}
+
+/**
+ * The rows in (tix, stop_sequence) order as row numbers, ties in file order; null when they are in
+ * that order already. A counting sort by tix (1 .. trips), then each trip's rows by stop_sequence.
+ */
+function tripOrder(tix: Int32Array, seq: Int32Array, trips: number): Int32Array | null {
+  const n = tix.length;
+  let ordered = true;
+  for (let i = 1; i < n && ordered; i++) if (tix[i]! < tix[i - 1]! || (tix[i] === tix[i - 1] && seq[i]! < seq[i - 1]!)) ordered = false;
+  if (ordered) return null;
+  const start = new Int32Array(trips + 2);
+  for (let i = 0; i < n; i++) start[tix[i]! + 1]!++;
+  for (let t = 1; t < start.length; t++) start[t]! += start[t - 1]!;
+  const order = new Int32Array(n);
+  const at = start.slice();
+  for (let i = 0; i < n; i++) order[at[tix[i]!]!++] = i;
+  const bySeq = (x: number, y: number) => seq[x]! - seq[y]! || x - y;
+  for (let t = 1; t <= trips; t++) {
+    const from = start[t]!, to = start[t + 1]!;
+    for (let k = from + 1; k < to; k++) {
+      if (seq[order[k]!]! < seq[order[k - 1]!]!) {
+        order.subarray(from, to).sort(bySeq);
+        break;
+      }
+    }
+  }
+  return order;
+}
+
+/** `a`'s values in `order` */
+function pick<T extends Int32Array | Float64Array>(a: T, order: Int32Array): T {
+  const out = new (a.constructor as { new (n: number): T })(order.length);
+  for (let k = 0; k < order.length; k++) out[k] = a[order[k]!]!;
+  return out;
+}
+
+/** The reader's rows in `order` (the dictionaries unchanged). */
+function permuted(f: FastStopTimes, order: Int32Array): FastStopTimes {
+  return {
+    ...f,
+    trip: pick(f.trip, order),
+    stop: pick(f.stop, order),
+    seq: pick(f.seq, order),
+    arr: pick(f.arr, order),
+    dep: pick(f.dep, order),
+    ints: Object.fromEntries(Object.entries(f.ints).map(([c, v]) => [c, pick(v, order)])),
+    ...(f.shapeDist ? { shapeDist: pick(f.shapeDist, order) } : {}),
+    ...(f.headsign ? { headsign: pick(f.headsign, order) } : {}),
+  };
 }
 
 /**
@@ -145,13 +205,16 @@ interface AppendColumn {
   isNull?: (row: number) => boolean;
 }
 
-/** 0, 1, ..., n - 1 as BIGINTs (written as 32-bit halves where the platform is little-endian: a BigInt per row is 4x slower). */
-function rowNumbers(n: number): BigInt64Array {
+/**
+ * 0, 1, ..., n - 1 (or `order`'s values) as BIGINTs, written as 32-bit halves where the platform
+ * is little-endian (a BigInt per row is 4x slower).
+ */
+function rowNumbers(n: number, order: Int32Array | null = null): BigInt64Array {
   const out = new BigInt64Array(n);
   if (new Uint8Array(new Uint16Array([1]).buffer)[0] === 1) {
     const halves = new Int32Array(out.buffer);
-    for (let i = 0; i < n; i++) halves[2 * i] = i;
-  } else for (let i = 0; i < n; i++) out[i] = BigInt(i);
+    for (let i = 0; i < n; i++) halves[2 * i] = order ? order[i]! : i;
+  } else for (let i = 0; i < n; i++) out[i] = BigInt(order ? order[i]! : i);
   return out;
 }
 

@@ -8,7 +8,7 @@
  */
 import { describe, expect, test } from "bun:test";
 import { createHash } from "node:crypto";
-import { readdirSync, readFileSync } from "node:fs";
+import { readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { importFeed } from "../../pipeline/import.ts";
 import { NULL_INT, parseStopTimes, StopTimesReader, type FastStopTimes } from "../../pipeline/gtfs/stop-times-fast.ts";
@@ -131,6 +131,35 @@ describe("fast reader of stop_times.txt", () => {
       }
       // the ones in plain form go through the fast reader
       if (["bart", "caltrain", "hart", "amtrak"].includes(feed)) expect(`${feed}: ${out[0]}`).toContain(", fast)");
+    }
+  });
+
+  test("a file not in trip order is sorted by the fast path as DuckDB sorts it, each row keeping its line", async () => {
+    const files = await unzipAll(new Uint8Array(await Bun.file(gtfs("bart")).bytes()), (n) => n.endsWith(".txt"));
+    const [header, ...rows] = new TextDecoder().decode(files["stop_times.txt"]).trimEnd().split(/\r?\n/);
+    // every row reversed (trips interleaved, stop_sequences descending), then the same with one row
+    // repeated at the end (a duplicate stop_sequence, reported with its own line)
+    const variants = { reversed: [...rows].reverse(), "reversed with a duplicate": [...rows].reverse().concat(rows[5]!) };
+    for (const [name, lines] of Object.entries(variants)) {
+      const dir = tempDir();
+      for (const [f, b] of Object.entries(files)) writeFileSync(join(dir, f), f === "stop_times.txt" ? [header, ...lines].join("\n") + "\n" : b);
+      const got: { log: string; warnings: string; path: string }[] = [];
+      for (const fastReader of [true, false]) {
+        const data = tempDir();
+        const log: string[] = [];
+        const r = await importFeed({ dataDir: data, source: dir, fastReader, prepareTimetable: true, now: () => new Date("2024-07-01T12:00:00Z"), progress: (m) => log.push(m) });
+        expect(`${name}: ${r.status} ${r.error?.message ?? ""}`).toBe(`${name}: imported `);
+        got.push({ log: log.find((m) => m.includes("stop_times read:"))!, warnings: JSON.stringify(r.warnings), path: join(data, readManifest(data).versions[0]!.path) });
+      }
+      expect(`${name}: ${got[0]!.log}`).toContain("(sorted, fast)");
+      expect(`${name}: ${got[0]!.warnings}`).toBe(`${name}: ${got[1]!.warnings}`);
+      if (name.includes("duplicate")) expect(got[0]!.warnings).toContain(`"line":${lines.length + 1}`);
+      for (const table of ["stop_times", "trips", "stop_patterns"]) {
+        const [d] = await sql<{ a: number; b: number }>(`SELECT
+          (SELECT count(*)::INTEGER FROM (SELECT * FROM read_parquet('${got[0]!.path}/${table}.parquet') EXCEPT ALL SELECT * FROM read_parquet('${got[1]!.path}/${table}.parquet'))) AS a,
+          (SELECT count(*)::INTEGER FROM (SELECT * FROM read_parquet('${got[1]!.path}/${table}.parquet') EXCEPT ALL SELECT * FROM read_parquet('${got[0]!.path}/${table}.parquet'))) AS b`);
+        expect(`${name} ${table}: ${JSON.stringify(d)}`).toBe(`${name} ${table}: {"a":0,"b":0}`);
+      }
     }
   });
 });
