@@ -17,7 +17,7 @@ import { onestopName } from "./onestop.ts";
 import { folderSha1, isUrl, readSourceBytes, sha1Hex, unpackZip } from "./source.ts";
 import { readStopTimesOffThread, type StopTimesRead } from "./gtfs/stop-times-fast.ts";
 import {
-  acquireLock, activeVersions, allocateIds, fsyncDir, readManifest, UNKNOWN_LICENSE, writeFileDurable, writeManifest,
+  acquireLock, activeVersions, allocateIds, fsyncDir, fsyncFilesAsync, readManifest, UNKNOWN_LICENSE, writeFileDurable, writeManifest,
   type License, type Manifest,
 } from "./store/manifest.ts";
 
@@ -234,6 +234,10 @@ export async function importFeed(opts: ImportOptions): Promise<ImportReport> {
       for (const t of TABLES) if (!(t.name === "stop_times" && stopTimesCopy)) await conn.run(copySql(t));
       await stopTimesCopy;
       progress(`parquet written (${((performance.now() - started) / 1000).toFixed(2)} s)`);
+      // the version's files reach the disk (fsync) while the timetable is finished: the manifest
+      // must not point at data a machine crash could still lose
+      const parquetSynced = fsyncFilesAsync(outDir);
+      parquetSynced.catch(() => {}); // awaited before the version is published (an import that fails first does not wait for it)
       const prepared = await timetable;
       const source: Record<string, string> = {
         agencies: "agency.txt", routes: "routes.txt", stops: "stops.txt", trips: "trips.txt", stop_times: "stop_times.txt", shapes: "shapes.txt",
@@ -254,12 +258,13 @@ export async function importFeed(opts: ImportOptions): Promise<ImportReport> {
 
       // ---- publish: version folder first, then the manifest (the atomic switch)
       report.elapsed_ms = Math.round(performance.now() - started);
-      writeFileSync(join(outDir, "report.json"), JSON.stringify(report, null, 2));
+      writeFileDurable(join(outDir, "report.json"), JSON.stringify(report, null, 2));
       await (ttStopTimes as Promise<unknown> | null)?.catch(() => {}); // still running when the timetable was not needed
       (await ttConn)?.closeSync();
       stConn.closeSync();
       conn.closeSync();
       db.closeSync();
+      await parquetSynced;
       const versionsDir = join(dataDir, "versions");
       mkdirSync(versionsDir, { recursive: true });
       const finalDir = join(versionsDir, sha1);

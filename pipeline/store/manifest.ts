@@ -5,6 +5,7 @@
  * `<data>/versions/<sha1>/` is visible only once the manifest lists it.
  */
 import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, readFileSync, renameSync, statSync, unlinkSync, watch, writeSync } from "node:fs";
+import { open, readdir } from "node:fs/promises";
 import { join } from "node:path";
 
 export type LicenseValue = "yes" | "no" | "unknown";
@@ -93,6 +94,19 @@ export function writeFileDurable(path: string, text: string | Uint8Array | Uint8
   } finally {
     closeSync(fd);
   }
+}
+
+/** Every file directly in `dir` flushed to disk (fsync), off this thread. */
+export async function fsyncFilesAsync(dir: string): Promise<void> {
+  const files = (await readdir(dir, { withFileTypes: true })).filter((e) => e.isFile());
+  await Promise.all(files.map(async (e) => {
+    const fh = await open(join(dir, e.name), "r");
+    try {
+      await fh.sync();
+    } finally {
+      await fh.close();
+    }
+  }));
 }
 
 export function fsyncDir(dir: string): void {
