@@ -79,6 +79,21 @@ export async function appendFastStopTimes(
     if (s === undefined) return `stop_id ${fast.stopIds[c]} is not a stop`;
     codeRef[c] = s;
   }
+  for (const [c] of optional) if (c !== "stop_headsign" && c !== "shape_dist_traveled" && !fast.ints[c]) return `no values for column ${c}`;
+  // st0 (and the column types of its rows) made by DuckDB while the rows are mapped here
+  const hsType = fast.headsigns?.length ? "st_headsign" : "VARCHAR";
+  const spec: [name: string, type: string][] = [
+    ["trip_id", "trip_enum"], ["stop_id", "stop_enum"], ["seq", "INTEGER"], ["arr", "INTEGER"], ["dep", "INTEGER"],
+    ...optional.map(([c, t]): [string, string] => [c, c === "stop_headsign" ? hsType : t]),
+    ["tix", "INTEGER"], ["stop_ref", "INTEGER"], ["rid", "BIGINT"],
+  ];
+  const headsigns = fast.headsigns;
+  const table = (async () => {
+    if (hsType === "st_headsign") await conn.run(`CREATE TYPE st_headsign AS ENUM (${headsigns!.map(lit).join(", ")})`);
+    await conn.run(`CREATE TABLE st0 (${spec.map(([c, t]) => `${c} ${t}`).join(", ")})`);
+    return columnTypes(conn, "st0", spec.length);
+  })();
+  table.catch(() => {}); // awaited below
   const n = fast.rows;
   // per row: tix and stop_ref (the ENUM codes are tix - 1 and stop_ref - stopBase), rid
   let tix = new Int32Array(n), stopRef = new Int32Array(n);
@@ -94,30 +109,21 @@ export async function appendFastStopTimes(
     [tix, stopRef] = [pick(tix, order), pick(stopRef, order)];
   }
   const rid = rowNumbers(n, order);
-  const hsType = fast.headsigns?.length ? "st_headsign" : "VARCHAR";
-  if (hsType === "st_headsign") await conn.run(`CREATE TYPE st_headsign AS ENUM (${fast.headsigns!.map(lit).join(", ")})`);
   const ints = (a: Int32Array): AppendColumn => ({ data: a, isNull: a.includes(NULL_INT) ? (i) => a[i] === NULL_INT : undefined });
   const enumCodes = (values: Int32Array, offset: number): AppendColumn => ({ data: values, enumOffset: offset });
-  const cols: [string, string, AppendColumn][] = [
-    ["trip_id", "trip_enum", enumCodes(tix, 1)], ["stop_id", "stop_enum", enumCodes(stopRef, stopBase)],
-    ["seq", "INTEGER", { data: fast.seq }], ["arr", "INTEGER", ints(fast.arr)], ["dep", "INTEGER", ints(fast.dep)],
-  ];
-  for (const [c, t] of optional) {
+  const columns: AppendColumn[] = [enumCodes(tix, 1), enumCodes(stopRef, stopBase), { data: fast.seq }, ints(fast.arr), ints(fast.dep)];
+  for (const [c] of optional) {
     if (c === "stop_headsign") {
       const h = fast.headsign!;
-      cols.push([c, hsType, hsType === "st_headsign" ? { data: h, enumOffset: 0, isNull: h.includes(-1) ? (i) => h[i]! < 0 : undefined } : { data: null, isNull: () => true }]);
+      columns.push(hsType === "st_headsign" ? { data: h, enumOffset: 0, isNull: h.includes(-1) ? (i) => h[i]! < 0 : undefined } : { data: null, isNull: () => true });
     } else if (c === "shape_dist_traveled") {
       const d = fast.shapeDist!;
-      cols.push([c, t, { data: d, isNull: d.some(Number.isNaN) ? (i) => Number.isNaN(d[i]!) : undefined }]);
-    } else {
-      const a = fast.ints[c];
-      if (!a) return `no values for column ${c}`;
-      cols.push([c, t, ints(a)]);
-    }
+      columns.push({ data: d, isNull: d.some(Number.isNaN) ? (i) => Number.isNaN(d[i]!) : undefined });
+    } else columns.push(ints(fast.ints[c]!));
   }
-  cols.push(["tix", "INTEGER", { data: tix }], ["stop_ref", "INTEGER", { data: stopRef }], ["rid", "BIGINT", { data: rid }]);
-  await conn.run(`CREATE TABLE st0 (${cols.map(([c, t]) => `${c} ${t}`).join(", ")})`);
-  const why = await insertColumns(conn, connect, "st0", n, cols.map(([name, , col]) => ({ ...col, name })));
+  columns.push({ data: tix }, { data: stopRef }, { data: rid });
+  const types = await table.catch((e: Error) => `making st0 failed: ${e.message}`);
+  const why = typeof types === "string" ? types : await insertColumns(conn, connect, "st0", n, types, columns.map((col, j) => ({ ...col, name: spec[j]![0] })));
   if (why !== null) {
     await conn.run(`DROP TABLE IF EXISTS st0`);
     return why;
@@ -262,21 +268,22 @@ function fillChunk(chunk: duckdb.DataChunk, columns: AppendColumn[], data: Appen
 const MIN_PART_ROWS = 1 << 17;
 
 /**
- * Inserts `n` rows of `columns` (in the table's column order) into the empty `table`; null when
- * done, else why not (nothing inserted). An appender would do it on this thread, and most of the
+ * Inserts `n` rows of `columns` (in the table's column order, of the table's `types`: columnTypes)
+ * into the empty `table`; null when done, else why not (nothing inserted). An appender would do it on this thread, and most of the
  * time is DuckDB's (column statistics, storage): here the rows are split in two parts, each read
  * by DuckDB through a table function over the arrays (its calls copy a chunk, on this thread) and
  * inserted by its own connection and transaction, so both parts are stored at once on DuckDB's
  * threads. The transactions commit in part order, so the rows keep their order (and rowids).
  */
-async function insertColumns(conn: DuckDBConnection, connect: () => Promise<DuckDBConnection>, table: string, n: number, columns: (AppendColumn & { name: string })[]): Promise<string | null> {
+async function insertColumns(
+  conn: DuckDBConnection, connect: () => Promise<DuckDBConnection>, table: string, n: number, types: duckdb.LogicalType[], columns: (AppendColumn & { name: string })[],
+): Promise<string | null> {
   const parts = Math.max(1, Math.min(2, Math.floor(n / MIN_PART_ROWS)));
   const per = Math.ceil(n / parts / CHUNK) * CHUNK;
   const opened: DuckDBConnection[] = [];
   try {
     const raw = (conn as unknown as { connection?: duckdb.Connection }).connection;
     if (!raw) throw new Error("the connection's binding handle is not reachable");
-    const types = await columnTypes(conn, table, columns.length);
     const data = physicalData(columns, types, n);
     const fn = duckdb.create_table_function();
     const name = `interchange_rows_${table}`;
