@@ -349,7 +349,7 @@ export async function buildTables(ctx: Ctx): Promise<BuildResult> {
   }
   // st0 keeps only the optional columns the file has (and bad_time, flex only where they can be
   // true): the others are named as typed NULLs (or false)
-  const stHas = new Set((await rows(conn, `SELECT column_name FROM duckdb_columns() WHERE table_name = 'st0'`)).map((r) => String(r.column_name)));
+  const stHas = new Set(fastRows?.columns ?? (await rows(conn, `SELECT column_name FROM duckdb_columns() WHERE table_name = 'st0'`)).map((r) => String(r.column_name)));
   const stCol = (col: string, absent: string) => (stHas.has(col) ? col : absent);
   // the shapes, and trips naming a shape that does not exist (their shape is generated)
   const sh = await shapes;
@@ -425,13 +425,16 @@ export async function buildTables(ctx: Ctx): Promise<BuildResult> {
   const noStopTimes = `SELECT rid, trip_id FROM t1 WHERE tix NOT IN (SELECT tix FROM trip_check)`;
   const nNoSt = await reportSkipped(ctx, "trip_without_stop_times", "trips.txt", noStopTimes, `'trip ' || trip_id || ': has no stop_times'`);
   skip("trips.txt", nNoSt);
-  await conn.run(`DELETE FROM t1 WHERE tix NOT IN (SELECT tix FROM trip_check)`);
+  if (nNoSt) await conn.run(`DELETE FROM t1 WHERE tix NOT IN (SELECT tix FROM trip_check)`);
 
   // interpolation of missing times by distance along the shape (pipeline/gtfs/interpolate.ts)
   const nInterpTrips = await scalar(conn, `SELECT count(*) FROM trip_check WHERE needs_interp`);
   let interpolated = 0;
-  await conn.run(`ALTER TABLE st0 ADD COLUMN interpolated INTEGER DEFAULT 0`);
-  if (nInterpTrips > 0) interpolated = await interpolateMissing(conn, stHas.has("shape_dist_traveled") ? "st.shape_dist_traveled" : "NULL::DOUBLE");
+  // (a column only when some time is interpolated: otherwise the view says 0 for every row)
+  if (nInterpTrips > 0) {
+    await conn.run(`ALTER TABLE st0 ADD COLUMN interpolated INTEGER DEFAULT 0`);
+    interpolated = await interpolateMissing(conn, stHas.has("shape_dist_traveled") ? "st.shape_dist_traveled" : "NULL::DOUBLE");
+  }
   derived.interpolated_stop_times = interpolated;
   step(`stop_times checked (${interpolated} interpolated)`);
   // st0 is final from here on (only read): the Parquet writer reads it through a view, in st0's
@@ -439,7 +442,7 @@ export async function buildTables(ctx: Ctx): Promise<BuildResult> {
   await conn.run(`CREATE VIEW stop_times AS
     SELECT ${ctx.fvid}::INTEGER AS feed_version_id, (${trBase} + st.tix - 1)::INTEGER AS trip_ref, st.trip_id, st.seq::INTEGER AS stop_sequence, st.stop_ref, st.stop_id,
       st.arr::INTEGER AS arrival_time, st.dep::INTEGER AS departure_time, ${ST_OPTIONAL.map(([c, , type]) => `${stCol(c, `NULL::${type}`)} AS ${c}`).join(", ")},
-      st.interpolated::INTEGER AS interpolated
+      ${nInterpTrips > 0 ? "st.interpolated::INTEGER" : "0::INTEGER"} AS interpolated
     FROM st0 st`);
   // (and when st0 still holds exactly the fast reader's rows, the timetable takes its columns from them)
   const rowsNow = nInterpTrips === 0 ? fastRows : null;

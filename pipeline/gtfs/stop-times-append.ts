@@ -39,6 +39,8 @@ export interface FastRows {
   dropOff?: Int32Array;
   /** the file's rows were not in (tix, stop_sequence) order: st0 has them sorted (rid still the place in the file) */
   sorted: boolean;
+  /** st0's columns */
+  columns: string[];
 }
 
 /** Each trip_id's tix and each stop_id's stop id (stop ids start at `stopBase`). */
@@ -128,7 +130,7 @@ export async function appendFastStopTimes(
     await conn.run(`DROP TABLE IF EXISTS st0`);
     return why;
   }
-  return { tix, stopRef, seq: fast.seq, arr: fast.arr, dep: fast.dep, pickup: fast.ints.pickup_type, dropOff: fast.ints.drop_off_type, sorted: order !== null };
+  return { tix, stopRef, seq: fast.seq, arr: fast.arr, dep: fast.dep, pickup: fast.ints.pickup_type, dropOff: fast.ints.drop_off_type, sorted: order !== null, columns: spec.map(([c]) => c) };
 }
 
 /**
