@@ -125,9 +125,14 @@ const AT_END = `(c === 44 || c === 10 || c === 13 || i >= end)`;
 const FAIL = (why: string) => `{ st.why = ${JSON.stringify(why)}; return false; }`;
 
 const PIECES: Record<string, (name: string) => string> = {
-  trip: () => `{ const s = i; let c = b[i];
-      while (!${AT_END}) c = b[++i];
-      if (i - s !== st.tripEnd - st.tripStart || !sameBytes(b, s, b, st.tripStart, i - s)) {
+  // (rows of one trip usually follow each other: the previous row's trip_id is tried first, in one
+  // pass that compares and finds the field's end)
+  trip: () => `{ const s = i, l = st.tripEnd - st.tripStart;
+      let c = b[s + l];
+      if (l > 0 && s + l <= end && (s + l === end || c === 44 || c === 10 || c === 13) && sameBytes(b, s, b, st.tripStart, l)) i = s + l;
+      else {
+        c = b[i];
+        while (!${AT_END}) c = b[++i];
         let h = -2128831035;
         for (let k = s; k < i; k++) h = Math.imul(h ^ b[k], 16777619);
         st.tripCode = trips.code(b, s, i, h); st.tripStart = s; st.tripEnd = i;

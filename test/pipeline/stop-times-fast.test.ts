@@ -48,6 +48,13 @@ describe("fast reader of stop_times.txt", () => {
     expect([...r.headsign!].map((c) => (c < 0 ? null : r.headsigns![c]))).toEqual(["Downtown", null, "Down town", "Downtown"]);
   });
 
+  test("trip ids: a row's trip_id is compared with the previous row's whole (a prefix is another trip), also as the last field", () => {
+    const r = ok("trip_id,arrival_time,departure_time,stop_id,stop_sequence\nT1,1:00:00,1:00:00,s,1\nT1,1:00:00,1:00:00,s,2\nT10,1:00:00,1:00:00,s,1\nT1,1:00:00,1:00:00,s,3\nT,1:00:00,1:00:00,s,1\n");
+    expect([...r.trip].map((c) => r.tripIds[c])).toEqual(["T1", "T1", "T10", "T1", "T"]);
+    const last = ok("stop_id,arrival_time,departure_time,stop_sequence,trip_id\r\ns,1:00:00,1:00:00,1,T1\r\ns,1:00:00,1:00:00,2,T1\r\ns,1:00:00,1:00:00,1,T10\r\ns,1:00:00,1:00:00,3,T1");
+    expect([...last.trip].map((c) => last.tripIds[c])).toEqual(["T1", "T1", "T10", "T1"]);
+  });
+
   test("declines what DuckDB has to decide, saying why", () => {
     const row = (fields: string) => `${HEADER}\nt1,08:00:00,08:00:00,s1,1\n${fields}\n`;
     const declined: [string, string, RegExp][] = [
