@@ -53,20 +53,15 @@ export function listMembers(bytes: Uint8Array): ZipMember[] | null {
   return out;
 }
 
-/**
- * Write one member to `path`, checking its size and CRC-32; rejects on a corrupt member.
- * `onChunk` sees each piece of the member's bytes in order, as it is written (with `path` null,
- * only it sees them: nothing is written).
- */
-export async function extractMember(m: ZipMember, path: string | null, onChunk?: (chunk: Uint8Array) => void): Promise<void> {
+/** Write one member to `path`, checking its size and CRC-32; rejects on a corrupt member. */
+export async function extractMember(m: ZipMember, path: string): Promise<void> {
   const corrupt = () => new Error(`${m.name}: checksum mismatch (corrupt member)`);
   if (m.method === 0) {
     if (m.data.length !== m.size || (Bun.hash.crc32(m.data) >>> 0) !== m.crc) throw corrupt();
-    if (path !== null) writeFileSync(path, m.data);
-    onChunk?.(m.data);
+    writeFileSync(path, m.data);
     return;
   }
-  const fd = path === null ? null : openSync(path, "w");
+  const fd = openSync(path, "w");
   try {
     let crc = 0;
     let n = 0;
@@ -81,8 +76,7 @@ export async function extractMember(m: ZipMember, path: string | null, onChunk?:
           return;
         }
         crc = Bun.hash.crc32(chunk, crc);
-        if (fd !== null) writeSync(fd, chunk);
-        onChunk?.(chunk);
+        writeSync(fd, chunk);
       });
       z.on("end", resolve);
       z.on("error", (e: Error) => reject(new Error(`${m.name}: ${e.message} (corrupt member)`)));
@@ -90,7 +84,7 @@ export async function extractMember(m: ZipMember, path: string | null, onChunk?:
     });
     if (n !== m.size || crc >>> 0 !== m.crc) throw corrupt();
   } finally {
-    if (fd !== null) closeSync(fd);
+    closeSync(fd);
   }
 }
 

@@ -7,7 +7,7 @@
  */
 import { readFileSync } from "node:fs";
 import { unpackMemberSync } from "../zip.ts";
-import { StopTimesReader, type Declined, type FastStopTimes, type StopTimesJob, type WorkerReply } from "./stop-times-fast.ts";
+import { parseStopTimes, type Declined, type FastStopTimes, type StopTimesJob, type WorkerReply } from "./stop-times-fast.ts";
 
 declare const self: Worker;
 
@@ -34,7 +34,7 @@ self.onmessage = (ev: MessageEvent<StopTimesJob>) => {
     }
   }
   try {
-    parsed = new StopTimesReader(bytes).finish();
+    parsed = parseStopTimes(bytes);
   } catch (e) {
     parsed = { declined: `the fast reader failed: ${(e as Error).message}` };
   }
