@@ -7,13 +7,16 @@ export interface FlagSpec {
   /** kebab-case flag name without dashes, e.g. "data" for --data */
   name: string;
   env?: string;
-  type: "string" | "boolean" | "number";
+  /** "list": repeatable, and takes every following argument that `takes` accepts (shell globs); env: comma-separated */
+  type: "string" | "boolean" | "number" | "list";
+  /** for lists: which following arguments belong to the flag (default: only the next one) */
+  takes?: RegExp;
   description: string;
   default?: string | number | boolean;
   /** for boolean flags: `--no-<name>` sets false */
 }
 
-export type FlagValues = Record<string, string | number | boolean | undefined>;
+export type FlagValues = Record<string, string | number | boolean | string[] | undefined>;
 
 export class UsageError extends Error {
   override readonly name = "UsageError";
@@ -29,6 +32,7 @@ export function parseFlags(argv: string[], specs: FlagSpec[], env: Record<string
   const byName = new Map(specs.map((s) => [s.name, s]));
   const values: FlagValues = {};
   const positionals: string[] = [];
+  const given = new Set<string>();
   for (const s of specs) {
     const raw = s.env ? env[s.env] : undefined;
     if (raw !== undefined && raw !== "") values[camel(s.name)] = coerce(s, raw, `environment variable ${s.env}`);
@@ -61,6 +65,17 @@ export function parseFlags(argv: string[], specs: FlagSpec[], env: Record<string
       values[camel(name)] = inline === undefined ? true : coerce(spec, inline, `--${name}`);
       continue;
     }
+    if (spec.type === "list") {
+      // the command line replaces the environment's list, and repeated flags add up
+      const list = (given.has(name) ? (values[camel(name)] as string[]) : []);
+      given.add(name);
+      const first = inline ?? argv[++i];
+      if (first === undefined) throw new UsageError(`flag --${name} needs a value`);
+      list.push(first);
+      while (inline === undefined && spec.takes && i + 1 < argv.length && !argv[i + 1]!.startsWith("--") && spec.takes.test(argv[i + 1]!)) list.push(argv[++i]!);
+      values[camel(name)] = list;
+      continue;
+    }
     const v = inline ?? argv[++i];
     if (v === undefined) throw new UsageError(`flag --${name} needs a value`);
     values[camel(name)] = coerce(spec, v, `--${name}`);
@@ -68,8 +83,9 @@ export function parseFlags(argv: string[], specs: FlagSpec[], env: Record<string
   return { values, positionals };
 }
 
-function coerce(spec: FlagSpec, raw: string, where: string): string | number | boolean {
+function coerce(spec: FlagSpec, raw: string, where: string): string | number | boolean | string[] {
   if (spec.type === "string") return raw;
+  if (spec.type === "list") return raw.split(",").map((v) => v.trim()).filter(Boolean);
   if (spec.type === "number") {
     const n = Number(raw);
     if (!Number.isFinite(n)) throw new UsageError(`${where}: expected a number, got "${raw}"`);
@@ -84,7 +100,7 @@ function coerce(spec: FlagSpec, raw: string, where: string): string | number | b
 export function helpText(command: string, summary: string, specs: FlagSpec[]): string {
   const lines = [`usage: interchange ${command}`, "", summary, "", "flags:"];
   for (const s of specs) {
-    const flag = `--${s.name}${s.type === "boolean" ? "" : ` <${s.type === "number" ? "n" : "value"}>`}`;
+    const flag = `--${s.name}${s.type === "boolean" ? "" : ` <${s.type === "number" ? "n" : s.type === "list" ? "file>..." : "value"}${s.type === "list" ? "" : ">"}`}`;
     const env = s.env ? ` [env ${s.env}]` : "";
     const def = s.default !== undefined ? ` (default ${s.default})` : "";
     lines.push(`  ${flag.padEnd(28)} ${s.description}${def}${env}`);

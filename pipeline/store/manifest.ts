@@ -56,6 +56,29 @@ export interface Manifest {
   versions: VersionEntry[];
   /** planner timetable compiled from the active versions (issue 4), relative path */
   timetable?: { path: string; active_sha1s: string[] } | null;
+  /** street datasets (Valhalla routing tiles built from OSM extracts), oldest first */
+  streets?: StreetEntry[];
+  /** sha1 of the street dataset the engine serves, or null */
+  active_streets?: string | null;
+}
+
+/** One street dataset: routing tiles built from one or more OSM extracts (merged) and elevation. */
+export interface StreetEntry {
+  /** SHA-1 of its inputs: the engine version, the build format and every input file's SHA-1 */
+  sha1: string;
+  /** folder relative to the data dir */
+  path: string;
+  built_at: string;
+  /** engine (npm @valhallajs/valhallajs) version that built the tiles */
+  engine_version: string;
+  osm: { source: string; sha1: string; bytes: number }[];
+  elevation: { source: string; sha1: string; bytes: number }[];
+  /** elevation tiles written (N43E007, ...) */
+  elevation_tiles: string[];
+  /** graph tiles per hierarchy level */
+  tiles: Record<string, number>;
+  /** [min_lon, min_lat, max_lon, max_lat] of the local (level 2, 0.25 degree) tiles */
+  bbox: [number, number, number, number] | null;
 }
 
 export const MANIFEST = "manifest.json";
@@ -96,6 +119,25 @@ export function writeFileDurable(path: string, text: string | Uint8Array | Uint8
   }
 }
 
+/** Every file under `dir` (recursively) and every folder flushed to disk (fsync), off this thread. */
+export async function fsyncTreeAsync(dir: string): Promise<void> {
+  const entries = await readdir(dir, { withFileTypes: true });
+  for (const e of entries) if (e.isDirectory()) await fsyncTreeAsync(join(dir, e.name));
+  const files = entries.filter((e) => e.isFile());
+  // a few at a time: a planet's tile folder holds ~100 k files
+  for (let i = 0; i < files.length; i += 32) {
+    await Promise.all(files.slice(i, i + 32).map(async (e) => {
+      const fh = await open(join(dir, e.name), "r");
+      try {
+        await fh.sync();
+      } finally {
+        await fh.close();
+      }
+    }));
+  }
+  fsyncDir(dir);
+}
+
 /** Every file directly in `dir` flushed to disk (fsync), off this thread. */
 export async function fsyncFilesAsync(dir: string): Promise<void> {
   const files = (await readdir(dir, { withFileTypes: true })).filter((e) => e.isFile());
@@ -120,6 +162,11 @@ export function fsyncDir(dir: string): void {
   } catch {
     /* not supported on every platform */
   }
+}
+
+/** The active street dataset, or null. */
+export function activeStreets(m: Manifest): StreetEntry | null {
+  return m.active_streets ? (m.streets ?? []).find((s) => s.sha1 === m.active_streets) ?? null : null;
 }
 
 /** Active versions: one per feed, in feed order. */

@@ -48,7 +48,7 @@ describe("feed versions", () => {
       { id: "f-9q9-caltrain", path: gtfs("caltrain"), license: { commercial_use_allowed: "yes", share_alike_optional: "no" } },
       { id: "f-sample", path: gtfs("google-sample-feed") },
     ]));
-    const feeds = await readFeedsFile(feedsFile);
+    const { feeds } = await readFeedsFile(feedsFile);
     const data = join(dir, "data");
     for (const f of feeds) expect((await importFeed({ dataDir: data, ...f })).status).toBe("imported");
     const m = readManifest(data);

@@ -7,10 +7,13 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { importFeed } from "../../pipeline/import.ts";
 import { refreshTimetable } from "../../pipeline/timetable-hook.ts";
+import { importStreets } from "../../pipeline/street/import-streets.ts";
 
 export const SHARED = resolve(import.meta.dir, "..", "..", "..", "shared");
 export const GTFS_DIR = join(SHARED, "data", "gtfs");
 export const gtfs = (name: string) => join(GTFS_DIR, name.endsWith(".zip") ? name : `${name}.zip`);
+export const osm = (name: string) => join(SHARED, "data", "osm", name.endsWith(".pbf") ? name : `${name}.osm.pbf`);
+export const elevationFile = (name: string) => join(SHARED, "data", "elevation", name);
 
 const cache = new Map<string, Promise<string>>();
 
@@ -43,6 +46,26 @@ export function importedDataset(name: string, feeds: string[], opts: { timetable
       return dir;
     })();
     cache.set(name, p);
+  }
+  return p;
+}
+
+const streetCache = new Map<string, Promise<string>>();
+
+/**
+ * A data dir holding one street dataset built by the real pipeline from OSM extracts (names of
+ * ../shared/data/osm files) and elevation files, cached by name for the test process.
+ */
+export function streetDataset(name: string, extracts: string[], elevation: string[] = [], feeds: string[] = []): Promise<string> {
+  let p = streetCache.get(name);
+  if (!p) {
+    p = (async () => {
+      const dir = feeds.length ? await importedDataset(`${name}-feeds`, feeds) : tempDir(`interchange-streets-${name}-`);
+      const r = await importStreets({ dataDir: dir, osm: extracts.map(osm), elevation: elevation.map(elevationFile) });
+      if (r.status === "rejected") throw new Error(`street dataset ${name}: ${r.error?.message}`);
+      return dir;
+    })();
+    streetCache.set(name, p);
   }
   return p;
 }

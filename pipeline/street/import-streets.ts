@@ -1,0 +1,225 @@
+/**
+ * importStreets: OSM extracts (+ elevation) → one immutable street dataset of Valhalla routing tiles,
+ * then an atomic manifest switch, with the guarantees of a feed version (pipeline/import.ts): built
+ * in `<data>/staging/`, flushed to disk, renamed into `<data>/streets/<sha1>/`, and made active only
+ * by the manifest rewrite. The key is the SHA-1 of the inputs (engine version, build format, each
+ * file's SHA-1), so importing the same bytes again changes nothing. Several extracts given together
+ * are merged into one tile set; one street dataset is active at a time.
+ */
+import { createHash } from "node:crypto";
+import { createReadStream, createWriteStream, existsSync, mkdirSync, readdirSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { basename, join, resolve } from "node:path";
+import { pipeline as streamPipeline } from "node:stream/promises";
+import { Readable } from "node:stream";
+import { DataError } from "../report.ts";
+import { isUrl } from "../source.ts";
+import { acquireLock, fsyncDir, fsyncTreeAsync, readManifest, writeFileDurable, writeManifest, type StreetEntry } from "../store/manifest.ts";
+import { defaultValhallaConfig, runValhallaTool, STREET_LAYOUT, valhallaVersion, withDatasetPaths } from "./valhalla.ts";
+
+/** Bumped when the way tiles are built changes (config, tools run), so old datasets are rebuilt. */
+export const STREET_BUILD_FORMAT = 1;
+
+export interface StreetImportOptions {
+  dataDir: string;
+  /** OSM PBF extracts (paths or http(s) URLs), merged into one tile set */
+  osm: string[];
+  /** SRTM .hgt/.hgt.gz tiles and GeoTIFF DEMs */
+  elevation?: string[];
+  /** make it the active street dataset (default true) */
+  activate?: boolean;
+  progress?: (msg: string) => void;
+  now?: () => Date;
+}
+
+export interface StreetImportReport {
+  status: "imported" | "unchanged" | "rejected";
+  sha1: string | null;
+  activated: boolean;
+  elapsed_ms: number;
+  osm: string[];
+  elevation: string[];
+  tiles?: Record<string, number>;
+  elevation_tiles?: string[];
+  bbox?: StreetEntry["bbox"];
+  error?: { message: string };
+}
+
+const PBF_MAGIC_HINT = "OSMHeader";
+
+async function fileSha1(path: string): Promise<string> {
+  const h = createHash("sha1");
+  await streamPipeline(createReadStream(path), h);
+  return h.digest("hex");
+}
+
+/** A local copy of each input: URLs are downloaded into `dir`; paths are checked. */
+async function localInputs(sources: string[], dir: string, kind: string): Promise<{ source: string; file: string }[]> {
+  const out: { source: string; file: string }[] = [];
+  for (const [i, source] of sources.entries()) {
+    if (isUrl(source)) {
+      const file = join(dir, `${kind}-${i}-${basename(new URL(source).pathname) || "download"}`);
+      const res = await fetch(source, { signal: AbortSignal.timeout(30 * 60_000) });
+      if (!res.ok || !res.body) throw new DataError(`${source}: download failed (HTTP ${res.status})`);
+      await streamPipeline(Readable.fromWeb(res.body as import("node:stream/web").ReadableStream), createWriteStream(file));
+      out.push({ source, file });
+    } else {
+      const file = resolve(source);
+      if (!existsSync(file) || !statSync(file).isFile()) throw new DataError(`${source}: no such file`);
+      out.push({ source: file, file });
+    }
+  }
+  return out;
+}
+
+/** A quick look at the first bytes: an OSM PBF starts with a BlobHeader of type "OSMHeader". */
+async function checkPbf(file: string): Promise<void> {
+  const fh = await import("node:fs/promises").then((fs) => fs.open(file, "r"));
+  try {
+    const buf = Buffer.alloc(64);
+    const { bytesRead } = await fh.read(buf, 0, 64, 0);
+    if (!buf.subarray(0, bytesRead).toString("latin1").includes(PBF_MAGIC_HINT)) {
+      throw new DataError(`${file}: not an OSM PBF extract (no OSMHeader block at the start)`);
+    }
+  } finally {
+    await fh.close();
+  }
+}
+
+/** Graph tiles per level, and the bbox of the level-2 (0.25 degree) tiles. */
+export function describeTiles(tileDir: string): { tiles: Record<string, number>; bbox: StreetEntry["bbox"] } {
+  const tiles: Record<string, number> = {};
+  let bbox: [number, number, number, number] | null = null;
+  const walk = (dir: string, level: string, digits: string) => {
+    for (const e of readdirSync(dir, { withFileTypes: true })) {
+      if (e.isDirectory()) walk(join(dir, e.name), level, digits + e.name);
+      else if (e.name.endsWith(".gph")) {
+        tiles[level] = (tiles[level] ?? 0) + 1;
+        if (level === "2") {
+          const id = Number(digits + e.name.slice(0, -4));
+          const row = Math.floor(id / 1440);
+          const col = id % 1440;
+          const [w, s] = [-180 + col * 0.25, -90 + row * 0.25];
+          bbox = bbox ? [Math.min(bbox[0], w), Math.min(bbox[1], s), Math.max(bbox[2], w + 0.25), Math.max(bbox[3], s + 0.25)] : [w, s, w + 0.25, s + 0.25];
+        }
+      }
+    }
+  };
+  if (existsSync(tileDir)) for (const e of readdirSync(tileDir, { withFileTypes: true })) if (e.isDirectory()) walk(join(tileDir, e.name), e.name, "");
+  return { tiles, bbox };
+}
+
+/** Runs a tool; a failure (exit code or signal) is a DataError with the tool's last log lines. */
+async function tool(name: string, args: string[], cwd: string, progress: (m: string) => void): Promise<void> {
+  const r = await runValhallaTool(name, args, { cwd, onLine: (l) => progress(`${name}: ${l.replace(/^\d{4}\/\d\d\/\d\d \d\d:\d\d:\d\d\.\d+ /, "")}`) });
+  if (r.code !== 0) {
+    const tail = (r.stderr + r.stdout).trim().split("\n").slice(-3).join(" | ");
+    throw new DataError(`${name} failed (${r.signal ? `signal ${r.signal}` : `exit ${r.code}`}): ${tail}`);
+  }
+}
+
+export async function importStreets(opts: StreetImportOptions): Promise<StreetImportReport> {
+  const started = performance.now();
+  const dataDir = resolve(opts.dataDir);
+  const now = opts.now ?? (() => new Date());
+  const progress = (m: string) => opts.progress?.(`[streets] ${m}`);
+  const elevationSources = opts.elevation ?? [];
+  const report: StreetImportReport = { status: "rejected", sha1: null, activated: false, elapsed_ms: 0, osm: opts.osm, elevation: elevationSources };
+  if (opts.osm.length === 0) {
+    report.error = { message: "no OSM extract given (--osm FILE.osm.pbf)" };
+    return report;
+  }
+  const release = acquireLock(dataDir);
+  const stagingRoot = join(dataDir, "staging");
+  let staging: string | null = null;
+  try {
+    // We hold the lock, so anything left in staging/ is debris of a killed import.
+    rmSync(stagingRoot, { recursive: true, force: true });
+    staging = join(stagingRoot, `streets.${process.pid}`);
+    const inputsDir = join(staging, "inputs");
+    mkdirSync(inputsDir, { recursive: true });
+    const osm = await localInputs(opts.osm, inputsDir, "osm");
+    const elevation = await localInputs(elevationSources, inputsDir, "elevation");
+    for (const o of osm) await checkPbf(o.file);
+    const described = async (list: { source: string; file: string }[]) =>
+      Promise.all(list.map(async (i) => ({ source: i.source, sha1: await fileSha1(i.file), bytes: statSync(i.file).size })));
+    const osmInfo = await described(osm);
+    const elevationInfo = await described(elevation);
+    const engineVersion = valhallaVersion();
+    const key = createHash("sha1")
+      .update(JSON.stringify({ format: STREET_BUILD_FORMAT, engine: engineVersion, osm: osmInfo.map((o) => o.sha1).sort(), elevation: elevationInfo.map((e) => e.sha1).sort() }))
+      .digest("hex");
+    report.sha1 = key;
+    const activate = opts.activate ?? true;
+    const manifest = readManifest(dataDir);
+    const existing = (manifest.streets ?? []).find((s) => s.sha1 === key);
+    if (existing) {
+      report.status = "unchanged";
+      Object.assign(report, { tiles: existing.tiles, elevation_tiles: existing.elevation_tiles, bbox: existing.bbox });
+      if (activate && manifest.active_streets !== key) {
+        manifest.active_streets = key;
+        writeManifest(dataDir, manifest);
+        progress(`street dataset ${key} already built; made active again`);
+      } else progress(`unchanged: street dataset ${key} is already built${manifest.active_streets === key ? " and active" : ""}`);
+      report.activated = manifest.active_streets === key;
+      return report;
+    }
+
+    const out = join(staging, "dataset");
+    mkdirSync(out, { recursive: true });
+    let elevationTiles: string[] = [];
+    if (elevation.length) {
+      progress(`elevation: ${elevation.length} input(s)`);
+      const { writeElevationTiles } = await import("./elevation.ts");
+      const written = await writeElevationTiles(elevation.map((e) => e.file), join(out, STREET_LAYOUT.elevation), progress);
+      elevationTiles = written.map((w) => w.tile).sort();
+      progress(`elevation: ${elevationTiles.length} tile(s) written (${elevationTiles.join(", ")})`);
+    }
+    const base = await defaultValhallaConfig();
+    // the build reads its inputs from the staging folder; the stored configuration has no paths
+    const buildConfig = join(staging, "build-config.json");
+    writeFileSync(buildConfig, JSON.stringify(withDatasetPaths(base, out, { elevation: elevationTiles.length > 0, admin: true, logging: true })));
+    const osmFiles = osm.map((o) => o.file);
+    const t0 = performance.now();
+    progress(`building administrative areas from ${osmFiles.length} extract(s)`);
+    await tool("valhalla_build_admins", ["-c", buildConfig, ...osmFiles], staging, progress);
+    progress(`building routing tiles`);
+    await tool("valhalla_build_tiles", ["-c", buildConfig, ...osmFiles], staging, progress);
+    const { tiles, bbox } = describeTiles(join(out, STREET_LAYOUT.tiles));
+    if (!tiles["2"] && !tiles["1"] && !tiles["0"]) throw new DataError(`no routable streets in ${opts.osm.join(", ")}: the engine built no tiles`);
+    progress(`tiles built in ${((performance.now() - t0) / 1000).toFixed(1)} s: ${Object.entries(tiles).map(([l, n]) => `level ${l}: ${n}`).join(", ")}`);
+    writeFileDurable(join(out, STREET_LAYOUT.config), JSON.stringify(base, null, 1));
+    const entry: StreetEntry = {
+      sha1: key, path: `streets/${key}`, built_at: now().toISOString(), engine_version: engineVersion,
+      osm: osmInfo, elevation: elevationInfo, elevation_tiles: elevationTiles, tiles, bbox,
+    };
+    writeFileDurable(join(out, "street.json"), JSON.stringify(entry, null, 2));
+    await fsyncTreeAsync(out);
+
+    // ---- publish: the folder first, then the manifest (the atomic switch)
+    const streetsDir = join(dataDir, "streets");
+    mkdirSync(streetsDir, { recursive: true });
+    const finalDir = join(dataDir, entry.path);
+    if (existsSync(finalDir)) rmSync(finalDir, { recursive: true, force: true }); // debris: not in the manifest
+    renameSync(out, finalDir);
+    fsyncDir(streetsDir);
+    const m = readManifest(dataDir);
+    m.streets = [...(m.streets ?? []), entry];
+    if (activate) m.active_streets = key;
+    writeManifest(dataDir, m);
+    Object.assign(report, { status: "imported", activated: activate, tiles, elevation_tiles: elevationTiles, bbox });
+    progress(`imported street dataset ${key}${activate ? " (active)" : ""} in ${((performance.now() - started) / 1000).toFixed(1)} s`);
+    return report;
+  } catch (e) {
+    report.status = "rejected";
+    report.error = { message: (e as Error).message };
+    progress(`rejected: ${report.error.message}`);
+    return report;
+  } finally {
+    report.elapsed_ms = Math.round(performance.now() - started);
+    if (staging) rmSync(staging, { recursive: true, force: true });
+    try {
+      if (existsSync(stagingRoot) && readdirSync(stagingRoot).length === 0) rmSync(stagingRoot, { recursive: true, force: true });
+    } catch { /* ignore */ }
+    release();
+  }
+}
