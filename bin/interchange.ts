@@ -43,11 +43,27 @@ function demoFeeds(): string[] {
   return real.length ? real : [join(root, "test", "fixtures", "gtfs", "interpolation")];
 }
 
+/**
+ * Demo streets: downtown San Francisco (under the BART demo feed) and Monaco with its elevation
+ * tile, merged into one street dataset; nothing without ../shared/data.
+ */
+function demoStreets(): string[] {
+  const shared = join(resolve(import.meta.dir, ".."), "..", "shared", "data");
+  const osm = ["sf-downtown.osm.pbf", "monaco.osm.pbf"].map((f) => join(shared, "osm", f)).filter((p) => existsSync(p));
+  const elevation = [join(shared, "elevation", "N43E007.hgt.gz")].filter((p) => existsSync(p));
+  if (!osm.length) return [];
+  return ["--osm", ...osm, ...(elevation.length ? ["--elevation", ...elevation] : [])];
+}
+
 async function demo(argv: string[]): Promise<number> {
   const { values } = parseFlags(argv, SERVE_FLAGS.filter((s) => s.name !== "data"), process.env);
   const dataDir = resolve(process.env.INTERCHANGE_DEMO_DATA ?? "data/demo");
-  const code = await runImport(["--data", dataDir, ...demoFeeds()]);
+  const streets = values.valhallaUrl ? [] : demoStreets();
+  const code = await runImport(["--data", dataDir, ...demoFeeds(), ...streets]);
   if (code !== 0) return code;
+  if (!existsSync(join(resolve(import.meta.dir, ".."), "..", "shared", "data"))) {
+    console.error("demo: ../shared/data is missing: serving the hand-written fixture feed only; street routing has no street dataset and answers 503 (import one with `interchange import --osm FILE.osm.pbf`)");
+  }
   console.error("demo: serving WITHOUT API keys (--no-auth); use `interchange serve --api-keys FILE` for a real deployment");
   const args = ["--data", dataDir, "--no-auth"];
   if (values.port !== undefined) args.push("--port", String(values.port));

@@ -18,6 +18,8 @@ export interface ServerConfig {
   readonly valhallaTimeoutMs: number;
   /** Valhalla service_limits.allow_hard_exclusions */
   readonly allowHardExclusions: boolean;
+  /** embedded engine: calls running at once (null: the cores less one) */
+  readonly engineConcurrency: number | null;
   /** rate limit for accounts whose key entry has none (requests per minute); 0 = unlimited */
   readonly defaultRateLimitPerMinute: number;
 }
@@ -28,8 +30,9 @@ export const SERVE_FLAGS: FlagSpec[] = [
   { name: "port", env: "PORT", type: "number", default: 8080, description: "TCP port (0 = any free port)" },
   { name: "api-keys", env: "INTERCHANGE_API_KEYS", type: "string", description: "JSON file of API keys: [{key, account, rate_limit_per_minute}]" },
   { name: "no-auth", env: "INTERCHANGE_NO_AUTH", type: "boolean", default: false, description: "serve without API keys (required when --api-keys is absent)" },
-  { name: "valhalla-url", env: "VALHALLA_URL", type: "string", description: "external Valhalla-compatible engine to forward street routing to" },
+  { name: "valhalla-url", env: "VALHALLA_URL", type: "string", description: "external Valhalla-compatible engine to forward street routing to (default: the embedded engine over the dataset's street tiles)" },
   { name: "valhalla-timeout-ms", env: "VALHALLA_TIMEOUT_MS", type: "number", default: 30000, description: "time-out for a request to the routing engine" },
+  { name: "engine-concurrency", env: "INTERCHANGE_ENGINE_CONCURRENCY", type: "number", description: "embedded street engine: calls running at once (default: cores - 1, at least 1)" },
   { name: "allow-hard-exclusions", env: "INTERCHANGE_ALLOW_HARD_EXCLUSIONS", type: "boolean", default: false, description: "pass exclude_bridges/tolls/... to the engine instead of dropping them with a warning" },
   { name: "default-rate-limit", env: "INTERCHANGE_DEFAULT_RATE_LIMIT", type: "number", default: 0, description: "requests per minute for keys without rate_limit_per_minute (0 = unlimited)" },
 ];
@@ -44,6 +47,8 @@ export function serverConfigFrom(values: FlagValues): ServerConfig {
   }
   const timeout = Number(values.valhallaTimeoutMs ?? 30000);
   if (!(timeout > 0)) throw new UsageError("--valhalla-timeout-ms must be > 0");
+  const engineConcurrency = values.engineConcurrency as number | undefined;
+  if (engineConcurrency !== undefined && !(Number.isInteger(engineConcurrency) && engineConcurrency >= 1)) throw new UsageError("--engine-concurrency must be an integer >= 1");
   let valhallaUrl = (values.valhallaUrl as string | undefined) ?? null;
   if (valhallaUrl) {
     try {
@@ -62,6 +67,7 @@ export function serverConfigFrom(values: FlagValues): ServerConfig {
     valhallaUrl,
     valhallaTimeoutMs: timeout,
     allowHardExclusions: Boolean(values.allowHardExclusions),
+    engineConcurrency: engineConcurrency ?? null,
     defaultRateLimitPerMinute: Number(values.defaultRateLimit ?? 0),
   });
 }

@@ -5,16 +5,10 @@
 import { DOUBLE } from "@duckdb/node-api";
 import type { Params } from "./db.ts";
 import type { Near } from "./params.ts";
+import { EARTH_RADIUS_M, haversineM } from "../geo.ts";
 
-/** mean Earth radius (IUGG), meters */
-export const EARTH_RADIUS_M = 6_371_008.8;
+export { EARTH_RADIUS_M, haversineM };
 const M_PER_DEG_LAT = (Math.PI * EARTH_RADIUS_M) / 180;
-
-export function haversineM(lat1: number, lon1: number, lat2: number, lon2: number): number {
-  const r = Math.PI / 180;
-  const a = Math.sin(((lat2 - lat1) * r) / 2) ** 2 + Math.cos(lat1 * r) * Math.cos(lat2 * r) * Math.sin(((lon2 - lon1) * r) / 2) ** 2;
-  return 2 * EARTH_RADIUS_M * Math.asin(Math.min(1, Math.sqrt(a)));
-}
 
 /**
  * SQL condition: the row's (lat, lon) columns lie within `near.radius` meters of the point.

@@ -3,6 +3,7 @@
  * access, transfers and egress, one leg per ride with route, trip, stops and shape geometry.
  * Sums are exact: duration = walkTime + transitTime + waitingTime, all in whole seconds.
  */
+import { haversineM } from "../geo.ts";
 import polyline from "@mapbox/polyline";
 import type { Journey, ServiceDays } from "./api.ts";
 import { modeOfRouteType, type PlanParams } from "./plan-params.ts";
@@ -22,12 +23,7 @@ export interface Itinerary {
   walkTime: number;
 }
 
-const EARTH_M = 6371008.8;
-export function haversineM(lat1: number, lon1: number, lat2: number, lon2: number): number {
-  const r = Math.PI / 180;
-  const a = Math.sin(((lat2 - lat1) * r) / 2) ** 2 + Math.cos(lat1 * r) * Math.cos(lat2 * r) * Math.sin(((lon2 - lon1) * r) / 2) ** 2;
-  return 2 * EARTH_M * Math.asin(Math.min(1, Math.sqrt(a)));
-}
+export { haversineM };
 const round1 = (x: number) => Math.round(x * 10) / 10;
 
 function lineLength(pts: [number, number][]): number {

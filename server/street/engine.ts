@@ -1,10 +1,13 @@
 /**
  * The routing engine behind the gateway. The gateway validates, then hands the JSON to a
- * StreetEngine and relays its Response. ExternalValhallaEngine forwards over HTTP; NoEngine answers
- * 503 until an embedded engine (a later issue) implements the same interface.
+ * StreetEngine and relays its Response. Two implementations: EmbeddedEngine (./embedded.ts, the
+ * default: Valhalla in this process over the active street dataset) and ExternalValhallaEngine
+ * (forwards over HTTP to --valhalla-url).
  */
 import type { ServerConfig } from "../config.ts";
 import { AppError } from "../errors.ts";
+import type { Logger } from "../feature.ts";
+import { EmbeddedEngine } from "./embedded.ts";
 import type { StreetAction } from "./schemas/index.ts";
 
 export interface EngineCall {
@@ -13,6 +16,10 @@ export interface EngineCall {
   readonly body: string | null;
   /** query string for the engine, without "?" ("" when none) */
   readonly query: string;
+  /** the request JSON with the query's other parameters merged in, as Valhalla's HTTP server reads them */
+  readonly merged: () => string;
+  /** the requested output format (json when absent) */
+  readonly format?: string;
   /** aborted when the client goes away */
   readonly signal: AbortSignal;
 }
@@ -25,19 +32,9 @@ export interface StreetEngine {
    */
   handle(call: EngineCall): Promise<Response>;
   health(): Record<string, unknown>;
+  /** called when the active dataset may have changed (the manifest was rewritten) */
+  reload?(): Promise<void>;
   close?(): Promise<void>;
-}
-
-export const NO_ENGINE_MESSAGE = "no routing engine is configured: start the server with --valhalla-url (env VALHALLA_URL)";
-
-export class NoEngine implements StreetEngine {
-  readonly kind = "none";
-  async handle(): Promise<Response> {
-    throw new AppError("ENGINE_UNAVAILABLE", NO_ENGINE_MESSAGE);
-  }
-  health() {
-    return { engine: this.kind };
-  }
 }
 
 /** A Valhalla-compatible engine over HTTP: POST /{action} with the JSON body (GET when bodiless). */
@@ -118,6 +115,7 @@ function withIdleTimeout(body: ReadableStream<Uint8Array>, ms: number, onIdle: (
   });
 }
 
-export function createEngine(config: Pick<ServerConfig, "valhallaUrl" | "valhallaTimeoutMs">): StreetEngine {
-  return config.valhallaUrl ? new ExternalValhallaEngine(config.valhallaUrl, config.valhallaTimeoutMs) : new NoEngine();
+export function createEngine(config: Pick<ServerConfig, "valhallaUrl" | "valhallaTimeoutMs" | "dataDir" | "allowHardExclusions" | "engineConcurrency">, log: Logger): StreetEngine {
+  if (config.valhallaUrl) return new ExternalValhallaEngine(config.valhallaUrl, config.valhallaTimeoutMs);
+  return new EmbeddedEngine({ dataDir: config.dataDir, allowHardExclusions: config.allowHardExclusions, maxConcurrent: config.engineConcurrency ?? undefined, log });
 }

@@ -1,13 +1,15 @@
 /**
  * The street-routing gateway: one function from an HTTP Request to a Response, free of Elysia so it
  * can be tested and reused. Order: CORS preflight, method (101), action (106), JSON (100),
- * validation (1xx), hard exclusions (warning 208), engine, relay.
+ * validation (1xx), rewrites the engine needs (hard exclusions dropped with warning 208,
+ * exclude_polygons FeatureCollection to rings), engine, relay.
  */
 import { AppError, renderError } from "../errors.ts";
 import type { Logger } from "../feature.ts";
 import { HARD_EXCLUSION_WARNING } from "./codes.ts";
 import type { StreetEngine } from "./engine.ts";
 import { stripHardExclusions } from "./hard-exclusions.ts";
+import { polygonsToRings } from "./exclude-polygons.ts";
 import { CORS_HEADERS, relay, type Warning } from "./relay.ts";
 import { readStreetRequest } from "./request.ts";
 import { ACTIONS, isAction } from "./schemas/index.ts";
@@ -43,24 +45,40 @@ export function createGateway(deps: GatewayDeps) {
       const hasJson = url.searchParams.has("json") || bodyText.trim() !== "";
       const req = hasJson ? readStreetRequest(url, bodyText) : null;
       const query = new URLSearchParams([...url.searchParams].filter(([k]) => k !== "apikey" && k !== "json")).toString();
-      const res = await deps.engine.handle({ action, body: req ? req.jsonText : null, query, signal: request.signal });
+      const merged = () => JSON.stringify(req?.view ?? {});
+      const res = await deps.engine.handle({ action, body: req ? req.jsonText : null, query, merged, signal: request.signal });
       return relay(res, { expectJson: true, warnings: [] });
     }
     const req = readStreetRequest(url, bodyText);
     validateStreetRequest(action, req.view);
     const warnings: Warning[] = [];
-    let body = req.jsonText;
+    // rewrites change the JSON itself; the query's parameters are re-merged after them
+    let changed = false;
     if (!deps.allowHardExclusions) {
       const removed = stripHardExclusions(req.json);
       if (removed.length) {
         warnings.push({ ...HARD_EXCLUSION_WARNING });
-        body = JSON.stringify(req.json);
+        changed = true;
         deps.log.info("hard exclusions dropped", { action, removed });
       }
     }
-    const format = req.view.format;
+    const rings = polygonsToRings(req.json.exclude_polygons);
+    if (rings) {
+      req.json.exclude_polygons = rings.rings;
+      warnings.push(...rings.warnings);
+      changed = true;
+    }
+    if (action === "height" && req.view.resample_distance === 0) {
+      // 0 m between samples means no resampling; the engine would loop on it
+      delete req.json.resample_distance;
+      delete req.extra.resample_distance;
+      changed = true;
+    }
+    const body = changed ? JSON.stringify(req.json) : req.jsonText;
+    const merged = () => (req.forwardQuery ? JSON.stringify({ ...req.extra, ...req.json }) : body);
+    const format = typeof req.view.format === "string" ? req.view.format : undefined;
     const expectJson = format === undefined || format === "json" || format === "osrm";
-    const res = await deps.engine.handle({ action, body, query: req.forwardQuery, signal: request.signal });
+    const res = await deps.engine.handle({ action, body, query: req.forwardQuery, merged, format, signal: request.signal });
     return relay(res, { expectJson, warnings });
   }
 

@@ -4,12 +4,23 @@ import { createEngine, type StreetEngine } from "./engine.ts";
 import { createGateway } from "./gateway.ts";
 import { streetRoutes } from "./routes.ts";
 
-export async function createStreetFeature(ctx: FeatureContext, engine: StreetEngine = createEngine(ctx.config)): Promise<Feature> {
+export async function createStreetFeature(ctx: FeatureContext, engine: StreetEngine = createEngine(ctx.config, ctx.log)): Promise<Feature> {
   const gateway = createGateway({ engine, allowHardExclusions: ctx.config.allowHardExclusions, log: ctx.log });
-  if (engine.kind === "none") ctx.log.warn("street routing has no engine: its endpoints answer 503 (set --valhalla-url)");
+  const reload = async () => {
+    try {
+      await engine.reload?.();
+    } catch (e) {
+      ctx.log.error("street dataset could not be loaded; street routing keeps the previous one", { error: String((e as Error).message ?? e) });
+    }
+  };
+  await reload();
+  if (engine.kind === "embedded" && !(engine.health().street_dataset)) {
+    ctx.log.warn("no street dataset: street routing answers 503 until one is imported (interchange import --osm FILE.osm.pbf) or --valhalla-url is set");
+  }
   return {
     name: "street",
     routes: streetRoutes(gateway),
+    reload,
     health: () => ({ ...engine.health(), hard_exclusions: ctx.config.allowHardExclusions }),
     close: async () => engine.close?.(),
   };

@@ -12,6 +12,8 @@ export interface StreetRequest {
   readonly json: Record<string, unknown>;
   /** JSON plus the extra query parameters: what validation looks at */
   readonly view: Record<string, unknown>;
+  /** the extra query parameters the JSON does not set, as top-level fields */
+  readonly extra: Record<string, unknown>; // (rewritten by the gateway like json)
   /** query parameters forwarded to the engine as they came ("" when none) */
   readonly forwardQuery: string;
 }
@@ -42,11 +44,12 @@ export function readStreetRequest(url: URL, bodyText: string): StreetRequest {
     throw new AppError("INVALID_PARAMETER", "Failed to parse json request: the request must be a JSON object", { engineCode: 100, parameter: fromQuery !== null ? "json" : "body" });
   }
   const view: Record<string, unknown> = { ...(json as Record<string, unknown>) };
+  const extra: Record<string, unknown> = {};
   const forward = new URLSearchParams();
   for (const [k, v] of url.searchParams) {
     if (OWN_PARAMS.has(k)) continue;
     forward.append(k, v);
-    if (!(k in view)) view[k] = queryValue(v);
+    if (!(k in view)) view[k] = extra[k] = queryValue(v);
   }
-  return { jsonText, json: json as Record<string, unknown>, view, forwardQuery: forward.toString() };
+  return { jsonText, json: json as Record<string, unknown>, view, extra, forwardQuery: forward.toString() };
 }

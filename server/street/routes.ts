@@ -10,6 +10,10 @@ const SUMMARY: Record<(typeof ACTIONS)[number], string> = {
   height: "Elevation along a shape (Valhalla /height)",
   locate: "Edges and nodes near locations (Valhalla /locate)",
   centroid: "Routes converging on one point (Valhalla /centroid)",
+  sources_to_targets: "Time-distance matrix between sources and targets (Valhalla /sources_to_targets)",
+  optimized_route: "Route visiting the locations in the best order (Valhalla /optimized_route)",
+  trace_route: "Map-match a trace into a route (Valhalla /trace_route)",
+  trace_attributes: "Edge attributes along a map-matched trace (Valhalla /trace_attributes)",
   status: "Routing engine status (Valhalla /status)",
 };
 

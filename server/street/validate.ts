@@ -2,7 +2,8 @@
  * Validation before forwarding: runs the action's zod schema and turns the first problem into an
  * AppError carrying Valhalla's error code (rendered as a street-family 400 by server/errors.ts).
  * Which code a problem gets depends on where it sits (locations → 110/120/150/130, contours →
- * 113/151/152/166, ...); custom rules put their code on the issue (params.engineCode).
+ * 113/151/152/166, sources/targets → 112/121/122/131/132, ...); custom rules put their code on the
+ * issue (params.engineCode).
  */
 import type { z } from "zod";
 import { AppError } from "../errors.ts";
@@ -13,8 +14,29 @@ type Issue = z.core.$ZodIssue;
 
 const isMissing = (i: Issue) => (i.code === "invalid_type" || i.code === "invalid_value") && i.input === undefined;
 
-/** Valhalla code for one zod issue. */
-export function engineCodeOf(i: Issue): number {
+/**
+ * Engine texts of the codes the newer actions use, for as long as codes.ts ENGINE_TEXT lacks them
+ * (Valhalla src/exceptions.cc). ENGINE_TEXT wins when it has the code.
+ */
+const MORE_ENGINE_TEXT: Record<number, string> = {
+  112: "Insufficiently specified required parameter 'locations' or 'sources & targets'",
+  121: "Insufficient number of sources provided",
+  122: "Insufficient number of targets provided",
+  131: "Failed to parse source",
+  132: "Failed to parse target",
+  136: "durations size not compatible with trace size",
+  158: "Input trace option is out of bounds",
+  159: "use_timestamps set with no timestamps present",
+  445: "Shape match algorithm specification in api request is incorrect. Please see documentation for valid shape_match input.",
+};
+
+const engineText = (code: number): string => ENGINE_TEXT[code] ?? MORE_ENGINE_TEXT[code] ?? ENGINE_TEXT[199]!;
+
+/**
+ * Valhalla code for one zod issue. `action` matters only where the engine words the same problem
+ * differently per action: a missing `locations` is 112 for optimized_route (it runs a matrix).
+ */
+export function engineCodeOf(i: Issue, action?: StreetAction): number {
   const custom = (i as { params?: { engineCode?: number } }).params?.engineCode;
   if (custom) return custom;
   const [head, ...rest] = i.path;
@@ -22,7 +44,13 @@ export function engineCodeOf(i: Issue): number {
   switch (head) {
     case "locations":
       if (!top) return 130;
-      return i.code === "too_small" ? 120 : i.code === "too_big" ? 150 : 110;
+      return i.code === "too_small" ? 120 : i.code === "too_big" ? 150 : action === "optimized_route" ? 112 : 110;
+    case "sources":
+      if (!top) return 131;
+      return i.code === "too_small" ? 121 : i.code === "too_big" ? 150 : 112;
+    case "targets":
+      if (!top) return 132;
+      return i.code === "too_small" ? 122 : i.code === "too_big" ? 150 : 112;
     case "contours":
       if (top) return i.code === "too_big" ? 152 : 113;
       if (i.code === "too_big" && rest[1] === "time") return 151;
@@ -51,6 +79,10 @@ export function engineCodeOf(i: Issue): number {
       return isMissing(i) ? 115 : 144;
     case "expansion_properties":
       return 168;
+    case "shape_match":
+      return 445;
+    case "trace_options":
+      return 158;
     default:
       return 199;
   }
@@ -76,7 +108,7 @@ export function messageOf(i: Issue, code: number): string {
   let what = i.message;
   if (isMissing(i)) what = `is required; it ${what}`;
   const got = isMissing(i) || what.includes(", got ") ? null : shown(i.input);
-  return `${ENGINE_TEXT[code] ?? ENGINE_TEXT[199]}: ${field} ${what}${got ? `, got ${got}` : ""}`;
+  return `${engineText(code)}: ${field} ${what}${got ? `, got ${got}` : ""}`;
 }
 
 /** Messages for issues whose schema gave none (nested objects, literals). */
@@ -93,9 +125,9 @@ const fallbackMessages = (i: z.core.$ZodRawIssue): string | undefined => {
   }
 };
 
-export function issueToError(issues: readonly Issue[]): AppError {
+export function issueToError(issues: readonly Issue[], action?: StreetAction): AppError {
   // Report the most basic problem first: missing parameters (11x) before limits (15x) before values.
-  const ranked = issues.map((i) => ({ i, code: engineCodeOf(i) })).sort((a, b) => a.code - b.code);
+  const ranked = issues.map((i) => ({ i, code: engineCodeOf(i, action) })).sort((a, b) => a.code - b.code);
   const { i, code } = ranked[0]!;
   return new AppError("INVALID_PARAMETER", messageOf(i, code), { engineCode: code, parameter: fieldName(i.path) });
 }
@@ -103,5 +135,5 @@ export function issueToError(issues: readonly Issue[]): AppError {
 /** Throws the AppError of the first problem; returns nothing when the request is valid. */
 export function validateStreetRequest(action: Exclude<StreetAction, "status">, body: Record<string, unknown>): void {
   const r = REQUEST_SCHEMAS[action].safeParse(body, { reportInput: true, error: fallbackMessages });
-  if (!r.success) throw issueToError(r.error.issues);
+  if (!r.success) throw issueToError(r.error.issues, action);
 }

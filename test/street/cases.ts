@@ -5,11 +5,13 @@
  */
 export interface Case {
   name: string;
-  action: "route" | "isochrone" | "expansion" | "height" | "locate" | "centroid";
+  action: "route" | "isochrone" | "expansion" | "height" | "locate" | "centroid" | "sources_to_targets" | "optimized_route" | "trace_route" | "trace_attributes";
   body: Record<string, unknown>;
   code: number | null;
   /** text the refusal message must contain (the field; for bounds also the range) */
   mentions?: string[];
+  /** for accepted cases the gateway rewrites: what reaches the engine (default: the body as sent) */
+  forwarded?: unknown;
 }
 
 const A = { lat: 52.52, lon: 13.405 };
@@ -24,6 +26,10 @@ export const BASE: Record<Case["action"], Record<string, unknown>> = {
   height: { shape: [A, B] },
   locate: { costing: "auto", locations: [A] },
   centroid: { costing: "auto", locations: [A, B] },
+  sources_to_targets: { costing: "auto", sources: [A], targets: [B, C] },
+  optimized_route: { costing: "auto", locations: [A, B, C, D] },
+  trace_route: { costing: "auto", shape: [A, B] },
+  trace_attributes: { costing: "auto", shape: [A, B] },
 };
 
 /** A copy of the action's base request with `path` set to `value` (undefined deletes it). */
@@ -116,7 +122,8 @@ const L = (n: number) => [A, B, C, D, A, B].slice(0, n);
 export const ROUTE_CASES: Case[] = [
   { name: "minimal route accepted", action: "route", body: BASE.route, code: null },
   { name: "unknown fields pass through", action: "route", body: { ...BASE.route, alternates: 2, elevation_interval: 30, something_new: { x: 1 } }, code: null },
-  ...enumCases("route", ["costing"], ["auto", "bicycle", "pedestrian", "truck", "bus", "taxi", "motor_scooter", "motorcycle", "bikeshare", "auto_pedestrian"], "car", 125),
+  ...enumCases("route", ["costing"], ["auto", "bicycle", "pedestrian", "truck", "bus", "taxi", "motor_scooter", "motorcycle", "bikeshare"], "car", 125),
+  { name: "costing auto_pedestrian refused with the reason (no engine implements it)", action: "route", body: withField("route", ["costing"], "auto_pedestrian"), code: 125, mentions: ["auto_pedestrian", "does not implement"] },
   { name: "costing multimodal refused (no transit in the street graph)", action: "route", body: withField("route", ["costing"], "multimodal"), code: 125, mentions: ["costing", "multimodal", "transit"] },
   { name: "costing missing refused", action: "route", body: withField("route", ["costing"], undefined), code: 124, mentions: ["costing"] },
   { name: "locations missing refused", action: "route", body: withField("route", ["locations"], undefined), code: 110, mentions: ["locations"] },
@@ -169,6 +176,8 @@ export const ROUTE_CASES: Case[] = [
     action: "route",
     body: withField("route", ["exclude_polygons"], { type: "FeatureCollection", features: [{ type: "Feature", properties: { levels: [0, 1] }, geometry: { type: "Polygon", coordinates: [[[13.4, 52.5], [13.41, 52.5], [13.41, 52.51], [13.4, 52.5]]] } }] }),
     code: null,
+    // the engine gets the ring form (Valhalla 3.6.1 ignores the FeatureCollection form)
+    forwarded: withField("route", ["exclude_polygons"], [[[13.4, 52.5], [13.41, 52.5], [13.41, 52.51], [13.4, 52.5]]]),
   },
   {
     name: "exclude_polygons FeatureCollection with a holed polygon refused",
@@ -266,7 +275,9 @@ export const HEIGHT_CASES: Case[] = [
   { name: "neither shape nor encoded_polyline refused", action: "height", body: { range: true }, code: 114, mentions: ["shape", "encoded_polyline"] },
   ...enumCases("height", ["shape_format"], ["polyline6", "polyline5"], "geojson", 164),
   ...enumCases("height", ["height_precision"], [0, 1, 2], 3, 199),
-  ...bounds("height", ["resample_distance"], 0, 100, 313),
+  // 0 m means no resampling: the engine gets the request without it (it would loop on 0)
+  ...bounds("height", ["resample_distance"], 0, 100, 313).map((c) => (c.code === null && c.body.resample_distance === 0 ? { ...c, forwarded: BASE.height } : c)),
+  { name: "a resample_distance that would give more than 750000 heights refused", action: "height", body: { shape: [{ lat: 0, lon: 0 }, { lat: 0, lon: 10 }], resample_distance: 1 }, code: 314, mentions: ["resample_distance", "750000"] },
   { name: "range not boolean refused", action: "height", body: { ...BASE.height, range: "yes" }, code: 199, mentions: ["range"] },
 ];
 
@@ -286,6 +297,147 @@ export const CENTROID_CASES: Case[] = [
   ...bounds("centroid", ["costing_options", "auto", "closure_factor"], 1, 10, 199),
 ];
 
+const MATRIX_TEXT = "Insufficiently specified required parameter 'locations' or 'sources & targets'";
+const many = (n: number) => Array.from({ length: n }, (_, i) => ({ lat: 52.5 + (i % 10) / 100, lon: 13.4 + Math.floor(i / 10) / 100 }));
+const ignoreClosures = { auto: { ignore_closures: true } };
+
+export const SOURCES_TO_TARGETS_CASES: Case[] = [
+  { name: "one to many accepted", action: "sources_to_targets", body: BASE.sources_to_targets, code: null },
+  { name: "many to one accepted", action: "sources_to_targets", body: { costing: "pedestrian", sources: L(4), targets: [A] }, code: null },
+  { name: "many to many (same list) accepted", action: "sources_to_targets", body: { costing: "bicycle", sources: L(4), targets: L(4) }, code: null },
+  { name: "50 x 50 accepted (the pair count is left to the engine)", action: "sources_to_targets", body: { costing: "auto", sources: many(50), targets: many(50) }, code: null },
+  { name: "unknown fields pass through", action: "sources_to_targets", body: { ...BASE.sources_to_targets, expansion_max_distance: 5000, prioritize_bidirectional: true, locations: [A] }, code: null },
+  { name: "source with its own date_time accepted", action: "sources_to_targets", body: withField("sources_to_targets", ["sources", 0, "date_time"], "2025-06-01T08:30"), code: null },
+  ...[0, 1].map((t) => ({ name: `date_time type ${t} with value accepted`, action: "sources_to_targets" as const, body: withField("sources_to_targets", ["date_time"], { type: t, value: "2025-06-01T08:30" }), code: null })),
+  { name: "date_time type 1 without value refused", action: "sources_to_targets", body: withField("sources_to_targets", ["date_time"], { type: 1 }), code: 160, mentions: ["date_time.value"] },
+  ...enumCases("sources_to_targets", ["verbose"], [true, false], "no", 199),
+  ...enumCases("sources_to_targets", ["shape_format"], ["polyline6", "polyline5", "geojson", "no_shape"], "wkt", 164),
+  { name: "matrix_locations = 1 accepted", action: "sources_to_targets", body: withField("sources_to_targets", ["matrix_locations"], 1), code: null },
+  { name: "matrix_locations = 2 accepted", action: "sources_to_targets", body: withField("sources_to_targets", ["matrix_locations"], 2), code: null },
+  { name: "matrix_locations = 0 refused", action: "sources_to_targets", body: withField("sources_to_targets", ["matrix_locations"], 0), code: 199, mentions: ["matrix_locations", "1"] },
+  { name: "matrix_locations = 1.5 refused", action: "sources_to_targets", body: withField("sources_to_targets", ["matrix_locations"], 1.5), code: 199, mentions: ["matrix_locations"] },
+  // missing lists: 112; `locations` does not stand in for them
+  { name: "sources and targets missing refused", action: "sources_to_targets", body: { costing: "auto" }, code: 112, mentions: [MATRIX_TEXT, "sources"] },
+  { name: "sources missing refused", action: "sources_to_targets", body: withField("sources_to_targets", ["sources"], undefined), code: 112, mentions: [MATRIX_TEXT, "sources"] },
+  { name: "targets missing refused", action: "sources_to_targets", body: withField("sources_to_targets", ["targets"], undefined), code: 112, mentions: [MATRIX_TEXT, "targets"] },
+  { name: "locations instead of sources and targets refused", action: "sources_to_targets", body: { costing: "auto", locations: [A, B] }, code: 112, mentions: ["sources", "not locations"] },
+  { name: "sources not an array refused", action: "sources_to_targets", body: withField("sources_to_targets", ["sources"], A), code: 112, mentions: ["sources"] },
+  { name: "missing sources reported before missing costing", action: "sources_to_targets", body: { targets: [A] }, code: 112, mentions: ["sources"] },
+  // empty lists: 121, 122
+  { name: "0 sources refused", action: "sources_to_targets", body: withField("sources_to_targets", ["sources"], []), code: 121, mentions: ["Insufficient number of sources provided", "sources", "1"] },
+  { name: "0 targets refused", action: "sources_to_targets", body: withField("sources_to_targets", ["targets"], []), code: 122, mentions: ["Insufficient number of targets provided", "targets", "1"] },
+  // bad items: 131, 132
+  ...bounds("sources_to_targets", ["sources", 0, "lat"], -90, 90, 131),
+  ...bounds("sources_to_targets", ["targets", 1, "lon"], -180, 180, 132),
+  { name: "source without lon refused", action: "sources_to_targets", body: withField("sources_to_targets", ["sources", 0], { lat: 1 }), code: 131, mentions: ["Failed to parse source", "sources[0].lon"] },
+  { name: "target as [lon, lat] pair refused", action: "sources_to_targets", body: withField("sources_to_targets", ["targets", 0], [13.4, 52.5]), code: 132, mentions: ["Failed to parse target", "targets[0]"] },
+  { name: "target with bad search_filter refused", action: "sources_to_targets", body: withField("sources_to_targets", ["targets", 0, "search_filter", "min_road_class"], "highway"), code: 132, mentions: ["targets[0].search_filter.min_road_class"] },
+  { name: "costing missing refused", action: "sources_to_targets", body: withField("sources_to_targets", ["costing"], undefined), code: 124, mentions: ["costing"] },
+  { name: "costing multimodal refused", action: "sources_to_targets", body: withField("sources_to_targets", ["costing"], "multimodal"), code: 125, mentions: ["costing", "multimodal"] },
+  { name: "bad costing option refused", action: "sources_to_targets", body: withField("sources_to_targets", ["costing_options", "auto", "top_speed"], 300), code: 199, mentions: ["costing_options.auto.top_speed", "10", "252"] },
+  { name: "exclude_locations with bad lat refused", action: "sources_to_targets", body: withField("sources_to_targets", ["exclude_locations"], [{ lat: 95, lon: 0 }]), code: 133, mentions: ["exclude_locations[0].lat"] },
+  { name: "ignore_closures with a target's exclude_closures refused", action: "sources_to_targets", body: { ...BASE.sources_to_targets, costing_options: ignoreClosures, targets: [B, { ...C, search_filter: { exclude_closures: true } }] }, code: 143, mentions: ["targets[1].search_filter.exclude_closures", "ignore_closures"] },
+];
+
+export const OPTIMIZED_ROUTE_CASES: Case[] = [
+  { name: "4 locations accepted", action: "optimized_route", body: BASE.optimized_route, code: null },
+  { name: "2 locations accepted", action: "optimized_route", body: withField("optimized_route", ["locations"], L(2)), code: null },
+  { name: "40 locations accepted (the count is left to the engine)", action: "optimized_route", body: withField("optimized_route", ["locations"], many(40)), code: null },
+  { name: "unknown fields pass through", action: "optimized_route", body: { ...BASE.optimized_route, directions_options: { units: "miles" }, shape_format: "geojson" }, code: null },
+  { name: "locations missing refused", action: "optimized_route", body: withField("optimized_route", ["locations"], undefined), code: 112, mentions: [MATRIX_TEXT, "locations"] },
+  { name: "1 location refused", action: "optimized_route", body: withField("optimized_route", ["locations"], [A]), code: 120, mentions: ["locations", "2"] },
+  { name: "0 locations refused", action: "optimized_route", body: withField("optimized_route", ["locations"], []), code: 120, mentions: ["locations"] },
+  ...bounds("optimized_route", ["locations", 2, "lat"], -90, 90, 130),
+  ...enumCases("optimized_route", ["locations", 1, "type"], ["break", "through"], "stop", 130),
+  { name: "costing missing refused", action: "optimized_route", body: withField("optimized_route", ["costing"], undefined), code: 124, mentions: ["costing"] },
+  ...enumCases("optimized_route", ["costing"], ["auto", "pedestrian", "truck"], "car", 125),
+  { name: "date_time type 2 without value refused", action: "optimized_route", body: withField("optimized_route", ["date_time"], { type: 2 }), code: 161, mentions: ["date_time.value"] },
+  ...enumCases("optimized_route", ["units"], ["miles"], "leagues", 199),
+  {
+    name: "ignore_closures with search_filter.exclude_closures refused",
+    action: "optimized_route",
+    body: { ...BASE.optimized_route, costing_options: ignoreClosures, locations: [A, { ...B, search_filter: { exclude_closures: true } }, C] },
+    code: 143,
+    mentions: ["locations[1].search_filter.exclude_closures"],
+  },
+];
+
+/** precision-6 polylines: A→B, A→B→C, and a single point A */
+const POLY_2 = "_cqdcBosdqX_pRowH";
+const POLY_3 = "_cqdcBosdqX_pRowH_pR_pR";
+const POLY_1 = "_cqdcBosdqX";
+const TRACE_TEXT = "Shape match algorithm specification in api request is incorrect";
+
+function traceCases(action: "trace_route" | "trace_attributes"): Case[] {
+  const timed = [
+    { ...A, time: 1717226400 },
+    { ...B, time: 1717226460 },
+  ];
+  return [
+    { name: "shape of 2 accepted", action, body: BASE[action], code: null },
+    { name: "shape with times and types accepted", action, body: { costing: "pedestrian", shape: [timed[0], { ...timed[1], type: "via", radius: 20, accuracy: 8 }, { ...C, time: 1717226520 }] }, code: null },
+    { name: "shape of 1000 points accepted (the count is left to the engine)", action, body: { costing: "auto", shape: shape(1000) }, code: null },
+    { name: "encoded_polyline accepted", action, body: { costing: "auto", encoded_polyline: POLY_3 }, code: null },
+    { name: "unknown fields pass through", action, body: { ...BASE[action], linear_references: true, elevation_interval: 30, locations: [A, B] }, code: null },
+    // the trace itself
+    { name: "neither shape nor encoded_polyline refused", action, body: { costing: "auto" }, code: 114, mentions: ["shape", "encoded_polyline"] },
+    { name: "shape and encoded_polyline refused", action, body: { ...BASE[action], encoded_polyline: POLY_2 }, code: 114, mentions: ["encoded_polyline", "shape"] },
+    { name: "shape not an array refused", action, body: withField(action, ["shape"], "52.52,13.405"), code: 114, mentions: ["shape"] },
+    { name: "empty encoded_polyline refused", action, body: { costing: "auto", encoded_polyline: "" }, code: 114, mentions: ["encoded_polyline"] },
+    { name: "shape of 1 refused", action, body: withField(action, ["shape"], [A]), code: 123, mentions: ["Insufficient shape provided", "shape", "2"] },
+    { name: "empty shape refused", action, body: withField(action, ["shape"], []), code: 123, mentions: ["shape"] },
+    { name: "encoded_polyline of 1 point refused", action, body: { costing: "auto", encoded_polyline: POLY_1 }, code: 123, mentions: ["encoded_polyline", "2"] },
+    { name: "encoded_polyline that does not decode refused", action, body: { costing: "auto", encoded_polyline: "52.52,13.405;52.53,13.41" }, code: 134, mentions: ["Failed to parse shape", "encoded_polyline", "precision 6"] },
+    { name: "truncated encoded_polyline refused", action, body: { costing: "auto", encoded_polyline: POLY_2.slice(0, -1) }, code: 134, mentions: ["encoded_polyline"] },
+    ...bounds(action, ["shape", 1, "lat"], -90, 90, 134),
+    { name: "shape point without lat refused", action, body: withField(action, ["shape", 0], { lon: 13.4 }), code: 134, mentions: ["shape[0].lat"] },
+    { name: "shape point time -1 refused", action, body: withField(action, ["shape", 0, "time"], -1), code: 134, mentions: ["shape[0].time", "0"] },
+    { name: "shape point time as text refused", action, body: withField(action, ["shape", 0, "time"], "08:30"), code: 134, mentions: ["shape[0].time"] },
+    ...enumCases(action, ["shape", 0, "type"], ["break", "via"], "stop", 134),
+    // matching options
+    ...enumCases(action, ["shape_match"], ["edge_walk", "map_snap", "walk_or_snap"], "snap", 445).map((c) => (c.code ? { ...c, mentions: [TRACE_TEXT, "shape_match", "edge_walk, map_snap, walk_or_snap"] } : c)),
+    ...["search_radius", "gps_accuracy", "breakage_distance", "interpolation_distance", "turn_penalty_factor"].flatMap((k) =>
+      bounds(action, ["trace_options", k], 0, null, 158).map((c) => (c.code ? { ...c, mentions: [...(c.mentions ?? []), "Input trace option is out of bounds"] } : c)),
+    ),
+    { name: "trace_options all set accepted", action, body: withField(action, ["trace_options"], { search_radius: 50, gps_accuracy: 5, breakage_distance: 2000, interpolation_distance: 10, turn_penalty_factor: 500 }), code: null },
+    { name: "trace_options not an object refused", action, body: withField(action, ["trace_options"], "tight"), code: 158, mentions: ["trace_options"] },
+    { name: "trace_options.search_radius as text refused", action, body: withField(action, ["trace_options", "search_radius"], "50"), code: 158, mentions: ["trace_options.search_radius"] },
+    ...enumCases(action, ["shape_format"], ["polyline6", "polyline5", "geojson", "no_shape"], "wkt", 164),
+    // times
+    { name: "durations, one per pair, accepted", action, body: { ...withField(action, ["shape"], [A, B, C]), begin_time: 1717226400, durations: [60, 75.5], use_timestamps: true }, code: null },
+    { name: "durations with encoded_polyline accepted", action, body: { costing: "auto", encoded_polyline: POLY_3, durations: [60, 60] }, code: null },
+    { name: "durations too few refused", action, body: { ...withField(action, ["shape"], [A, B, C]), durations: [60] }, code: 136, mentions: ["durations size not compatible with trace size", "durations", "2"] },
+    { name: "durations too many for encoded_polyline refused", action, body: { costing: "auto", encoded_polyline: POLY_2, durations: [60, 60] }, code: 136, mentions: ["durations", "1"] },
+    { name: "negative duration refused", action, body: withField(action, ["durations"], [-5]), code: 199, mentions: ["durations[0]"] },
+    ...intBounds(action, ["begin_time"], 0, 4294967295, 199),
+    { name: "use_timestamps with shape times accepted", action, body: { ...withField(action, ["shape"], timed), use_timestamps: true }, code: null },
+    { name: "use_timestamps without times refused", action, body: withField(action, ["use_timestamps"], true), code: 159, mentions: ["use_timestamps set with no timestamps present", "use_timestamps"] },
+    { name: "use_timestamps false without times accepted", action, body: withField(action, ["use_timestamps"], false), code: null },
+    { name: "use_timestamps not boolean refused", action, body: withField(action, ["use_timestamps"], "yes"), code: 199, mentions: ["use_timestamps"] },
+    // BaseRequest
+    { name: "costing missing refused", action, body: withField(action, ["costing"], undefined), code: 124, mentions: ["costing"] },
+    { name: "costing multimodal refused", action, body: withField(action, ["costing"], "multimodal"), code: 125, mentions: ["costing"] },
+    { name: "date_time type 3 without value refused", action, body: withField(action, ["date_time"], { type: 3 }), code: 165, mentions: ["date_time.value"] },
+    ...enumCases(action, ["directions_type"], ["none", "maneuvers"], "all", 199),
+    { name: "ignore_closures with a shape point's exclude_closures refused", action, body: { costing: "auto", costing_options: ignoreClosures, shape: [A, { ...B, search_filter: { exclude_closures: true } }] }, code: 143, mentions: ["shape[1].search_filter.exclude_closures", "ignore_closures"] },
+  ];
+}
+
+export const TRACE_ROUTE_CASES: Case[] = [
+  ...traceCases("trace_route"),
+  { name: "filters (trace_attributes only) pass through", action: "trace_route", body: { ...BASE.trace_route, filters: { attributes: ["edge.names"], action: "keep" } }, code: null },
+];
+
+export const TRACE_ATTRIBUTES_CASES: Case[] = [
+  ...traceCases("trace_attributes"),
+  { name: "include filters accepted", action: "trace_attributes", body: withField("trace_attributes", ["filters"], { attributes: ["edge.names", "edge.way_id", "node.type", "matched.point"], action: "include" }), code: null },
+  { name: "exclude filters accepted", action: "trace_attributes", body: withField("trace_attributes", ["filters"], { attributes: ["shape"], action: "exclude" }), code: null },
+  { name: "filters.action keep refused", action: "trace_attributes", body: withField("trace_attributes", ["filters"], { attributes: ["edge.names"], action: "keep" }), code: 199, mentions: ["filters.action", "include, exclude"] },
+  { name: "filters.attributes as a string refused", action: "trace_attributes", body: withField("trace_attributes", ["filters"], { attributes: "edge.names", action: "include" }), code: 199, mentions: ["filters.attributes"] },
+  { name: "filters.attributes with a number refused", action: "trace_attributes", body: withField("trace_attributes", ["filters", "attributes"], [1]), code: 199, mentions: ["filters.attributes[0]"] },
+  { name: "filters not an object refused", action: "trace_attributes", body: withField("trace_attributes", ["filters"], ["edge.names"]), code: 199, mentions: ["filters"] },
+];
+
 export const ALL_CASES: Record<string, Case[]> = {
   route: ROUTE_CASES,
   isochrone: ISOCHRONE_CASES,
@@ -293,4 +445,8 @@ export const ALL_CASES: Record<string, Case[]> = {
   height: HEIGHT_CASES,
   locate: LOCATE_CASES,
   centroid: CENTROID_CASES,
+  sources_to_targets: SOURCES_TO_TARGETS_CASES,
+  optimized_route: OPTIMIZED_ROUTE_CASES,
+  trace_route: TRACE_ROUTE_CASES,
+  trace_attributes: TRACE_ATTRIBUTES_CASES,
 };

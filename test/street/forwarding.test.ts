@@ -4,7 +4,7 @@
  * the engine fails (503 text/plain): garbage, crash, silence, dropped connection, stopped engine.
  */
 import { afterAll, afterEach, beforeAll, describe, expect, test } from "bun:test";
-import { NO_ENGINE_MESSAGE } from "../../server/street/engine.ts";
+import { NO_STREETS_MESSAGE } from "../../server/street/embedded.ts";
 import { type StandIn, VALHALLA_ERROR_BODY, startDroppingServer, startStandIn, successBody } from "../support/stand-in-engine.ts";
 import { type Gateway, startGateway } from "../support/street-server.ts";
 
@@ -142,7 +142,7 @@ describe("engine failures answer 503 text/plain", () => {
     }
   });
 
-  test("engine stopped mid-test, and no engine configured", async () => {
+  test("engine stopped mid-test, and the embedded engine without a street dataset", async () => {
     const e = startStandIn();
     const g = await startGateway({ valhallaUrl: e.url });
     try {
@@ -155,7 +155,7 @@ describe("engine failures answer 503 text/plain", () => {
     }
     const none = await startGateway({ valhallaUrl: null });
     try {
-      await expect503(await none.post("route", ROUTE), new RegExp(NO_ENGINE_MESSAGE.replace(/[()]/g, "\\$&")));
+      await expect503(await none.post("route", ROUTE), new RegExp(NO_STREETS_MESSAGE.replace(/[()`.]/g, "\\$&")));
       // validation still comes first
       expect((await none.post("route", "{")).status).toBe(400);
     } finally {
@@ -230,7 +230,7 @@ describe("HTTP surface", () => {
   });
 
   test("an unknown action gets 404 with code 106", async () => {
-    const res = await gw.get("sources_to_targets", {});
+    const res = await gw.get("nope", {});
     expect(res.status).toBe(404);
     expect(await res.json()).toMatchObject({ error_code: 106, status: "Not Found", status_code: 404 });
   });

@@ -31,7 +31,7 @@ for (const [action, cases] of Object.entries(ALL_CASES)) {
           const body = await res.text();
           expect({ status: res.status, body: res.status === 200 ? "" : body }).toEqual({ status: 200, body: "" });
           expect(engine.received.length).toBe(before + 1);
-          expect(engine.received.at(-1)!.body).toBe(text);
+          expect(engine.received.at(-1)!.body).toBe(c.forwarded === undefined ? text : JSON.stringify(c.forwarded));
           return;
         }
         expect(res.status).toBe(400);

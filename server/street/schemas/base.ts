@@ -10,11 +10,18 @@ import { Location } from "./location.ts";
 
 const costingMessage = `must be one of ${COSTINGS.join(", ")}`;
 
-/** costing: `multimodal` is refused because the street graph of this deployment has no transit data. */
+/**
+ * costing: `multimodal` is refused because the street graph of this deployment has no transit data;
+ * `auto_pedestrian`, listed by the spec, because no engine we run implements it (Valhalla 3.6.1
+ * answers 125 "No costing method found"): refused here with the reason rather than forwarded.
+ */
 export const Costing = z
   .string({ error: costingMessage })
   .refine((c) => c !== "multimodal", {
     error: "multimodal is not available: this deployment has no transit data in the street graph (use the transit plan endpoint)",
+  })
+  .refine((c) => c !== "auto_pedestrian", {
+    error: "auto_pedestrian is listed by the interface but the routing engine (Valhalla 3.6.1) does not implement it: use auto or pedestrian, or the transit plan endpoint for trips that combine modes",
   })
   .pipe(oneOf(COSTINGS));
 

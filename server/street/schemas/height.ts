@@ -2,10 +2,28 @@
  * Height request (spec "Height"): 1 to 50 `shape` points or an `encoded_polyline`, never both.
  * Not a BaseRequest: it has no costing.
  */
+import polyline from "@mapbox/polyline";
 import { z } from "zod";
+import { haversineM } from "../../geo.ts";
 import { bool, num, oneOf, str } from "./common.ts";
 import { Location } from "./location.ts";
 
+/**
+ * Most heights one request may ask for, after resampling (the engine's skadi.max_shape). The engine
+ * resamples before it checks its limit, so a tiny resample_distance over a long shape would make it
+ * allocate without bound: the gateway checks first.
+ */
+export const MAX_HEIGHT_POINTS = 750_000;
+
+/** The shape's points as [lat, lon], from `shape` or the polyline; null when it cannot be read. */
+function points(req: { shape?: { lat: number; lon: number }[]; encoded_polyline?: string; shape_format?: string }): [number, number][] | null {
+  if (req.shape) return req.shape.map((p) => [p.lat, p.lon]);
+  try {
+    return req.encoded_polyline ? polyline.decode(req.encoded_polyline, req.shape_format === "polyline5" ? 5 : 6) : null;
+  } catch {
+    return null;
+  }
+}
 export const HeightRequest = z
   .looseObject({
     shape: z.array(Location, { error: "must be an array of 1 to 50 locations" }).min(1, { error: "must hold 1 to 50 points" }).max(50, { error: "must hold 1 to 50 points" }).optional(),
@@ -26,5 +44,21 @@ export const HeightRequest = z
         message: hasShape ? "cannot be given together with shape: send one of them" : "is required: send shape (1 to 50 points) or encoded_polyline",
         params: { engineCode: 114 },
       });
+      return;
+    }
+    const d = req.resample_distance;
+    const pts = d ? points(req) : null;
+    if (d && pts) {
+      let length = 0;
+      for (let i = 1; i < pts.length; i++) length += haversineM(pts[i - 1]![0], pts[i - 1]![1], pts[i]![0], pts[i]![1]);
+      const n = Math.ceil(length / d) + pts.length;
+      if (n > MAX_HEIGHT_POINTS) {
+        ctx.addIssue({
+          code: "custom",
+          path: ["resample_distance"],
+          message: `would give ${n} points over the shape's ${Math.round(length)} m; at most ${MAX_HEIGHT_POINTS} heights per request: use a larger resample_distance or a shorter shape`,
+          params: { engineCode: 314 },
+        });
+      }
     }
   });

@@ -5,9 +5,25 @@ import { ExpansionRequest } from "./expansion.ts";
 import { HeightRequest } from "./height.ts";
 import { IsochroneRequest } from "./isochrone.ts";
 import { LocateRequest } from "./locate.ts";
+import { OptimizedRouteRequest } from "./optimized-route.ts";
 import { RouteRequest } from "./route.ts";
+import { SourcesToTargetsRequest } from "./sources-to-targets.ts";
+import { TraceAttributesRequest } from "./trace-attributes.ts";
+import { TraceRouteRequest } from "./trace-route.ts";
 
-export const ACTIONS = ["route", "isochrone", "expansion", "height", "locate", "centroid", "status"] as const;
+export const ACTIONS = [
+  "route",
+  "isochrone",
+  "expansion",
+  "height",
+  "locate",
+  "centroid",
+  "sources_to_targets",
+  "optimized_route",
+  "trace_route",
+  "trace_attributes",
+  "status",
+] as const;
 export type StreetAction = (typeof ACTIONS)[number];
 
 export const REQUEST_SCHEMAS: Record<Exclude<StreetAction, "status">, z.ZodType> = {
@@ -17,6 +33,10 @@ export const REQUEST_SCHEMAS: Record<Exclude<StreetAction, "status">, z.ZodType>
   height: HeightRequest,
   locate: LocateRequest,
   centroid: CentroidRequest,
+  sources_to_targets: SourcesToTargetsRequest,
+  optimized_route: OptimizedRouteRequest,
+  trace_route: TraceRouteRequest,
+  trace_attributes: TraceAttributesRequest,
 };
 
 export const isAction = (s: string): s is StreetAction => (ACTIONS as readonly string[]).includes(s);

@@ -1,0 +1,177 @@
+/**
+ * The embedded engine: the real Valhalla (npm `@valhallajs/valhallajs`) in this process, over the
+ * active street dataset (pipeline/street/import-streets.ts). Calls run on the runtime's native
+ * worker threads, never on the JavaScript thread; at most `maxConcurrent` at once so that the
+ * catalog's DuckDB queries, which share those threads, always find one free. A new street dataset
+ * is swapped in when the manifest changes; calls already running finish on the old one.
+ */
+import { existsSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { activeStreets, readManifest, type StreetEntry } from "../../pipeline/store/manifest.ts";
+import { STREET_LAYOUT, withDatasetPaths, type ValhallaConfig } from "../../pipeline/street/valhalla.ts";
+import { AppError } from "../errors.ts";
+import type { Logger } from "../feature.ts";
+import type { EngineCall, StreetEngine } from "./engine.ts";
+import { engineErrorFromMessage } from "./engine-errors.ts";
+import { MAX_HEIGHT_POINTS } from "./schemas/height.ts";
+import type { StreetAction } from "./schemas/index.ts";
+
+/** The Actor's method for each HTTP action. */
+export const METHOD: Record<StreetAction, string> = {
+  route: "route",
+  isochrone: "isochrone",
+  expansion: "expansion",
+  height: "height",
+  locate: "locate",
+  centroid: "centroid",
+  status: "status",
+  sources_to_targets: "matrix",
+  optimized_route: "optimizedRoute",
+  trace_route: "traceRoute",
+  trace_attributes: "traceAttributes",
+};
+
+export type ActorLike = Record<string, (query: string) => Promise<string>>;
+
+export interface EmbeddedOptions {
+  dataDir: string;
+  allowHardExclusions: boolean;
+  /** engine calls running at once (default: the cores, less one, at least 1) */
+  maxConcurrent?: number;
+  log: Logger;
+}
+
+/**
+ * The spec's Limits where they differ from the engine's defaults (5 isochrone contours, 1 to 3
+ * isochrone locations, resample_distance below 10 m), and the server's hard-exclusion setting.
+ */
+export function serviceLimits(config: ValhallaConfig, opts: { allowHardExclusions: boolean }): ValhallaConfig {
+  const c = structuredClone(config);
+  const limits = c.service_limits;
+  limits.isochrone = { ...limits.isochrone, max_contours: 5, max_locations: 3 };
+  // resample_distance 0 never reaches the engine (the gateway drops it) and the gateway bounds the
+  // points a small one makes (schemas/height.ts), so any distance above 0 may be allowed here
+  limits.skadi = { ...limits.skadi, min_resample: 0.001, max_shape: MAX_HEIGHT_POINTS };
+  limits.allow_hard_exclusions = opts.allowHardExclusions;
+  limits.status = { ...limits.status, allow_verbose: true };
+  return c;
+}
+
+/** The engine configuration the server runs a street dataset with. */
+export function engineConfig(dataDir: string, entry: StreetEntry, opts: { allowHardExclusions: boolean }): ValhallaConfig {
+  const dir = join(dataDir, entry.path);
+  const stored = JSON.parse(readFileSync(join(dir, STREET_LAYOUT.config), "utf8")) as ValhallaConfig;
+  return serviceLimits(withDatasetPaths(stored, dir, { elevation: entry.elevation_tiles.length > 0, admin: existsSync(join(dir, STREET_LAYOUT.admin)) }), opts);
+}
+
+/** A Valhalla Actor over a configuration (the npm binding's: JSON strings in, JSON strings out). */
+export async function openActor(config: ValhallaConfig): Promise<ActorLike> {
+  const { Actor } = (await import("@valhallajs/valhallajs")) as unknown as { Actor: new (c: string) => ActorLike };
+  return new Actor(JSON.stringify(config));
+}
+
+/** A loaded street dataset: its Actor and what it was built from. */
+interface Loaded {
+  entry: StreetEntry;
+  actor: ActorLike;
+}
+
+export class EmbeddedEngine implements StreetEngine {
+  readonly kind = "embedded";
+  private loaded: Loaded | null = null;
+  private readonly retired: ActorLike[] = [];
+  private running = 0;
+  private readonly waiting: (() => void)[] = [];
+  private readonly maxConcurrent: number;
+
+  constructor(private readonly opts: EmbeddedOptions) {
+    this.maxConcurrent = opts.maxConcurrent ?? Math.max(1, (navigator.hardwareConcurrency || 2) - 1);
+  }
+
+  /** Loads the active street dataset (again, when it changed). Throws when it cannot be opened. */
+  async reload(): Promise<void> {
+    const entry = activeStreets(readManifest(this.opts.dataDir));
+    if (!entry) {
+      if (this.loaded) this.opts.log.warn("street dataset deactivated: street routing answers 503");
+      this.loaded = null;
+      return;
+    }
+    if (this.loaded?.entry.sha1 === entry.sha1) return;
+    const actor = await openActor(engineConfig(this.opts.dataDir, entry, { allowHardExclusions: this.opts.allowHardExclusions }));
+    // a first call opens the tiles: a broken dataset fails here, not on a user's request
+    await actor.status!("{}");
+    // The replaced Actor is kept, never collected: under Bun, a new Actor answered heights from
+    // the elevation folder of a collected one in 5 of 15 runs (the native side keeps process-wide
+    // state). A swap is a nightly event; each kept Actor holds its tile cache.
+    if (this.loaded) this.retired.push(this.loaded.actor);
+    this.loaded = { entry, actor };
+    this.opts.log.info("street dataset loaded", { sha1: entry.sha1, osm: entry.osm.map((o) => o.source), elevation_tiles: entry.elevation_tiles.length });
+  }
+
+  async handle(call: EngineCall): Promise<Response> {
+    const loaded = this.loaded;
+    if (!loaded) throw new AppError("ENGINE_UNAVAILABLE", NO_STREETS_MESSAGE);
+    if (call.format === "pbf") {
+      // the binding hands protobuf answers back as a JavaScript string: the bytes come out mangled
+      throw new AppError("INVALID_PARAMETER", PBF_REFUSED, { engineCode: 199, parameter: "format" });
+    }
+    const query = call.body === null ? "{}" : call.merged();
+    const method = loaded.actor[METHOD[call.action]]!.bind(loaded.actor);
+    await this.slot(call.signal);
+    let text: string;
+    try {
+      text = await method(query);
+    } catch (e) {
+      const body = engineErrorFromMessage(call.action, (e as Error).message ?? String(e));
+      return new Response(JSON.stringify(body), { status: body.status_code, headers: { "content-type": "application/json" } });
+    } finally {
+      this.release();
+    }
+    return new Response(text, { status: 200, headers: { "content-type": contentType(call.format) } });
+  }
+
+  health() {
+    const e = this.loaded?.entry;
+    return {
+      engine: this.kind,
+      max_concurrent: this.maxConcurrent,
+      street_dataset: e ? { sha1: e.sha1, osm: e.osm.map((o) => o.source), elevation_tiles: e.elevation_tiles, bbox: e.bbox, built_at: e.built_at } : null,
+    };
+  }
+
+  /** Waits for a free engine slot (or the client going away). */
+  private slot(signal: AbortSignal): Promise<void> {
+    if (this.running < this.maxConcurrent) {
+      this.running++;
+      return Promise.resolve();
+    }
+    return new Promise((resolve, reject) => {
+      const go = () => {
+        signal.removeEventListener("abort", gone);
+        this.running++;
+        resolve();
+      };
+      const gone = () => {
+        const i = this.waiting.indexOf(go);
+        if (i >= 0) this.waiting.splice(i, 1);
+        reject(new AppError("ENGINE_UNAVAILABLE", "client went away"));
+      };
+      signal.addEventListener("abort", gone, { once: true });
+      this.waiting.push(go);
+    });
+  }
+
+  private release(): void {
+    this.running--;
+    this.waiting.shift()?.();
+  }
+}
+
+export const PBF_REFUSED =
+  "Invalid parameter: format pbf is not available from the embedded engine (its binding cannot pass protobuf answers through intact); use json, osrm or gpx, or forward to an external Valhalla with --valhalla-url";
+
+export const NO_STREETS_MESSAGE = "no street dataset is active: import one with `interchange import --osm FILE.osm.pbf`, or forward to an external engine with --valhalla-url";
+
+function contentType(format: string | undefined): string {
+  return format === "gpx" ? "application/gpx+xml" : "application/json";
+}
