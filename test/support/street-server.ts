@@ -1,4 +1,7 @@
-/** Starts the real server (port 0, empty data dir) in front of a given engine URL, for street tests. */
+/**
+ * Starts the real server (port 0) for street tests: in front of a given engine URL, or with the
+ * embedded engine over `dataDir` (an empty data dir when none is given).
+ */
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -10,6 +13,9 @@ export const quietLog: Logger = { info() {}, warn() {}, error() {} };
 
 export interface GatewayOptions {
   valhallaUrl?: string | null;
+  /** data dir for the embedded engine (default: a new empty one) */
+  dataDir?: string;
+  engineConcurrency?: number;
   valhallaTimeoutMs?: number;
   allowHardExclusions?: boolean;
   /** writes a keys file; without it the server runs with --no-auth */
@@ -34,7 +40,8 @@ export async function startGateway(opts: GatewayOptions = {}): Promise<Gateway> 
     writeFileSync(apiKeys, JSON.stringify(opts.keys));
   }
   const config = serverConfigFrom({
-    data: join(dir, "data"),
+    data: opts.dataDir ?? join(dir, "data"),
+    engineConcurrency: opts.engineConcurrency,
     port: 0,
     host: "127.0.0.1",
     noAuth: !opts.keys,
