@@ -54,3 +54,19 @@ export const lon = () => num(-180, 180);
 
 /** A [lon, lat] position (GeoJSON order; an altitude after them is tolerated). */
 export const lonLat = () => z.tuple([lon(), lat()], { error: "must be a [lon, lat] pair" }).rest(z.number());
+
+/**
+ * Exactly one of `shape` and `encoded_polyline` (height and trace requests; code 114 otherwise).
+ * Returns whether the rule holds; `needs` describes the shape asked for ("1 to 50 points").
+ */
+export function oneShapeOrPolyline(req: { shape?: unknown; encoded_polyline?: unknown }, ctx: z.RefinementCtx, needs: string): boolean {
+  const hasShape = req.shape !== undefined;
+  if (hasShape !== (req.encoded_polyline !== undefined)) return true;
+  ctx.addIssue({
+    code: "custom",
+    path: hasShape ? ["encoded_polyline"] : ["shape"],
+    message: hasShape ? "cannot be given together with shape: send one of them" : `is required: send shape (${needs}) or encoded_polyline`,
+    params: { engineCode: 114 },
+  });
+  return false;
+}

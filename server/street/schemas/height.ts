@@ -5,7 +5,7 @@
 import polyline from "@mapbox/polyline";
 import { z } from "zod";
 import { haversineM } from "../../geo.ts";
-import { bool, num, oneOf, str } from "./common.ts";
+import { bool, num, oneOf, oneShapeOrPolyline, str } from "./common.ts";
 import { Location } from "./location.ts";
 
 /**
@@ -35,17 +35,7 @@ export const HeightRequest = z
     id: str().optional(),
   })
   .superRefine((req, ctx) => {
-    const hasShape = req.shape !== undefined;
-    const hasPolyline = req.encoded_polyline !== undefined;
-    if (hasShape === hasPolyline) {
-      ctx.addIssue({
-        code: "custom",
-        path: hasShape ? ["encoded_polyline"] : ["shape"],
-        message: hasShape ? "cannot be given together with shape: send one of them" : "is required: send shape (1 to 50 points) or encoded_polyline",
-        params: { engineCode: 114 },
-      });
-      return;
-    }
+    if (!oneShapeOrPolyline(req, ctx, "1 to 50 points")) return;
     const d = req.resample_distance;
     const pts = d ? points(req) : null;
     if (d && pts) {

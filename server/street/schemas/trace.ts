@@ -15,7 +15,7 @@
  * The input polyline is always precision 6: shape_format only chooses the output encoding.
  */
 import { z } from "zod";
-import { bool, int, num, oneOf, str } from "./common.ts";
+import { bool, int, num, oneOf, oneShapeOrPolyline, str } from "./common.ts";
 import { baseFields, requestRules } from "./base.ts";
 import { closureConflicts } from "./closures.ts";
 import { Location } from "./location.ts";
@@ -115,18 +115,8 @@ interface TraceInput {
 export function traceRules(req: TraceInput, ctx: z.RefinementCtx): void {
   requestRules(req, ctx);
   closureConflicts(req as TraceInput & Record<string, unknown>, ctx, ["shape"]);
-  const hasShape = req.shape !== undefined;
-  const hasPolyline = req.encoded_polyline !== undefined;
-  if (hasShape === hasPolyline) {
-    ctx.addIssue({
-      code: "custom",
-      path: hasShape ? ["encoded_polyline"] : ["shape"],
-      message: hasShape ? "cannot be given together with shape: send one of them" : "is required: send shape (at least 2 points) or encoded_polyline",
-      params: { engineCode: 114 },
-    });
-    return;
-  }
-  const points = hasShape ? req.shape!.length : (decodePolyline6(req.encoded_polyline!)?.length ?? 0);
+  if (!oneShapeOrPolyline(req, ctx, "at least 2 points")) return;
+  const points = req.shape !== undefined ? req.shape!.length : (decodePolyline6(req.encoded_polyline!)?.length ?? 0);
   if (req.durations !== undefined && req.durations.length !== points - 1) {
     ctx.addIssue({
       code: "custom",
