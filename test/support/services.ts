@@ -1,0 +1,82 @@
+/**
+ * Real services for the tests that need them (Debian packages installed by
+ * scripts/install-services.sh): each started on a free port of its own, its PID kept, stopped after.
+ */
+import { createServer } from "node:net";
+import { existsSync, mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+
+/** A free TCP port on 127.0.0.1. */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const s = createServer();
+    s.once("error", reject);
+    s.listen(0, "127.0.0.1", () => {
+      const port = (s.address() as { port: number }).port;
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+export function requireBinary(path: string, pkg: string): string {
+  if (!existsSync(path)) throw new Error(`${path} is missing: run scripts/install-services.sh (Debian package ${pkg})`);
+  return path;
+}
+
+export interface RedisServer {
+  readonly url: string;
+  readonly port: number;
+  pid(): number;
+  /** SIGKILL, then start again on the same port (an empty script cache: NOSCRIPT) */
+  restart(): Promise<void>;
+  kill(): Promise<void>;
+  start(): Promise<void>;
+  stop(): Promise<void>;
+}
+
+async function waitForPort(port: number, ms = 5000): Promise<void> {
+  const until = Date.now() + ms;
+  while (Date.now() < until) {
+    const ok = await new Promise<boolean>((resolve) => {
+      const s = Bun.connect({ hostname: "127.0.0.1", port, socket: { open(sock) { sock.end(); resolve(true); }, error() { resolve(false); }, data() {} } }).catch(() => resolve(false));
+      void s;
+    });
+    if (ok) return;
+    await Bun.sleep(20);
+  }
+  throw new Error(`nothing listens on port ${port} after ${ms} ms`);
+}
+
+export async function startRedis(): Promise<RedisServer> {
+  const bin = requireBinary("/usr/bin/redis-server", "redis-server");
+  const port = await freePort();
+  const dir = mkdtempSync(join(tmpdir(), "interchange-redis-"));
+  let proc: ReturnType<typeof Bun.spawn> | null = null;
+  const start = async () => {
+    proc = Bun.spawn([bin, "--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--dir", dir], { stdout: "ignore", stderr: "ignore" });
+    await waitForPort(port);
+  };
+  const kill = async () => {
+    if (!proc) return;
+    proc.kill(9);
+    await proc.exited;
+    proc = null;
+  };
+  await start();
+  return {
+    url: `redis://127.0.0.1:${port}`,
+    port,
+    pid: () => proc?.pid ?? 0,
+    start,
+    kill,
+    async restart() {
+      await kill();
+      await start();
+    },
+    async stop() {
+      await kill();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
