@@ -14,7 +14,8 @@ import { compileTimetable } from "../pipeline/timetable/compile.ts";
 import { readManifest, writeManifest } from "../pipeline/store/manifest.ts";
 import { loadTimetableFile } from "../server/planner/timetable/arrow-loader.ts";
 import { PlanService } from "../server/planner/plan-service.ts";
-import { destinationPruning, searchJourneys } from "../server/planner/raptor/index.ts";
+import { searchJourneys } from "../server/planner/raptor/index.ts";
+import { DEFAULT_RAPTOR_CONFIG, type StopIdx } from "../server/planner/api.ts";
 import { buildServiceDays, localToUnix } from "../server/planner/timetable/calendar.ts";
 import { NO_DROP_OFF, NO_PICKUP, arrAt, depAt, flagsAt, type Timetable } from "../server/planner/timetable/types.ts";
 import { hostProbeMs, machineInfo } from "./lib/machine.ts";
@@ -110,16 +111,19 @@ function queries(tt: Timetable, n: number, seed: number): { qs: Query[]; day: nu
 }
 
 const work = { routesScanned: 0, stopsVisited: 0, footpaths: 0, n: 0 };
+/** the plan search without destination pruning (and, in raptorOnce, without keepEarliest): the previous algorithm */
+const PRUNING_OFF = { ...DEFAULT_RAPTOR_CONFIG, destinationPruning: false };
 function raptorOnce(svc: PlanService, q: Query, windowSec: number, count = false, plan: boolean | "off" = false): number {
   const epoch = q.t - 2 * 86400;
   const { stopLat, stopLon } = svc.tt.meta;
   // plan = the plan request's search: walking access/egress within 1609 m, 3 earliest itineraries wanted
-  const access = plan ? svc.walkStops(stopLat[q.o]!, stopLon[q.o]!, 1609, 1.33, false) : [{ stop: q.o, walkSec: 0 }];
-  const egress = plan ? svc.walkStops(stopLat[q.d]!, stopLon[q.d]!, 1609, 1.33, false) : [{ stop: q.d, walkSec: 0 }];
+  const access = plan ? svc.walkStops(stopLat[q.o]!, stopLon[q.o]!, 1609, 1.33, false) : [{ stop: q.o as StopIdx, walkSec: 0 }];
+  const egress = plan ? svc.walkStops(stopLat[q.d]!, stopLon[q.d]!, 1609, 1.33, false) : [{ stop: q.d as StopIdx, walkSec: 0 }];
   const res = searchJourneys(
-    svc.cores(),
+    svc.prepared,
     { epochSec: epoch, timeSec: q.t - epoch, arriveBy: false, windowSec, horizonSec: 86400, access, egress, maxTransfers: 5, walkSpeed: 1.33, days: buildServiceDays(svc.tt, epoch, q.t), wheelchair: false, keepEarliest: plan === true ? 3 : undefined },
     svc.pool,
+    plan === "off" ? PRUNING_OFF : DEFAULT_RAPTOR_CONFIG,
   );
   if (count) {
     work.routesScanned += res.stats.routesScanned;
@@ -140,14 +144,14 @@ function raptorLikeRjp(svc: PlanService, lenient: PlanService, incoming: number[
   const { core } = svc.tt;
   const epoch = q.t - 2 * 86400;
   const walk = (e: number) => Math.max(core.footMinSec[e]!, Math.ceil(core.footDistM[e]! / 1.33));
-  const access = [{ stop: q.o, walkSec: 0 }];
-  for (let e = core.footStart[q.o]!; e < core.footStart[q.o + 1]!; e++) access.push({ stop: core.footTo[e]!, walkSec: walk(e) });
-  const egress = [{ stop: q.d, walkSec: 0 }, ...incoming[q.d]!.map((e) => ({ stop: footFrom(core, e), walkSec: walk(e) }))];
+  const access = [{ stop: q.o as StopIdx, walkSec: 0 }];
+  for (let e = core.footStart[q.o]!; e < core.footStart[q.o + 1]!; e++) access.push({ stop: core.footTo[e]! as StopIdx, walkSec: walk(e) });
+  const egress = [{ stop: q.d as StopIdx, walkSec: 0 }, ...incoming[q.d]!.map((e) => ({ stop: footFrom(core, e) as StopIdx, walkSec: walk(e) }))];
   const days = buildServiceDays(svc.tt, epoch, q.t);
   // only today's slot runs
   days.active.fill(0, 0, svc.tt.core.nTz * svc.tt.core.nServices);
   days.active.fill(0, 2 * svc.tt.core.nTz * svc.tt.core.nServices);
-  const res = searchJourneys(lenient.cores(), { epochSec: epoch, timeSec: q.t - epoch, arriveBy: false, windowSec: 0, horizonSec: 2 * 86400, access, egress, maxTransfers: 10, walkSpeed: 1.33, days, wheelchair: false }, lenient.pool);
+  const res = searchJourneys(lenient.prepared, { epochSec: epoch, timeSec: q.t - epoch, arriveBy: false, windowSec: 0, horizonSec: 2 * 86400, access, egress, maxTransfers: 10, walkSpeed: 1.33, days, wheelchair: false }, lenient.pool);
   void dayStart;
   return res.journeys.length ? Math.min(...res.journeys.map((j) => epoch + j.arriveSec)) : Infinity;
 }
@@ -230,11 +234,9 @@ async function benchDataset(ds: (typeof DATASETS)[number]) {
     raptorOnce(svc, q, 3600, true, true);
     planMs.push(performance.now() - s);
     const on = { ...work };
-    destinationPruning.enabled = false;
     s = performance.now();
     raptorOnce(svc, q, 3600, true, "off");
     planOffMs.push(performance.now() - s);
-    destinationPruning.enabled = true;
     for (const k of ["routesScanned", "stopsVisited", "footpaths", "n"] as const) {
       offWork[k] += work[k] - on[k];
       work[k] = on[k];

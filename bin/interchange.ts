@@ -4,7 +4,7 @@
  */
 import { existsSync } from "node:fs";
 import { join, resolve } from "node:path";
-import { helpText, parseFlags, UsageError } from "./flags.ts";
+import { helpText, parseFlags, UsageError } from "../config/flags.ts";
 import { runImport } from "../pipeline/cli.ts";
 import { SERVE_FLAGS, serverConfigFrom } from "../server/config.ts";
 

@@ -1,6 +1,10 @@
 /**
  * Tiny command-line flag parser shared by the `interchange` commands. Every flag has an environment
  * variable equivalent; a flag given on the command line wins over the environment.
+ *
+ * It lives in config/, beside neither side: the import's flags (pipeline/cli.ts) and the server's
+ * (server/config.ts) both use it, and neither may import the other's layer, nor bin/ (the entry
+ * point, which nothing imports). It imports nothing (test/architecture.test.ts keeps it a leaf).
  */
 
 export interface FlagSpec {

@@ -5,12 +5,12 @@
 import { readFileSync } from "node:fs";
 import { dirname, isAbsolute, resolve } from "node:path";
 import type { z as Z } from "zod";
-import { parseFlags, helpText, UsageError, type FlagSpec } from "../bin/flags.ts";
+import { parseFlags, helpText, UsageError, type FlagSpec } from "../config/flags.ts";
 import { importFeed } from "./import.ts";
 import type { ImportReport } from "./report.ts";
-import type { License } from "./store/manifest.ts";
+import type { License } from "./schema/manifest.ts";
 import { isUrl } from "./source.ts";
-import { refreshTimetable } from "./timetable-hook.ts";
+import { refreshTimetable } from "./timetable/publish.ts";
 import type { StreetImportReport } from "./street/import-streets.ts";
 
 export const IMPORT_FLAGS: FlagSpec[] = [

@@ -8,8 +8,9 @@ import { createHash } from "node:crypto";
 import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { basename, join } from "node:path";
 import { extractMember, listMembers, unzipAll, type ZipMember } from "./zip.ts";
-import { readStopTimesOffThread, type StopTimesRead } from "./gtfs/stop-times-fast.ts";
+import { readStopTimesOffThread, type StopTimesOffThread } from "./gtfs/stop-times/fast.ts";
 import { DataError } from "./report.ts";
+import { Task } from "./tasks.ts";
 
 export interface ResolvedSource {
   sha1: string;
@@ -59,7 +60,7 @@ export function folderSha1(dir: string): string {
  * reader in a worker thread (readStopTimesOffThread), not awaited: its `unpacked` settles when it is
  * in (or rejects as the others would), its `ensureFile` puts it on disk when DuckDB is to read it.
  */
-export async function unpackZip(bytes: Uint8Array, outDir: string, sourceName: string, deferStopTimes = false): Promise<{ size: number; stopTimes: StopTimesRead | null }> {
+export async function unpackZip(bytes: Uint8Array, outDir: string, sourceName: string, deferStopTimes = false): Promise<{ size: number; stopTimes: StopTimesOffThread | null }> {
   const unreadable = (e: unknown) => new DataError(`not a readable zip file (${(e as Error).message})`, basename(sourceName));
   const wanted = (name: string) => name.toLowerCase().endsWith(".txt") && !name.startsWith("__MACOSX/") && !basename(name).startsWith("._");
   let members: ZipMember[] | null;
@@ -86,13 +87,19 @@ export async function unpackZip(bytes: Uint8Array, outDir: string, sourceName: s
   // stop_times.txt first (in a worker thread), then the others here meanwhile
   const stPath = join(outDir, "stop_times.txt");
   const deferredMember = deferStopTimes ? members?.find((m) => wanted(m.name) && target(m.name) === stPath) : undefined;
-  let stopTimes: StopTimesRead | null = null;
+  let stopTimes: StopTimesOffThread | null = null;
   if (deferredMember) {
     total += deferredMember.size;
     const read = readStopTimesOffThread({ member: deferredMember, path: stPath });
-    const unpacked = read.unpacked.catch((e: unknown) => Promise.reject(unreadable(e)));
-    unpacked.catch(() => {}); // a failure is the caller's to see; this only keeps it from being "unhandled" until then
-    stopTimes = { ...read, unpacked, ensureFile: () => unpacked.then(() => read.ensureFile()) };
+    // (a corrupt member rejects the feed as an unreadable zip, like the members unpacked here)
+    const unpacked = new Task("unpack stop_times.txt", async () => {
+      try {
+        await read.unpacked.result();
+      } catch (e) {
+        throw unreadable(e);
+      }
+    });
+    stopTimes = { ...read, unpacked, ensureFile: () => unpacked.result().then(() => read.ensureFile()) };
   }
   for (const m of members ?? []) {
     const path = m === deferredMember || !wanted(m.name) ? null : target(m.name);

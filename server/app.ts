@@ -1,14 +1,15 @@
 /**
  * createApp: wires the features behind the service-wide rules (API key, per-account rate limit,
- * error rendering, OpenAPI docs). No listen() here; server/main.ts does that.
+ * OpenAPI docs) and the one error path: whatever fails (the key check, an unknown path, a
+ * handler's AppError) is answered by the renderer the feature registered for the path's prefix
+ * (Feature.errors), server/errors.ts renderError elsewhere. No listen() here; server/main.ts does that.
  */
 import { Elysia } from "elysia";
 import { swagger } from "@elysiajs/swagger";
-import { AppError, renderError } from "./errors.ts";
+import { AppError, type ErrorRenderer, renderError } from "./errors.ts";
 import type { Authenticator } from "./auth/keys.ts";
 import type { RateLimiter } from "./auth/rate-limit.ts";
 import type { Feature, Logger } from "./feature.ts";
-import { catalogFormatPaths } from "./catalog/routes.ts";
 
 export interface AppDeps {
   auth: Authenticator;
@@ -18,16 +19,12 @@ export interface AppDeps {
   now: () => number;
 }
 
-/** Which error body family a path belongs to (see server/errors.ts renderError). */
-export function familyOf(pathname: string): "catalog" | "street" | "plan" | "other" {
-  if (pathname.startsWith("/api/v2/rest/")) return "catalog";
-  if (pathname.startsWith("/api/v2/routing/valhalla/")) return "street";
-  if (pathname.startsWith("/api/v2/routing/")) return "plan";
-  return "other";
-}
-
 export function createApp(deps: AppDeps) {
   const started = deps.now();
+  // longest prefix first: a feature under another's prefix keeps its own bodies
+  const registered = deps.features.flatMap((f) => (f.errors ? [f.errors] : [])).sort((a, b) => b.prefix.length - a.prefix.length);
+  /** The error renderer for a request path. */
+  const rendererFor = (pathname: string): ErrorRenderer => registered.find((e) => pathname.startsWith(e.prefix))?.render ?? renderError;
   let app = new Elysia()
     .use(
       swagger({
@@ -40,8 +37,8 @@ export function createApp(deps: AppDeps) {
           },
           components: { securitySchemes: { apikey: { type: "apiKey", in: "header", name: "apikey" } } },
           security: [{ apikey: [] }],
-          // swagger drops paths with a dot; the catalog's `.{format}` forms are added here
-          paths: catalogFormatPaths() as Record<string, never>,
+          // swagger drops paths with a dot; features add those (the catalog's `.{format}` forms) here
+          paths: Object.assign({}, ...deps.features.map((f) => f.docPaths ?? {})) as Record<string, never>,
         },
       }),
     )
@@ -58,17 +55,18 @@ export function createApp(deps: AppDeps) {
           });
         }
       } catch (err) {
-        return renderError(err, familyOf(url.pathname));
+        return rendererFor(url.pathname)(err);
       }
     })
     .onError(({ code, error, request }) => {
       const url = new URL(request.url);
-      if (error instanceof AppError) return renderError(error, familyOf(url.pathname));
-      if (code === "NOT_FOUND") return renderError(new AppError("NOT_FOUND", `no such path: ${url.pathname}`), familyOf(url.pathname));
-      if (code === "PARSE") return renderError(new AppError("INVALID_PARAMETER", "request body is not valid JSON", { engineCode: 100 }), familyOf(url.pathname));
-      if (code === "VALIDATION") return renderError(new AppError("INVALID_PARAMETER", String((error as Error).message)), familyOf(url.pathname));
+      const render = rendererFor(url.pathname);
+      if (error instanceof AppError) return render(error);
+      if (code === "NOT_FOUND") return render(new AppError("NOT_FOUND", `no such path: ${url.pathname}`));
+      if (code === "PARSE") return render(new AppError("INVALID_PARAMETER", "request body is not valid JSON", { engineCode: 100 }));
+      if (code === "VALIDATION") return render(new AppError("INVALID_PARAMETER", String((error as Error).message)));
       deps.log.error("unhandled error", { path: url.pathname, error: String((error as Error)?.stack ?? error) });
-      return renderError(error, familyOf(url.pathname));
+      return render(error);
     })
     .get("/health", () => ({
       status: "ok",

@@ -2,8 +2,8 @@
  * Server configuration: read once from flags and environment (bin/interchange.ts), validated here,
  * frozen, and passed down to createApp. Nothing else in server/ reads the environment.
  */
-import type { FlagSpec, FlagValues } from "../bin/flags.ts";
-import { UsageError } from "../bin/flags.ts";
+import type { FlagSpec, FlagValues } from "../config/flags.ts";
+import { UsageError } from "../config/flags.ts";
 
 export interface ServerConfig {
   readonly dataDir: string;

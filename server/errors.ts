@@ -1,7 +1,10 @@
 /**
- * The one error type of the service, with stable codes, and the one table that maps codes to HTTP
- * statuses. Cores (pipeline, planner, catalog services) throw AppError without thinking about HTTP;
- * the HTTP edge (server/app.ts) renders it for the API family the request belongs to.
+ * The one error type of the service, with stable codes, and the service-wide rules for answering
+ * it over HTTP. Cores (pipeline, planner, catalog services, the street gateway) throw AppError
+ * without thinking about HTTP. Each feature registers how its errors look (server/feature.ts
+ * FeatureErrors: catalog `{error}` JSON, plan OTP-style bodies, street Valhalla bodies) for its
+ * path prefix; server/app.ts picks the renderer by prefix, this module's renderError when none
+ * matches. Feature renderers start from renderError and change only what their API differs in.
  */
 
 export type ErrorCode =
@@ -72,33 +75,29 @@ const STATUS_TEXT: Record<number, string> = {
 };
 export const statusText = (status: number) => STATUS_TEXT[status] ?? "Error";
 
+/** How a feature answers an error over HTTP (see server/feature.ts FeatureErrors). */
+export type ErrorRenderer = (err: unknown) => Response;
+
+/** A JSON error answer. */
+export function jsonError(status: number, body: unknown, headers: Record<string, string> = {}): Response {
+  return new Response(JSON.stringify(body), { status, headers: { ...headers, "content-type": "application/json" } });
+}
+
 /**
- * Render an error as an HTTP Response, following the spec's error table:
- * 401/404/400 JSON `{error}` (catalog), 400 JSON `{error,error_code,status,status_code}` (street
- * routing), 429 and 503 plain text. Unknown errors are logged by the caller and become a bare 500.
+ * The service-wide rules (the spec's error table): 429 and 503 plain text (with retry-after when
+ * known), every other status JSON `{error, parameter?, allowed?}`; anything but an AppError is a
+ * bare 500 (the caller logs it). `headers` go on AppError answers (street adds CORS).
  */
-export function renderError(err: unknown, family: "catalog" | "street" | "plan" | "other" = "other"): Response {
-  const headers: Record<string, string> = {};
-  // Valhalla answers every request with this header; the gateway does the same, errors included.
-  if (family === "street") headers["access-control-allow-origin"] = "*";
-  if (!(err instanceof AppError)) {
-    return new Response(JSON.stringify({ error: "internal server error" }), {
-      status: 500,
-      headers: { "content-type": "application/json" },
-    });
-  }
+export function renderError(err: unknown, headers: Record<string, string> = {}): Response {
+  if (!(err instanceof AppError)) return jsonError(500, { error: "internal server error" });
   const status = HTTP_STATUS[err.code];
   if (status === 429 || status === 503) {
-    if (err.details.retryAfterSec !== undefined) headers["retry-after"] = String(Math.max(1, Math.ceil(err.details.retryAfterSec)));
-    return new Response(err.message, { status, headers: { ...headers, "content-type": "text/plain; charset=utf-8" } });
+    const h: Record<string, string> = { ...headers };
+    if (err.details.retryAfterSec !== undefined) h["retry-after"] = String(Math.max(1, Math.ceil(err.details.retryAfterSec)));
+    return new Response(err.message, { status, headers: { ...h, "content-type": "text/plain; charset=utf-8" } });
   }
-  let body: Record<string, unknown>;
-  if (family === "street" && status === 400) {
-    body = { error: err.message, error_code: err.details.engineCode ?? 199, status: statusText(status), status_code: status };
-  } else {
-    body = { error: err.message };
-    if (err.details.parameter) body.parameter = err.details.parameter;
-    if (err.details.allowed) body.allowed = err.details.allowed;
-  }
-  return new Response(JSON.stringify(body), { status, headers: { ...headers, "content-type": "application/json" } });
+  const body: Record<string, unknown> = { error: err.message };
+  if (err.details.parameter) body.parameter = err.details.parameter;
+  if (err.details.allowed) body.allowed = err.details.allowed;
+  return jsonError(status, body, headers);
 }

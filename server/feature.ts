@@ -4,6 +4,7 @@
  */
 import type { Elysia } from "elysia";
 import type { ServerConfig } from "./config.ts";
+import type { ErrorRenderer } from "./errors.ts";
 
 export interface Logger {
   info(msg: string, fields?: Record<string, unknown>): void;
@@ -18,10 +19,25 @@ export interface FeatureContext {
   readonly now: () => number;
 }
 
+/**
+ * How a feature's errors look: every error answered under `prefix` (a bad parameter, an unknown
+ * key, a failed search, and also the service-wide refusals: API key, rate limit, unknown path) is
+ * rendered by `render`. server/app.ts picks the longest matching prefix; server/errors.ts
+ * renderError answers elsewhere.
+ */
+export interface FeatureErrors {
+  readonly prefix: string;
+  readonly render: ErrorRenderer;
+}
+
 export interface Feature {
   readonly name: string;
   // biome-ignore lint: Elysia's generic parameters are irrelevant at this boundary
   readonly routes: Elysia<any, any, any, any, any, any, any>;
+  /** the feature's error bodies for its paths (default: server/errors.ts renderError) */
+  readonly errors?: FeatureErrors;
+  /** OpenAPI path items the route table cannot give /docs (the swagger plugin drops paths with a dot) */
+  readonly docPaths?: Record<string, unknown>;
   /** called when the active dataset changes (manifest rewritten) */
   reload?(): Promise<void>;
   close?(): Promise<void>;

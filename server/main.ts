@@ -10,7 +10,7 @@ import { consoleLogger, type Feature, type FeatureContext, type Logger } from ".
 import { createCatalogFeature } from "./catalog/index.ts";
 import { createPlannerFeature } from "./planner/index.ts";
 import { createStreetFeature } from "./street/index.ts";
-import { watchManifest } from "../pipeline/store/manifest.ts";
+import { watchManifest } from "../pipeline/schema/manifest.ts";
 
 export interface RunningServer {
   readonly url: string;

@@ -4,14 +4,27 @@
  * number (adjusted for rows the CSV reader rejected, and where needed by a line map, see lineOf).
  * Unparsable rows (too many fields, broken quoting) are skipped and reported as
  * `csv_unparsable`. Lines of only spaces or tabs are ignored like empty lines. A file the caller
- * asks to defer (stop_times.txt) is not loaded here: build.ts reads it straight into its typed table
- * when nothing in it needs trimming, and through loadDeferred (the same raw table) otherwise.
+ * asks to defer (stop_times.txt) is not loaded here: its table module (tables/stop-times.ts) reads
+ * it straight into its typed table when it can, and through loadDeferred (the same raw table) otherwise.
  */
 import type { DuckDBConnection } from "@duckdb/node-api";
 import { closeSync, existsSync, openSync, readSync, statSync } from "node:fs";
 import { join } from "node:path";
-import { GTFS_FILES, type GtfsFileSpec } from "./files.ts";
 import { DataError, Issues } from "../report.ts";
+import type { Task } from "../tasks.ts";
+
+/**
+ * A GTFS file as the importer reads it (the table modules declare theirs: tables/index.ts
+ * GTFS_FILES). `required` columns missing from a present file reject the feed; optional columns
+ * missing are read as NULL. Extra columns are ignored.
+ */
+export interface GtfsFileSpec {
+  file: string;
+  /** the feed is rejected when this file is missing */
+  required: boolean;
+  required_columns: readonly string[];
+  optional_columns: readonly string[];
+}
 
 export interface RawTable {
   spec: GtfsFileSpec;
@@ -23,8 +36,8 @@ export interface RawTable {
   path?: string;
   /** made on first use by lineMapOf; null when reader lines are the file's lines */
   lineMap?: LineMap | null;
-  /** set while a deferred file (see loadRawTables) is not read yet; `ready` once it is fully written */
-  deferred?: { ready: Promise<void> };
+  /** set while a deferred file (see loadRawTables) is not read yet; `ready()` settles once it is fully written */
+  deferred?: { ready: () => Promise<void> };
 }
 
 /**
@@ -195,44 +208,42 @@ export function csvReader(plan: CsvPlan, rej: string, parallel: boolean, encodin
 }
 
 /**
- * `pending`: files still being written (unpacked), by name; each is awaited before it is read.
- * `defer`: files whose reading the caller does itself (build.ts reads stop_times.txt straight into
- * its typed table when it can): when present, their RawTable has `deferred` set and nothing is read
- * here; openDeferred then checks the header (once the file is written) and loadDeferred reads it
- * into its raw table like the others when the caller cannot do better.
+ * Every file of `files`, in order, into its raw table.
+ * `pending`: files still being written (unpacked), by name: each is awaited (`ready()`) before it is read.
+ * `defer`: files whose reading the caller does itself (tables/stop-times.ts reads stop_times.txt
+ * straight into its typed table when it can): when present, their RawTable has `deferred` set and
+ * nothing is read here; openDeferred then checks the header (once the file is written) and
+ * loadDeferred reads it into its raw table like the others when the caller cannot do better.
+ * `preloaded`: files read on another connection meanwhile (loadRawTable), taken at their place.
  */
 export async function loadRawTables(
-  conn: DuckDBConnection, dir: string, issues: Issues, pending?: Map<string, Promise<void>>, defer: ReadonlySet<string> = new Set(), preloaded?: Map<string, Promise<PreloadedRaw>>,
+  conn: DuckDBConnection, dir: string, files: readonly GtfsFileSpec[], issues: Issues,
+  opts: { pending?: Map<string, () => Promise<void>>; defer?: ReadonlySet<string>; preloaded?: Map<string, Task<PreloadedRaw>> } = {},
 ): Promise<Map<string, RawTable>> {
+  const { pending, defer = new Set<string>(), preloaded } = opts;
   const out = new Map<string, RawTable>();
-  try {
-    for (const spec of GTFS_FILES) {
-      const path = join(dir, spec.file);
-      const ready = pending?.get(spec.file) ?? Promise.resolve();
-      const pre = preloaded?.get(spec.file);
-      if (pre) {
-        // read on another connection meanwhile (loadRawTable): taken here, in file order, so its
-        // error (if any) and its warnings come where reading it here would have put them
-        const { table, issues: own } = await pre;
-        issues.absorb(own);
-        out.set(spec.file, table);
-        continue;
-      }
-      // (a file still being unpacked is on its way: `pending` has it)
-      if (defer.has(spec.file) && (existsSync(path) || pending?.has(spec.file))) {
-        out.set(spec.file, { spec, present: true, rows: 0, rejectedLines: [], path, deferred: { ready } });
-        continue;
-      }
-      await ready;
-      const table: RawTable = { spec, present: true, rows: 0, rejectedLines: [], path };
-      const plan = await planCsv(conn, table);
-      if (plan) await readRaw(conn, table, plan, issues);
+  for (const spec of files) {
+    const path = join(dir, spec.file);
+    const ready = pending?.get(spec.file) ?? (() => Promise.resolve());
+    const pre = preloaded?.get(spec.file);
+    if (pre) {
+      // read on another connection meanwhile (loadRawTable): taken here, in file order, so its
+      // error (if any) and its warnings come where reading it here would have put them
+      const { table, issues: own } = await pre.result();
+      issues.absorb(own);
       out.set(spec.file, table);
+      continue;
     }
-  } catch (e) {
-    // the other connection's reads end before the caller closes the database
-    if (preloaded) await Promise.allSettled(preloaded.values());
-    throw e;
+    // (a file still being unpacked is on its way: `pending` has it)
+    if (defer.has(spec.file) && (existsSync(path) || pending?.has(spec.file))) {
+      out.set(spec.file, { spec, present: true, rows: 0, rejectedLines: [], path, deferred: { ready } });
+      continue;
+    }
+    await ready();
+    const table: RawTable = { spec, present: true, rows: 0, rejectedLines: [], path };
+    const plan = await planCsv(conn, table);
+    if (plan) await readRaw(conn, table, plan, issues);
+    out.set(spec.file, table);
   }
   // calendar.txt and calendar_dates.txt are each optional, but a feed needs one of them
   if (out.get("calendar.txt")!.rows === 0 && out.get("calendar_dates.txt")!.rows === 0) {
@@ -252,8 +263,7 @@ export interface PreloadedRaw {
  * database, so that it runs beside the other files), with warnings of its own: loadRawTables takes
  * the result (`preloaded`) at the file's place in the order.
  */
-export async function loadRawTable(conn: DuckDBConnection, dir: string, file: string, ready: Promise<void> = Promise.resolve()): Promise<PreloadedRaw> {
-  const spec = GTFS_FILES.find((f) => f.file === file)!;
+export async function loadRawTable(conn: DuckDBConnection, dir: string, spec: GtfsFileSpec, ready: Promise<void> = Promise.resolve()): Promise<PreloadedRaw> {
   const path = join(dir, spec.file);
   await ready;
   const issues = new Issues();
@@ -305,7 +315,7 @@ async function planCsv(conn: DuckDBConnection, table: RawTable): Promise<CsvPlan
 
 /** A deferred file, once written: its plan (header checks as for any file), or null when absent or empty. */
 export async function openDeferred(conn: DuckDBConnection, table: RawTable): Promise<CsvPlan | null> {
-  await table.deferred!.ready;
+  await table.deferred!.ready();
   const plan = await planCsv(conn, table);
   if (!plan) table.deferred = undefined;
   return plan;

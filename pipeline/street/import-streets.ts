@@ -13,8 +13,10 @@ import { pipeline as streamPipeline } from "node:stream/promises";
 import { Readable } from "node:stream";
 import { DataError } from "../report.ts";
 import { isUrl } from "../source.ts";
-import { acquireLock, fsyncDir, fsyncTreeAsync, readManifest, writeFileDurable, writeManifest, type StreetEntry } from "../store/manifest.ts";
-import { defaultValhallaConfig, runValhallaTool, STREET_LAYOUT, valhallaVersion, withDatasetPaths } from "./valhalla.ts";
+import { readManifest, type StreetEntry } from "../schema/manifest.ts";
+import { STREET_LAYOUT, withDatasetPaths } from "../schema/street.ts";
+import { acquireLock, fsyncDir, fsyncTreeAsync, writeFileDurable, writeManifest } from "../store/manifest.ts";
+import { defaultValhallaConfig, runValhallaTool, valhallaVersion } from "./valhalla.ts";
 
 /** Bumped when the way tiles are built changes (config, tools run), so old datasets are rebuilt. */
 export const STREET_BUILD_FORMAT = 1;

@@ -2,13 +2,17 @@
  * The Valhalla engine from npm (`@valhallajs/valhallajs`): where its native tools are, the
  * configuration it reads, and running a tool with its log lines as progress. The pipeline builds
  * street datasets with these tools; the server's embedded engine loads the configuration written
- * here (server/street/embedded.ts).
+ * with them through the dataset contract (pipeline/schema/street.ts).
  */
 import { spawn } from "node:child_process";
 import { existsSync, readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { arch, platform } from "node:os";
 import { dirname, join } from "node:path";
+import type { ValhallaConfig } from "../schema/street.ts";
+
+/** The dataset layout and the configuration's paths are the dataset contract's (pipeline/schema/street.ts). */
+export { STREET_LAYOUT, withDatasetPaths, type ValhallaConfig } from "../schema/street.ts";
 
 const require = createRequire(import.meta.url);
 
@@ -31,8 +35,6 @@ export function valhallaBinDir(): string {
   return dir;
 }
 
-export type ValhallaConfig = Record<string, any>;
-
 /**
  * Valhalla's default configuration, as its own `valhalla_build_config` script writes it (a Python 3
  * script in the package; run at import time only, never by the server).
@@ -42,38 +44,6 @@ export async function defaultValhallaConfig(): Promise<ValhallaConfig> {
   const { code, stdout, stderr } = await run("python3", [script], {});
   if (code !== 0) throw new Error(`valhalla_build_config failed (exit ${code}): ${stderr.trim() || stdout.trim()} (it needs python3)`);
   return JSON.parse(stdout) as ValhallaConfig;
-}
-
-/** Where each part of a street dataset lives, relative to its folder. */
-export const STREET_LAYOUT = {
-  tiles: "tiles",
-  admin: "admin.sqlite",
-  elevation: "elevation",
-  /** the engine configuration, paths relative to the folder (see engineConfigFor) */
-  config: "valhalla.json",
-} as const;
-
-/**
- * A configuration whose paths point into `dir`: `base` is the stored one (valhalla.json), whose
- * paths are relative. Logging off: the engine logs one line per search otherwise.
- */
-export function withDatasetPaths(base: ValhallaConfig, dir: string, opts: { elevation: boolean; admin: boolean; logging?: boolean }): ValhallaConfig {
-  const c = structuredClone(base);
-  c.mjolnir.tile_dir = join(dir, STREET_LAYOUT.tiles);
-  // no tar extract: tiles are read from the folder (an extract that does not exist is skipped)
-  c.mjolnir.tile_extract = join(dir, "tiles.tar");
-  c.mjolnir.traffic_extract = join(dir, "traffic.tar");
-  c.mjolnir.admin = opts.admin ? join(dir, STREET_LAYOUT.admin) : join(dir, "no-admin.sqlite");
-  c.mjolnir.timezone = join(dir, "no-timezones.sqlite");
-  c.mjolnir.landmarks = join(dir, "no-landmarks.sqlite");
-  c.mjolnir.transit_dir = join(dir, "no-transit");
-  c.mjolnir.transit_feeds_dir = join(dir, "no-transit-feeds");
-  c.additional_data.elevation = opts.elevation ? join(dir, STREET_LAYOUT.elevation) + "/" : join(dir, "no-elevation") + "/";
-  c.mjolnir.logging = { ...c.mjolnir.logging, type: opts.logging ? "std_out" : "", color: false };
-  for (const part of ["loki", "thor", "odin", "meili"]) {
-    if (c[part]?.logging) c[part].logging = { ...c[part].logging, type: opts.logging ? "std_out" : "" };
-  }
-  return c;
 }
 
 export interface ToolRun {

@@ -3,13 +3,13 @@
  * expanded, trips grouped into RAPTOR routes (same feed, stop sequence, stop_sequence numbers, shape
  * and timezone) and split where they overtake, stop times laid out route by route, service-day
  * bitsets, and footpaths (transfers.txt plus straight-line walks within a radius, across feeds).
- * The column layout is the one server/planner/timetable/arrow-loader.ts reads.
+ * The tables and columns are the timetable file's (pipeline/schema/timetable.ts), which
+ * server/planner/timetable/arrow-loader.ts reads.
  */
+import { packStopTime, stopTimeFlags, type TimetableTables } from "../schema/timetable.ts";
 import type { AssembleOptions, SourceData, SourceTrip } from "./source.ts";
 
-/** Seconds a packed stop time can hold (times * 4 + flags in an Int32). */
-const MAX_PACKED_SEC = 2 ** 29 - 1;
-
+/** Any table of columns arrow-io.ts can encode; assembleTimetable's are the layout's (TimetableTables). */
 export type Column = Int32Array | Uint8Array | Float32Array | Float64Array | string[];
 export type Tables = Record<string, Record<string, Column>>;
 
@@ -38,7 +38,7 @@ interface ExpandedTrip {
   out: number;
 }
 
-export function assembleTimetable(src: SourceData, opts: AssembleOptions): Tables {
+export function assembleTimetable(src: SourceData, opts: AssembleOptions): TimetableTables {
   const st = src.stopTimes;
   // ---- stops: only those some trip serves
   const stopByKey = new Map(src.stops.map((s) => [s.key, s]));
@@ -224,7 +224,7 @@ export function assembleTimetable(src: SourceData, opts: AssembleOptions): Table
     tripOut.push(...trips);
   }
   // stop times packed as the planner reads them, each trip where its route put it (ExpandedTrip.out)
-  const words = packStopTimes(expanded, st, nTimes);
+  const words = packTrips(expanded, st, nTimes);
 
   // ---- footpaths and same-stop slack
   const slack = new Int32Array(stops.length);
@@ -500,30 +500,19 @@ function stopsDigest(st: SourceData["stopTimes"], from: number, to: number): str
 }
 
 /**
- * Stop times packed as the planner reads them (server/planner/timetable/types.ts TransitCore.stopTimes):
- * word 2w = arrival * 4 + flags, 2w + 1 = departure * 4 + flags (1 no pickup, 2 no drop-off), each
- * trip at the index its route gave it (ExpandedTrip.out). A function of its own: JavaScriptCore
- * optimises small functions' loops, not the loops of assembleTimetable's long body (moving this
- * one out cut the bus_bk assembly by ~110 ms).
+ * Stop times packed as the planner reads them (the packed word of pipeline/schema/timetable.ts),
+ * each trip at the index its route gave it (ExpandedTrip.out). A function of its own:
+ * JavaScriptCore optimises small functions' loops, not the loops of assembleTimetable's long body
+ * (moving this one out cut the bus_bk assembly by ~110 ms).
  */
-function packStopTimes(expanded: ExpandedTrip[], st: SourceData["stopTimes"], nTimes: number): Int32Array {
+function packTrips(expanded: ExpandedTrip[], st: SourceData["stopTimes"], nTimes: number): Int32Array {
   const words = new Int32Array(2 * nTimes);
   const { arrSec, depSec, pickupType, dropOffType } = st;
   for (const e of expanded) {
     const shift = e.shift;
     for (let i = e.from, end = e.to, w = e.out; i < end; i++, w++) {
-      const a = arrSec[i]! + shift;
-      const d = depSec[i]! + shift;
-      if (a > MAX_PACKED_SEC || a < -MAX_PACKED_SEC || d > MAX_PACKED_SEC || d < -MAX_PACKED_SEC) beyondPacked(a, d);
-      const f = (pickupType[i] === 1 ? 1 : 0) | (dropOffType[i] === 1 ? 2 : 0);
-      words[2 * w] = a * 4 + f;
-      words[2 * w + 1] = d * 4 + f;
+      packStopTime(words, w, arrSec[i]! + shift, depSec[i]! + shift, stopTimeFlags(pickupType[i]!, dropOffType[i]!));
     }
   }
   return words;
-}
-
-/** A stop time too large for the packed words (packStopTimes). */
-function beyondPacked(a: number, d: number): never {
-  throw new Error(`timetable: stop time ${Math.abs(a) > MAX_PACKED_SEC ? a : d} s is beyond ±${MAX_PACKED_SEC} s`);
 }

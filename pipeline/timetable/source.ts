@@ -3,6 +3,7 @@
  * dataset-wide integer keys (the catalog's `id` columns). compile.ts fills it from Parquet with
  * DuckDB; the planner's scenario tests fill it from text timetables.
  */
+import type { StopTimesColumns } from "../gtfs/stop-times/columns.ts";
 
 export interface SourceFeed {
   onestopId: string;
@@ -56,16 +57,8 @@ export interface SourceTrip {
   shapeId: string;
   wheelchair: number;
 }
-/** stop_times, columnar, sorted by trip then stop_sequence */
-export interface SourceStopTimes {
-  trip: Int32Array;
-  stopSequence: Int32Array;
-  stop: Int32Array;
-  arrSec: Int32Array;
-  depSec: Int32Array;
-  pickupType: Uint8Array;
-  dropOffType: Uint8Array;
-}
+/** stop_times, columnar, sorted by trip then stop_sequence: the StopTimesColumns contract */
+export type SourceStopTimes = StopTimesColumns;
 export interface SourceCalendar {
   key: number;
   feed: number;

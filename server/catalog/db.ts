@@ -182,5 +182,5 @@ export class Database {
   }
 }
 
-/** Quote a string as a SQL literal (only for file paths in read_parquet, never for user input). */
-export const sqlString = (s: string) => `'${s.replaceAll("'", "''")}'`;
+/** The SQL-literal helper, for the callers (and tests) that take it from here. */
+export { sqlString } from "../sql.ts";

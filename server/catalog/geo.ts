@@ -5,9 +5,8 @@
 import { DOUBLE } from "@duckdb/node-api";
 import type { Params } from "./db.ts";
 import type { Near } from "./params.ts";
-import { EARTH_RADIUS_M, haversineM } from "../geo.ts";
+import { EARTH_RADIUS_M } from "../geo.ts";
 
-export { EARTH_RADIUS_M, haversineM };
 const M_PER_DEG_LAT = (Math.PI * EARTH_RADIUS_M) / 180;
 
 /**

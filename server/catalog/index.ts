@@ -3,7 +3,7 @@
  * dataset through DuckDB. See the README section "REST catalog" for the endpoints and their parameters.
  */
 import type { Feature, FeatureContext } from "../feature.ts";
-import { catalogRoutes } from "./routes.ts";
+import { catalogErrors, catalogFormatPaths, catalogRoutes } from "./routes.ts";
 import { CatalogService } from "./service.ts";
 
 export async function createCatalogFeature(ctx: FeatureContext): Promise<Feature> {
@@ -15,7 +15,9 @@ export async function createCatalogFeature(ctx: FeatureContext): Promise<Feature
   }
   return {
     name: "catalog",
-    routes: catalogRoutes(service, ctx.log),
+    routes: catalogRoutes(service),
+    errors: catalogErrors,
+    docPaths: catalogFormatPaths(),
     reload: () => service.reload(),
     close: async () => service.close(),
     health: () => service.health(),

@@ -1,22 +1,21 @@
 /**
- * Query-parameter parsing for the catalog endpoints. Every value arrives as a string; each parser
- * either returns a typed value or throws INVALID_PARAMETER naming the parameter and what is allowed
- * (400), so no client input can reach DuckDB unchecked. Empty values count as absent, like the
- * reference service.
+ * The catalog's parameters, each described once as a zod schema (server/params.ts): the raw text
+ * → typed value with the error message naming the parameter and what is allowed (400), and in
+ * `.meta()` the description and JSON Schema type that /docs shows. No client input reaches DuckDB
+ * unchecked. Empty values count as absent, like the reference service; a parameter given twice
+ * counts with its first non-empty value (lists: every value, comma-separated).
+ *
+ * The shapes are in validation order: the first bad parameter in that order is the one reported.
+ * stopQuery / tripQuery turn the parsed values into the typed queries the service takes.
  */
+import { z } from "zod";
 import { invalidParameter } from "../errors.ts";
+import { type ParamSchema, type ParamValues, parseParams, reject } from "../params.ts";
+import { LICENSE_FIELDS, type LicenseField } from "./license.ts";
 
 export const FORMATS = ["json", "geojson", "geojsonl"] as const;
 export type Format = (typeof FORMATS)[number];
 
-export const LICENSE_PARAMS = [
-  "license_commercial_use_allowed",
-  "license_share_alike_optional",
-  "license_create_derived_product",
-  "license_redistribution_allowed",
-  "license_use_without_attribution",
-] as const;
-export type LicenseParam = (typeof LICENSE_PARAMS)[number];
 export const LICENSE_VALUES = ["yes", "no", "unknown", "exclude_no"] as const;
 export type LicenseFilterValue = (typeof LICENSE_VALUES)[number];
 
@@ -66,7 +65,7 @@ export interface CommonQuery {
   after: number;
   feedVersionSha1: string | null;
   feedOnestopId: string | null;
-  licenses: { field: LicenseParam; value: LicenseFilterValue }[];
+  licenses: { field: LicenseField; value: LicenseFilterValue }[];
   includeAlerts: boolean;
 }
 
@@ -91,178 +90,277 @@ export interface TripQuery extends CommonQuery {
   near: Near | null;
 }
 
-/** Read access to a query string: first non-empty value per name. */
-class Reader {
-  constructor(private readonly sp: URLSearchParams) {}
-  get(name: string): string | null {
-    for (const v of this.sp.getAll(name)) if (v.trim() !== "") return v.trim();
-    return null;
-  }
-  /** comma-separated list, repeated parameters joined */
-  list(name: string): string[] | null {
-    const all = this.sp
-      .getAll(name)
-      .flatMap((v) => v.split(","))
+// ---- parameter kinds
+
+type Ctx = z.RefinementCtx;
+const LISTS = new WeakSet<z.ZodType>();
+
+/** A parameter: `parse` the present raw text; `absent` when missing. JSON Schema and description for the docs. */
+function param<T, A>(json: Record<string, unknown>, description: string, absent: A, parse: (raw: string, ctx: Ctx) => T): ParamSchema<T | A> {
+  return z
+    .string()
+    .optional()
+    .transform((raw, ctx) => (raw === undefined ? absent : parse(raw, ctx)))
+    .meta({ description, ...json });
+}
+
+/** A comma-separated list (repeated parameters add to it); null when it names nothing. */
+function list<T>(description: string, parse: (item: string, ctx: Ctx) => T): ParamSchema<T[] | null> {
+  const s = param({ type: "string" }, description, null, (raw, ctx) => {
+    const items = raw
+      .split(",")
       .map((v) => v.trim())
       .filter((v) => v !== "");
-    return all.length ? all : null;
-  }
+    return items.length ? items.map((v) => parse(v, ctx)) : null;
+  });
+  LISTS.add(s);
+  return s;
 }
 
 const INT_RE = /^[+-]?\d+$/;
 const NUM_RE = /^[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?$/;
 
-export function parseInteger(param: string, raw: string, min: number, max: number, allowed?: string): number {
+function checkInteger(ctx: Ctx, name: string, raw: string, min: number, max: number, allowed?: string): number {
   const what = allowed ?? `an integer from ${min} to ${max}`;
-  if (!INT_RE.test(raw)) throw invalidParameter(param, `${param} must be ${what}, got "${raw}"`, what);
+  if (!INT_RE.test(raw)) return reject(ctx, `${name} must be ${what}, got "${raw}"`, what);
   const n = Number(raw);
-  if (!Number.isSafeInteger(n) || n < min || n > max) throw invalidParameter(param, `${param} must be ${what}, got ${raw}`, what);
+  if (!Number.isSafeInteger(n) || n < min || n > max) return reject(ctx, `${name} must be ${what}, got ${raw}`, what);
   return n;
 }
 
-function parseNumber(param: string, raw: string, min: number, max: number, unit = ""): number {
+function checkNumber(ctx: Ctx, name: string, raw: string, min: number, max: number, unit = ""): number {
   const what = `a number from ${min} to ${max}${unit}`;
-  if (!NUM_RE.test(raw)) throw invalidParameter(param, `${param} must be ${what}, got "${raw}"`, what);
+  if (!NUM_RE.test(raw)) return reject(ctx, `${name} must be ${what}, got "${raw}"`, what);
   const n = Number(raw);
-  if (!Number.isFinite(n) || n < min || n > max) throw invalidParameter(param, `${param} must be ${what}, got ${raw}`, what);
+  if (!Number.isFinite(n) || n < min || n > max) return reject(ctx, `${name} must be ${what}, got ${raw}`, what);
   return n;
 }
 
-function parseBoolean(param: string, raw: string | null, dflt: boolean): boolean {
-  if (raw === null) return dflt;
-  const v = raw.toLowerCase();
-  if (v === "true") return true;
-  if (v === "false") return false;
-  throw invalidParameter(param, `${param} must be true or false, got "${raw}"`, "true, false");
+const integer = (name: string, min: number, max: number, description: string, allowed?: string) =>
+  param({ type: "integer", minimum: min, maximum: max }, description, null, (raw, ctx) => checkInteger(ctx, name, raw, min, max, allowed));
+
+const number = (name: string, min: number, max: number, description: string, unit = "") =>
+  param({ type: "number", minimum: min, maximum: max }, description, null, (raw, ctx) => checkNumber(ctx, name, raw, min, max, unit));
+
+const boolean = (name: string, dflt: boolean, description: string) =>
+  param({ type: "string", enum: ["true", "false"], default: String(dflt) }, description, dflt, (raw, ctx) => {
+    const v = raw.toLowerCase();
+    if (v === "true") return true;
+    if (v === "false") return false;
+    return reject(ctx, `${name} must be true or false, got "${raw}"`, "true, false");
+  });
+
+function oneOf<T extends string>(name: string, values: readonly T[], normalize: (s: string) => string, description: string) {
+  return param({ type: "string", enum: [...values] }, description, null, (raw, ctx) => {
+    const v = normalize(raw) as T;
+    return values.includes(v) ? v : reject(ctx, `${name} must be one of ${values.join(", ")}; got "${raw}"`, values.join(", "));
+  });
 }
 
-function parseEnum<T extends string>(param: string, raw: string, values: readonly T[], normalize: (s: string) => string): T {
-  const v = normalize(raw) as T;
-  if (!values.includes(v)) throw invalidParameter(param, `${param} must be one of ${values.join(", ")}; got "${raw}"`, values.join(", "));
-  return v;
-}
+const text = (description: string) => param({ type: "string" }, description, null, (raw) => raw);
 
 /** YYYY-MM-DD naming a real calendar day. */
-export function parseDate(param: string, raw: string): string {
-  const m = /^(\d{4})-(\d{2})-(\d{2})$/.exec(raw);
-  const ok =
-    m &&
-    (() => {
-      const d = new Date(Date.UTC(Number(m[1]), Number(m[2]) - 1, Number(m[3])));
-      return d.getUTCFullYear() === Number(m[1]) && d.getUTCMonth() === Number(m[2]) - 1 && d.getUTCDate() === Number(m[3]);
-    })();
-  if (!ok) throw invalidParameter(param, `${param} must be a date YYYY-MM-DD, got "${raw}"`, "YYYY-MM-DD");
-  return raw;
-}
+const date = (name: string, description: string) =>
+  param({ type: "string", format: "date" }, description, null, (raw, ctx) => {
+    const m = /^(\d{4})-(\d{2})-(\d{2})$/.exec(raw);
+    const d = m && new Date(Date.UTC(Number(m[1]), Number(m[2]) - 1, Number(m[3])));
+    const ok = m && d && d.getUTCFullYear() === Number(m[1]) && d.getUTCMonth() === Number(m[2]) - 1 && d.getUTCDate() === Number(m[3]);
+    return ok ? raw : reject(ctx, `${name} must be a date YYYY-MM-DD, got "${raw}"`, "YYYY-MM-DD");
+  });
 
-export function parseFormat(raw: string | null | undefined): Format {
-  if (raw == null || raw === "") return "json";
-  return parseEnum("format", raw, FORMATS, (s) => s.toLowerCase());
-}
-
-function parseNear(r: Reader, requireRadius: boolean, defaultRadius: number): Near | null {
-  const lat = r.get("lat");
-  const lon = r.get("lon");
-  const radius = r.get("radius");
-  if (lat === null && lon === null && radius === null) return null;
-  const need = requireRadius ? "lat, lon and radius" : "lat and lon";
-  if (lat === null) throw invalidParameter("lat", `lat is missing: a geographic search needs ${need} together`, need);
-  if (lon === null) throw invalidParameter("lon", `lon is missing: a geographic search needs ${need} together`, need);
-  if (requireRadius && radius === null) throw invalidParameter("radius", `radius is missing: a geographic search needs ${need} together`, need);
-  return {
-    lat: parseNumber("lat", lat, -90, 90),
-    lon: parseNumber("lon", lon, -180, 180),
-    radius: radius === null ? defaultRadius : parseNumber("radius", radius, 0, MAX_RADIUS_M, " meters"),
-  };
-}
-
-function parseBBox(raw: string): BBox {
-  const allowed = "min_lon,min_lat,max_lon,max_lat (four numbers, comma-separated)";
+const BBOX_ALLOWED = "min_lon,min_lat,max_lon,max_lat (four numbers, comma-separated)";
+const bbox = param({ type: "string" }, "min_lon,min_lat,max_lon,max_lat", null, (raw, ctx): BBox => {
   const parts = raw.split(",").map((s) => s.trim());
   if (parts.length !== 4 || parts.some((p) => !NUM_RE.test(p))) {
-    throw invalidParameter("bbox", `bbox must be four comma-separated numbers min_lon,min_lat,max_lon,max_lat; got "${raw}"`, allowed);
+    return reject(ctx, `bbox must be four comma-separated numbers min_lon,min_lat,max_lon,max_lat; got "${raw}"`, BBOX_ALLOWED);
   }
   const [minLon, minLat, maxLon, maxLat] = parts.map(Number) as [number, number, number, number];
   if ([minLon, maxLon].some((x) => x < -180 || x > 180) || [minLat, maxLat].some((x) => x < -90 || x > 90)) {
-    throw invalidParameter("bbox", `bbox longitudes must be within -180..180 and latitudes within -90..90; got "${raw}"`, allowed);
+    return reject(ctx, `bbox longitudes must be within -180..180 and latitudes within -90..90; got "${raw}"`, BBOX_ALLOWED);
   }
-  if (minLon > maxLon || minLat > maxLat) throw invalidParameter("bbox", `bbox minimums must not exceed maximums; got "${raw}"`, allowed);
+  if (minLon > maxLon || minLat > maxLat) return reject(ctx, `bbox minimums must not exceed maximums; got "${raw}"`, BBOX_ALLOWED);
   return { minLon, minLat, maxLon, maxLat };
+});
+
+/** lat, lon (and radius when required) come together; checked before lat is parsed. */
+function nearTogether(requireRadius: boolean) {
+  const need = requireRadius ? "lat, lon and radius" : "lat and lon";
+  return (raw: (name: string) => string | undefined) => {
+    const lat = raw("lat");
+    const lon = raw("lon");
+    const radius = raw("radius");
+    if (lat === undefined && lon === undefined && radius === undefined) return null;
+    if (lat === undefined) return invalidParameter("lat", `lat is missing: a geographic search needs ${need} together`, need);
+    if (lon === undefined) return invalidParameter("lon", `lon is missing: a geographic search needs ${need} together`, need);
+    if (requireRadius && radius === undefined) return invalidParameter("radius", `radius is missing: a geographic search needs ${need} together`, need);
+    return null;
+  };
 }
 
-function parseCommon(r: Reader, format: Format): CommonQuery {
-  const limitRaw = r.get("limit");
-  const limit = limitRaw === null ? (format === "geojsonl" ? null : DEFAULT_LIMIT) : parseInteger("limit", limitRaw, 1, MAX_LIMIT);
-  const afterRaw = r.get("after");
-  const after = afterRaw === null ? 0 : parseInteger("after", afterRaw, 0, INT32_MAX, "a cursor taken from meta.next (a non-negative integer)");
-  const sha = r.get("feed_version_sha1");
-  if (sha !== null && !/^[0-9a-fA-F]{40}$/.test(sha)) {
-    throw invalidParameter("feed_version_sha1", `feed_version_sha1 must be 40 hexadecimal characters, got "${sha}"`, "40 hex characters");
+// ---- path parameters
+
+/** `.{format}` of a path; absent = json. */
+export const formatParam = param(
+  { type: "string", enum: [...FORMATS] },
+  "json (default), geojson (FeatureCollection) or geojsonl (one Feature per line); anything else is a 400",
+  "json" as Format,
+  (raw, ctx) => {
+    if (raw === "") return "json";
+    const v = raw.toLowerCase() as Format;
+    return FORMATS.includes(v) ? v : reject(ctx, `format must be one of ${FORMATS.join(", ")}; got "${raw}"`, FORMATS.join(", "));
+  },
+);
+
+const KEY_FORMS = "an integer id, `<feed onestop_id>:<gtfs id>`, or a Onestop ID";
+export const PATH_PARAMS = {
+  route_key: text(KEY_FORMS),
+  stop_key: text(KEY_FORMS),
+  /** a trip's internal id in /routes/{route_key}/trips/{id} */
+  id: param({ type: "integer", minimum: 1, maximum: INT32_MAX }, "internal trip id", null, (raw, ctx) =>
+    checkInteger(ctx, "id", raw, 1, INT32_MAX, "a positive integer trip id (use ?trip_id= for a GTFS trip_id)"),
+  ),
+  format: formatParam,
+};
+
+// ---- query parameters
+
+const COMMON = {
+  limit: integer("limit", 1, MAX_LIMIT, `rows per page, 1..${MAX_LIMIT}, default ${DEFAULT_LIMIT}; geojsonl without a limit streams every matching row`),
+  after: integer("after", 0, INT32_MAX, "opaque cursor from meta.next of the previous page", "a cursor taken from meta.next (a non-negative integer)"),
+  feed_version_sha1: param({ type: "string", pattern: "^[0-9a-fA-F]{40}$" }, "search this feed version (active or not) instead of the active ones", null, (raw, ctx) =>
+    /^[0-9a-fA-F]{40}$/.test(raw) ? raw.toLowerCase() : reject(ctx, `feed_version_sha1 must be 40 hexadecimal characters, got "${raw}"`, "40 hex characters"),
+  ),
+  ...(Object.fromEntries(
+    LICENSE_FIELDS.map((f) => [`license_${f}`, oneOf(`license_${f}`, LICENSE_VALUES, (s) => s.toLowerCase(), "yes, no, unknown, or exclude_no (= yes or unknown)")]),
+  ) as Record<`license_${LicenseField}`, ParamSchema<LicenseFilterValue | null>>),
+  feed_onestop_id: text("only records of this feed"),
+  include_alerts: boolean("include_alerts", false, "true/false: add alerts (an empty list until real-time data is configured)"),
+};
+
+export const STOP_PARAMS = {
+  ...COMMON,
+  served_by_onestop_ids: list("comma-separated route (r-...) and agency (o-...) Onestop IDs", (id, ctx) =>
+    id.startsWith("r-") || id.startsWith("o-")
+      ? id
+      : reject(ctx, `served_by_onestop_ids takes route (r-...) or agency (o-...) Onestop IDs; got "${id}"`, "comma-separated route (r-...) or agency (o-...) Onestop IDs"),
+  ),
+  served_by_route_types: list("comma-separated GTFS route_type integers", (t, ctx) =>
+    checkInteger(ctx, "served_by_route_types", t, 0, 9999, "comma-separated GTFS route_type integers"),
+  ),
+  location_type: integer(
+    "location_type",
+    0,
+    4,
+    "0 stop/platform, 1 station, 2 entrance/exit, 3 generic node, 4 boarding area",
+    "0 (stop/platform), 1 (station), 2 (entrance/exit), 3 (generic node), 4 (boarding area)",
+  ),
+  bbox,
+  lat: number("lat", -90, 90, "with lon and radius (all three required)"),
+  lon: number("lon", -180, 180, "with lat and radius"),
+  radius: number("radius", 0, MAX_RADIUS_M, `meters, at most ${MAX_RADIUS_M}`, " meters"),
+  stop_id: text("GTFS stop_id"),
+  onestop_id: text("stop Onestop ID"),
+};
+
+export const TRIP_PARAMS = {
+  ...COMMON,
+  service_date: date("service_date", "YYYY-MM-DD: trips with service on that date"),
+  relative_date: oneOf("relative_date", RELATIVE_DATES, (s) => s.toUpperCase(), "a date relative to today in the feed's timezone"),
+  use_service_window: boolean(
+    "use_service_window",
+    true,
+    "true (default)/false: a date outside the feed version's service window is replaced by the same weekday of its best week",
+  ),
+  trip_id: text("GTFS trip_id"),
+  include_geometry: boolean("include_geometry", false, "true/false: include shape geometry in json lists"),
+  id: integer("id", 1, INT32_MAX, "internal trip id", "a positive integer trip id"),
+  lat: number("lat", -90, 90, "with lon: trips serving a stop within radius of the point"),
+  lon: number("lon", -180, 180, "with lat"),
+  radius: number("radius", 0, MAX_RADIUS_M, `meters for lat/lon, default ${DEFAULT_TRIP_RADIUS_M}, at most ${MAX_RADIUS_M}`, " meters"),
+};
+
+const STOP_RULES = { before: { lat: nearTogether(true) } };
+const TRIP_RULES = {
+  before: {
+    service_date: (raw: (name: string) => string | undefined) =>
+      raw("service_date") !== undefined && raw("relative_date") !== undefined
+        ? invalidParameter("relative_date", "give service_date or relative_date, not both", "either service_date or relative_date")
+        : null,
+    lat: nearTogether(false),
+  },
+};
+
+/**
+ * Raw values of a query string: the first non-empty value of a parameter, trimmed; a list
+ * parameter's values joined (an absent or empty parameter is undefined).
+ */
+export function queryReader(sp: URLSearchParams, shape: Record<string, z.ZodType>): (name: string) => string | undefined {
+  if (sp.size === 0) return () => undefined;
+  const given: Record<string, string[]> = Object.create(null);
+  for (const [name, value] of sp) (given[name] ??= []).push(value);
+  return (name) => {
+    const all = given[name];
+    if (all === undefined) return undefined;
+    if (LISTS.has(shape[name]!)) return all.some((v) => v.trim() !== "") ? all.join(",") : undefined;
+    for (const v of all) if (v.trim() !== "") return v.trim();
+    return undefined;
+  };
+}
+
+const LICENSE_PARAMS = LICENSE_FIELDS.map((field) => [field, `license_${field}`] as const);
+
+function licenses(v: ParamValues<typeof COMMON>): CommonQuery["licenses"] {
+  const out: CommonQuery["licenses"] = [];
+  for (const [field, name] of LICENSE_PARAMS) {
+    const value = v[name];
+    if (value !== null) out.push({ field, value });
   }
-  const licenses: CommonQuery["licenses"] = [];
-  for (const field of LICENSE_PARAMS) {
-    const raw = r.get(field);
-    if (raw !== null) licenses.push({ field, value: parseEnum(field, raw, LICENSE_VALUES, (s) => s.toLowerCase()) });
-  }
+  return out;
+}
+
+const near = (lat: number | null, lon: number | null, radius: number | null, dflt: number): Near | null =>
+  lat === null || lon === null ? null : { lat, lon, radius: radius ?? dflt };
+
+/** The stops query of a request (GET /stops[.format], /stops/{stop_key}[.format]). */
+export function stopQuery(raw: (name: string) => string | undefined, format: Format): StopQuery {
+  const v = parseParams(STOP_PARAMS, raw, STOP_RULES);
+  const ids = v.served_by_onestop_ids ?? [];
   return {
     format,
-    limit,
-    after,
-    feedVersionSha1: sha?.toLowerCase() ?? null,
-    feedOnestopId: r.get("feed_onestop_id"),
-    licenses,
-    includeAlerts: parseBoolean("include_alerts", r.get("include_alerts"), false),
+    limit: v.limit ?? (format === "geojsonl" ? null : DEFAULT_LIMIT),
+    after: v.after ?? 0,
+    feedVersionSha1: v.feed_version_sha1,
+    feedOnestopId: v.feed_onestop_id,
+    licenses: licenses(v),
+    includeAlerts: v.include_alerts,
+    servedByRouteOnestopIds: ids.filter((id) => id.startsWith("r-")),
+    servedByAgencyOnestopIds: ids.filter((id) => id.startsWith("o-")),
+    servedByRouteTypes: v.served_by_route_types,
+    locationType: v.location_type,
+    bbox: v.bbox,
+    near: near(v.lat, v.lon, v.radius, 0),
+    stopId: v.stop_id,
+    onestopId: v.onestop_id,
   };
 }
 
-export function parseStopQuery(sp: URLSearchParams, format: Format): StopQuery {
-  const r = new Reader(sp);
-  const common = parseCommon(r, format);
-  const routes: string[] = [];
-  const agencies: string[] = [];
-  for (const id of r.list("served_by_onestop_ids") ?? []) {
-    if (id.startsWith("r-")) routes.push(id);
-    else if (id.startsWith("o-")) agencies.push(id);
-    else
-      throw invalidParameter(
-        "served_by_onestop_ids",
-        `served_by_onestop_ids takes route (r-...) or agency (o-...) Onestop IDs; got "${id}"`,
-        "comma-separated route (r-...) or agency (o-...) Onestop IDs",
-      );
-  }
-  const types = r.list("served_by_route_types")?.map((t) => parseInteger("served_by_route_types", t, 0, 9999, "comma-separated GTFS route_type integers"));
-  const lt = r.get("location_type");
-  const bbox = r.get("bbox");
+/** The trips query of a request (GET /routes/{route_key}/trips[.format], .../trips/{id}[.format]). */
+export function tripQuery(raw: (name: string) => string | undefined, format: Format): TripQuery {
+  const v = parseParams(TRIP_PARAMS, raw, TRIP_RULES);
   return {
-    ...common,
-    servedByRouteOnestopIds: routes,
-    servedByAgencyOnestopIds: agencies,
-    servedByRouteTypes: types ?? null,
-    locationType: lt === null ? null : parseInteger("location_type", lt, 0, 4, "0 (stop/platform), 1 (station), 2 (entrance/exit), 3 (generic node), 4 (boarding area)"),
-    bbox: bbox === null ? null : parseBBox(bbox),
-    near: parseNear(r, true, 0),
-    stopId: r.get("stop_id"),
-    onestopId: r.get("onestop_id"),
-  };
-}
-
-export function parseTripQuery(sp: URLSearchParams, format: Format): TripQuery {
-  const r = new Reader(sp);
-  const common = parseCommon(r, format);
-  const sd = r.get("service_date");
-  const rd = r.get("relative_date");
-  if (sd !== null && rd !== null) {
-    throw invalidParameter("relative_date", "give service_date or relative_date, not both", "either service_date or relative_date");
-  }
-  const id = r.get("id");
-  return {
-    ...common,
-    serviceDate: sd === null ? null : parseDate("service_date", sd),
-    relativeDate: rd === null ? null : parseEnum("relative_date", rd, RELATIVE_DATES, (s) => s.toUpperCase()),
-    useServiceWindow: parseBoolean("use_service_window", r.get("use_service_window"), true),
-    tripId: r.get("trip_id"),
-    includeGeometry: parseBoolean("include_geometry", r.get("include_geometry"), false),
-    id: id === null ? null : parseInteger("id", id, 1, INT32_MAX, "a positive integer trip id"),
-    near: parseNear(r, false, DEFAULT_TRIP_RADIUS_M),
+    format,
+    limit: v.limit ?? (format === "geojsonl" ? null : DEFAULT_LIMIT),
+    after: v.after ?? 0,
+    feedVersionSha1: v.feed_version_sha1,
+    feedOnestopId: v.feed_onestop_id,
+    licenses: licenses(v),
+    includeAlerts: v.include_alerts,
+    serviceDate: v.service_date,
+    relativeDate: v.relative_date,
+    useServiceWindow: v.use_service_window,
+    tripId: v.trip_id,
+    includeGeometry: v.include_geometry,
+    id: v.id,
+    near: near(v.lat, v.lon, v.radius, DEFAULT_TRIP_RADIUS_M),
   };
 }

@@ -1,25 +1,19 @@
 /**
- * Response bodies for the three formats:
+ * The HTTP rendering of a catalog Listing (called by routes.ts), in the three formats:
  * - json: `{"<key>": [...], "meta": {"after", "next"}}` (meta only when a next page exists);
  * - geojson: a FeatureCollection, every field but geometry in `properties`, meta at the top level;
  * - geojsonl: one Feature per line, next page (if any) only in the `Link` header.
- * A body is either built in memory (bounded pages) or streamed from an async source of text
- * pieces, so memory stays flat however many rows a request covers.
+ * A body is either built in memory (bounded pages) or streamed from the listing's batches, so
+ * memory stays flat however many rows a request covers.
  */
+import type { Item, Listing } from "./listing.ts";
 import type { Format } from "./params.ts";
 
-export interface Item {
-  /** JSON object of every field, geometry included */
-  json: string;
-  /** GeoJSON Feature */
-  feature: string;
-}
-
-export interface Page {
-  /** cursor of the next page (meta.after), or null on the last page */
-  after: number | null;
-  /** full URL of the next page, or null */
-  next: string | null;
+interface Page {
+  /** cursor of the next page (meta.after) */
+  after: number;
+  /** full URL of the next page */
+  next: string;
 }
 
 const CONTENT_TYPE: Record<Format, string> = {
@@ -37,11 +31,11 @@ export function nextUrl(requestUrl: string, after: number): string {
 
 function headersFor(format: Format, page: Page | null): Record<string, string> {
   const h: Record<string, string> = { "content-type": CONTENT_TYPE[format] };
-  if (page?.next) h.link = `<${page.next}>; rel="next"`;
+  if (page) h.link = `<${page.next}>; rel="next"`;
   return h;
 }
 
-const metaText = (page: Page | null) => (page?.next ? `,"meta":${JSON.stringify({ after: page.after, next: page.next })}` : "");
+const metaText = (page: Page | null) => (page ? `,"meta":${JSON.stringify({ after: page.after, next: page.next })}` : "");
 
 function opening(format: Format, key: string): string {
   if (format === "json") return `{"${key}":[`;
@@ -50,12 +44,19 @@ function opening(format: Format, key: string): string {
 }
 const closing = (format: Format, page: Page | null) => (format === "geojsonl" ? "" : `]${metaText(page)}}`);
 
-const pieceOf = (format: Format, it: Item) => (format === "json" ? it.json : it.feature);
+const feature = (it: Item) => `{"type":"Feature","geometry":${it.geometry},"properties":${it.properties}}`;
+const pieceOf = (format: Format, it: Item) => (format === "json" ? it.json : feature(it));
+
+/** A listing as a 200 Response: `key` names the json list ("stops", "trips"), next links point past `after`. */
+export function listingResponse(format: Format, key: string, listing: Listing, requestUrl: string): Response {
+  const page = listing.after === null ? null : { after: listing.after, next: nextUrl(requestUrl, listing.after) };
+  return Array.isArray(listing.items) ? listResponse(format, key, listing.items, page) : streamResponse(format, key, listing.items, page);
+}
 
 /** A whole body built in memory (pages of at most MAX_LIMIT rows). */
-export function listResponse(format: Format, key: string, items: Item[], page: Page | null): Response {
+function listResponse(format: Format, key: string, items: Item[], page: Page | null): Response {
   let body: string;
-  if (format === "geojsonl") body = items.map((it) => `${it.feature}\n`).join("");
+  if (format === "geojsonl") body = items.map((it) => `${feature(it)}\n`).join("");
   else body = opening(format, key) + items.map((it) => pieceOf(format, it)).join(",") + closing(format, page);
   return new Response(body, { status: 200, headers: headersFor(format, page) });
 }
@@ -63,19 +64,12 @@ export function listResponse(format: Format, key: string, items: Item[], page: P
 const encoder = new TextEncoder();
 
 /**
- * A streamed body: `source` yields batches of items (one DuckDB chunk each); `done` runs exactly
- * once when the stream ends, fails or is cancelled by the client.
+ * A streamed body: `source` yields batches of items (one DuckDB chunk each) and is returned when
+ * the client cancels (the listing then lets go of the dataset).
  */
-export function streamResponse(format: Format, key: string, source: AsyncGenerator<Item[]>, page: Page | null, done: () => void): Response {
+function streamResponse(format: Format, key: string, source: AsyncIterator<Item[]>, page: Page | null): Response {
   let started = false;
   let first = true;
-  let finished = false;
-  const finish = () => {
-    if (!finished) {
-      finished = true;
-      done();
-    }
-  };
   const stream = new ReadableStream<Uint8Array>(
     {
       async pull(controller) {
@@ -90,12 +84,11 @@ export function streamResponse(format: Format, key: string, source: AsyncGenerat
             text += closing(format, page);
             if (text) controller.enqueue(encoder.encode(text));
             controller.close();
-            finish();
             return;
           }
           const parts: string[] = [];
           for (const it of value) {
-            if (format === "geojsonl") parts.push(`${it.feature}\n`);
+            if (format === "geojsonl") parts.push(`${feature(it)}\n`);
             else {
               parts.push(first ? pieceOf(format, it) : `,${pieceOf(format, it)}`);
               first = false;
@@ -104,16 +97,11 @@ export function streamResponse(format: Format, key: string, source: AsyncGenerat
           text += parts.join("");
           if (text) controller.enqueue(encoder.encode(text));
         } catch (e) {
-          finish();
           controller.error(e);
         }
       },
       async cancel() {
-        try {
-          await source.return(undefined);
-        } finally {
-          finish();
-        }
+        await source.return?.(undefined);
       },
     },
     { highWaterMark: 1 },

@@ -31,7 +31,7 @@ export function parseKey(raw: string): ParsedKey {
 
 function licenseOk(v: VersionInfo, q: CommonQuery): boolean {
   for (const { field, value } of q.licenses) {
-    const actual = v.license[field.slice("license_".length) as keyof VersionInfo["license"]] ?? "unknown";
+    const actual = v.license[field] ?? "unknown";
     if (value === "exclude_no" ? actual === "no" : actual !== value) return false;
   }
   return true;

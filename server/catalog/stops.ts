@@ -7,14 +7,24 @@ import { notFound } from "../errors.ts";
 import { Params, type Query } from "./db.ts";
 import { nearSql } from "./geo.ts";
 import type { StopQuery } from "./params.ts";
-import type { Item, Page } from "./render.ts";
+import type { Item } from "./listing.ts";
 import { resolveStopKey, visibleVersions } from "./scope.ts";
 import type { CatalogData, StopDoc } from "./store.ts";
 
-export const stopItem = (d: StopDoc): Item => ({
-  json: `${d.propsOpen},"geometry":${d.geometry}}`,
-  feature: `{"type":"Feature","geometry":${d.geometry},"properties":${d.propsOpen}}}`,
-});
+/** A stop document as an Item: the json object ends with its geometry; each text is made when asked for. */
+class StopItem implements Item {
+  constructor(private readonly d: StopDoc) {}
+  get json() {
+    return `${this.d.propsOpen},"geometry":${this.d.geometry}}`;
+  }
+  get properties() {
+    return `${this.d.propsOpen}}`;
+  }
+  get geometry() {
+    return this.d.geometry;
+  }
+}
+export const stopItem = (d: StopDoc): Item => new StopItem(d);
 
 const intList = (xs: number[]) => listValue(xs);
 const INT_LIST = LIST(INTEGER);
@@ -49,21 +59,23 @@ export function stopIdsQuery(data: CatalogData, q: StopQuery, limit: number | nu
   return p.query(`SELECT s.id FROM stops s WHERE ${where.join(" AND ")} ORDER BY s.id${lim}`);
 }
 
-/** One page of stops (limit + 1 rows fetched to know whether a next page exists). */
-export async function findStopPage(data: CatalogData, q: StopQuery, requestUrl: string, nextUrl: (u: string, after: number) => string) {
+/** One page of stops (limit + 1 rows fetched to know whether a next page exists) and the next page's cursor. */
+export async function findStopPage(data: CatalogData, q: StopQuery): Promise<{ items: Item[]; after: number | null }> {
   const limit = q.limit!;
   const rows = await data.db.rows(stopIdsQuery(data, q, limit + 1));
   const docs = rows.slice(0, limit).map((r) => data.stops.get(Number(r[0]))!);
   const more = rows.length > limit;
-  const after = more ? docs[docs.length - 1]!.id : null;
-  const page: Page = { after, next: after === null ? null : nextUrl(requestUrl, after) };
-  return { items: docs.map(stopItem), page };
+  return { items: docs.map(stopItem), after: more ? docs[docs.length - 1]!.id : null };
 }
 
-/** Every matching stop, streamed chunk by chunk. */
-export async function* streamStops(data: CatalogData, q: StopQuery): AsyncGenerator<Item[]> {
-  for await (const rows of data.db.stream(stopIdsQuery(data, q, null))) {
-    yield rows.map((r) => stopItem(data.stops.get(Number(r[0]))!));
+/** Every matching stop, streamed chunk by chunk; `end` runs when the stream finishes. */
+export async function* streamStops(data: CatalogData, q: StopQuery, end?: () => void): AsyncGenerator<Item[]> {
+  try {
+    for await (const rows of data.db.stream(stopIdsQuery(data, q, null))) {
+      yield rows.map((r) => stopItem(data.stops.get(Number(r[0]))!));
+    }
+  } finally {
+    end?.();
   }
 }
 

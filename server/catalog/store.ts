@@ -11,9 +11,11 @@
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { TABLE_BY_NAME } from "../../pipeline/schema/catalog.ts";
-import { type License, type LicenseValue, type Manifest, readManifest, UNKNOWN_LICENSE } from "../../pipeline/store/manifest.ts";
+import { type License, type LicenseValue, type Manifest, readManifest, UNKNOWN_LICENSE } from "../../pipeline/schema/manifest.ts";
 import type { Logger } from "../feature.ts";
-import { Database, Params, sqlString } from "./db.ts";
+import { Database, Params } from "./db.ts";
+import { sqlString } from "../sql.ts";
+import { LICENSE_FIELDS } from "./license.ts";
 import { LOAD_DERIVED_SQL } from "./sql.ts";
 import { loadTripIndex, TripIndex } from "./tripindex.ts";
 
@@ -131,8 +133,6 @@ export class CatalogData {
     }
   }
 }
-
-const LICENSE_FIELDS = ["commercial_use_allowed", "share_alike_optional", "create_derived_product", "redistribution_allowed", "use_without_attribution"] as const;
 
 function parquetFiles(dataDir: string, m: Manifest, table: string): string[] {
   return m.versions.map((v) => join(dataDir, v.path, `${table}.parquet`)).filter((p) => existsSync(p));

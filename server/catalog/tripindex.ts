@@ -13,12 +13,12 @@
  */
 import type { DuckDBDataChunk } from "@duckdb/node-api";
 import type { Database } from "./db.ts";
+import { activeOn, dayNumber, type ServiceCalendar } from "../calendar.ts";
 
 export const NULL_I32 = -2147483648;
-const DAY_MS = 86_400_000;
 
-/** Day number (days since 1970-01-01) of a YYYY-MM-DD date. */
-export const dayNumber = (ymd: string) => Math.round(Date.parse(`${ymd}T00:00:00Z`) / DAY_MS);
+/** The GTFS service rule and day numbers are server/calendar.ts's (re-exported for the trip index's tests). */
+export { activeOn, dayNumber };
 
 /**
  * Integers of a known range stored as offsets from the minimum in the narrowest unsigned typed
@@ -178,23 +178,14 @@ export class StringColumn {
   }
 }
 
-export interface CalendarInfo {
+/** A service of the trip index: the GTFS rule's fields (server/calendar.ts activeOn) and its JSON. */
+export interface CalendarInfo extends ServiceCalendar {
   id: number;
   fv: number;
   /** the calendar object (JSON), rendered by DuckDB at load */
   json: string;
-  start: number | null;
-  end: number | null;
-  /** bit k set = service on ISO weekday k (Monday = 0) */
-  weekdays: number;
   added: Set<number>;
   removed: Set<number>;
-}
-
-/** calendar.txt + calendar_dates.txt: service on `day` (ISO weekday `weekday`)? */
-export function activeOn(c: CalendarInfo, day: number, weekday: number): boolean {
-  if (c.added.has(day)) return true;
-  return c.start !== null && c.end !== null && c.start <= day && day <= c.end && ((c.weekdays >> weekday) & 1) === 1 && !c.removed.has(day);
 }
 
 /**

@@ -8,14 +8,16 @@
  */
 import { INTEGER, LIST, listValue } from "@duckdb/node-api";
 import { notFound } from "../errors.ts";
-import { Params, sqlString } from "./db.ts";
-import { effectiveServiceDate, isoWeekday, resolveRelativeDate } from "./dates.ts";
+import { Params } from "./db.ts";
+import { sqlString } from "../sql.ts";
+import { effectiveServiceDate, resolveRelativeDate } from "./dates.ts";
+import { activeOn, dayNumber, isoWeekday } from "../calendar.ts";
 import { nearSql } from "./geo.ts";
 import type { TripQuery } from "./params.ts";
-import type { Item, Page } from "./render.ts";
+import type { Item } from "./listing.ts";
 import { parseKey, resolveRouteKey, visibleVersions } from "./scope.ts";
 import type { CatalogData } from "./store.ts";
-import { activeOn, dayNumber, NULL_I32 } from "./tripindex.ts";
+import { NULL_I32 } from "./tripindex.ts";
 
 const INT_LIST = LIST(INTEGER);
 
@@ -142,7 +144,7 @@ export async function selectTrips(data: CatalogData, scope: TripScope, q: TripQu
 }
 
 /** One page: at most `limit` trip indexes, and the next page's cursor when more rows follow. */
-export function tripPage(data: CatalogData, sel: TripSelection, limit: number, requestUrl: string, nextUrl: (u: string, after: number) => string) {
+export function tripPage(data: CatalogData, sel: TripSelection, limit: number): { indexes: number[]; after: number | null } {
   const indexes: number[] = [];
   let more = false;
   for (const t of sel.matches()) {
@@ -152,9 +154,7 @@ export function tripPage(data: CatalogData, sel: TripSelection, limit: number, r
     }
     indexes.push(t);
   }
-  const after = more ? data.trips.ids[indexes[indexes.length - 1]!]! : null;
-  const page: Page = { after, next: after === null ? null : nextUrl(requestUrl, after) };
-  return { indexes, page };
+  return { indexes, after: more ? data.trips.ids[indexes[indexes.length - 1]!]! : null };
 }
 
 export interface RenderOptions {
@@ -191,7 +191,7 @@ function renderTrip(data: CatalogData, t: number, o: RenderOptions, stopTimes: s
     `"shape":${shape},"calendar":${ix.calendars.get(ix.calendar[t]!)?.json ?? "null"},"frequencies":${ix.frequencies.get(t) ?? "[]"},` +
     `"alerts":${o.includeAlerts ? "[]" : "null"},"route":${ix.routeJson.get(ix.route[t]!) ?? "null"}` +
     (stopTimes === null ? "}" : `,"stop_times":${stopTimes}}`);
-  return { json, feature: `{"type":"Feature","geometry":${o.geometryColumn ? (geometry ?? "null") : "null"},"properties":${json}}` };
+  return { json, properties: json, geometry: o.geometryColumn ? (geometry ?? "null") : "null" };
 }
 
 export function renderTrips(data: CatalogData, indexes: Iterable<number>, o: RenderOptions): Item[] {
@@ -200,17 +200,24 @@ export function renderTrips(data: CatalogData, indexes: Iterable<number>, o: Ren
   return out;
 }
 
-/** Documents in batches, rendered as the response stream pulls them (bodies with shapes, bulk export). */
-export async function* streamTrips(data: CatalogData, indexes: Iterable<number>, o: RenderOptions, batch = 100): AsyncGenerator<Item[]> {
-  let items: Item[] = [];
-  for (const t of indexes) {
-    items.push(renderTrip(data, t, o));
-    if (items.length === batch) {
-      yield items;
-      items = [];
+/**
+ * Documents in batches, rendered as the response stream pulls them (bodies with shapes, bulk
+ * export); `end` runs when the stream finishes.
+ */
+export async function* streamTrips(data: CatalogData, indexes: Iterable<number>, o: RenderOptions, end?: () => void, batch = 100): AsyncGenerator<Item[]> {
+  try {
+    let items: Item[] = [];
+    for (const t of indexes) {
+      items.push(renderTrip(data, t, o));
+      if (items.length === batch) {
+        yield items;
+        items = [];
+      }
     }
+    if (items.length) yield items;
+  } finally {
+    end?.();
   }
-  if (items.length) yield items;
 }
 
 const pad = (n: number) => (n < 10 ? `0${n}` : String(n));

@@ -9,9 +9,18 @@
 /** Sentinel for "not reached" labels; larger than any time a search can produce. */
 export const UNREACHED = 0x3fffffff;
 
+/**
+ * Indexes into the timetable's stop, RAPTOR route and trip spaces (timetable/types.ts). Branded so a
+ * stop cannot be passed where a route is expected; at run time they are plain numbers (a cast, no
+ * wrapper): `i as StopIdx` where an index enters the api, and any of them reads as a number.
+ */
+export type StopIdx = number & { readonly __brand: "StopIdx" };
+export type RouteIdx = number & { readonly __brand: "RouteIdx" };
+export type TripIdx = number & { readonly __brand: "TripIdx" };
+
 /** One walk to or from a stop: the stop index and the walking time in seconds. */
 export interface StopWalk {
-  stop: number;
+  stop: StopIdx;
   walkSec: number;
 }
 
@@ -26,6 +35,56 @@ export interface ServiceDays {
   offsetSec: Int32Array;
   active: Uint8Array;
 }
+
+/**
+ * A search as the plan service asks for it (both directions): raptor/index.ts raptorRequest turns it
+ * into the forward RaptorRequest, on the mirrored core for arriveBy.
+ */
+export interface SearchQuery {
+  epochSec: number;
+  /** departure time, or with arriveBy the latest arrival (relative seconds) */
+  timeSec: number;
+  arriveBy: boolean;
+  /** departures (arrivals for arriveBy) in a window of this many seconds after (before) timeSec */
+  windowSec: number;
+  /** how far from timeSec the search looks, seconds */
+  horizonSec: number;
+  access: StopWalk[];
+  egress: StopWalk[];
+  maxTransfers: number;
+  walkSpeed: number;
+  days: ServiceDays;
+  routeAllowed?: Uint8Array;
+  wheelchair: boolean;
+  /** only the n earliest arrivals (latest departures for arriveBy) are wanted (RaptorRequest.keepEarliest) */
+  keepEarliest?: number;
+}
+
+/**
+ * How the search runs, apart from what it searches (OTP's RaptorConfig next to its RaptorRequest).
+ * The defaults are the planner's behaviour; the switches exist so tests and benchmarks can compare a
+ * search with and without a pruning rule (journeys must not change). Read once per search.
+ */
+export interface RaptorConfig {
+  /** range searches prune labels by lower bounds to the destination (raptor/heuristic.ts) */
+  destinationPruning: boolean;
+  /** the last rounds scan routes only as far as the destination can still be reached (raptor/look-ahead.ts) */
+  lookAhead: boolean;
+  /** upper bound on range iterations; denser departure lists are thinned */
+  maxIterations: number;
+  /** keepEarliest range searches first try a window this short (raptor/range.ts) */
+  firstWindowSec: number;
+  /** ... holding at least this many departures per wanted journey */
+  firstWindowDeparturesPerJourney: number;
+}
+
+export const DEFAULT_RAPTOR_CONFIG: Readonly<RaptorConfig> = Object.freeze({
+  destinationPruning: true,
+  lookAhead: true,
+  maxIterations: 90,
+  firstWindowSec: 900,
+  firstWindowDeparturesPerJourney: 4,
+});
 
 export interface RaptorRequest {
   /** Unix seconds that relative times count from */
@@ -63,33 +122,33 @@ export interface RaptorRequest {
 
 export interface AccessLeg {
   kind: "access";
-  stop: number;
+  stop: StopIdx;
   depSec: number;
   arrSec: number;
 }
 export interface RideLeg {
   kind: "ride";
-  route: number;
+  route: RouteIdx;
   /** trip index in the forward timetable */
-  trip: number;
+  trip: TripIdx;
   slot: number;
   boardPos: number;
   alightPos: number;
-  fromStop: number;
-  toStop: number;
+  fromStop: StopIdx;
+  toStop: StopIdx;
   depSec: number;
   arrSec: number;
 }
 export interface TransferLeg {
   kind: "transfer";
-  fromStop: number;
-  toStop: number;
+  fromStop: StopIdx;
+  toStop: StopIdx;
   depSec: number;
   arrSec: number;
 }
 export interface EgressLeg {
   kind: "egress";
-  stop: number;
+  stop: StopIdx;
   depSec: number;
   arrSec: number;
 }

@@ -1,14 +1,16 @@
 /**
  * Planner feature: loads the Arrow timetable named by manifest.timetable at start and on every
- * reload, and serves the OTP plan endpoint. Without a timetable it answers GRAPH_UNAVAILABLE.
+ * reload, and serves the OTP plan endpoint. Without a timetable it answers GRAPH_UNAVAILABLE
+ * (UNAVAILABLE, rendered by routes.ts plannerErrors).
  */
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import type { Feature, FeatureContext } from "../feature.ts";
-import { readManifest } from "../../pipeline/store/manifest.ts";
+import { readManifest } from "../../pipeline/schema/manifest.ts";
 import { loadTimetableFile } from "./timetable/arrow-loader.ts";
-import { PlanService, otpError } from "./plan-service.ts";
-import { plannerRoutes } from "./routes.ts";
+import { AppError } from "../errors.ts";
+import { PlanService } from "./plan-service.ts";
+import { plannerErrors, plannerRoutes } from "./routes.ts";
 
 export async function createPlannerFeature(ctx: FeatureContext): Promise<Feature> {
   let service: PlanService | null = null;
@@ -46,10 +48,12 @@ export async function createPlannerFeature(ctx: FeatureContext): Promise<Feature
 
   return {
     name: "planner",
-    routes: plannerRoutes((query) => {
-      if (!service) return otpError("GRAPH_UNAVAILABLE", loadError ?? undefined);
-      return service.plan(query, ctx.now());
+    routes: plannerRoutes(() => {
+      const loaded = service;
+      if (!loaded) throw new AppError("UNAVAILABLE", loadError ?? "");
+      return (params) => loaded.plan(params, ctx.now());
     }),
+    errors: plannerErrors,
     reload: load,
     async close() {
       service = null;

@@ -23,7 +23,6 @@ export interface Itinerary {
   walkTime: number;
 }
 
-export { haversineM };
 const round1 = (x: number) => Math.round(x * 10) / 10;
 
 function lineLength(pts: [number, number][]): number {

@@ -1,43 +1,50 @@
 /**
- * The plan service: OTP1 parameters in, OTP-style PlanResponse out. Resolves places to access and
- * egress stops (straight-line walks within maxWalkDistance), runs the RAPTOR core, and renders
- * itineraries (README, "Transit planner"). No HTTP here: routes.ts wraps it.
+ * The plan service: typed OTP1 parameters (plan-params.ts) in, OTP-style PlanResponse out. Resolves
+ * places to access and egress stops (straight-line walks within maxWalkDistance), runs the RAPTOR
+ * core, and renders itineraries (README, "Transit planner"). A plan that finds nothing is still an
+ * answer (its `error` says why, as OTP does). No HTTP here: routes.ts parses the request, renders
+ * the response and, with its error renderer, the OTP bodies of a bad parameter or a missing timetable.
  */
-import { UNREACHED, type Journey, type StopWalk } from "./api.ts";
-import { type PlanParams, PlanParamError, modeOfRouteType, parsePlanParams } from "./plan-params.ts";
-import { RaptorStatePool, earliestArrivals, nonDominated, searchJourneys, type SearchQuery } from "./raptor/index.ts";
+import { UNREACHED, type Journey, type StopIdx, type StopWalk } from "./api.ts";
+import { type Place, type PlanParams, modeOfRouteType } from "./plan-params.ts";
+import { RaptorStatePool, earliestArrivals, nonDominated, prepare, searchJourneys, type Prepared, type SearchQuery } from "./raptor/index.ts";
 import { buildServiceDays, localParts, localToUnix } from "./timetable/calendar.ts";
 import { reverseCore } from "./timetable/reverse.ts";
 import type { Timetable } from "./timetable/types.ts";
-import { renderItinerary, haversineM, type Itinerary } from "./itinerary.ts";
+import { renderItinerary, type Itinerary } from "./itinerary.ts";
+import { dayToIso } from "../calendar.ts";
+import { haversineM } from "../geo.ts";
 
 export interface OtpError {
   id: number;
   msg: string;
-  message: string;
-  missing?: string[];
+  message: OtpErrorName;
   noPath: boolean;
-}
-export interface PlanResult {
-  status: number;
-  body: Record<string, unknown>;
+  missing?: string[];
 }
 
-const ERRORS: Record<string, [number, string]> = {
+/** OTP's answer: the plan (absent when the request could not be planned at all) and why nothing was found. */
+export interface PlanResponse {
+  plan?: { date: number; from: Place; to: Place; itineraries: Itinerary[] };
+  earliestArrivals?: Record<string, unknown>[];
+  error?: OtpError;
+}
+
+const ERRORS = {
   PATH_NOT_FOUND: [404, "No trip found. There may be no transit service within the maximum specified distance or at the specified time, or your start or end point might not be safely accessible."],
   OUTSIDE_BOUNDS: [400, "Trip is not possible. Your start or end point might be outside the area covered by the loaded transit data."],
   NO_TRANSIT_TIMES: [406, "No transit times available. The date may be past or too far in the future, or there may not be transit service for your trip at the time you chose."],
   BOGUS_PARAMETER: [413, "There was a problem with a request parameter."],
   GRAPH_UNAVAILABLE: [503, "The planner's timetable is not loaded yet (no feeds imported, or the timetable is being compiled)."],
-};
-/** HTTP status per error: only malformed input and a missing timetable are not 200 (clients read `error`). */
-const HTTP: Record<string, number> = { BOGUS_PARAMETER: 400, GRAPH_UNAVAILABLE: 503 };
+} satisfies Record<string, [number, string]>;
+export type OtpErrorName = keyof typeof ERRORS;
 
-export function otpError(message: keyof typeof ERRORS, detail?: string, missing?: string[]): PlanResult {
-  const [id, msg] = ERRORS[message]!;
+/** OTP's error object: its id and text, with `detail` in parentheses. */
+export function otpError(message: OtpErrorName, detail?: string, missing?: string[]): OtpError {
+  const [id, msg] = ERRORS[message];
   const error: OtpError = { id, msg: detail ? `${msg} (${detail})` : msg, message, noPath: true };
   if (missing) error.missing = missing;
-  return { status: HTTP[message] ?? 200, body: { error } };
+  return error;
 }
 
 /** Points farther than this from the timetable's bounding box are OUTSIDE_BOUNDS. */
@@ -49,6 +56,8 @@ const HORIZON_SEC = 24 * 3600;
 
 export class PlanService {
   readonly pool = new RaptorStatePool();
+  /** what the RAPTOR core derives from the timetable, prepared once at load and passed to every search */
+  readonly prepared: Prepared;
   private readonly bbox: [number, number, number, number];
   private readonly tz: string;
   /**
@@ -72,6 +81,7 @@ export class PlanService {
     for (let r = 0; r < tt.core.nRoutes; r++) maxArr = Math.max(maxArr, tt.core.routeMaxArrSec[r]!);
     const back = Math.max(1, Math.floor(maxArr / 86400));
     this.dayDeltas = Array.from({ length: back + 2 }, (_, i) => i - back);
+    this.prepared = prepare(this.cores());
   }
 
   cores() {
@@ -90,7 +100,7 @@ export class PlanService {
       if (Math.abs(la - lat) > dLat || Math.abs(lo - lon) > dLon) continue;
       if (wheelchair && this.tt.core.stopWheelchair[i] === 2) continue;
       const d = haversineM(lat, lon, la, lo);
-      if (d <= maxDist) out.push({ stop: i, walkSec: Math.ceil(d / speed) });
+      if (d <= maxDist) out.push({ stop: i as StopIdx, walkSec: Math.ceil(d / speed) });
     }
     return out;
   }
@@ -101,38 +111,26 @@ export class PlanService {
     return haversineM(lat, lon, cLat, cLon) > BOUNDS_MARGIN_M;
   }
 
-  /** Answer a plan request; `query` holds the raw query-string values. */
-  plan(query: Record<string, string | undefined>, nowMs: number): PlanResult {
-    let p: PlanParams;
-    try {
-      p = parsePlanParams(query);
-    } catch (e) {
-      if (e instanceof PlanParamError) {
-        const r = otpError("BOGUS_PARAMETER", e.message);
-        (r.body.error as OtpError & { parameter?: string }).msg = e.message;
-        (r.body.error as Record<string, unknown>).missing = [e.parameter];
-        return r;
-      }
-      throw e;
-    }
+  /** Answer a plan request at `nowMs` (the time and date default to now). */
+  plan(p: PlanParams, nowMs: number): PlanResponse {
     const tz = this.tzNear(p.from.lat, p.from.lon);
     const nowSec = Math.floor(nowMs / 1000);
     const today = localParts(nowSec, tz);
     const day = p.date ?? today.day;
     const timeUnix = p.timeSec === null && p.date === null ? nowSec : localToUnix(day, p.timeSec ?? today.sec, tz);
-    const plan: Record<string, unknown> = {
+    const plan: NonNullable<PlanResponse["plan"]> = {
       date: timeUnix * 1000,
       from: { name: p.from.name, lat: p.from.lat, lon: p.from.lon },
       to: { name: p.to.name, lat: p.to.lat, lon: p.to.lon },
-      itineraries: [] as Itinerary[],
+      itineraries: [],
     };
     const missing = [...(this.outside(p.from.lat, p.from.lon) ? ["from"] : []), ...(this.outside(p.to.lat, p.to.lon) ? ["to"] : [])];
-    if (missing.length) return { ...otpError("OUTSIDE_BOUNDS", undefined, missing) };
+    if (missing.length) return { error: otpError("OUTSIDE_BOUNDS", undefined, missing) };
     const localDay = localParts(timeUnix, tz).day;
     // a feed's trips run up to (days back searched) days after its last service day
     const backDays = -this.dayDeltas[0]!;
     const inService = this.tt.meta.feeds.some((_, f) => localDay >= this.tt.meta.feedStartDay[f]! - 1 && localDay <= this.tt.meta.feedEndDay[f]! + backDays);
-    if (!inService && !p.walkOnly) return otpError("NO_TRANSIT_TIMES", `no feed has service on ${new Date(localDay * 86400_000).toISOString().slice(0, 10)}`);
+    if (!inService && !p.walkOnly) return { error: otpError("NO_TRANSIT_TIMES", `no feed has service on ${dayToIso(localDay)}`) };
 
     const epochSec = timeUnix - (this.dayDeltas.length - 1) * 86400;
     const directM = haversineM(p.from.lat, p.from.lon, p.to.lat, p.to.lon);
@@ -159,7 +157,7 @@ export class PlanService {
         keepEarliest: p.numItineraries,
       };
       if (access.length && egress.length) {
-        const res = searchJourneys(this.cores(), q, this.pool);
+        const res = searchJourneys(this.prepared, q, this.pool);
         const chosen = selectJourneys(res.journeys, p.numItineraries, p.arriveBy, { timeSec: q.timeSec, windowSec: q.windowSec });
         for (const j of chosen) itineraries.push(renderItinerary(this.tt, j, epochSec, p, q.days));
       }
@@ -176,14 +174,10 @@ export class PlanService {
       if (itineraries.length > p.numItineraries) itineraries.pop();
     }
     plan.itineraries = itineraries;
-    const body: Record<string, unknown> = { plan };
+    const body: PlanResponse = { plan };
     if (earliest) body.earliestArrivals = earliest;
-    if (itineraries.length === 0) {
-      const err = otpError("PATH_NOT_FOUND");
-      body.error = err.body.error;
-      return { status: err.status, body };
-    }
-    return { status: 200, body };
+    if (itineraries.length === 0) body.error = otpError("PATH_NOT_FOUND");
+    return body;
   }
 
   /**
@@ -224,7 +218,7 @@ export class PlanService {
   }
 
   private earliest(q: SearchQuery, epochSec: number): Record<string, unknown>[] {
-    const arr = earliestArrivals(this.tt.core, q, this.pool);
+    const arr = earliestArrivals(this.prepared, q, this.pool);
     const m = this.tt.meta;
     const out: Record<string, unknown>[] = [];
     for (let s = 0; s < arr.length; s++) {

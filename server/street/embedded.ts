@@ -7,8 +7,8 @@
  */
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { activeStreets, readManifest, type StreetEntry } from "../../pipeline/store/manifest.ts";
-import { STREET_LAYOUT, withDatasetPaths, type ValhallaConfig } from "../../pipeline/street/valhalla.ts";
+import { activeStreets, readManifest, type StreetEntry } from "../../pipeline/schema/manifest.ts";
+import { STREET_LAYOUT, withDatasetPaths, type ValhallaConfig } from "../../pipeline/schema/street.ts";
 import { AppError } from "../errors.ts";
 import type { Logger } from "../feature.ts";
 import type { EngineCall, StreetEngine } from "./engine.ts";

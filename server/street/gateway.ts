@@ -1,10 +1,12 @@
 /**
- * The street-routing gateway: one function from an HTTP Request to a Response, free of Elysia so it
- * can be tested and reused. Order: CORS preflight, method (101), action (106), JSON (100),
- * validation (1xx), rewrites the engine needs (hard exclusions dropped with warning 208,
- * exclude_polygons FeatureCollection to rings), engine, relay.
+ * The street-routing gateway: one function from an HTTP Request to the engine's relayed Response,
+ * free of Elysia so it can be tested and reused. Order: CORS preflight, method (101), action (106),
+ * JSON (100), validation (1xx), rewrites the engine needs (hard exclusions dropped with warning 208,
+ * exclude_polygons FeatureCollection to rings), engine, relay. Refusals and failures are thrown as
+ * AppError (anything else becomes ENGINE_UNAVAILABLE) and answered with Valhalla's bodies by the
+ * street feature's error renderer (routes.ts streetErrors).
  */
-import { AppError, renderError } from "../errors.ts";
+import { AppError } from "../errors.ts";
 import type { Logger } from "../feature.ts";
 import { HARD_EXCLUSION_WARNING } from "./codes.ts";
 import type { StreetEngine } from "./engine.ts";
@@ -23,17 +25,12 @@ export interface GatewayDeps {
   log: Logger;
 }
 
-/** A Valhalla-style error body for statuses renderError does not cover (404, 405). */
+/** The gateway's own Valhalla-style answers to an unknown action (404) or method (405). */
 function engineStyleError(status: number, statusText: string, code: number, error: string, extra: Record<string, string> = {}): Response {
   return new Response(JSON.stringify({ error, error_code: code, status: statusText, status_code: status }), {
     status,
     headers: { "content-type": "application/json", "access-control-allow-origin": "*", ...extra },
   });
-}
-
-function withCors(res: Response): Response {
-  res.headers.set("access-control-allow-origin", "*");
-  return res;
 }
 
 export function createGateway(deps: GatewayDeps) {
@@ -96,11 +93,11 @@ export function createGateway(deps: GatewayDeps) {
       } catch (err) {
         if (err instanceof AppError) {
           if (err.code === "ENGINE_UNAVAILABLE") deps.log.warn("routing engine unavailable", { action, error: err.message, cause: err.details.cause });
-          return withCors(renderError(err, "street"));
+          throw err;
         }
         // A stream that broke while we peeked at it: the engine went away mid-answer.
         deps.log.error("street routing failed", { action, error: String((err as Error)?.stack ?? err) });
-        return withCors(renderError(new AppError("ENGINE_UNAVAILABLE", "routing engine stopped answering"), "street"));
+        throw new AppError("ENGINE_UNAVAILABLE", "routing engine stopped answering");
       }
     },
   };

@@ -2,7 +2,7 @@
 import type { Feature, FeatureContext } from "../feature.ts";
 import { createEngine, type StreetEngine } from "./engine.ts";
 import { createGateway } from "./gateway.ts";
-import { streetRoutes } from "./routes.ts";
+import { streetErrors, streetRoutes } from "./routes.ts";
 
 export async function createStreetFeature(ctx: FeatureContext, engine: StreetEngine = createEngine(ctx.config, ctx.log)): Promise<Feature> {
   const gateway = createGateway({ engine, allowHardExclusions: ctx.config.allowHardExclusions, log: ctx.log });
@@ -20,6 +20,7 @@ export async function createStreetFeature(ctx: FeatureContext, engine: StreetEng
   return {
     name: "street",
     routes: streetRoutes(gateway),
+    errors: streetErrors,
     reload,
     health: () => ({ ...engine.health(), hard_exclusions: ctx.config.allowHardExclusions }),
     close: async () => engine.close?.(),

@@ -1,7 +1,27 @@
-/** HTTP routes of the street-routing gateway (Valhalla paths under /api/v2/routing/valhalla). */
+/** HTTP routes of the street-routing gateway (Valhalla paths under /api/v2/routing/valhalla) and its error bodies. */
 import { Elysia } from "elysia";
+import { AppError, HTTP_STATUS, jsonError, renderError, statusText } from "../errors.ts";
+import type { FeatureErrors } from "../feature.ts";
 import { STREET_PREFIX, type createGateway } from "./gateway.ts";
 import { ACTIONS } from "./schemas/index.ts";
+
+/** Valhalla answers every request with this header; the gateway does the same, errors included. */
+const CORS = { "access-control-allow-origin": "*" };
+
+/**
+ * The street feature's errors: a refusal (400) is Valhalla's body `{error, error_code, status,
+ * status_code}` (code 199 when the problem has none of its own); 401/404 `{error}`, 429/503 plain
+ * text as everywhere; all with Valhalla's CORS header (a non-AppError is the bare 500).
+ */
+export const streetErrors: FeatureErrors = {
+  prefix: `${STREET_PREFIX}/`,
+  render(err) {
+    if (!(err instanceof AppError)) return renderError(err);
+    const status = HTTP_STATUS[err.code];
+    if (status !== 400) return renderError(err, CORS);
+    return jsonError(status, { error: err.message, error_code: err.details.engineCode ?? 199, status: statusText(status), status_code: status }, CORS);
+  },
+};
 
 const SUMMARY: Record<(typeof ACTIONS)[number], string> = {
   route: "Route between locations (Valhalla /route)",

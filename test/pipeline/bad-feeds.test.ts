@@ -6,7 +6,7 @@ import { describe, expect, test } from "bun:test";
 import { cpSync, existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { importFeed } from "../../pipeline/import.ts";
-import { readManifest } from "../../pipeline/store/manifest.ts";
+import { readManifest } from "../../pipeline/schema/manifest.ts";
 import { gtfs, tempDir } from "../support/dataset.ts";
 import { sql } from "../support/duck.ts";
 

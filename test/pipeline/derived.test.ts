@@ -6,7 +6,7 @@ import { describe, expect, test } from "bun:test";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { importFeed } from "../../pipeline/import.ts";
-import { readManifest } from "../../pipeline/store/manifest.ts";
+import { readManifest } from "../../pipeline/schema/manifest.ts";
 import { gtfs, tempDir } from "../support/dataset.ts";
 import { readRawGtfs } from "../support/raw-gtfs.ts";
 import { sql } from "../support/duck.ts";

@@ -7,7 +7,7 @@ import { describe, expect, test } from "bun:test";
 import { readdirSync } from "node:fs";
 import { join } from "node:path";
 import { importFeed } from "../../pipeline/import.ts";
-import { readManifest } from "../../pipeline/store/manifest.ts";
+import { readManifest } from "../../pipeline/schema/manifest.ts";
 import { GTFS_DIR, tempDir } from "../support/dataset.ts";
 import { hmsToSec, readRawGtfs } from "../support/raw-gtfs.ts";
 import { sql } from "../support/duck.ts";

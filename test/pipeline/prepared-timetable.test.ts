@@ -9,9 +9,9 @@ import { describe, expect, test } from "bun:test";
 import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { importFeed } from "../../pipeline/import.ts";
-import { refreshTimetable } from "../../pipeline/timetable-hook.ts";
-import { timetableRelPath } from "../../pipeline/timetable/compile.ts";
-import { activeVersions, readManifest } from "../../pipeline/store/manifest.ts";
+import { refreshTimetable } from "../../pipeline/timetable/publish.ts";
+import { timetableRelPath } from "../../pipeline/timetable/publish.ts";
+import { activeVersions, readManifest } from "../../pipeline/schema/manifest.ts";
 import { gtfs, importKilledAt, tempDir } from "../support/dataset.ts";
 import { compileFresh, fileSha1 } from "../support/timetable.ts";
 

@@ -4,8 +4,8 @@
  */
 import { describe, expect, test } from "bun:test";
 import { importFeed } from "../../pipeline/import.ts";
-import { refreshTimetable } from "../../pipeline/timetable-hook.ts";
-import { readManifest } from "../../pipeline/store/manifest.ts";
+import { refreshTimetable } from "../../pipeline/timetable/publish.ts";
+import { readManifest } from "../../pipeline/schema/manifest.ts";
 import { startServer } from "../../server/main.ts";
 import { serverConfigFrom } from "../../server/config.ts";
 import { gtfs, importKilledAt, tempDir } from "../support/dataset.ts";

@@ -1,5 +1,5 @@
 /**
- * FEATURE UNDER TEST: the fast reader of stop_times.txt (pipeline/gtfs/stop-times-fast.ts) and its
+ * FEATURE UNDER TEST: the fast reader of stop_times.txt (pipeline/gtfs/stop-times/fast.ts) and its
  * place in the import: it takes a file only in the plain form, gives exactly the values DuckDB's
  * reading gives, declines anything else (the import then reads the file with DuckDB), and reads a
  * file handed over piece by piece (a zip member as it is unpacked) as it reads it whole. On real
@@ -11,8 +11,8 @@ import { createHash } from "node:crypto";
 import { readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { importFeed } from "../../pipeline/import.ts";
-import { NULL_INT, parseStopTimes, StopTimesReader, type FastStopTimes } from "../../pipeline/gtfs/stop-times-fast.ts";
-import { readManifest } from "../../pipeline/store/manifest.ts";
+import { NULL_INT, parseStopTimes, StopTimesReader, type FastStopTimes } from "../../pipeline/gtfs/stop-times/fast.ts";
+import { readManifest } from "../../pipeline/schema/manifest.ts";
 import { unzipAll } from "../../pipeline/zip.ts";
 import { gtfs, tempDir } from "../support/dataset.ts";
 import { sql } from "../support/duck.ts";

@@ -1,7 +1,7 @@
 /**
  * FEATURE UNDER TEST: stop_times.txt is read by the fast reader when it is in plain form
- * (pipeline/gtfs/stop-times-fast.ts), else by DuckDB straight into its typed table when nothing in
- * it needs trimming (pipeline/gtfs/build.ts stopTimesDirect), else through the raw table of trimmed strings.
+ * (pipeline/gtfs/stop-times/fast.ts), else by DuckDB straight into its typed table when nothing in
+ * it needs trimming (pipeline/gtfs/tables/stop-times.ts stopTimesDirect), else through the raw table of trimmed strings.
  * Whatever the path, the same data written in different legal ways must give the same
  * stop_times.parquet: CRLF line ends, a byte-order mark, every value quoted, columns in another
  * order, an extra column, leading zeros, one-digit hours, padded values, blank lines.
@@ -10,7 +10,7 @@ import { describe, expect, test } from "bun:test";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { importFeed } from "../../pipeline/import.ts";
-import { readManifest } from "../../pipeline/store/manifest.ts";
+import { readManifest } from "../../pipeline/schema/manifest.ts";
 import { unzipAll } from "../../pipeline/zip.ts";
 import { gtfs, tempDir } from "../support/dataset.ts";
 import { sql } from "../support/duck.ts";

@@ -8,7 +8,7 @@ import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { runImport } from "../../pipeline/cli.ts";
 import { importStreets } from "../../pipeline/street/import-streets.ts";
-import { activeStreets, readManifest } from "../../pipeline/store/manifest.ts";
+import { activeStreets, readManifest } from "../../pipeline/schema/manifest.ts";
 import { elevationFile, importKilledAt, osm, tempDir } from "../support/dataset.ts";
 
 describe("street datasets", () => {

@@ -8,7 +8,7 @@ import { describe, expect, test } from "bun:test";
 import { cpSync, renameSync } from "node:fs";
 import { join } from "node:path";
 import { compileFresh, fileSha1 } from "../support/timetable.ts";
-import { readManifest } from "../../pipeline/store/manifest.ts";
+import { readManifest } from "../../pipeline/schema/manifest.ts";
 import { importedDataset, tempDir } from "../support/dataset.ts";
 import { sql } from "../support/duck.ts";
 import { loadTimetableFile } from "../../server/planner/timetable/arrow-loader.ts";

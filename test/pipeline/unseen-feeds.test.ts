@@ -9,7 +9,7 @@ import { describe, expect, test } from "bun:test";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { importFeed } from "../../pipeline/import.ts";
-import { readManifest } from "../../pipeline/store/manifest.ts";
+import { readManifest } from "../../pipeline/schema/manifest.ts";
 import { tempDir } from "../support/dataset.ts";
 import { sql } from "../support/duck.ts";
 

@@ -8,7 +8,7 @@ import { join } from "node:path";
 import { unzipSync } from "fflate";
 import { importFeed } from "../../pipeline/import.ts";
 import { readFeedsFile } from "../../pipeline/cli.ts";
-import { activeVersions, readManifest } from "../../pipeline/store/manifest.ts";
+import { activeVersions, readManifest } from "../../pipeline/schema/manifest.ts";
 import { gtfs, importKilledAt, tempDir } from "../support/dataset.ts";
 import { sql } from "../support/duck.ts";
 

@@ -1,5 +1,5 @@
 /**
- * The fast reader's columns (stop-times-fast.ts) into st0, the table build.ts makes of
+ * The fast reader's columns (fast.ts) into st0, the table the stop_times module (../tables/stop-times.ts) makes of
  * stop_times.txt: the same columns, types and rows its direct path would make of the same file.
  * The values go in a chunk of 2048 rows at a time, each column copied as a block of memory (the
  * binding's data-chunk calls: node-api's per-vector objects rebuild an ENUM type's value list for
@@ -8,8 +8,9 @@
  */
 import type { DuckDBAppender, DuckDBConnection } from "@duckdb/node-api";
 import duckdb from "@duckdb/node-bindings";
-import { NULL_INT, type FastStopTimes } from "./stop-times-fast.ts";
-import { stringColumns } from "../timetable/compile.ts";
+import { stringColumns } from "../../duck.ts";
+import { Task } from "../../tasks.ts";
+import { NULL_INT, type FastStopTimes } from "./fast.ts";
 
 const lit = (s: string) => `'${s.replace(/'/g, "''")}'`;
 
@@ -90,12 +91,11 @@ export async function appendFastStopTimes(
     ["tix", "INTEGER"], ["stop_ref", "INTEGER"], ["rid", "BIGINT"],
   ];
   const headsigns = fast.headsigns;
-  const table = (async () => {
+  const table = new Task("create st0", async () => {
     if (hsType === "st_headsign") await conn.run(`CREATE TYPE st_headsign AS ENUM (${headsigns!.map(lit).join(", ")})`);
     await conn.run(`CREATE TABLE st0 (${spec.map(([c, t]) => `${c} ${t}`).join(", ")})`);
     return columnTypes(conn, "st0", spec.length);
-  })();
-  table.catch(() => {}); // awaited below
+  });
   const n = fast.rows;
   // per row: tix and stop_ref (the ENUM codes are tix - 1 and stop_ref - stopBase), rid
   let tix = new Int32Array(n), stopRef = new Int32Array(n);
@@ -124,7 +124,7 @@ export async function appendFastStopTimes(
     } else columns.push(ints(fast.ints[c]!));
   }
   columns.push({ data: tix }, { data: stopRef }, { data: rid });
-  const types = await table.catch((e: Error) => `making st0 failed: ${e.message}`);
+  const types = await table.result().catch((e: Error) => `making st0 failed: ${e.message}`);
   const why = typeof types === "string" ? types : await insertColumns(conn, connect, "st0", n, types, columns.map((col, j) => ({ ...col, name: spec[j]![0] })));
   if (why !== null) {
     await conn.run(`DROP TABLE IF EXISTS st0`);
@@ -181,26 +181,6 @@ function permuted(f: FastStopTimes, order: Int32Array): FastStopTimes {
     ...(f.shapeDist ? { shapeDist: pick(f.shapeDist, order) } : {}),
     ...(f.headsign ? { headsign: pick(f.headsign, order) } : {}),
   };
-}
-
-/**
- * The columns the planner's timetable reads of a version's stop_times (readStopTimes in
- * pipeline/timetable/compile.ts), made from st0's rows instead of read back from DuckDB: for
- * when st0 still holds exactly those rows, in (tix, seq) order, each with a time. trip_ref
- * (`tripBase` + tix - 1), stop_sequence, stop_ref, arrival and departure (a missing one is the
- * other), pickup and drop-off types (0 when empty).
- */
-export function timetableColumns(r: FastRows, tripBase: number): Int32Array[] {
-  const n = r.tix.length;
-  const trip = new Int32Array(n), arr = new Int32Array(n), dep = new Int32Array(n);
-  for (let i = 0; i < n; i++) {
-    trip[i] = tripBase + r.tix[i]! - 1;
-    const a = r.arr[i]!, d = r.dep[i]!;
-    arr[i] = a !== NULL_INT ? a : d;
-    dep[i] = d !== NULL_INT ? d : a;
-  }
-  const orZero = (c: Int32Array | undefined) => (c ? c.map((v) => (v === NULL_INT ? 0 : v)) : new Int32Array(n));
-  return [trip, r.seq.slice(), r.stopRef.slice(), arr, dep, orZero(r.pickup), orZero(r.dropOff)];
 }
 
 /**
@@ -325,7 +305,11 @@ async function insertColumns(
     const inserted = await Promise.allSettled(opened.map((c, p) => c.run(`INSERT INTO ${table} SELECT * FROM ${name}(${p})`)));
     const failed = inserted.find((r) => r.status === "rejected");
     if (failed) {
-      for (const c of opened) await c.run("ROLLBACK").catch(() => {});
+      for (const c of opened) {
+        try {
+          await c.run("ROLLBACK");
+        } catch { /* the failed part's transaction may be gone already: its connection is closed below */ }
+      }
       return `inserting failed: ${(failed as PromiseRejectedResult).reason?.message ?? failed.reason}`;
     }
     for (const c of opened) await c.run("COMMIT");
@@ -367,7 +351,7 @@ export function fastInOrder(r: FastRows): boolean {
 }
 
 /**
- * The table trip_check (see build.ts, tripCheckSql) from st0's rows in JavaScript, when they are in
+ * The table trip_check (see ../tables/trip-check.ts, tripCheckSql) from st0's rows in JavaScript, when they are in
  * (tix, seq) order and none was deleted since appendFastStopTimes: per trip its stop count, the
  * checks, first departure, last arrival, and a stop pattern key. The SQL groups trips by a digest
  * of their (position, stop) pairs (n, h1, h2); here h1 numbers the distinct stop sequences exactly

@@ -1,7 +1,7 @@
 /**
  * The fast reader of stop_times.txt: one pass over the file's bytes in JavaScript (in a worker
- * thread, see stop-times-worker.ts), for files in the plain form nearly every feed uses. It
- * accepts a file only when every row is one DuckDB's reader and the direct path of build.ts would
+ * thread, see worker.ts), for files in the plain form nearly every feed uses. It
+ * accepts a file only when every row is one DuckDB's reader and the direct path of ../tables/stop-times.ts would
  * take as it is (nothing to trim, every value in its canonical form) and returns the typed columns;
  * anything else (a quote anywhere, a blank line, a malformed or padded value, a field count that
  * is not the header's, bytes that are not UTF-8, a GTFS-Flex value) makes it return the reason
@@ -18,7 +18,8 @@
  */
 import { isUtf8 } from "node:buffer";
 import { writeFileSync } from "node:fs";
-import { extractMember, type ZipMember } from "../zip.ts";
+import { Task } from "../../tasks.ts";
+import { extractMember, type ZipMember } from "../../zip.ts";
 
 /** NULL in the Int32 columns */
 export const NULL_INT = -2147483648;
@@ -345,15 +346,15 @@ export function parseStopTimes(bytes: Uint8Array): FastStopTimes | Declined {
   return new StopTimesReader(bytes).finish();
 }
 
-/** What the worker is asked (stop-times-worker.ts): a zip member to unpack and read, or a file to read. */
+/** What the worker is asked (worker.ts): a zip member to unpack and read, or a file to read. */
 export type StopTimesJob = { member: ZipMember } | { file: string };
 
 export type WorkerReply = { kind: "unpacked"; error?: string } | { kind: "parsed"; parsed: FastStopTimes | Declined; bytes?: Uint8Array };
 
 /** stop_times.txt being unpacked and read by the fast reader in a worker thread. */
-export interface StopTimesRead {
-  /** settles once the file is unpacked (rejects, with the worker's message, when the member is corrupt) */
-  unpacked: Promise<void>;
+export interface StopTimesOffThread {
+  /** done once the file is unpacked (fails, with the worker's message, when the member is corrupt) */
+  unpacked: Task<void>;
   /** the fast reader's columns, or why it declined */
   parsed: Promise<FastStopTimes | Declined>;
   /**
@@ -370,13 +371,12 @@ export interface StopTimesRead {
  * over it in a worker thread, off the thread that drives DuckDB meanwhile. The member's compressed
  * bytes are copied to the worker; its unpacked bytes come back with the columns.
  */
-export function readStopTimesOffThread(src: { member: ZipMember; path: string } | { file: string }): StopTimesRead {
-  const worker = new Worker(new URL("./stop-times-worker.ts", import.meta.url).href);
+export function readStopTimesOffThread(src: { member: ZipMember; path: string } | { file: string }): StopTimesOffThread {
+  const worker = new Worker(new URL("./worker.ts", import.meta.url).href);
   let onUnpacked!: (error?: string) => void;
   let onParsed!: (p: FastStopTimes | Declined) => void;
-  const unpacked = new Promise<void>((resolve, reject) => (onUnpacked = (error) => (error === undefined ? resolve() : reject(new Error(error)))));
+  const unpacked = new Task("unpack stop_times.txt", () => new Promise<void>((resolve, reject) => (onUnpacked = (error) => (error === undefined ? resolve() : reject(new Error(error))))));
   const parsed = new Promise<FastStopTimes | Declined>((resolve) => (onParsed = resolve));
-  unpacked.catch(() => {}); // the caller's to see; this only keeps it from being "unhandled" until then
   // (settling a settled promise does nothing: the first word stands)
   const stop = (why: string) => {
     onUnpacked(why);
@@ -403,7 +403,7 @@ export function readStopTimesOffThread(src: { member: ZipMember; path: string } 
     worker.postMessage({ member: { ...src.member, data } } satisfies StopTimesJob, [data.buffer]);
     // the worker's bytes, or (when it failed after unpacking) the member unpacked again here
     let file: Promise<void> | null = null;
-    ensureFile = () => (file ??= unpacked.then(() => parsed).then(() => (bytes ? writeFileSync(src.path, bytes) : extractMember(src.member, src.path))));
+    ensureFile = () => (file ??= unpacked.result().then(() => parsed).then(() => (bytes ? writeFileSync(src.path, bytes) : extractMember(src.member, src.path))));
   } else {
     onUnpacked();
     worker.postMessage({ file: src.file } satisfies StopTimesJob);

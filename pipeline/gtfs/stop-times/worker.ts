@@ -1,13 +1,13 @@
 /**
- * The worker thread of readStopTimesOffThread (stop-times-fast.ts): unpacks stop_times.txt from
+ * The worker thread of readStopTimesOffThread (fast.ts): unpacks stop_times.txt from
  * the zip into memory (or reads the file, for a feed given as a folder), says whether that worked
  * (a member: size and CRC-32 checked), runs the fast reader over it and hands back the columns and
  * the bytes (their buffers transferred: the importer writes the bytes to disk if DuckDB is to read
  * the file after all).
  */
 import { readFileSync } from "node:fs";
-import { unpackMemberSync } from "../zip.ts";
-import { parseStopTimes, type Declined, type FastStopTimes, type StopTimesJob, type WorkerReply } from "./stop-times-fast.ts";
+import { unpackMemberSync } from "../../zip.ts";
+import { parseStopTimes, type Declined, type FastStopTimes, type StopTimesJob, type WorkerReply } from "./fast.ts";
 
 declare const self: Worker;
 

@@ -1,14 +1,17 @@
+// Purpose: per-service-day views of the trips that run, built on first use and kept by the prepared timetable.
 /**
  * Per-service-day trip filtering (r5's per-date pattern filtering): for one timezone's service day
  * (one "slot" of a search) the trips of each route that run that day, in departure order, plus the
  * route's first departure and last arrival over those trips, and a dense copy of their stop times.
  * A route scan then reads and binary-searches active trips only, and routes with no active trip in
  * any slot are never marked. Views are built in O(stop times) on first use (~30 ms on all MTA
- * feeds) and cached per core (a handful of days), so queries pay nothing.
+ * feeds) and kept by the prepared timetable (a handful of days), so queries pay nothing.
  */
 import { arrAt, depAt, type TransitCore } from "../timetable/types.ts";
 
 export interface DayView {
+  /** distinct per view of one DayViews (keys the boarding lists of a set of views) */
+  id: number;
   /** route -> [tripStart[r], tripStart[r+1]) in trips; empty when the route does not run that day */
   tripStart: Int32Array;
   /** route-relative trip indexes (0 = the route's first trip) of the active trips */
@@ -27,32 +30,84 @@ export interface DayView {
   maxDep: Int32Array;
 }
 
+/** The boarding lists (prepare.ts boardingPositions) without the routes that run on none of a set of views. */
+export interface DayBoarding {
+  bpStart: Int32Array;
+  bpRoutePos: Int32Array;
+}
+
 /** views kept per core: a search uses one per service-day slot (yesterday, today, tomorrow); each holds its trips' stop times (~16 MB on all MTA feeds) */
 const MAX_VIEWS = 6;
-const caches = new WeakMap<TransitCore, Map<string, DayView>>();
+/** day-boarding lists kept per core (each ~1 MB on all MTA feeds) */
+const MAX_DAY_BOARDING = 8;
 
 /**
- * The view of the routes of timezone `tz` for the services flagged in `active[base .. base + nServices)`;
- * `wheelchair` keeps only trips with wheelchair_accessible = 1.
+ * The day views of one core and the boarding lists of the sets of views searches used, least
+ * recently used dropped first. Owned by the prepared timetable (prepare.ts): what it holds is a pure
+ * function of the timetable and the day, so whether a view is kept or rebuilt never changes a result.
  */
-export function dayView(core: TransitCore, tz: number, active: Uint8Array, base: number, wheelchair: boolean): DayView {
-  let cache = caches.get(core);
-  if (!cache) {
-    cache = new Map();
-    caches.set(core, cache);
-  }
-  const key = `${tz}|${wheelchair ? 1 : 0}|${activeKey(active, base, core.nServices)}`;
-  let v = cache.get(key);
-  if (v) {
-    // LRU: move to the end
-    cache.delete(key);
-    cache.set(key, v);
+export class DayViews {
+  private readonly views = new Map<string, DayView>();
+  private readonly boarding = new Map<string, DayBoarding>();
+  private nextId = 0;
+
+  constructor(private readonly core: TransitCore) {}
+
+  /**
+   * The view of the routes of timezone `tz` for the services flagged in `active[base .. base + nServices)`;
+   * `wheelchair` keeps only trips with wheelchair_accessible = 1.
+   */
+  get(tz: number, active: Uint8Array, base: number, wheelchair: boolean): DayView {
+    const key = `${tz}|${wheelchair ? 1 : 0}|${activeKey(active, base, this.core.nServices)}`;
+    let v = this.views.get(key);
+    if (v) {
+      // LRU: move to the end
+      this.views.delete(key);
+      this.views.set(key, v);
+      return v;
+    }
+    v = buildView(this.core, tz, active, base, wheelchair, this.nextId++);
+    if (this.views.size >= MAX_VIEWS) this.views.delete(this.views.keys().next().value!);
+    this.views.set(key, v);
     return v;
   }
-  v = buildView(core, tz, active, base, wheelchair);
-  if (cache.size >= MAX_VIEWS) cache.delete(cache.keys().next().value!);
-  cache.set(key, v);
-  return v;
+
+  /**
+   * The (route, position) boarding lists without the routes that have no active trip in any of the
+   * query's day views: such a route is never marked (slots.ts markLiveRoutes), yet on all MTA feeds
+   * it made 31 % of the entries that collectRoutes read when marking stops (weekday searches pass
+   * over the weekend-only patterns). The kept entries stay in their order, so routes are collected
+   * exactly as before. Built in one pass over the lists, once per set of day views.
+   */
+  boardingOf(views: DayView[], bpStart: Int32Array, bpRoutePos: Int32Array): DayBoarding {
+    const key = views.map((v) => v.id).join(",");
+    const hit = this.boarding.get(key);
+    if (hit) return hit;
+    const { nRoutes, nTz, routeTz } = this.core;
+    const runs = new Uint8Array(nRoutes);
+    for (let i = 0; i < views.length; i++) {
+      const tz = i % nTz;
+      const { tripStart } = views[i]!;
+      for (let r = 0; r < nRoutes; r++) if (routeTz[r] === tz && tripStart[r + 1]! > tripStart[r]!) runs[r] = 1;
+    }
+    const nStops = bpStart.length - 1;
+    const start = new Int32Array(nStops + 1);
+    const out = new Int32Array(bpRoutePos.length);
+    let n = 0;
+    for (let p = 0; p < nStops; p++) {
+      start[p] = n;
+      for (let e = bpStart[p]!, end = bpStart[p + 1]!; e < end; e += 2) {
+        if (!runs[bpRoutePos[e]!]) continue;
+        out[n++] = bpRoutePos[e]!;
+        out[n++] = bpRoutePos[e + 1]!;
+      }
+    }
+    start[nStops] = n;
+    const made = { bpStart: start, bpRoutePos: out.slice(0, n) };
+    if (this.boarding.size >= MAX_DAY_BOARDING) this.boarding.delete(this.boarding.keys().next().value!);
+    this.boarding.set(key, made);
+    return made;
+  }
 }
 
 /** The active-service bytes as a compact string key (one char per 16 services). */
@@ -69,7 +124,7 @@ function activeKey(active: Uint8Array, base: number, n: number): string {
   return out;
 }
 
-function buildView(core: TransitCore, tz: number, active: Uint8Array, base: number, wheelchair: boolean): DayView {
+function buildView(core: TransitCore, tz: number, active: Uint8Array, base: number, wheelchair: boolean, id: number): DayView {
   const { nRoutes, routeTripStart, routeStopStart, routeTime0, routeTz, tripService, tripWheelchair, stopTimes } = core;
   const tripStart = new Int32Array(nRoutes + 1);
   const minDep = new Int32Array(nRoutes);
@@ -116,5 +171,5 @@ function buildView(core: TransitCore, tz: number, active: Uint8Array, base: numb
       for (let x = 2 * (routeTime0[r]! + tmp[i]! * nS), end = x + 2 * nS; x < end; x++) times[at++] = stopTimes[x]!;
     }
   }
-  return { tripStart, trips: tmp.slice(0, n), times, time0, minDep, maxArr, maxDep };
+  return { id, tripStart, trips: tmp.slice(0, n), times, time0, minDep, maxArr, maxDep };
 }

@@ -1,3 +1,4 @@
+// Purpose: pruning by lower bounds of the time to the destination (destination pruning).
 /**
  * Destination lower bounds for pruning (OTP2's Raptor "heuristic" destination pruning, A*-style):
  * h[p] = a lower bound of the time from being at stop p (able to board there, or just alighted) to
@@ -10,40 +11,26 @@
  */
 import { UNREACHED, type StopWalk } from "../api.ts";
 import { arrAt, depAt, type TransitCore } from "../timetable/types.ts";
+import type { PreparedCore } from "./prepare.ts";
+import type { RaptorState } from "./state.ts";
 
-/** Switch for tests and benchmarks: compare searches with and without destination pruning. */
-export const destinationPruning = { enabled: true };
-
-interface Static {
-  /**
-   * incoming ride hops: stop q -> [hopStart[q], hopStart[q+1]) in hopFrom/hopSec, one per stop p that
-   * directly precedes q on some route, with the minimum over those routes' trips of
-   * (arrival at q - departure at p), >= 0. Routes are not filtered per query (more hops only lower h).
-   */
+/**
+ * Incoming ride hops: stop q -> [hopStart[q], hopStart[q+1]) in hopFrom/hopSec, one per stop p that
+ * directly precedes q on some route, with the minimum over those routes' trips of
+ * (arrival at q - departure at p), >= 0. Routes are not filtered per query (more hops only lower h).
+ */
+export interface HopGraph {
   hopStart: Int32Array;
   hopFrom: Int32Array;
   hopSec: Int32Array;
-  /** incoming footpaths: stop -> [inStart[q], inStart[q+1]) in inEdge (outgoing footpath indexes) and inFrom */
-  inStart: Int32Array;
-  inEdge: Int32Array;
-  inFrom: Int32Array;
-  /** incoming footpaths interleaved for the search at walking speed `inSpeed`: [2k] = inFrom, [2k + 1] = walking seconds */
-  inFromSec: Int32Array;
-  inSpeed: number;
 }
 
-const statics = new WeakMap<TransitCore, Static>();
-
-/** Bucket heads of the queue (grown on demand); bounds are capped at MAX_LIMIT seconds. */
-let head = new Int32Array(0);
+/** Bounds are capped at this many seconds (the bucket queue has one bucket per second). */
 const MAX_LIMIT = 4 * 86400;
 
-
-function staticOf(core: TransitCore): Static {
-  let s = statics.get(core);
-  if (s) return s;
-  const { nRoutes, nStops, routeStopStart, routeTripStart, routeTime0, stopTimes, footStart, footTo } = core;
-  const { routeStops } = core;
+/** The relaxed ride network, built once per core by prepare() (~90 ms on all MTA feeds). */
+export function hopGraph(core: TransitCore): HopGraph {
+  const { nRoutes, nStops, routeStopStart, routeTripStart, routeTime0, stopTimes, routeStops } = core;
   // (q, p, seconds) of every consecutive stop pair of every route with trips, sorted by (q, p, seconds)
   const hq: number[] = [], hp: number[] = [], hs: number[] = [];
   for (let r = 0; r < nRoutes; r++) {
@@ -89,46 +76,25 @@ function staticOf(core: TransitCore): Static {
     hopSec.push(hs[i]!);
   }
   for (let q = 0; q < nStops; q++) hopStart[q + 1] = hopStart[q + 1]! + hopStart[q]!;
-  const inStart = new Int32Array(nStops + 1);
-  for (let e = 0; e < footTo.length; e++) inStart[footTo[e]! + 1]!++;
-  for (let q = 0; q < nStops; q++) inStart[q + 1] = inStart[q + 1]! + inStart[q]!;
-  const fill = inStart.slice(0, nStops);
-  const inEdge = new Int32Array(footTo.length);
-  const inFrom = new Int32Array(footTo.length);
-  for (let p = 0; p < nStops; p++) {
-    for (let e = footStart[p]!; e < footStart[p + 1]!; e++) {
-      const k = fill[footTo[e]!]!++;
-      inEdge[k] = e;
-      inFrom[k] = p;
-    }
-  }
-  s = { hopStart, hopFrom: Int32Array.from(hopFrom), hopSec: Int32Array.from(hopSec), inStart, inEdge, inFrom, inFromSec: new Int32Array(2 * footTo.length), inSpeed: -1 };
-  statics.set(core, s);
-  return s;
+  return { hopStart, hopFrom: Int32Array.from(hopFrom), hopSec: Int32Array.from(hopSec) };
 }
 
 /**
- * Fill h (length nStops) with lower bounds to the egress stops; stops that cannot reach them get
- * `limit`. footSec are walking seconds per footpath at walkSpeed. Exploration stops at `limit` seconds: bounds are capped at `limit` (still lower bounds).
- * node/next hold the queue entries (capacity >= egress + edges). Returns the number of edges relaxed,
- * -1 if the capacity did not suffice (then h is not valid).
+ * Fill st.toTarget with lower bounds to the egress stops; stops that cannot reach them get `limit`.
+ * Exploration stops at `limit` seconds: bounds are capped at `limit` (still lower bounds). The queue
+ * entries live in st.queueNode/queueNext (capacity >= egress + edges). Returns the number of edges
+ * relaxed, -1 if the capacity did not suffice (then toTarget is not valid).
  */
-export function destinationBounds(core: TransitCore, egress: StopWalk[], footSec: Int32Array, walkSpeed: number, limit: number, h: Int32Array, node: Int32Array, next: Int32Array): number {
-  const s = staticOf(core);
-  const { hopStart, hopFrom, hopSec, inStart, inFromSec } = s;
-  if (s.inSpeed !== walkSpeed) {
-    const { inEdge, inFrom } = s;
-    for (let k = 0; k < inEdge.length; k++) {
-      inFromSec[2 * k] = inFrom[k]!;
-      inFromSec[2 * k + 1] = footSec[inEdge[k]!]!;
-    }
-    s.inSpeed = walkSpeed;
-  }
+export function destinationBounds(pc: PreparedCore, st: RaptorState, egress: StopWalk[], walkSpeed: number, limit: number): number {
+  const { hopStart, hopFrom, hopSec } = pc.hops;
+  const inStart = pc.footIn.start;
+  const inFromSec = st.incomingFootpaths(pc, walkSpeed);
+  const h = st.toTarget, node = st.queueNode, next = st.queueNext;
   h.fill(UNREACHED);
   // Dial's bucket queue (integer seconds, keys < limit): bucket t is a stack of entries in
   // node/next, one entry per decrease of h; stale entries (h[q] !== t) are skipped
   const lim = Math.max(0, Math.min(limit, MAX_LIMIT));
-  if (head.length < lim + 1) head = new Int32Array(lim + 1);
+  const head = st.queueHeads(lim + 1);
   head.fill(-1, 0, lim + 1);
   const cap = node.length;
   let n = 0;
@@ -174,8 +140,7 @@ export function destinationBounds(core: TransitCore, egress: StopWalk[], footSec
       }
     }
   }
-  limit = lim;
-  // stops not settled below the limit are at least `limit` away
-  for (let p = 0; p < h.length; p++) if (h[p]! > limit) h[p] = limit;
+  // stops not settled below the limit are at least `lim` away
+  for (let p = 0; p < h.length; p++) if (h[p]! > lim) h[p] = lim;
   return relaxed;
 }

@@ -1,48 +1,32 @@
+// Purpose: the public entry of the RAPTOR core (prepare, searchJourneys, earliestArrivals, raptorRequest).
 /**
- * Entry point of the planner core: `searchJourneys(cores, query, pool)` runs a forward range RAPTOR,
- * or, for arriveBy, the same algorithm on the mirrored core, and hands back journeys in forward
- * order with times relative to query.epochSec. Imports only the planner api and timetable interface.
+ * Entry point of the planner core. `prepare(cores)` derives what the search needs from a timetable
+ * once, when it loads; `searchJourneys(prepared, query, pool, config)` then runs a forward range
+ * RAPTOR, or, for arriveBy, the same algorithm on the mirrored core, and hands back journeys in
+ * forward order with times relative to query.epochSec. Nothing is kept between calls but what the
+ * caller holds (the prepared timetable and its pool of scratch states). Imports only the planner api
+ * and timetable interface.
  */
-import { UNREACHED, type Journey, type JourneyLeg, type RaptorRequest, type RaptorResult, type ServiceDays, type StopWalk } from "../api.ts";
+import { DEFAULT_RAPTOR_CONFIG, UNREACHED, type Journey, type JourneyLeg, type RaptorConfig, type RaptorRequest, type RaptorResult, type SearchQuery, type TripIdx } from "../api.ts";
 import type { TransitCore } from "../timetable/types.ts";
-import { searchForward } from "./search.ts";
-import { RaptorStatePool } from "./state.ts";
+import type { Prepared } from "./prepare.ts";
+import { searchForward } from "./range.ts";
+import type { RaptorStatePool } from "./state.ts";
 
+export { prepare, prepareCore, type Cores, type Prepared, type PreparedCore } from "./prepare.ts";
 export { RaptorStatePool } from "./state.ts";
-export { destinationPruning } from "./heuristic.ts";
-export { reachPruning } from "./search.ts";
-export { nonDominated } from "./search.ts";
+export { nonDominated } from "./paths.ts";
+export type { SearchQuery } from "../api.ts";
 
-export interface SearchQuery {
-  epochSec: number;
-  /** departure time, or with arriveBy the latest arrival (relative seconds) */
-  timeSec: number;
-  arriveBy: boolean;
-  /** departures (arrivals for arriveBy) in a window of this many seconds after (before) timeSec */
-  windowSec: number;
-  /** how far from timeSec the search looks, seconds */
-  horizonSec: number;
-  access: StopWalk[];
-  egress: StopWalk[];
-  maxTransfers: number;
-  walkSpeed: number;
-  days: ServiceDays;
-  routeAllowed?: Uint8Array;
-  wheelchair: boolean;
-  /** only the n earliest arrivals (latest departures for arriveBy) are wanted (RaptorRequest.keepEarliest) */
-  keepEarliest?: number;
-}
-
-export interface Cores {
-  forward: TransitCore;
-  /** mirrored core (timetable/reverse.ts), needed for arriveBy */
-  backward: () => TransitCore;
-}
-
-export function searchJourneys(cores: Cores, q: SearchQuery, pool: RaptorStatePool): RaptorResult {
+/**
+ * The one translation of a plan query into the forward RaptorRequest the core runs: departure
+ * window and horizon to relative bounds, transfers to rides and, for arriveBy (`mirrored`), the
+ * query in the mirrored core's time (negated times and offsets, access and egress swapped).
+ */
+export function raptorRequest(q: SearchQuery, mirrored: boolean): RaptorRequest {
   const maxRides = q.maxTransfers + 1;
-  if (!q.arriveBy) {
-    const req: RaptorRequest = {
+  if (!mirrored) {
+    return {
       epochSec: q.epochSec,
       departSec: q.timeSec,
       windowSec: q.windowSec,
@@ -56,12 +40,10 @@ export function searchJourneys(cores: Cores, q: SearchQuery, pool: RaptorStatePo
       wheelchair: q.wheelchair,
       keepEarliest: q.keepEarliest,
     };
-    return searchForward(cores.forward, req, pool.get(cores.forward, maxRides));
   }
-  const back = cores.backward();
   const offsetSec = new Int32Array(q.days.offsetSec.length);
   for (let i = 0; i < offsetSec.length; i++) offsetSec[i] = -q.days.offsetSec[i]!;
-  const req: RaptorRequest = {
+  return {
     epochSec: q.epochSec,
     departSec: -q.timeSec,
     windowSec: q.windowSec,
@@ -75,8 +57,14 @@ export function searchJourneys(cores: Cores, q: SearchQuery, pool: RaptorStatePo
     wheelchair: q.wheelchair,
     keepEarliest: q.keepEarliest,
   };
-  const res = searchForward(back, req, pool.get(back, maxRides));
-  return { journeys: res.journeys.map((j) => unmirror(back, j)), stats: res.stats };
+}
+
+export function searchJourneys(prepared: Prepared, q: SearchQuery, pool: RaptorStatePool, config: RaptorConfig = DEFAULT_RAPTOR_CONFIG): RaptorResult {
+  const req = raptorRequest(q, q.arriveBy);
+  if (!q.arriveBy) return searchForward(prepared.forward, req, pool.get(prepared.forward, req.maxRides), config);
+  const back = prepared.backward();
+  const res = searchForward(back, req, pool.get(back, req.maxRides), config);
+  return { journeys: res.journeys.map((j) => unmirror(back.core, j)), stats: res.stats };
 }
 
 /** Turn a journey found on the mirrored core into a forward journey. */
@@ -99,7 +87,7 @@ function unmirror(back: TransitCore, j: Journey): Journey {
         legs.push({
           kind: "ride",
           route: l.route,
-          trip: back.tripOrig[l.trip]!,
+          trip: back.tripOrig[l.trip]! as TripIdx,
           slot: l.slot,
           boardPos: nS - 1 - l.alightPos,
           alightPos: nS - 1 - l.boardPos,
@@ -119,30 +107,14 @@ function unmirror(back: TransitCore, j: Journey): Journey {
  * Earliest arrival at every stop (relative seconds, UNREACHED when not reached) for a departure at
  * q.timeSec: one forward iteration without a destination, so nothing is pruned by a target.
  */
-export function earliestArrivals(core: TransitCore, q: SearchQuery, pool: RaptorStatePool): Int32Array {
-  const maxRides = q.maxTransfers + 1;
-  const st = pool.get(core, maxRides);
-  searchForward(
-    core,
-    {
-      epochSec: q.epochSec,
-      departSec: q.timeSec,
-      windowSec: 0,
-      maxArrivalSec: q.timeSec + q.horizonSec,
-      access: q.access,
-      egress: [],
-      maxRides,
-      walkSpeed: q.walkSpeed,
-      days: q.days,
-      routeAllowed: q.routeAllowed,
-      wheelchair: q.wheelchair,
-      everyStop: true,
-    },
-    st,
-  );
-  const n = core.nStops;
+export function earliestArrivals(prepared: Prepared, q: SearchQuery, pool: RaptorStatePool, config: RaptorConfig = DEFAULT_RAPTOR_CONFIG): Int32Array {
+  const pc = prepared.forward;
+  const req: RaptorRequest = { ...raptorRequest({ ...q, windowSec: 0, egress: [], keepEarliest: undefined }, false), everyStop: true };
+  const st = pool.get(pc, req.maxRides);
+  searchForward(pc, req, st, config);
+  const n = pc.core.nStops;
   const out = new Int32Array(n).fill(UNREACHED);
-  for (let k = 0; k <= maxRides; k++) {
+  for (let k = 0; k <= req.maxRides; k++) {
     const base = k * n;
     for (let p = 0; p < n; p++) {
       const t = Math.min(st.board[base + p]!, st.ride[base + p]!);

@@ -1,16 +1,19 @@
+// Purpose: the caller-owned scratch state of a search (labels, marks, queues).
 /**
- * Scratch memory of a RAPTOR search, allocated once per (timetable, round count) and reused by every
- * query (nigiri's raptor_state): label arrays are (round * nStops + stop) matrices.
+ * Scratch memory of a RAPTOR search, owned by the caller (nigiri's raptor_state): allocated once per
+ * (prepared core, round count) and reused by every query; label arrays are (round * nStops + stop)
+ * matrices. All a search writes goes here, nothing into module state.
  */
 import { UNREACHED } from "../api.ts";
 import type { TransitCore } from "../timetable/types.ts";
+import type { PreparedCore } from "./prepare.ts";
 
 /** boardSrc values: the label was copied from the previous round, or set by the access walk. */
 export const SRC_INHERITED = -1;
 export const SRC_ACCESS = -2;
 /**
  * Rounds before the last one whose scans are limited to what can still reach the destination
- * (search.ts reachAhead): a third level cost more than it saved on the MTA feeds (1.17x).
+ * (look-ahead.ts): a third level cost more than it saved on the MTA feeds (1.17x).
  */
 export const REACH_LEVELS = 2;
 
@@ -47,19 +50,23 @@ export class RaptorState {
   /** route -> last marked position in this round (valid while routeMarkedPos >= 0) */
   readonly routeMarkedLast: Int32Array;
   readonly routeList: Int32Array;
-  /** route -> 1 when it may be scanned in the current query (mode filter, runs on a searched day; search.ts markLiveRoutes) */
+  /** route -> 1 when it may be scanned in the current query (mode filter, runs on a searched day; slots.ts markLiveRoutes) */
   readonly routeLive: Uint8Array;
   /** footpath -> walking seconds at `footSpeed` (computed once per walking speed) */
   footSec: Int32Array;
   /** the same footpaths interleaved for the search: [2e] = target stop, [2e + 1] = walking seconds */
   readonly footToSec: Int32Array;
   footSpeed = -1;
-  /** outputs of search.ts relaxTransfers: routes collected for the next round, footpaths relaxed */
+  /** outputs of transfers.ts relaxTransfers: routes collected for the next round, footpaths relaxed */
   collected = 0;
   relaxed = 0;
+  /** outputs of route-scan.ts scanRoutes: ride labels improved, the round's bound after the scans, route stops visited */
+  nRide = 0;
+  scanBound = 0;
+  visited = 0;
   /**
    * (route * nSlots + slot) -> the route's active trips on that slot for the current query
-   * (search.ts markLiveRoutes): first index into the slot's day-view trips, count (0 when the route
+   * (slots.ts markLiveRoutes): first index into the slot's day-view trips, count (0 when the route
    * has no trip inside the searched span that day), first departure, last arrival and last departure
    * (relative seconds)
    */
@@ -78,7 +85,7 @@ export class RaptorState {
   readonly egressSec: Int32Array;
   readonly egressIdx: Int32Array;
   /**
-   * For the last rounds (reachAhead in search.ts): reachLast[l][r] = the last position on
+   * For the last rounds (look-ahead.ts reachAhead): reachLast[l][r] = the last position on
    * route r where a ride label of round (last - l) can still lead to the destination within l more
    * rides (-1: none), with the routes set in reachRoutes[l][0 .. nReachRoutes[l]); reachMark,
    * reachBoard and reachList are scratch
@@ -100,9 +107,15 @@ export class RaptorState {
   /** queue entries of the lower-bound search (stop, next entry in its bucket) */
   readonly queueNode: Int32Array;
   readonly queueNext: Int32Array;
+  /** bucket heads of that queue (one per second of the bound's limit, grown on demand) */
+  private queueHead = new Int32Array(0);
+  /** incoming footpaths for the lower-bound search at walking speed `inSpeed`: [2k] = the stop walked from, [2k + 1] = walking seconds */
+  private readonly inFromSec: Int32Array;
+  private inSpeed = -1;
 
   constructor(core: TransitCore, maxRides: number) {
     const n = core.nStops;
+    this.inFromSec = new Int32Array(2 * core.footTo.length);
     this.nStops = n;
     this.nRoutes = core.nRoutes;
     this.rounds = maxRides + 1;
@@ -157,6 +170,26 @@ export class RaptorState {
     return this.footSec;
   }
 
+  /** The incoming footpaths (PreparedCore.footIn) interleaved with their walking seconds at `speed` (heuristic.ts). */
+  incomingFootpaths(pc: PreparedCore, speed: number): Int32Array {
+    if (speed !== this.inSpeed) {
+      const footSec = this.footpathSeconds(pc.core, speed);
+      const { edge, from } = pc.footIn;
+      for (let k = 0; k < edge.length; k++) {
+        this.inFromSec[2 * k] = from[k]!;
+        this.inFromSec[2 * k + 1] = footSec[edge[k]!]!;
+      }
+      this.inSpeed = speed;
+    }
+    return this.inFromSec;
+  }
+
+  /** Bucket heads of the lower-bound queue, at least `size` of them. */
+  queueHeads(size: number): Int32Array {
+    if (this.queueHead.length < size) this.queueHead = new Int32Array(size);
+    return this.queueHead;
+  }
+
   /** Size the per-(route, slot) arrays for nSlots service-day slots. */
   ensureSlots(nSlots: number): void {
     const size = this.nRoutes * nSlots;
@@ -187,14 +220,17 @@ export class RaptorState {
   }
 }
 
-/** A pool keyed by core, so forward and backward searches each keep their own scratch state. */
+/**
+ * The caller's scratch states, one per prepared core (forward and backward searches each keep their
+ * own), grown when a search needs more rounds. Held by the caller next to the prepared timetable.
+ */
 export class RaptorStatePool {
-  private readonly states = new WeakMap<TransitCore, RaptorState>();
-  get(core: TransitCore, maxRides: number): RaptorState {
-    let s = this.states.get(core);
-    if (!s || !s.fits(core, maxRides)) {
-      s = new RaptorState(core, Math.max(maxRides, s ? s.rounds - 1 : 0));
-      this.states.set(core, s);
+  private readonly states = new WeakMap<PreparedCore, RaptorState>();
+  get(pc: PreparedCore, maxRides: number): RaptorState {
+    let s = this.states.get(pc);
+    if (!s || !s.fits(pc.core, maxRides)) {
+      s = new RaptorState(pc.core, Math.max(maxRides, s ? s.rounds - 1 : 0));
+      this.states.set(pc, s);
     }
     return s;
   }

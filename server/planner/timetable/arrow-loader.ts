@@ -1,10 +1,14 @@
 /**
  * Loads a compiled planner timetable (pipeline/timetable/compile.ts) from Arrow IPC bytes into the
  * typed-array Timetable: one IPC stream per table, tagged `table=<name>` in the schema metadata.
+ * Tables and columns are named through the timetable file's layout (pipeline/schema/timetable.ts),
+ * which the writer builds from too: a column that is not in the layout, or not of the type read
+ * here, does not compile.
  */
 import { DataType, RecordBatchReader, Table } from "apache-arrow";
 import { readFileSync } from "node:fs";
-import { packStopTimes, type Timetable, type TransitCore, type TimetableMeta } from "./types.ts";
+import { packStopTimes, type AnyTimetableTableName, type ColumnKind, type ColumnOf } from "../../../pipeline/schema/timetable.ts";
+import type { Timetable, TransitCore, TimetableMeta } from "./types.ts";
 
 type Cols = Map<string, unknown>;
 
@@ -26,7 +30,7 @@ export function loadTimetable(bytes: Uint8Array): Timetable {
     }
     tables.set(name, cols);
   }
-  const t = (name: string): Cols => {
+  const t = (name: AnyTimetableTableName): Cols => {
     const c = tables.get(name);
     if (!c) throw new Error(`timetable: table ${name} missing`);
     return c;
@@ -34,12 +38,13 @@ export function loadTimetable(bytes: Uint8Array): Timetable {
   // Columns are views into `bytes` where Arrow can. Format 3 files hold the stop times packed
   // (stop_time_words), so the timetable keeps views and the file's bytes are most of its memory; a
   // format 2 file's stop times are packed here, and then copies are kept, so its bytes are freed.
-  const packed = tables.get("stop_time_words")?.get("word");
-  const own = <T extends Int32Array | Uint8Array | Float64Array>(a: T, keep: boolean): T => (keep && !packed && a.buffer === bytes.buffer ? (a.slice() as T) : a);
-  const i32 = (tn: string, cn: string, keep = true) => own(asType(t(tn).get(cn), Int32Array, `${tn}.${cn}`), keep);
-  const u8 = (tn: string, cn: string, keep = true) => own(asType(t(tn).get(cn), Uint8Array, `${tn}.${cn}`), keep);
-  const f64 = (tn: string, cn: string) => own(asType(t(tn).get(cn), Float64Array, `${tn}.${cn}`), true);
-  const str = (tn: string, cn: string) => {
+  const column = <T extends AnyTimetableTableName, K extends ColumnKind>(tn: T, cn: ColumnOf<T, K>) => tables.get(tn)?.get(cn);
+  const packed = column("stop_time_words", "word");
+  const own = <A extends Int32Array | Uint8Array | Float64Array>(a: A, keep: boolean): A => (keep && !packed && a.buffer === bytes.buffer ? (a.slice() as A) : a);
+  const i32 = <T extends AnyTimetableTableName>(tn: T, cn: ColumnOf<T, "int32">, keep = true) => own(asType(t(tn).get(cn), Int32Array, `${tn}.${cn}`), keep);
+  const u8 = <T extends AnyTimetableTableName>(tn: T, cn: ColumnOf<T, "uint8">, keep = true) => own(asType(t(tn).get(cn), Uint8Array, `${tn}.${cn}`), keep);
+  const f64 = <T extends AnyTimetableTableName>(tn: T, cn: ColumnOf<T, "float64">) => own(asType(t(tn).get(cn), Float64Array, `${tn}.${cn}`), true);
+  const str = <T extends AnyTimetableTableName>(tn: T, cn: ColumnOf<T, "utf8">) => {
     const v = t(tn).get(cn);
     if (!Array.isArray(v)) throw new Error(`timetable: ${tn}.${cn} is not a string column`);
     return v as string[];

@@ -5,13 +5,14 @@
  * independent connection scan, a range search's profile equals single-departure searches, and
  * destination pruning (lower bounds, raptor/heuristic.ts) leaves range searches' journeys unchanged,
  * and searching only for the n earliest arrivals (keepEarliest) selects the same itineraries; the
- * last rounds' scans limited to what can still reach the destination (reachPruning) find the same
+ * last rounds' scans limited to what can still reach the destination (look-ahead) find the same
  * journeys.
  */
 import { beforeAll, describe, expect, test } from "bun:test";
 import { PlanService, selectJourneys } from "../../../server/planner/plan-service.ts";
 import { buildServiceDays, localParts, localToUnix } from "../../../server/planner/timetable/calendar.ts";
-import { destinationPruning, reachPruning, searchJourneys, type SearchQuery } from "../../../server/planner/raptor/index.ts";
+import { searchJourneys, type SearchQuery } from "../../../server/planner/raptor/index.ts";
+import { DEFAULT_RAPTOR_CONFIG, type RaptorConfig, type StopIdx, type StopWalk } from "../../../server/planner/api.ts";
 import { bartCaltrain, rng } from "../support/real-dataset.ts";
 import { GtfsReference } from "../support/gtfs-reference.ts";
 
@@ -32,17 +33,18 @@ beforeAll(async () => {
   }
 });
 
-function query(t0: number, access: { stop: number; walkSec: number }[], egress: { stop: number; walkSec: number }[], windowSec: number, maxTransfers = 5): SearchQuery {
+function query(t0: number, access: StopWalk[], egress: StopWalk[], windowSec: number, maxTransfers = 5): SearchQuery {
   const epoch = t0 - 2 * 86400;
   return { epochSec: epoch, timeSec: t0 - epoch, arriveBy: false, windowSec, horizonSec: 86400, access, egress, maxTransfers, walkSpeed: 1.33, days: buildServiceDays(svc.tt, epoch, t0), wheelchair: false };
 }
 
 /**
- * `n` random queries searched with `toggle` on and off: the journeys must be identical, leg by leg,
- * and the pruned search visit no more route stops. Returns the journeys and visits summed.
+ * `n` random queries searched with the default config and with `off` (a pruning rule switched off):
+ * the journeys must be identical, leg by leg, and the pruned search visit no more route stops.
+ * Returns the journeys and visits summed.
  */
 function compareWithout(
-  toggle: { enabled: boolean }, seed: number, n: number,
+  off: Partial<RaptorConfig>, seed: number, n: number,
   shape: (i: number, rand: () => number) => { walk: boolean; windowSec: number; maxTransfers: number; arriveBy: boolean },
 ): { journeys: number; visitedPruned: number; visitedFull: number } {
   const rand = rng(seed);
@@ -54,17 +56,11 @@ function compareWithout(
     if (o === d) continue;
     const t0 = localToUnix(day, 5 * 3600 + Math.floor(rand() * 20 * 3600), tz);
     const k = shape(i, rand);
-    const access = k.walk ? svc.walkStops(stopLat[o]!, stopLon[o]!, 1609, 1.33, false) : [{ stop: o, walkSec: 0 }];
-    const egress = k.walk ? svc.walkStops(stopLat[d]!, stopLon[d]!, 1609, 1.33, false) : [{ stop: d, walkSec: 0 }];
+    const access = k.walk ? svc.walkStops(stopLat[o]!, stopLon[o]!, 1609, 1.33, false) : [{ stop: o as StopIdx, walkSec: 0 }];
+    const egress = k.walk ? svc.walkStops(stopLat[d]!, stopLon[d]!, 1609, 1.33, false) : [{ stop: d as StopIdx, walkSec: 0 }];
     const q = { ...query(t0, access, egress, k.windowSec, k.maxTransfers), arriveBy: k.arriveBy };
-    const pruned = searchJourneys(svc.cores(), q, svc.pool);
-    toggle.enabled = false;
-    let full;
-    try {
-      full = searchJourneys(svc.cores(), q, svc.pool);
-    } finally {
-      toggle.enabled = true;
-    }
+    const pruned = searchJourneys(svc.prepared, q, svc.pool);
+    const full = searchJourneys(svc.prepared, q, svc.pool, { ...DEFAULT_RAPTOR_CONFIG, ...off });
     expect({ i, journeys: show(pruned.journeys) }).toEqual({ i, journeys: show(full.journeys) });
     expect(pruned.stats.stopsVisited).toBeLessThanOrEqual(full.stats.stopsVisited);
     out.journeys += full.journeys.length;
@@ -85,8 +81,8 @@ describe("RAPTOR pruning and day filtering", () => {
       if (o === d) continue;
       // 21:00 .. 25:30: service ends, trips past midnight of the previous service day, the next morning
       const t0 = localToUnix(day, 21 * 3600 + Math.floor(rand() * 4.5 * 3600), tz);
-      const q = query(t0, [{ stop: o, walkSec: 0 }], [{ stop: d, walkSec: 0 }], 0, 10);
-      const res = searchJourneys(svc.cores(), q, svc.pool);
+      const q = query(t0, [{ stop: o as StopIdx, walkSec: 0 }], [{ stop: d as StopIdx, walkSec: 0 }], 0, 10);
+      const res = searchJourneys(svc.prepared, q, svc.pool);
       const raptor = res.journeys.length ? Math.min(...res.journeys.map((j) => q.epochSec + j.arriveSec)) : Infinity;
       // the reference scans the connections of the query's local day and the day before and after
       const localDay = localParts(t0, tz).day;
@@ -108,11 +104,11 @@ describe("RAPTOR pruning and day filtering", () => {
       const t0 = localToUnix(day, 6 * 3600 + Math.floor(rand() * 15 * 3600), tz);
       const access = svc.walkStops(stopLat[o]!, stopLon[o]!, 1609, 1.33, false);
       const egress = svc.walkStops(stopLat[d]!, stopLon[d]!, 1609, 1.33, false);
-      const range = searchJourneys(svc.cores(), query(t0, access, egress, 3600), svc.pool).journeys;
+      const range = searchJourneys(svc.prepared, query(t0, access, egress, 3600), svc.pool).journeys;
       const epoch = t0 - 2 * 86400;
       const single = (dep: number) => {
         const q = query(epoch + dep, access, egress, 0);
-        const js = searchJourneys(svc.cores(), q, svc.pool).journeys;
+        const js = searchJourneys(svc.prepared, q, svc.pool).journeys;
         return js.length ? Math.min(...js.map((j) => q.epochSec - epoch + j.arriveSec)) : Infinity;
       };
       const best = (dep: number) => Math.min(Infinity, ...range.filter((j) => j.departSec >= dep).map((j) => j.arriveSec));
@@ -127,13 +123,13 @@ describe("RAPTOR pruning and day filtering", () => {
   });
 
   test("destination pruning does not change range searches' journeys (80 queries, walking access and egress, arriveBy)", () => {
-    const r = compareWithout(destinationPruning, 4242, 80, (i, rand) => ({ walk: true, windowSec: 3600, maxTransfers: 1 + Math.floor(rand() * 5), arriveBy: i % 3 === 2 }));
+    const r = compareWithout({ destinationPruning: false }, 4242, 80, (i, rand) => ({ walk: true, windowSec: 3600, maxTransfers: 1 + Math.floor(rand() * 5), arriveBy: i % 3 === 2 }));
     expect(r.journeys).toBeGreaterThan(100);
     expect(r.visitedPruned).toBeLessThan(r.visitedFull);
   });
 
   test("limiting the last rounds to what can still reach the destination does not change journeys (160 queries, 0-4 transfers, single and range, stop or walk egress, arriveBy)", () => {
-    const r = compareWithout(reachPruning, 777, 160, (i) => ({ walk: i % 2 === 1, windowSec: i % 4 < 2 ? 0 : 3600, maxTransfers: i % 5, arriveBy: i % 7 === 3 }));
+    const r = compareWithout({ lookAhead: false }, 777, 160, (i) => ({ walk: i % 2 === 1, windowSec: i % 4 < 2 ? 0 : 3600, maxTransfers: i % 5, arriveBy: i % 7 === 3 }));
     expect(r.journeys).toBeGreaterThan(150);
     expect(r.visitedPruned).toBeLessThan(r.visitedFull * 0.9);
   });
@@ -154,8 +150,8 @@ describe("RAPTOR pruning and day filtering", () => {
       const n = 1 + (i % 5);
       const arriveBy = i % 4 === 3;
       const q = { ...query(t0, access, egress, [3600, 7200, 1800][i % 3]!, 1 + Math.floor(rand() * 5)), arriveBy };
-      const full = searchJourneys(svc.cores(), q, svc.pool);
-      const keep = searchJourneys(svc.cores(), { ...q, keepEarliest: n }, svc.pool);
+      const full = searchJourneys(svc.prepared, q, svc.pool);
+      const keep = searchJourneys(svc.prepared, { ...q, keepEarliest: n }, svc.pool);
       expect({ i, n, arriveBy, chosen: show(selectJourneys(keep.journeys, n, arriveBy)) }).toEqual({ i, n, arriveBy, chosen: show(selectJourneys(full.journeys, n, arriveBy)) });
       windows[keep.stats.window ?? "none"] = (windows[keep.stats.window ?? "none"] ?? 0) + 1;
       selected += selectJourneys(full.journeys, n, arriveBy).length;

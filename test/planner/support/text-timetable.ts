@@ -18,8 +18,8 @@ import { loadTimetable } from "../../../server/planner/timetable/arrow-loader.ts
 import type { Timetable } from "../../../server/planner/timetable/types.ts";
 import { reverseCore } from "../../../server/planner/timetable/reverse.ts";
 import { buildServiceDays, isoToDay, localToUnix, localParts } from "../../../server/planner/timetable/calendar.ts";
-import { RaptorStatePool, searchJourneys } from "../../../server/planner/raptor/index.ts";
-import type { Journey } from "../../../server/planner/api.ts";
+import { RaptorStatePool, prepare, searchJourneys } from "../../../server/planner/raptor/index.ts";
+import type { Journey, StopIdx } from "../../../server/planner/api.ts";
 
 const DAYS = ["mon", "tue", "wed", "thu", "fri", "sat", "sun"];
 
@@ -152,10 +152,10 @@ export function runScenario(tt: Timetable, q: ScenarioQuery): string[] {
   const idx = (name: string) => {
     const i = tt.meta.stopId.indexOf(name);
     if (i < 0) throw new Error(`no stop ${name}`);
-    return i;
+    return i as StopIdx;
   };
   const res = searchJourneys(
-    { forward: tt.core, backward: () => (tt.reversed ??= reverseCore(tt.core)) },
+    prepare({ forward: tt.core, backward: () => (tt.reversed ??= reverseCore(tt.core)) }),
     {
       epochSec: epoch,
       timeSec: t - epoch,

@@ -1,0 +1,58 @@
+/**
+ * The table modules of the build (../build.ts), in the order they run: each module's dependencies
+ * come before it (startBuild checks). A new GTFS file or derived table is one module here.
+ *
+ *   module           reads               makes                                   needs
+ *   agency           agency.txt          agencies
+ *   stops            stops.txt           stops
+ *   routes           routes.txt          routes                                  agency
+ *   calendar         calendar.txt        c0
+ *   calendar_dates   calendar_dates.txt  cd0
+ *   calendars        -                   calendars                               calendar, calendar_dates
+ *   trips            trips.txt           t1 (candidate trips)                    routes, calendars
+ *   stop_times       stop_times.txt      st0                                     trips, stops
+ *   shapes           shapes.txt (lane)   sh0, shape_ids; t1's unknown shapes     trips
+ *   trip_check       -                   trip_check; st0 final: stop_times view  stop_times, shapes
+ *   patterns         -                   stop_patterns, shapes, trips            trip_check, shapes, stops, routes, calendars
+ *   frequencies      frequencies.txt     frequencies                             patterns
+ *   transfers        transfers.txt       transfers                               stops
+ *   feed_info        feed_info.txt       feed_info
+ *   links            -                   route_stops, agency_stops               patterns, routes
+ */
+import type { TableModule } from "../build.ts";
+import type { GtfsFileSpec } from "../load.ts";
+import { agency } from "./agency.ts";
+import { calendarDates } from "./calendar-dates.ts";
+import { calendar } from "./calendar.ts";
+import { calendars } from "./calendars.ts";
+import { feedInfo } from "./feed-info.ts";
+import { frequencies } from "./frequencies.ts";
+import { links } from "./links.ts";
+import { patterns } from "./patterns.ts";
+import { routes } from "./routes.ts";
+import { shapes } from "./shapes.ts";
+import { stopTimes } from "./stop-times.ts";
+import { stops } from "./stops.ts";
+import { tripCheck } from "./trip-check.ts";
+import { transfers } from "./transfers.ts";
+import { trips } from "./trips.ts";
+
+export const TABLE_MODULES: readonly TableModule[] = [
+  agency, stops, routes, calendar, calendarDates, calendars, trips, stopTimes, shapes, tripCheck, patterns, frequencies, transfers, feedInfo, links,
+];
+
+/**
+ * The order the GTFS files are read in (load.ts): it decides which file's error a feed with
+ * several broken files is rejected with, and the order of reading warnings in the report.
+ */
+const READ_ORDER = ["agency.txt", "stops.txt", "routes.txt", "trips.txt", "stop_times.txt", "calendar.txt", "calendar_dates.txt", "shapes.txt", "frequencies.txt", "transfers.txt", "feed_info.txt"];
+
+/** The GTFS files the import reads, with the columns it keeps: the modules' (https://gtfs.org/documentation/schedule/reference/). */
+export const GTFS_FILES: readonly GtfsFileSpec[] = READ_ORDER.map((name) => {
+  const m = TABLE_MODULES.find((t) => t.file?.name === name);
+  if (!m?.file) throw new Error(`no table module reads ${name}`);
+  return { file: name, required: m.file.required, required_columns: m.columns.required, optional_columns: m.columns.optional };
+});
+
+/** A GTFS file's spec (GTFS_FILES). */
+export const gtfsFile = (name: string): GtfsFileSpec => GTFS_FILES.find((f) => f.file === name)!;

@@ -1,0 +1,153 @@
+/**
+ * trip_check (derived): the stop times of st0 checked trip by trip, and st0 made final behind the
+ * catalog's `stop_times` view. Stop times of unknown trips or stops, GTFS-Flex ones, bad or
+ * duplicated stop_sequences skipped; trips that cannot be used (fewer than 2 stop times, no time at
+ * the first or last stop, times going backwards) skipped with their stop times; missing times
+ * interpolated by distance along the shape (../interpolate.ts). trip_check holds, per trip, what the
+ * stop patterns need (patterns.ts). Once this module is built nothing changes st0: the importer
+ * writes stop_times.parquet meanwhile (pipeline/import.ts) and the timetable may take its stop times.
+ */
+import type { DuckDBConnection } from "@duckdb/node-api";
+import { rows } from "../../duck.ts";
+import type { TableModule } from "../build.ts";
+import { interpolateTrip, type StopRow } from "../interpolate.ts";
+import { stopTimesFromFastRows } from "../stop-times/columns.ts";
+import { ST_OPTIONAL } from "./stop-times.ts";
+
+export const tripCheck: TableModule = {
+  name: "trip_check",
+  file: null,
+  columns: { required: [], optional: [] },
+  dependsOn: ["stop_times", "shapes"],
+  async build(ctx) {
+    const { conn } = ctx;
+    const st = ctx.fact("stopTimes");
+    const tripBase = ctx.fact("tripBase");
+    const rawSt = (col: string) => `(SELECT r.${col} FROM raw_stop_times r WHERE r.rowid = rid)`;
+    const stSkip = async (kind: string, where: string, msg: string) => {
+      const n = await ctx.reportSkipped(kind, "stop_times.txt", `SELECT * FROM st0 WHERE ${where}`, msg);
+      ctx.skip("stop_times.txt", n);
+      if (n) {
+        await conn.run(`DELETE FROM st0 WHERE ${where}`);
+        st.fastRows = null;
+      }
+    };
+    await stSkip("unknown_trip", "tix IS NULL",
+      `'stop_time of trip ' || coalesce(${rawSt("trip_id")}, '(empty)') || ': trip does not exist or was skipped'`);
+    await stSkip("flex_stop_time_unsupported", `stop_ref IS NULL AND ${st.column("flex", "false")}`,
+      `'trip ' || trip_id || ': GTFS-Flex stop_time (location_id/location_group_id) is not supported yet'`);
+    await stSkip("unknown_stop", "stop_ref IS NULL", `'trip ' || trip_id || ': stop_id ' || coalesce(${rawSt("stop_id")}, '(empty)') || ' does not exist'`);
+    await stSkip("invalid_stop_sequence", "seq IS NULL OR seq < 0", `'trip ' || trip_id || ': stop_sequence ' || coalesce(${rawSt("stop_sequence")}, '(empty)') || ' is not a non-negative integer'`);
+    // One pass per trip (in stop_sequence order) finds duplicate stop_sequences and the trips that
+    // cannot be used (< 2 stop_times, no time at the first or last stop, times going backwards), and
+    // computes what the stop patterns need: first departure, last arrival, and a digest of the
+    // (position, stop) pairs. Unparsable times count as missing; a time missing on one side takes the
+    // other's. Later steps delete whole trips and interpolate interior times between earlier and
+    // later ones, which changes none of these values for the trips that remain.
+    const tripCheckSql = `CREATE OR REPLACE TABLE trip_check AS
+      WITH o AS (SELECT tix, seq, stop_ref, coalesce(arr, dep) AS a, coalesce(dep, arr) AS d, row_number() OVER w AS k,
+                        count(*) OVER (PARTITION BY tix) AS n, lag(coalesce(dep, arr) IGNORE NULLS) OVER w AS prev_dep, lag(seq) OVER w AS prev_seq
+                 FROM st0 WINDOW w AS (PARTITION BY tix ORDER BY seq))
+      SELECT tix, max(n)::INTEGER AS n,
+        bool_or(seq = prev_seq) AS dup_seq,
+        bool_or((k = 1 OR k = n) AND a IS NULL) AS missing_terminal,
+        bool_or(a > d OR a < prev_dep) AS backwards,
+        bool_or(a IS NULL) AS needs_interp,
+        min(d) AS first_dep, max(a) AS last_arr, sum(hash(k, stop_ref)) AS h1, bit_xor(hash(stop_ref, k, 'stop pattern')) AS h2
+      FROM o GROUP BY tix`;
+    // (from the fast reader's rows when st0 still holds exactly them, in order: no sort, no window)
+    if (!st.fastRows || (await st.fastAppend!.fastTripCheck(conn, st.fastRows)) !== null) await conn.run(tripCheckSql);
+    if ((await ctx.scalar(`SELECT count(*) FROM trip_check WHERE dup_seq`)) > 0) {
+      const dupSt = `rid IN (SELECT rid FROM st0 QUALIFY row_number() OVER (PARTITION BY tix, seq ORDER BY rid) > 1)`;
+      await stSkip("duplicate_key", dupSt, `'trip ' || trip_id || ': duplicate stop_sequence ' || seq`);
+      await conn.run(tripCheckSql);
+    }
+    // unparsable times become missing (then interpolated between their neighbours)
+    await ctx.reportSkipped("invalid_time", "stop_times.txt", `SELECT * FROM st0 WHERE ${st.column("bad_time", "false")}`,
+      `'trip ' || trip_id || ' stop_sequence ' || seq || ': unparsable time ' || coalesce(${rawSt("arrival_time")}, '') || '/' || coalesce(${rawSt("departure_time")}, '') || ' (treated as missing and interpolated)'`);
+    await conn.run(`UPDATE st0 SET arr = coalesce(arr, dep), dep = coalesce(dep, arr) WHERE arr IS NULL OR dep IS NULL`);
+    // no message needs the raw strings any more: give their memory to the steps that follow
+    await conn.run(`DROP TABLE IF EXISTS raw_stop_times`);
+
+    const badTrip = async (kind: string, cond: string, msg: string) => {
+      const fromSql = `SELECT t.rid, t.trip_id FROM t1 t JOIN trip_check c USING (tix) WHERE ${cond}`;
+      const n = await ctx.reportSkipped(kind, "trips.txt", fromSql, msg);
+      if (n) {
+        ctx.skip("trips.txt", n);
+        const stN = await ctx.scalar(`SELECT count(*) FROM st0 WHERE tix IN (SELECT tix FROM trip_check c WHERE ${cond})`);
+        ctx.issues.add("stop_time_of_skipped_trip", { file: "stop_times.txt", message: `${stN} stop_times of trips skipped as ${kind}` }, stN);
+        ctx.skip("stop_times.txt", stN);
+        await conn.run(`DELETE FROM st0 WHERE tix IN (SELECT tix FROM trip_check c WHERE ${cond})`);
+        st.fastRows = null;
+        await conn.run(`DELETE FROM t1 WHERE tix IN (SELECT tix FROM trip_check c WHERE ${cond})`);
+        await conn.run(`DELETE FROM trip_check c WHERE ${cond}`);
+      }
+    };
+    await badTrip("too_few_stop_times", "c.n < 2", `'trip ' || trip_id || ': fewer than 2 usable stop_times'`);
+    await badTrip("missing_terminal_time", "c.missing_terminal", `'trip ' || trip_id || ': first or last stop has no arrival/departure time'`);
+    await badTrip("decreasing_times", "c.backwards", `'trip ' || trip_id || ': times go backwards along the trip'`);
+    const noStopTimes = `SELECT rid, trip_id FROM t1 WHERE tix NOT IN (SELECT tix FROM trip_check)`;
+    const nNoSt = await ctx.reportSkipped("trip_without_stop_times", "trips.txt", noStopTimes, `'trip ' || trip_id || ': has no stop_times'`);
+    ctx.skip("trips.txt", nNoSt);
+    if (nNoSt) await conn.run(`DELETE FROM t1 WHERE tix NOT IN (SELECT tix FROM trip_check)`);
+
+    // interpolation of missing times by distance along the shape (pipeline/gtfs/interpolate.ts)
+    const nInterpTrips = await ctx.scalar(`SELECT count(*) FROM trip_check WHERE needs_interp`);
+    let interpolated = 0;
+    // (a column only when some time is interpolated: otherwise the view says 0 for every row)
+    if (nInterpTrips > 0) {
+      await conn.run(`ALTER TABLE st0 ADD COLUMN interpolated INTEGER DEFAULT 0`);
+      interpolated = await interpolateMissing(conn, st.has("shape_dist_traveled") ? "st.shape_dist_traveled" : "NULL::DOUBLE");
+    }
+    ctx.derived.interpolated_stop_times = interpolated;
+    ctx.step(`stop_times checked (${interpolated} interpolated)`);
+    // st0 is final from here on (only read): the Parquet writer reads it through a view, in st0's
+    // order, without a copy of 2.4 M rows, and may start now
+    await conn.run(`CREATE VIEW stop_times AS
+      SELECT ${ctx.fvid}::INTEGER AS feed_version_id, (${tripBase} + st.tix - 1)::INTEGER AS trip_ref, st.trip_id, st.seq::INTEGER AS stop_sequence, st.stop_ref, st.stop_id,
+        st.arr::INTEGER AS arrival_time, st.dep::INTEGER AS departure_time, ${ST_OPTIONAL.map(([c, , type]) => `${st.column(c, `NULL::${type}`)} AS ${c}`).join(", ")},
+        ${nInterpTrips > 0 ? "st.interpolated::INTEGER" : "0::INTEGER"} AS interpolated
+      FROM st0 st`);
+    // (and when st0 still holds exactly the fast reader's rows, the timetable takes its columns from them)
+    const rowsNow = nInterpTrips === 0 ? st.fastRows : null;
+    ctx.facts.fastStopTimesColumns = rowsNow ? () => stopTimesFromFastRows(rowsNow, tripBase) : null;
+  },
+};
+
+/** `shapeDist`: st0's shape_dist_traveled over `st` (or a NULL when the file has none) */
+async function interpolateMissing(conn: DuckDBConnection, shapeDist: string): Promise<number> {
+  const stRows = await rows(conn, `SELECT st.rid, st.tix, st.arr, st.dep, s.stop_lat AS lat, s.stop_lon AS lon, ${shapeDist} AS sd
+    FROM st0 st JOIN stops s ON s.id = st.stop_ref WHERE st.tix IN (SELECT tix FROM trip_check WHERE needs_interp) ORDER BY st.tix, st.seq`);
+  const shapeOf = new Map((await rows(conn, `SELECT tix, shape_id FROM t1 WHERE shape_id IS NOT NULL AND tix IN (SELECT tix FROM trip_check WHERE needs_interp)`))
+    .map((r) => [Number(r.tix), String(r.shape_id)]));
+  const shapes = new Map<string, Array<[number, number]>>();
+  if (shapeOf.size) {
+    const ids = [...new Set(shapeOf.values())].map((s) => `'${s.replace(/'/g, "''")}'`).join(",");
+    for (const p of await rows(conn, `SELECT shape_id, lat, lon FROM sh0 WHERE shape_id IN (${ids}) ORDER BY shape_id, seq`)) {
+      const id = String(p.shape_id);
+      (shapes.get(id) ?? shapes.set(id, []).get(id)!).push([Number(p.lat), Number(p.lon)]);
+    }
+  }
+  const filled: Array<[number, number]> = [];
+  let i = 0;
+  while (i < stRows.length) {
+    const tix = Number(stRows[i]!.tix);
+    const trip: StopRow[] = [];
+    for (; i < stRows.length && Number(stRows[i]!.tix) === tix; i++) {
+      const r = stRows[i]!;
+      trip.push({ rid: Number(r.rid), arr: r.arr == null ? null : Number(r.arr), dep: r.dep == null ? null : Number(r.dep), lat: Number(r.lat), lon: Number(r.lon), sd: r.sd == null ? null : Number(r.sd) });
+    }
+    const sid = shapeOf.get(tix);
+    filled.push(...interpolateTrip(trip, sid ? shapes.get(sid) ?? null : null));
+  }
+  await conn.run(`CREATE TABLE st_i (rid BIGINT, t INTEGER)`);
+  const app = await conn.createAppender("st_i");
+  for (const [rid, t] of filled) {
+    app.appendBigInt(BigInt(rid));
+    app.appendInteger(t);
+    app.endRow();
+  }
+  app.closeSync();
+  await conn.run(`UPDATE st0 SET arr = st_i.t, dep = st_i.t, interpolated = 1 FROM st_i WHERE st0.rid = st_i.rid`);
+  return filled.length;
+}

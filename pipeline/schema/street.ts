@@ -1,0 +1,46 @@
+/**
+ * The street dataset layout: what a street dataset folder (`<data>/streets/<sha1>/`, listed in the
+ * manifest's `streets`) holds, and the engine configuration pointed into it. The pipeline builds
+ * it (pipeline/street/import-streets.ts with the tools of pipeline/street/valhalla.ts); the
+ * server's embedded engine (server/street/embedded.ts) loads the stored configuration through
+ * withDatasetPaths. Part of the dataset contract (pipeline/schema/): imports nothing but node:path.
+ */
+import { join } from "node:path";
+
+/** Valhalla's configuration (JSON), as valhalla_build_config writes it. */
+export type ValhallaConfig = Record<string, any>;
+
+/** Where each part of a street dataset lives, relative to its folder. */
+export const STREET_LAYOUT = {
+  /** the routing graph tiles (valhalla_build_tiles), one folder per hierarchy level */
+  tiles: "tiles",
+  /** administrative areas (valhalla_build_admins) */
+  admin: "admin.sqlite",
+  /** skadi elevation tiles (N43/N43E007.hgt), when the dataset was built with elevation */
+  elevation: "elevation",
+  /** the engine configuration, its paths relative to the folder (withDatasetPaths makes them absolute) */
+  config: "valhalla.json",
+} as const;
+
+/**
+ * A configuration whose paths point into `dir`: `base` is the stored one (valhalla.json), whose
+ * paths are relative. Logging off: the engine logs one line per search otherwise.
+ */
+export function withDatasetPaths(base: ValhallaConfig, dir: string, opts: { elevation: boolean; admin: boolean; logging?: boolean }): ValhallaConfig {
+  const c = structuredClone(base);
+  c.mjolnir.tile_dir = join(dir, STREET_LAYOUT.tiles);
+  // no tar extract: tiles are read from the folder (an extract that does not exist is skipped)
+  c.mjolnir.tile_extract = join(dir, "tiles.tar");
+  c.mjolnir.traffic_extract = join(dir, "traffic.tar");
+  c.mjolnir.admin = opts.admin ? join(dir, STREET_LAYOUT.admin) : join(dir, "no-admin.sqlite");
+  c.mjolnir.timezone = join(dir, "no-timezones.sqlite");
+  c.mjolnir.landmarks = join(dir, "no-landmarks.sqlite");
+  c.mjolnir.transit_dir = join(dir, "no-transit");
+  c.mjolnir.transit_feeds_dir = join(dir, "no-transit-feeds");
+  c.additional_data.elevation = opts.elevation ? join(dir, STREET_LAYOUT.elevation) + "/" : join(dir, "no-elevation") + "/";
+  c.mjolnir.logging = { ...c.mjolnir.logging, type: opts.logging ? "std_out" : "", color: false };
+  for (const part of ["loki", "thor", "odin", "meili"]) {
+    if (c[part]?.logging) c[part].logging = { ...c[part].logging, type: opts.logging ? "std_out" : "" };
+  }
+  return c;
+}

@@ -1,0 +1,113 @@
+/**
+ * The one place that writes the planner timetable into a dataset: its files under
+ * `<data>/timetables/` and `manifest.timetable`, which points the server at one of them.
+ *
+ * - compileTimetable (compile.ts) writes the file of the active versions with writeTimetableFile.
+ * - An import that prepares the timetable (pipeline/import.ts) stages the file with
+ *   stageTimetable and, once its version is published, moves it to its place with
+ *   placeStagedTimetable: only then is it the timetable of the active versions its name says.
+ * - refreshTimetable, run after a batch of imports under the import lock, compiles the timetable of
+ *   the active versions unless its file exists (a staged one placed, or an earlier compile), points
+ *   the manifest at it and prunes the files nothing points at.
+ */
+import { createHash } from "node:crypto";
+import { existsSync, mkdirSync, readdirSync, renameSync, rmSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { activeVersions, readManifest } from "../schema/manifest.ts";
+import { TIMETABLE_FORMAT, TIMETABLES_DIR } from "../schema/timetable.ts";
+import { acquireLock, fsyncDir, writeFileDurable, writeManifest } from "../store/manifest.ts";
+import { DEFAULT_WALK_RADIUS_M } from "./source.ts";
+
+/** Path (relative to the data dir) of the timetable of this set of active versions. */
+export function timetableRelPath(activeSha1s: string[], walkRadiusM = DEFAULT_WALK_RADIUS_M): string {
+  const hash = createHash("sha1").update(JSON.stringify({ f: TIMETABLE_FORMAT, radius: walkRadiusM, active: [...activeSha1s].sort() })).digest("hex").slice(0, 16);
+  return join(TIMETABLES_DIR, `${hash}.arrow`);
+}
+
+/** Writes timetable chunks to `path` durably (temp file + fsync + rename). */
+export function writeTimetableFile(path: string, chunks: Uint8Array[]): void {
+  mkdirSync(dirname(path), { recursive: true });
+  const tmp = `${path}.${process.pid}.tmp`;
+  writeFileDurable(tmp, chunks);
+  renameSync(tmp, path);
+  fsyncDir(dirname(path));
+}
+
+/** A timetable written ahead of its version's publication: where it is, where it goes. */
+export interface StagedTimetable {
+  /** where it goes, relative to the data dir (timetableRelPath of the active versions once published) */
+  rel: string;
+  /** where it is (in an import's staging folder) */
+  file: string;
+}
+
+/** Writes a timetable prepared by an import into its staging folder (durably: it is moved, not copied). */
+export function stageTimetable(stagingDir: string, rel: string, chunks: Uint8Array[]): StagedTimetable {
+  const file = join(stagingDir, "timetable.arrow");
+  writeFileDurable(file, chunks);
+  return { rel, file };
+}
+
+/**
+ * Moves a staged timetable to its place, after the manifest switch that published its version (a
+ * version's ids are final once published); a crash before this leaves refreshTimetable to compile it.
+ */
+export function placeStagedTimetable(dataDir: string, staged: StagedTimetable): void {
+  const dest = join(dataDir, staged.rel);
+  mkdirSync(dirname(dest), { recursive: true });
+  renameSync(staged.file, dest);
+  fsyncDir(dirname(dest));
+}
+
+const sameSet = (a: string[], b: string[]) => a.length === b.length && [...a].sort().join() === [...b].sort().join();
+
+/**
+ * After the active dataset changes: the timetable of the current active versions, compiled unless
+ * its file exists, and the manifest pointed at it, under the import lock. Called once after a batch
+ * of imports, not per feed.
+ */
+export async function refreshTimetable(dataDir: string, progress?: (msg: string) => void): Promise<"unchanged" | "compiled"> {
+  const release = acquireLock(dataDir);
+  try {
+    for (let attempt = 0; attempt < 3; attempt++) {
+      const m = readManifest(dataDir);
+      const active = activeVersions(m).map((v) => v.sha1);
+      if (m.timetable && sameSet(m.timetable.active_sha1s, active) && existsSync(join(dataDir, m.timetable.path))) return "unchanged";
+      const t0 = performance.now();
+      // (loaded when needed: `interchange import` starts without DuckDB, see pipeline/import.ts)
+      const { compileTimetable } = await import("./compile.ts");
+      const result = await compileTimetable(dataDir, { progress });
+      const now = readManifest(dataDir);
+      if (!sameSet(activeVersions(now).map((v) => v.sha1), result.active_sha1s)) continue; // changed meanwhile
+      const previous = now.timetable?.path;
+      now.timetable = result;
+      writeManifest(dataDir, now);
+      progress?.(`timetable: ${result.path} for ${result.active_sha1s.length} active versions (${((performance.now() - t0) / 1000).toFixed(2)} s)`);
+      const removed = pruneTimetables(dataDir, [result.path, previous]);
+      if (removed.length) progress?.(`timetable: removed ${removed.length} older file(s): ${removed.join(", ")}`);
+      return "compiled";
+    }
+    throw new Error("the active versions kept changing while the timetable was compiled");
+  } finally {
+    release();
+  }
+}
+
+/**
+ * Removes the timetable files a nightly rebuild leaves behind: every `timetables/*.arrow` except
+ * `keep` (the manifest's timetable and the one it replaced, which a server that read the manifest
+ * just before the switch may still be opening), and the temp files of interrupted compiles. Only
+ * under the import lock (no compile is writing). Returns the removed names.
+ */
+export function pruneTimetables(dataDir: string, keep: (string | undefined)[]): string[] {
+  const dir = join(dataDir, TIMETABLES_DIR);
+  if (!existsSync(dir)) return [];
+  const kept = new Set(keep.filter((k): k is string => !!k).map((k) => k.split("/").pop()!));
+  const removed: string[] = [];
+  for (const name of readdirSync(dir)) {
+    if (kept.has(name) || !(name.endsWith(".arrow") || name.endsWith(".tmp"))) continue;
+    rmSync(join(dir, name), { force: true });
+    removed.push(name);
+  }
+  return removed.sort();
+}

@@ -1,0 +1,87 @@
+// Purpose: journeys rebuilt from the labels, and the Pareto filter over journeys.
+/**
+ * Paths: journeys rebuilt from the labels (OTP's path mapping), and the Pareto filter over journeys.
+ */
+import type { Journey, JourneyLeg, RaptorRequest, RouteIdx, StopIdx, TripIdx } from "../api.ts";
+import { NO_DROP_OFF, arrAt, depAt, flagsAt, type TransitCore } from "../timetable/types.ts";
+import { SRC_ACCESS, SRC_INHERITED, type RaptorState } from "./state.ts";
+
+/**
+ * Journeys no other one dominates: another leaves no earlier, arrives no later, with no more rides,
+ * and is better in one of them (of equal journeys the first is kept). Input order is kept.
+ */
+export function nonDominated(js: Journey[]): Journey[] {
+  return js.filter(
+    (a, i) => !js.some((b, k) => k !== i && b.departSec >= a.departSec && b.arriveSec <= a.arriveSec && b.rides <= a.rides && (b.departSec > a.departSec || b.arriveSec < a.arriveSec || b.rides < a.rides || k < i)),
+  );
+}
+
+/** The route whose stop times hold index idx (routeTime0 is ascending). */
+function routeOfStopTime(core: TransitCore, idx: number): number {
+  let lo = 0;
+  let hi = core.nRoutes - 1;
+  while (lo < hi) {
+    const mid = (lo + hi + 1) >>> 1;
+    if (core.routeTime0[mid]! <= idx) lo = mid;
+    else hi = mid - 1;
+  }
+  return lo;
+}
+
+/** Walk the labels back from the destination (round k, via egress stop e) to the access walk. */
+export function reconstruct(core: TransitCore, req: RaptorRequest, st: RaptorState, k: number, e: number): Journey {
+  const n = core.nStops;
+  const legs: JourneyLeg[] = [];
+  let egressWalk = 0;
+  for (const eg of req.egress) if (eg.stop === e && (egressWalk === 0 || eg.walkSec < egressWalk)) egressWalk = eg.walkSec;
+  const arrive = st.ride[k * n + e]!;
+  legs.push({ kind: "egress", stop: e as StopIdx, depSec: arrive, arrSec: arrive + egressWalk });
+  let p = e;
+  let round = k;
+  let rides = 0;
+  for (;;) {
+    const idx = round * n + p;
+    const slot = st.rideSlot[idx]!;
+    const bIdx = st.rideBoard[idx]!;
+    const r = routeOfStopTime(core, bIdx);
+    const s0 = core.routeStopStart[r]!;
+    const nS = core.routeStopStart[r + 1]! - s0;
+    const rel = bIdx - core.routeTime0[r]!;
+    const boardPos = rel % nS;
+    const tbase = bIdx - boardPos;
+    const trip = core.routeTripStart[r]! + (rel - boardPos) / nS;
+    const off = req.days.offsetSec[slot * core.nTz + core.routeTz[r]!]!;
+    // the alighting position: the first visit of p after boarding that arrives at the label's time
+    let alightPos = boardPos + 1;
+    while (alightPos < nS - 1 && !(core.routeStops[s0 + alightPos] === p && off + arrAt(core.stopTimes, tbase + alightPos) === st.ride[idx] && !(flagsAt(core.stopTimes, tbase + alightPos) & NO_DROP_OFF))) alightPos++;
+    const b = core.routeStops[core.routeStopStart[r]! + boardPos]!;
+    const dep = off + depAt(core.stopTimes, tbase + boardPos);
+    legs.push({ kind: "ride", route: r as RouteIdx, trip: trip as TripIdx, slot, boardPos, alightPos, fromStop: b as StopIdx, toStop: p as StopIdx, depSec: dep, arrSec: off + arrAt(core.stopTimes, tbase + alightPos) });
+    rides++;
+    let j = round - 1;
+    while (j > 0 && st.boardSrc[j * n + b] === SRC_INHERITED) j--;
+    const src = st.boardSrc[j * n + b]!;
+    if (src === SRC_ACCESS || j === 0) {
+      const w = st.accessSec[b]!;
+      legs.push({ kind: "access", stop: b as StopIdx, depSec: dep - w, arrSec: dep });
+      break;
+    }
+    if (src !== b) {
+      const from = st.ride[j * n + src]!;
+      const walk = walkSec(core, req, src, b);
+      legs.push({ kind: "transfer", fromStop: src as StopIdx, toStop: b as StopIdx, depSec: from, arrSec: from + walk });
+    }
+    p = src;
+    round = j;
+  }
+  legs.reverse();
+  return { departSec: legs[0]!.depSec, arriveSec: legs[legs.length - 1]!.arrSec, rides, legs };
+}
+
+/** Walking seconds of the footpath from -> to at the request's speed (0 when there is none). */
+function walkSec(core: TransitCore, req: RaptorRequest, from: number, to: number): number {
+  for (let e = core.footStart[from]!; e < core.footStart[from + 1]!; e++) {
+    if (core.footTo[e] === to) return Math.max(core.footMinSec[e]!, Math.ceil(core.footDistM[e]! / req.walkSpeed));
+  }
+  return 0;
+}
