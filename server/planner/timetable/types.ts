@@ -55,30 +55,9 @@ export interface TransitCore {
   tripOrig: Int32Array;
 }
 
-export const NO_PICKUP = 1;
-export const NO_DROP_OFF = 2;
-
-/** Seconds a packed stop time may hold: times * 4 + flags must fit an Int32. */
-export const MAX_STOP_TIME_SEC = 2 ** 29 - 1;
-
-/** Arrival, departure (seconds since service-day start) and flags of stop time i in TransitCore.stopTimes. */
-export const arrAt = (stopTimes: Int32Array, i: number): number => stopTimes[2 * i]! >> 2;
-export const depAt = (stopTimes: Int32Array, i: number): number => stopTimes[2 * i + 1]! >> 2;
-export const flagsAt = (stopTimes: Int32Array, i: number): number => stopTimes[2 * i]! & 3;
-
-/** TransitCore.stopTimes from arrival and departure seconds and flags per stop time. */
-export function packStopTimes(arr: ArrayLike<number>, dep: ArrayLike<number>, flags: ArrayLike<number>): Int32Array {
-  const out = new Int32Array(2 * arr.length);
-  for (let i = 0; i < arr.length; i++) {
-    const a = arr[i]!;
-    const d = dep[i]!;
-    const f = flags[i]! & 3;
-    if (Math.abs(a) > MAX_STOP_TIME_SEC || Math.abs(d) > MAX_STOP_TIME_SEC) throw new RangeError(`stop time ${i}: ${Math.abs(a) > MAX_STOP_TIME_SEC ? a : d} s is beyond ±${MAX_STOP_TIME_SEC} s`);
-    out[2 * i] = a * 4 + f;
-    out[2 * i + 1] = d * 4 + f;
-  }
-  return out;
-}
+// The packed stop-time word is part of the dataset contract: one codec, written by the pipeline and
+// read here (arrival and departure seconds * 4 + flags).
+export { MAX_STOP_TIME_SEC, NO_DROP_OFF, NO_PICKUP, arrAt, depAt, flagsAt, packStopTimes } from "../../../pipeline/schema/timetable.ts";
 
 /** Response metadata; never read by the algorithm. */
 export interface TimetableMeta {
