@@ -13,6 +13,7 @@ import { AppError } from "../errors.ts";
 import type { Logger } from "../feature.ts";
 import type { EngineCall, StreetEngine } from "./engine.ts";
 import { engineErrorFromMessage } from "./engine-errors.ts";
+import { completeAnswer } from "./relay.ts";
 import { MAX_HEIGHT_POINTS } from "./schemas/height.ts";
 import type { StreetAction } from "./schemas/index.ts";
 
@@ -123,11 +124,11 @@ export class EmbeddedEngine implements StreetEngine {
       text = await method(query);
     } catch (e) {
       const body = engineErrorFromMessage(call.action, (e as Error).message ?? String(e));
-      return new Response(JSON.stringify(body), { status: body.status_code, headers: { "content-type": "application/json" } });
+      return completeAnswer(JSON.stringify(body), { status: body.status_code, headers: { "content-type": "application/json" } });
     } finally {
       this.release();
     }
-    return new Response(text, { status: 200, headers: { "content-type": contentType(call.format) } });
+    return completeAnswer(text, { status: 200, headers: { "content-type": contentType(call.format) } });
   }
 
   health() {

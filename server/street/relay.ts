@@ -34,10 +34,29 @@ type Reader = { read(): Promise<{ done: true; value?: undefined } | { done: fals
 
 const invalidAnswer = (why: string) => new AppError("ENGINE_UNAVAILABLE", `routing engine sent an invalid answer (${why})`);
 
+/**
+ * Answers an engine made in this process from a complete string (the embedded engine): the relay
+ * sends the string as it is instead of reading and re-streaming it.
+ */
+const COMPLETE_ANSWERS = new WeakMap<Response, string>();
+
+export function completeAnswer(text: string, init: ResponseInit): Response {
+  const res = new Response(text, init);
+  COMPLETE_ANSWERS.set(res, text);
+  return res;
+}
+
 export async function relay(res: Response, opts: RelayOptions): Promise<Response> {
   const headers = new Headers({ "access-control-allow-origin": "*" });
   headers.set("content-type", res.headers.get("content-type") ?? "application/json");
   if (opts.warnings.length) headers.set("x-interchange-warning", opts.warnings.map((w) => `${w.code} ${w.text}`).join("; "));
+
+  const complete = COMPLETE_ANSWERS.get(res);
+  if (complete !== undefined) {
+    // an answer the embedded engine already holds whole: no stream to check or re-chunk
+    const merged = opts.warnings.length && complete.startsWith("{") ? mergeWarnings(complete, opts.warnings) : null;
+    return new Response(merged ?? complete, { status: res.status, headers });
+  }
 
   const ok = res.status >= 200 && res.status < 300;
   // Valhalla's own refusals: 4xx, and 501 for "not implemented" combinations (codes 141, 142).

@@ -168,7 +168,7 @@ describe("isochrone against routes", () => {
   let gw: Gateway;
   beforeAll(async () => {
     gw = await startGateway({ dataDir: await streetDataset("rnv", ["rnv-mannheim-heidelberg"], [], ["rnv"]) });
-  });
+  }, 120_000);
   afterAll(async () => {
     await gw?.stop();
   });
