@@ -72,6 +72,7 @@ export function createApp(deps: AppDeps) {
       status: "ok",
       uptime_s: Math.round((deps.now() - started) / 1000),
       auth: deps.auth.enabled,
+      rate_limit: deps.rateLimiter.health?.() ?? { limiter: "in-process" },
       features: Object.fromEntries(deps.features.map((f) => [f.name, f.health?.() ?? {}])),
     }));
   for (const f of deps.features) app = app.use(f.routes) as unknown as typeof app;

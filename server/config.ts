@@ -22,6 +22,8 @@ export interface ServerConfig {
   readonly engineConcurrency: number | null;
   /** rate limit for accounts whose key entry has none (requests per minute); 0 = unlimited */
   readonly defaultRateLimitPerMinute: number;
+  /** Redis for rate limits shared by every process and machine (null: each process limits alone) */
+  readonly redisUrl: string | null;
 }
 
 export const SERVE_FLAGS: FlagSpec[] = [
@@ -34,6 +36,7 @@ export const SERVE_FLAGS: FlagSpec[] = [
   { name: "valhalla-timeout-ms", env: "VALHALLA_TIMEOUT_MS", type: "number", default: 30000, description: "time-out for a request to the routing engine" },
   { name: "engine-concurrency", env: "INTERCHANGE_ENGINE_CONCURRENCY", type: "number", description: "embedded street engine: calls running at once (default: cores - 1, at least 1)" },
   { name: "allow-hard-exclusions", env: "INTERCHANGE_ALLOW_HARD_EXCLUSIONS", type: "boolean", default: false, description: "pass exclude_bridges/tolls/... to the engine instead of dropping them with a warning" },
+  { name: "redis-url", env: "INTERCHANGE_REDIS_URL", type: "string", description: "Redis URL (redis://host:6379): rate limits shared by every process and machine; without it each process limits on its own" },
   { name: "default-rate-limit", env: "INTERCHANGE_DEFAULT_RATE_LIMIT", type: "number", default: 0, description: "requests per minute for keys without rate_limit_per_minute (0 = unlimited)" },
 ];
 
@@ -69,5 +72,6 @@ export function serverConfigFrom(values: FlagValues): ServerConfig {
     allowHardExclusions: Boolean(values.allowHardExclusions),
     engineConcurrency: engineConcurrency ?? null,
     defaultRateLimitPerMinute: Number(values.defaultRateLimit ?? 0),
+    redisUrl: (values.redisUrl as string | undefined) || null,
   });
 }

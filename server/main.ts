@@ -25,7 +25,8 @@ export async function startServer(config: ServerConfig, opts: { log?: Logger; no
   const auth = config.apiKeysFile ? loadKeys(config.apiKeysFile, config.defaultRateLimitPerMinute) : noAuth();
   if (!auth.enabled) log.warn("serving WITHOUT API keys (--no-auth)");
   const features: Feature[] = [await createCatalogFeature(ctx), await createPlannerFeature(ctx), await createStreetFeature(ctx)];
-  const app = createApp({ auth, rateLimiter: createRateLimiter(), features, log, now });
+  const rateLimiter = createRateLimiter({ redisUrl: config.redisUrl, log });
+  const app = createApp({ auth, rateLimiter, features, log, now });
   app.listen({ hostname: config.host, port: config.port });
   const server = app.server!;
   const stopWatching = watchManifest(config.dataDir, async () => {
@@ -46,6 +47,7 @@ export async function startServer(config: ServerConfig, opts: { log?: Logger; no
       stopWatching();
       await app.stop(true);
       for (const f of features) await f.close?.();
+      rateLimiter.close?.();
     },
   };
 }

@@ -12,6 +12,9 @@ export interface RateDecision {
 
 export interface RateLimiter {
   take(account: Account, nowMs: number): RateDecision | Promise<RateDecision>;
+  /** what /health says about it */
+  health?(): Record<string, unknown>;
+  close?(): void;
 }
 
 /** Limiter used until the token bucket lands: never refuses. */

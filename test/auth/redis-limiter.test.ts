@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { RedisClient } from "bun";
 import { RedisTokenBucketLimiter } from "../../server/auth/redis-limiter.ts";
 import type { Account } from "../../server/auth/keys.ts";
-import { quietLog } from "../support/street-server.ts";
+import { quietLog, startGateway } from "../support/street-server.ts";
 import { type RedisServer, startRedis } from "../support/services.ts";
 
 const account = (name: string, perMinute: number): Account => ({ account: name, rateLimitPerMinute: perMinute }) as Account;
@@ -80,4 +80,24 @@ describe("Redis token buckets", () => {
     }
     expect(back).toBe(true);
   }, 20_000);
+
+  test("two servers with --redis-url hold an account to its rate_limit_per_minute in total; /health says which limiter", async () => {
+    const keys = [{ key: "shared-key-123", account: "two-servers", rate_limit_per_minute: 10 }];
+    const [a, b] = [await startGateway({ keys, redisUrl: redis.url }), await startGateway({ keys, redisUrl: redis.url })];
+    try {
+      const statuses: number[] = [];
+      for (let i = 0; i < 16; i++) {
+        const r = await fetch(`${(i % 2 ? a : b).url}/api/v2/rest/stops?limit=1`, { headers: { apikey: "shared-key-123" } });
+        await r.text();
+        statuses.push(r.status);
+      }
+      expect(statuses.filter((s) => s === 200).length).toBe(10);
+      expect(statuses.filter((s) => s === 429).length).toBe(6);
+      const health = (await (await fetch(`${a.url}/health`)).json()) as { rate_limit: { limiter: string; redis: string } };
+      expect(health.rate_limit).toMatchObject({ limiter: "redis", redis: "ok" });
+    } finally {
+      await a.stop();
+      await b.stop();
+    }
+  });
 });

@@ -16,6 +16,7 @@ export interface GatewayOptions {
   /** data dir for the embedded engine (default: a new empty one) */
   dataDir?: string;
   engineConcurrency?: number;
+  redisUrl?: string;
   valhallaTimeoutMs?: number;
   allowHardExclusions?: boolean;
   /** writes a keys file; without it the server runs with --no-auth */
@@ -42,6 +43,7 @@ export async function startGateway(opts: GatewayOptions = {}): Promise<Gateway> 
   const config = serverConfigFrom({
     data: opts.dataDir ?? join(dir, "data"),
     engineConcurrency: opts.engineConcurrency,
+    redisUrl: opts.redisUrl,
     port: 0,
     host: "127.0.0.1",
     noAuth: !opts.keys,
