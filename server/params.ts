@@ -45,16 +45,24 @@ interface Step {
   absent: { ok: boolean; value: unknown };
 }
 
-const NO_RULES: ParamRules = {};
-const plans = new WeakMap<ParamShape, WeakMap<ParamRules, Step[]>>();
+/** How parseParams runs a shape: its steps, and the values of a request that names no parameter. */
+interface Plan {
+  steps: Step[];
+  /** every parameter's absent value (a request's values start as a copy: one object shape for all) */
+  absent: Record<string, unknown>;
+}
 
-function plan(shape: ParamShape, rules: ParamRules): Step[] {
+const NO_RULES: ParamRules = {};
+const plans = new WeakMap<ParamShape, WeakMap<ParamRules, Plan>>();
+
+function plan(shape: ParamShape, rules: ParamRules): Plan {
   let byRules = plans.get(shape);
   if (!byRules) plans.set(shape, (byRules = new WeakMap()));
-  let steps = byRules.get(rules);
-  if (steps) return steps;
+  const known = byRules.get(rules);
+  if (known) return known;
   const aliasNames = new Set(Object.values(rules.aliases ?? {}).flat());
-  steps = [];
+  const steps: Step[] = [];
+  const absent: Record<string, unknown> = {};
   for (const key of Object.keys(shape)) {
     if (aliasNames.has(key)) continue;
     const names = [key, ...(rules.aliases?.[key] ?? [])];
@@ -65,9 +73,11 @@ function plan(shape: ParamShape, rules: ParamRules): Step[] {
     });
     const r = schemas[0]!.safeParse(undefined);
     steps.push({ key, names, schemas, before: rules.before?.[key], absent: { ok: r.success, value: r.data } });
+    absent[key] = r.data;
   }
-  byRules.set(rules, steps);
-  return steps;
+  const p = { steps, absent };
+  byRules.set(rules, p);
+  return p;
 }
 
 /**
@@ -75,16 +85,18 @@ function plan(shape: ParamShape, rules: ParamRules): Step[] {
  * `shape`, in its order. Throws INVALID_PARAMETER for the first problem.
  */
 export function parseParams<S extends ParamShape>(shape: S, raw: (name: string) => string | undefined, rules: ParamRules = NO_RULES): ParamValues<S> {
-  const out: Record<string, unknown> = {};
-  for (const step of plan(shape, rules)) {
-    const bad = step.before?.(raw);
-    if (bad) throw bad;
+  const { steps, absent } = plan(shape, rules);
+  const out: Record<string, unknown> = { ...absent };
+  for (const step of steps) {
+    if (step.before) {
+      const bad = step.before(raw);
+      if (bad) throw bad;
+    }
     let value: string | undefined;
     let i = 0;
     for (; i < step.names.length; i++) if ((value = raw(step.names[i]!)) !== undefined) break;
-    if (value === undefined && step.absent.ok) out[step.key] = step.absent.value;
-    else if (value === undefined) out[step.key] = check(step.key, step.schemas[0]!, undefined);
-    else out[step.key] = check(step.names[i]!, step.schemas[i]!, value);
+    if (value !== undefined) out[step.key] = check(step.names[i]!, step.schemas[i]!, value);
+    else if (!step.absent.ok) check(step.key, step.schemas[0]!, undefined);
   }
   return out as ParamValues<S>;
 }
@@ -96,8 +108,18 @@ function check<T>(name: string, schema: ParamSchema<T>, value: string | undefine
   throw invalidParameter(name, issue.message, (issue as { params?: { allowed?: string } }).params?.allowed);
 }
 
+const absentParam = new WeakMap<ParamSchema, { ok: boolean; value: unknown }>();
+
 /** Parse one raw value with one parameter's schema (path parameters). */
 export function parseParam<T>(name: string, schema: ParamSchema<T>, raw: string | undefined): T {
+  if (raw === undefined) {
+    let a = absentParam.get(schema);
+    if (!a) {
+      const r = schema.safeParse(undefined);
+      absentParam.set(schema, (a = { ok: r.success, value: r.data }));
+    }
+    if (a.ok) return a.value as T;
+  }
   return check(name, schema, raw);
 }
 

@@ -6,16 +6,16 @@
 
 /**
  * One record (Stop, Trip) as JSON text: the catalog assembles its documents from pieces DuckDB
- * rendered at load, so they stay text rather than objects. render.ts lists the json objects or
- * wraps properties and geometry in GeoJSON Features.
+ * rendered at load, so they stay text rather than objects. render.ts closes the object for json
+ * or wraps it in a GeoJSON Feature.
  */
 export interface Item {
-  /** the json format's object */
-  readonly json: string;
-  /** a GeoJSON Feature's properties: every field but the geometry */
-  readonly properties: string;
-  /** a GeoJSON Feature's geometry ("null" when none) */
-  readonly geometry: string;
+  /** the record's JSON object without its closing brace: every field but a top-level geometry */
+  props: string;
+  /** its GeoJSON geometry ("null" when none) */
+  geometry: string;
+  /** the json format ends the object with `"geometry"` (stops); trips carry theirs inside `shape` */
+  geometryInJson: boolean;
 }
 
 export interface Listing {

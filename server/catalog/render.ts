@@ -44,8 +44,9 @@ function opening(format: Format, key: string): string {
 }
 const closing = (format: Format, page: Page | null) => (format === "geojsonl" ? "" : `]${metaText(page)}}`);
 
-const feature = (it: Item) => `{"type":"Feature","geometry":${it.geometry},"properties":${it.properties}}`;
-const pieceOf = (format: Format, it: Item) => (format === "json" ? it.json : feature(it));
+const json = (it: Item) => (it.geometryInJson ? `${it.props},"geometry":${it.geometry}}` : `${it.props}}`);
+const feature = (it: Item) => `{"type":"Feature","geometry":${it.geometry},"properties":${it.props}}}`;
+const pieceOf = (format: Format, it: Item) => (format === "json" ? json(it) : feature(it));
 
 /** A listing as a 200 Response: `key` names the json list ("stops", "trips"), next links point past `after`. */
 export function listingResponse(format: Format, key: string, listing: Listing, requestUrl: string): Response {

@@ -11,20 +11,7 @@ import type { Item } from "./listing.ts";
 import { resolveStopKey, visibleVersions } from "./scope.ts";
 import type { CatalogData, StopDoc } from "./store.ts";
 
-/** A stop document as an Item: the json object ends with its geometry; each text is made when asked for. */
-class StopItem implements Item {
-  constructor(private readonly d: StopDoc) {}
-  get json() {
-    return `${this.d.propsOpen},"geometry":${this.d.geometry}}`;
-  }
-  get properties() {
-    return `${this.d.propsOpen}}`;
-  }
-  get geometry() {
-    return this.d.geometry;
-  }
-}
-export const stopItem = (d: StopDoc): Item => new StopItem(d);
+export const stopItem = (d: StopDoc): Item => ({ props: d.propsOpen, geometry: d.geometry, geometryInJson: true });
 
 const intList = (xs: number[]) => listValue(xs);
 const INT_LIST = LIST(INTEGER);

@@ -183,15 +183,15 @@ function renderTrip(data: CatalogData, t: number, o: RenderOptions, stopTimes: s
     shapeId === null
       ? "null"
       : `{"shape_id":${JSON.stringify(shapeId)}${o.embedGeometry ? `,"geometry":${geometry ?? "null"}` : ""},"generated":${s >= 0 && ix.shapes.generated[s] ? "true" : "false"}}`;
-  const json =
+  const props =
     `{"id":${ix.ids[t]},"trip_id":${JSON.stringify(ix.tripId.get(t))},"trip_headsign":${str(ix.headsign.get(t))},` +
     `"trip_short_name":${str(ix.shortName.get(t))},"direction_id":${int(ix.direction[t]!)},"block_id":${str(ix.blockId.get(t))},` +
     `"wheelchair_accessible":${int(ix.wheelchair[t]!)},"bikes_allowed":${int(ix.bikes[t]!)},"cars_allowed":${int(ix.cars[t]!)},` +
     `"schedule_relationship":"STATIC","stop_pattern_id":${int(ix.pattern[t]!)},"feed_version":${ix.versionJson.get(ix.fv[t]!) ?? "null"},` +
     `"shape":${shape},"calendar":${ix.calendars.get(ix.calendar[t]!)?.json ?? "null"},"frequencies":${ix.frequencies.get(t) ?? "[]"},` +
     `"alerts":${o.includeAlerts ? "[]" : "null"},"route":${ix.routeJson.get(ix.route[t]!) ?? "null"}` +
-    (stopTimes === null ? "}" : `,"stop_times":${stopTimes}}`);
-  return { json, properties: json, geometry: o.geometryColumn ? (geometry ?? "null") : "null" };
+    (stopTimes === null ? "" : `,"stop_times":${stopTimes}`);
+  return { props, geometry: o.geometryColumn ? (geometry ?? "null") : "null", geometryInJson: false };
 }
 
 export function renderTrips(data: CatalogData, indexes: Iterable<number>, o: RenderOptions): Item[] {
