@@ -12,7 +12,7 @@ import { existsSync, readdirSync, writeFileSync } from "node:fs";
 import { cpus, loadavg, totalmem } from "node:os";
 import { join, resolve } from "node:path";
 import { importFeed } from "../pipeline/import.ts";
-import { readManifest } from "../pipeline/store/manifest.ts";
+import { readManifest } from "../pipeline/schema/manifest.ts";
 
 const ROOT = resolve(import.meta.dir, "..");
 const MTA = join(ROOT, "bench", ".mta");

@@ -27,7 +27,7 @@ import { spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, statSync, readdirSync, writeFileSync } from "node:fs";
 import { loadavg } from "node:os";
 import { join, relative, resolve } from "node:path";
-import { activeStreets, readManifest } from "../pipeline/store/manifest.ts";
+import { activeStreets, readManifest } from "../pipeline/schema/manifest.ts";
 import { createApp } from "../server/app.ts";
 import { noAuth } from "../server/auth/keys.ts";
 import { createRateLimiter } from "../server/auth/limiter.ts";

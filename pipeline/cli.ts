@@ -8,7 +8,7 @@ import type { z as Z } from "zod";
 import { parseFlags, helpText, UsageError, type FlagSpec } from "../config/flags.ts";
 import { importFeed } from "./import.ts";
 import type { ImportReport } from "./report.ts";
-import type { License } from "./schema/manifest.ts";
+import { LICENSE_FIELDS, type License, type LicenseField } from "./schema/manifest.ts";
 import { isUrl } from "./source.ts";
 import { refreshTimetable } from "./timetable/publish.ts";
 import type { StreetImportReport } from "./street/import-streets.ts";
@@ -50,13 +50,7 @@ function feedsFileSchema(z: typeof Z) {
       /** an elevation file (path or URL) for the street dataset */
       elevation: z.string().optional(),
       license: z
-        .object({
-          commercial_use_allowed: LicenseValue.optional(),
-          share_alike_optional: LicenseValue.optional(),
-          create_derived_product: LicenseValue.optional(),
-          redistribution_allowed: LicenseValue.optional(),
-          use_without_attribution: LicenseValue.optional(),
-        })
+        .object(Object.fromEntries(LICENSE_FIELDS.map((f) => [f, LicenseValue.optional()])) as Record<LicenseField, Z.ZodOptional<typeof LicenseValue>>)
         .optional(),
     }).refine((f) => [f.url ?? f.path, f.osm, f.elevation].filter(Boolean).length === 1, "each entry needs exactly one of: a url or path (a GTFS feed), osm, elevation"),
   );

@@ -8,6 +8,7 @@
  * it straight into its typed table when it can, and through loadDeferred (the same raw table) otherwise.
  */
 import type { DuckDBConnection } from "@duckdb/node-api";
+import { sqlString } from "../duck.ts";
 import { closeSync, existsSync, openSync, readSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { DataError, Issues } from "../report.ts";
@@ -58,7 +59,7 @@ export interface LineMap {
 
 export const tableName = (file: string) => `raw_${file.replace(/\.txt$/, "")}`;
 export const q = (ident: string) => `"${ident.replace(/"/g, '""')}"`;
-export const lit = (s: string) => `'${s.replace(/'/g, "''")}'`;
+const lit = sqlString;
 
 /** Parse the header line of a CSV file (BOM stripped, names trimmed). */
 export function readHeader(path: string): string[] {

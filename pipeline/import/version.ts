@@ -5,11 +5,12 @@
  * versions of a timetable prepared before the switch).
  */
 import type { DuckDBConnection } from "@duckdb/node-api";
+import { sqlString } from "../duck.ts";
 import { basename } from "node:path";
 import { deriveOnestopIds, serviceWindow } from "../gtfs/derive.ts";
 import { onestopName } from "../onestop.ts";
 import { DataError, type Issues } from "../report.ts";
-import { UNKNOWN_LICENSE, type License, type Manifest } from "../schema/manifest.ts";
+import { LICENSE_FIELDS, UNKNOWN_LICENSE, type License, type Manifest } from "../schema/manifest.ts";
 import { allocateIds } from "../store/manifest.ts";
 import type { ImportRun } from "./run.ts";
 
@@ -50,15 +51,13 @@ export async function describeVersion(
   const license: License = { ...UNKNOWN_LICENSE, ...(feedEntry?.license ?? {}), ...(run.opts.license ?? {}) };
   const feedIntId = feedEntry?.id ?? allocateIds(scratch, "feeds", 1);
   const sqlDate = (d: string | null) => (d ? `DATE '${d}'` : "NULL::DATE");
-  const s = (x: string | null) => (x == null ? "NULL::VARCHAR" : `'${x.replace(/'/g, "''")}'`);
+  const s = (x: string | null) => (x == null ? "NULL::VARCHAR" : sqlString(x));
   await conn.run(`CREATE TABLE feed_version AS SELECT ${v.id}::INTEGER AS id, ${s(sha1)} AS sha1, ${feedIntId}::INTEGER AS feed_id,
       ${s(feedOnestopId)} AS feed_onestop_id, TIMESTAMPTZ '${fetchedAt.toISOString()}' AS fetched_at, ${s(run.source)} AS source,
       (SELECT agency_timezone FROM agencies ORDER BY id LIMIT 1) AS default_timezone,
       ${sqlDate(win.windowStart)} AS service_start_date, ${sqlDate(win.windowEnd)} AS service_end_date,
       ${sqlDate(win.earliest)} AS earliest_calendar_date, ${sqlDate(win.latest)} AS latest_calendar_date, ${sqlDate(win.bestWeekStart)} AS best_week_start,
-      ${s(license.commercial_use_allowed)} AS license_commercial_use_allowed, ${s(license.share_alike_optional)} AS license_share_alike_optional,
-      ${s(license.create_derived_product)} AS license_create_derived_product, ${s(license.redistribution_allowed)} AS license_redistribution_allowed,
-      ${s(license.use_without_attribution)} AS license_use_without_attribution`);
+      ${LICENSE_FIELDS.map((f) => `${s(license[f])} AS license_${f}`).join(", ")}`);
   const counts = { ...v.counts };
   return {
     sha1, id: v.id, feedOnestopId, counts,

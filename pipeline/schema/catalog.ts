@@ -9,6 +9,7 @@
  *   25:10:00 is 90600; GTFS dates are DATE.
  * The README's "Parquet schema" section is generated from this file (see `docSchemaMarkdown`).
  */
+import { LICENSE_FIELDS } from "./manifest.ts";
 
 export interface ColumnDef {
   name: string;
@@ -43,11 +44,7 @@ export const TABLES: TableDef[] = [
       c("earliest_calendar_date", "DATE", "first date with any service in calendar/calendar_dates"),
       c("latest_calendar_date", "DATE", "last date with any service"),
       c("best_week_start", "DATE", "Monday of the week with the most scheduled service inside the window (use_service_window)"),
-      c("license_commercial_use_allowed", "VARCHAR", "yes | no | unknown (from the feeds file)"),
-      c("license_share_alike_optional", "VARCHAR", "yes | no | unknown"),
-      c("license_create_derived_product", "VARCHAR", "yes | no | unknown"),
-      c("license_redistribution_allowed", "VARCHAR", "yes | no | unknown"),
-      c("license_use_without_attribution", "VARCHAR", "yes | no | unknown"),
+      ...LICENSE_FIELDS.map((f, i) => c(`license_${f}`, "VARCHAR", i === 0 ? "yes | no | unknown (from the feeds file)" : "yes | no | unknown")),
     ],
   },
   {

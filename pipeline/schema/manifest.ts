@@ -12,20 +12,11 @@ import { existsSync, mkdirSync, readFileSync, statSync, watch } from "node:fs";
 import { join } from "node:path";
 
 export type LicenseValue = "yes" | "no" | "unknown";
-export interface License {
-  commercial_use_allowed: LicenseValue;
-  share_alike_optional: LicenseValue;
-  create_derived_product: LicenseValue;
-  redistribution_allowed: LicenseValue;
-  use_without_attribution: LicenseValue;
-}
-export const UNKNOWN_LICENSE: License = {
-  commercial_use_allowed: "unknown",
-  share_alike_optional: "unknown",
-  create_derived_product: "unknown",
-  redistribution_allowed: "unknown",
-  use_without_attribution: "unknown",
-};
+/** The five licence fields of a feed, in their one order (manifest, feed_version.parquet `license_<field>`, feeds file, catalog filters). */
+export const LICENSE_FIELDS = ["commercial_use_allowed", "share_alike_optional", "create_derived_product", "redistribution_allowed", "use_without_attribution"] as const;
+export type LicenseField = (typeof LICENSE_FIELDS)[number];
+export type License = Record<LicenseField, LicenseValue>;
+export const UNKNOWN_LICENSE: License = Object.fromEntries(LICENSE_FIELDS.map((f) => [f, "unknown"])) as License;
 
 export interface FeedEntry {
   id: number;

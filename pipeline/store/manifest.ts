@@ -8,15 +8,6 @@ import { open, readdir } from "node:fs/promises";
 import { join } from "node:path";
 import { MANIFEST, type Manifest } from "../schema/manifest.ts";
 
-/**
- * The readers, for callers that still import them from here (test/catalog, test/planner,
- * test/street, bench/): new code imports pipeline/schema/manifest.ts.
- */
-export {
-  activeStreets, activeVersions, emptyManifest, MANIFEST, readManifest, UNKNOWN_LICENSE, watchManifest,
-  type FeedEntry, type License, type LicenseValue, type Manifest, type StreetEntry, type VersionEntry,
-} from "../schema/manifest.ts";
-
 /** Atomically replace the manifest. */
 export function writeManifest(dataDir: string, m: Manifest): void {
   mkdirSync(dataDir, { recursive: true });

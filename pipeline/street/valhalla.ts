@@ -11,9 +11,6 @@ import { arch, platform } from "node:os";
 import { dirname, join } from "node:path";
 import type { ValhallaConfig } from "../schema/street.ts";
 
-/** The dataset layout and the configuration's paths are the dataset contract's (pipeline/schema/street.ts). */
-export { STREET_LAYOUT, withDatasetPaths, type ValhallaConfig } from "../schema/street.ts";
-
 const require = createRequire(import.meta.url);
 
 /** Folder of the npm package. */

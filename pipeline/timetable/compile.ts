@@ -7,7 +7,7 @@
 import { DuckDBInstance, type DuckDBConnection } from "@duckdb/node-api";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
-import { jsRows as rows, intColumns, numColumns, stringColumns } from "../duck.ts";
+import { jsRows as rows, intColumns, numColumns, sqlString, stringColumns } from "../duck.ts";
 import { concatStopTimes, readStopTimesColumns, type StopTimesColumns } from "../gtfs/stop-times/columns.ts";
 import { activeVersions, readManifest } from "../schema/manifest.ts";
 import { Task } from "../tasks.ts";
@@ -24,7 +24,7 @@ export interface CompileOptions {
 export type VersionTables = (table: string) => string;
 
 /** The Parquet files of a version folder. */
-export const parquetTables = (dir: string): VersionTables => (table) => `read_parquet('${join(dir, `${table}.parquet`).replace(/'/g, "''")}')`;
+export const parquetTables = (dir: string): VersionTables => (table) => `read_parquet(${sqlString(join(dir, `${table}.parquet`))})`;
 
 /**
  * The timetable of these versions (in the manifest's active order) as Arrow IPC chunks, read with

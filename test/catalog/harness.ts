@@ -9,7 +9,7 @@ import { startServer, type RunningServer } from "../../server/main.ts";
 import { serverConfigFrom } from "../../server/config.ts";
 import type { Logger } from "../../server/feature.ts";
 import { importedDataset, gtfs, tempDir } from "../support/dataset.ts";
-import { readManifest } from "../../pipeline/store/manifest.ts";
+import { readManifest } from "../../pipeline/schema/manifest.ts";
 
 /** The feeds most catalog tests share (small/medium, with stations, flex, frequencies). */
 export const MAIN_FEEDS = ["bart", "caltrain", "google-sample-feed", "trimet-2routes", "wmata-rail", "ctran-flex"];

@@ -5,7 +5,8 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { importedDataset, tempDir } from "../support/dataset.ts";
 import { compileTimetable } from "../../pipeline/timetable/compile.ts";
-import { readManifest, writeManifest } from "../../pipeline/store/manifest.ts";
+import { readManifest } from "../../pipeline/schema/manifest.ts";
+import { writeManifest } from "../../pipeline/store/manifest.ts";
 import { startServer, type RunningServer } from "../../server/main.ts";
 import { serverConfigFrom } from "../../server/config.ts";
 

@@ -10,7 +10,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Column, Tables } from "../../pipeline/timetable/assemble.ts";
 import { tablesToIpc } from "../../pipeline/timetable/arrow-io.ts";
-import { readManifest } from "../../pipeline/store/manifest.ts";
+import { readManifest } from "../../pipeline/schema/manifest.ts";
 import { loadTimetable } from "../../server/planner/timetable/arrow-loader.ts";
 import { bartCaltrain } from "./support/real-dataset.ts";
 import { MAX_STOP_TIME_SEC, NO_DROP_OFF, NO_PICKUP, arrAt, depAt, flagsAt, packStopTimes } from "../../server/planner/timetable/types.ts";

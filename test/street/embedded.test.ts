@@ -9,7 +9,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { Valhalla } from "@routingjs/valhalla";
 import { importStreets } from "../../pipeline/street/import-streets.ts";
-import { activeStreets, readManifest } from "../../pipeline/store/manifest.ts";
+import { activeStreets, readManifest } from "../../pipeline/schema/manifest.ts";
 import { engineConfig, METHOD, openActor, type ActorLike } from "../../server/street/embedded.ts";
 import { engineErrorFromMessage } from "../../server/street/engine-errors.ts";
 import type { StreetAction } from "../../server/street/schemas/index.ts";

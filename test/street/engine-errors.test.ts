@@ -30,7 +30,8 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Actor } from "@valhallajs/valhallajs";
-import { defaultValhallaConfig, runValhallaTool, type ValhallaConfig, withDatasetPaths } from "../../pipeline/street/valhalla.ts";
+import { defaultValhallaConfig, runValhallaTool } from "../../pipeline/street/valhalla.ts";
+import { type ValhallaConfig, withDatasetPaths } from "../../pipeline/schema/street.ts";
 import { ENGINE_ERRORS, engineErrorFromMessage, httpReason } from "../../server/street/engine-errors.ts";
 import { ENGINE_TEXT } from "../../server/street/codes.ts";
 

@@ -6,7 +6,7 @@ import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { importFeed } from "../../pipeline/import.ts";
-import { refreshTimetable } from "../../pipeline/timetable-hook.ts";
+import { refreshTimetable } from "../../pipeline/timetable/publish.ts";
 import { importStreets } from "../../pipeline/street/import-streets.ts";
 
 export const SHARED = resolve(import.meta.dir, "..", "..", "..", "shared");

@@ -8,11 +8,10 @@
  */
 import type { DuckDBAppender, DuckDBConnection } from "@duckdb/node-api";
 import duckdb from "@duckdb/node-bindings";
-import { stringColumns } from "../../duck.ts";
+import { sqlString, stringColumns } from "../../duck.ts";
 import { Task } from "../../tasks.ts";
 import { NULL_INT, type FastStopTimes } from "./fast.ts";
 
-const lit = (s: string) => `'${s.replace(/'/g, "''")}'`;
 
 /** Rows per appended chunk (DuckDB's vector size). */
 const CHUNK = 2048;
@@ -92,7 +91,7 @@ export async function appendFastStopTimes(
   ];
   const headsigns = fast.headsigns;
   const table = new Task("create st0", async () => {
-    if (hsType === "st_headsign") await conn.run(`CREATE TYPE st_headsign AS ENUM (${headsigns!.map(lit).join(", ")})`);
+    if (hsType === "st_headsign") await conn.run(`CREATE TYPE st_headsign AS ENUM (${headsigns!.map(sqlString).join(", ")})`);
     await conn.run(`CREATE TABLE st0 (${spec.map(([c, t]) => `${c} ${t}`).join(", ")})`);
     return columnTypes(conn, "st0", spec.length);
   });

@@ -8,7 +8,7 @@
  * writes stop_times.parquet meanwhile (pipeline/import.ts) and the timetable may take its stop times.
  */
 import type { DuckDBConnection } from "@duckdb/node-api";
-import { rows } from "../../duck.ts";
+import { rows, sqlString } from "../../duck.ts";
 import type { TableModule } from "../build.ts";
 import { interpolateTrip, type StopRow } from "../interpolate.ts";
 import { stopTimesFromFastRows } from "../stop-times/columns.ts";
@@ -122,7 +122,7 @@ async function interpolateMissing(conn: DuckDBConnection, shapeDist: string): Pr
     .map((r) => [Number(r.tix), String(r.shape_id)]));
   const shapes = new Map<string, Array<[number, number]>>();
   if (shapeOf.size) {
-    const ids = [...new Set(shapeOf.values())].map((s) => `'${s.replace(/'/g, "''")}'`).join(",");
+    const ids = [...new Set(shapeOf.values())].map(sqlString).join(",");
     for (const p of await rows(conn, `SELECT shape_id, lat, lon FROM sh0 WHERE shape_id IN (${ids}) ORDER BY shape_id, seq`)) {
       const id = String(p.shape_id);
       (shapes.get(id) ?? shapes.set(id, []).get(id)!).push([Number(p.lat), Number(p.lon)]);

@@ -6,7 +6,7 @@
  */
 import { join } from "node:path";
 import { sql } from "../../support/duck.ts";
-import { readManifest, activeVersions } from "../../../pipeline/store/manifest.ts";
+import { readManifest, activeVersions } from "../../../pipeline/schema/manifest.ts";
 import { serviceDayStart } from "../../../server/planner/timetable/calendar.ts";
 
 export interface RefStopTime { stop: string; seq: number; arr: number; dep: number; pickup: number; drop: number }

@@ -5,7 +5,7 @@
  */
 import { join } from "node:path";
 import { importedDataset } from "../../support/dataset.ts";
-import { readManifest } from "../../../pipeline/store/manifest.ts";
+import { readManifest } from "../../../pipeline/schema/manifest.ts";
 import { loadTimetableFile } from "../../../server/planner/timetable/arrow-loader.ts";
 import { PlanService } from "../../../server/planner/plan-service.ts";
 import { GtfsReference } from "./gtfs-reference.ts";
