@@ -1,9 +1,10 @@
 /**
- * Dates and time zones shared by the catalog and the planner: day numbers (days since 1970-01-01),
- * the GTFS rule of whether a service runs on a day (calendar.txt weekdays and date range, plus
- * calendar_dates.txt additions and removals), and wall-clock conversions in IANA time zones with
- * one cache of Intl formatters. No HTTP, no DuckDB: the planner core may import it.
+ * Dates and time zones shared by the catalog and the planner: day numbers (days since 1970-01-01)
+ * and wall-clock conversions in IANA time zones with one cache of Intl formatters. (Whether a
+ * service runs on a day is the dataset contract's rule: pipeline/schema/calendar.ts.) No HTTP, no
+ * DuckDB: the planner core may import it.
  */
+import { weekdayOfDay } from "../pipeline/schema/calendar.ts";
 
 const DAY_MS = 86_400_000;
 
@@ -11,30 +12,11 @@ const DAY_MS = 86_400_000;
 export const dayNumber = (ymd: string) => Math.round(Date.parse(`${ymd}T00:00:00Z`) / DAY_MS);
 /** YYYY-MM-DD of a day number. */
 export const dayToIso = (day: number) => new Date(day * DAY_MS).toISOString().slice(0, 10);
-/** ISO weekday index of a day number, Monday = 0 ... Sunday = 6 (1970-01-01 was a Thursday). */
-export const weekdayOfDay = (day: number) => (((day + 3) % 7) + 7) % 7;
 /** ISO weekday index of a YYYY-MM-DD date, Monday = 0 ... Sunday = 6. */
 export const isoWeekday = (ymd: string) => weekdayOfDay(dayNumber(ymd));
 /** The YYYY-MM-DD date `n` days after `ymd`. */
 export const addDays = (ymd: string, n: number) => dayToIso(dayNumber(ymd) + n);
 
-/** A GTFS service as day numbers: calendar.txt's weekdays and range, calendar_dates.txt's exceptions. */
-export interface ServiceCalendar {
-  /** calendar.txt start_date and end_date, or null without a calendar.txt row */
-  start: number | null;
-  end: number | null;
-  /** bit k set = service on ISO weekday k (Monday = 0) */
-  weekdays: number;
-  /** calendar_dates exception_type 1 and 2 */
-  added: ReadonlySet<number>;
-  removed: ReadonlySet<number>;
-}
-
-/** Does service `c` run on `day` (ISO weekday `weekday`)? An added date runs even outside the range. */
-export function activeOn(c: ServiceCalendar, day: number, weekday: number = weekdayOfDay(day)): boolean {
-  if (c.added.has(day)) return true;
-  return c.start !== null && c.end !== null && c.start <= day && day <= c.end && ((c.weekdays >> weekday) & 1) === 1 && !c.removed.has(day);
-}
 
 // ---- time zones
 

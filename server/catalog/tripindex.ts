@@ -13,7 +13,8 @@
  */
 import type { DuckDBDataChunk } from "@duckdb/node-api";
 import type { Database } from "./db.ts";
-import { activeOn, dayNumber, type ServiceCalendar } from "../calendar.ts";
+import { dayNumber } from "../calendar.ts";
+import { activeOn, type ServiceCalendar } from "../../pipeline/schema/calendar.ts";
 
 export const NULL_I32 = -2147483648;
 
@@ -178,7 +179,7 @@ export class StringColumn {
   }
 }
 
-/** A service of the trip index: the GTFS rule's fields (server/calendar.ts activeOn) and its JSON. */
+/** A service of the trip index: the GTFS rule's fields (pipeline/schema/calendar.ts activeOn) and its JSON. */
 export interface CalendarInfo extends ServiceCalendar {
   id: number;
   fv: number;

@@ -69,6 +69,11 @@ describe("calendar evaluation", () => {
     expect(activeOn(c, d("2024-02-03"), 5)).toBe(true); // added, outside the range
     expect(activeOn(c, d("2024-02-05"), 0)).toBe(false); // after the range
   });
+  test("a date both added and removed does not run (removals win, as in the timetable and the derived service days)", () => {
+    const c = cal({ added: new Set([d("2024-01-16"), d("2024-02-10")]), removed: new Set([d("2024-01-16"), d("2024-02-10")]) });
+    expect(activeOn(c, d("2024-01-16"), 1)).toBe(false); // a Tuesday in the range
+    expect(activeOn(c, d("2024-02-10"), 5)).toBe(false); // outside the range
+  });
   test("a calendar without dates only runs on its added dates", () => {
     const c = cal({ start: null, end: null, added: new Set([d("2024-01-03")]) });
     expect(activeOn(c, d("2024-01-03"), 2)).toBe(true);
