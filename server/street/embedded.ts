@@ -11,7 +11,7 @@ import { activeStreets, readManifest, type StreetEntry } from "../../pipeline/sc
 import { STREET_LAYOUT, withDatasetPaths, type ValhallaConfig } from "../../pipeline/schema/street.ts";
 import { AppError } from "../errors.ts";
 import type { Logger } from "../feature.ts";
-import type { EngineCall, StreetEngine } from "./engine.ts";
+import type { EngineCall, EngineLane, StreetEngine } from "./engine.ts";
 import { engineErrorFromMessage } from "./engine-errors.ts";
 import { completeAnswer } from "./relay.ts";
 import { MAX_HEIGHT_POINTS } from "./schemas/height.ts";
@@ -81,12 +81,13 @@ export class EmbeddedEngine implements StreetEngine {
   readonly kind = "embedded";
   private loaded: Loaded | null = null;
   private readonly retired: ActorLike[] = [];
-  private running = 0;
-  private readonly waiting: (() => void)[] = [];
   private readonly maxConcurrent: number;
+  /** engine slots of the street endpoints, and the planner's own (its short calls never queue behind long expansions) */
+  private readonly lanes: Record<EngineLane, Slots>;
 
   constructor(private readonly opts: EmbeddedOptions) {
     this.maxConcurrent = opts.maxConcurrent ?? Math.max(1, (navigator.hardwareConcurrency || 2) - 1);
+    this.lanes = { gateway: new Slots(this.maxConcurrent), planner: new Slots(this.maxConcurrent) };
   }
 
   /** Loads the active street dataset (again, when it changed). Throws when it cannot be opened. */
@@ -118,7 +119,8 @@ export class EmbeddedEngine implements StreetEngine {
     }
     const query = call.body === null ? "{}" : call.merged();
     const method = loaded.actor[METHOD[call.action]]!.bind(loaded.actor);
-    await this.slot(call.signal);
+    const lane = this.lanes[call.lane ?? "gateway"];
+    await lane.acquire(call.signal);
     let text: string;
     try {
       text = await method(query);
@@ -126,7 +128,7 @@ export class EmbeddedEngine implements StreetEngine {
       const body = engineErrorFromMessage(call.action, (e as Error).message ?? String(e));
       return completeAnswer(JSON.stringify(body), { status: body.status_code, headers: { "content-type": "application/json" } });
     } finally {
-      this.release();
+      lane.release();
     }
     return completeAnswer(text, { status: 200, headers: { "content-type": contentType(call.format) } });
   }
@@ -140,9 +142,29 @@ export class EmbeddedEngine implements StreetEngine {
     };
   }
 
-  /** Waits for a free engine slot (or the client going away). */
-  private slot(signal: AbortSignal): Promise<void> {
-    if (this.running < this.maxConcurrent) {
+}
+
+export const PBF_REFUSED =
+  "Invalid parameter: format pbf is not available from the embedded engine (its binding cannot pass protobuf answers through intact); use json, osrm or gpx, or forward to an external Valhalla with --valhalla-url";
+
+export const NO_STREETS_MESSAGE = "no street dataset is active: import one with `interchange import --osm FILE.osm.pbf`, or forward to an external engine with --valhalla-url";
+
+function contentType(format: string | undefined): string {
+  return format === "gpx" ? "application/gpx+xml" : "application/json";
+}
+
+/**
+ * A counting semaphore of engine calls: at most `max` run at once, the others wait in order (or
+ * give up when their signal aborts: the client went away, or the planner stopped waiting).
+ */
+class Slots {
+  private running = 0;
+  private readonly waiting: (() => void)[] = [];
+  constructor(private readonly max: number) {}
+
+  acquire(signal: AbortSignal): Promise<void> {
+    if (signal.aborted) return Promise.reject(new AppError("ENGINE_UNAVAILABLE", "client went away"));
+    if (this.running < this.max) {
       this.running++;
       return Promise.resolve();
     }
@@ -162,17 +184,8 @@ export class EmbeddedEngine implements StreetEngine {
     });
   }
 
-  private release(): void {
+  release(): void {
     this.running--;
     this.waiting.shift()?.();
   }
-}
-
-export const PBF_REFUSED =
-  "Invalid parameter: format pbf is not available from the embedded engine (its binding cannot pass protobuf answers through intact); use json, osrm or gpx, or forward to an external Valhalla with --valhalla-url";
-
-export const NO_STREETS_MESSAGE = "no street dataset is active: import one with `interchange import --osm FILE.osm.pbf`, or forward to an external engine with --valhalla-url";
-
-function contentType(format: string | undefined): string {
-  return format === "gpx" ? "application/gpx+xml" : "application/json";
 }

@@ -22,7 +22,11 @@ export interface EngineCall {
   readonly format?: string;
   /** aborted when the client goes away */
   readonly signal: AbortSignal;
+  /** whose call: the street endpoints' (default) or the planner's; the embedded engine gives each its own slots */
+  readonly lane?: EngineLane;
 }
+
+export type EngineLane = "gateway" | "planner";
 
 export interface StreetEngine {
   readonly kind: string;
