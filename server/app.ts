@@ -2,10 +2,12 @@
  * createApp: wires the features behind the service-wide rules (API key, per-account rate limit,
  * OpenAPI docs) and the one error path: whatever fails (the key check, an unknown path, a
  * handler's AppError) is answered by the renderer the feature registered for the path's prefix
- * (Feature.errors), server/errors.ts renderError elsewhere. No listen() here; server/main.ts does that.
+ * (Feature.errors), server/errors.ts renderError elsewhere; CORS headers on the planner's and the
+ * catalog's answers (server/cors.ts). No listen() here; server/main.ts does that.
  */
 import { Elysia } from "elysia";
 import { swagger } from "@elysiajs/swagger";
+import { CORS_ALLOW_ORIGIN, CORS_HEADERS, corsApplies } from "./cors.ts";
 import { AppError, type ErrorRenderer, renderError } from "./errors.ts";
 import type { Authenticator } from "./auth/keys.ts";
 import type { RateLimiter } from "./auth/rate-limit.ts";
@@ -42,10 +44,15 @@ export function createApp(deps: AppDeps) {
         },
       }),
     )
-    .onRequest(async ({ request }) => {
+    .onRequest(async ({ request, set }) => {
       const url = new URL(request.url);
       if (!url.pathname.startsWith("/api/")) return;
-      if (request.method === "OPTIONS") return; // CORS preflight carries no key
+      // CORS (server/cors.ts): the planner's and the catalog's answers, errors included, carry the
+      // origin header (Elysia adds set.headers to every answer of this request); their preflight is
+      // answered here. A preflight carries no key; the street gateway answers its own.
+      const cors = corsApplies(url.pathname);
+      if (cors) Object.assign(set.headers, CORS_ALLOW_ORIGIN);
+      if (request.method === "OPTIONS") return cors ? new Response(null, { status: 204, headers: CORS_HEADERS }) : undefined;
       try {
         const account = deps.auth.authenticate(request, url);
         const decision = await deps.rateLimiter.take(account, deps.now());

@@ -21,6 +21,19 @@ export function reject(ctx: z.RefinementCtx, message: string, allowed?: string):
   return z.NEVER;
 }
 
+/**
+ * A parameter schema from its parts: `parse` turns the present raw text into the value (refusing it
+ * with `reject`), `absent` is the value when the parameter is missing; `json` (JSON Schema type,
+ * bounds, default) and `description` are what the docs show.
+ */
+export function param<T, A>(json: Record<string, unknown>, description: string, absent: A, parse: (raw: string, ctx: z.RefinementCtx) => T): ParamSchema<T | A> {
+  return z
+    .string()
+    .optional()
+    .transform((raw, ctx) => (raw === undefined ? absent : parse(raw, ctx)))
+    .meta({ description, ...json });
+}
+
 export interface ParamRules {
   /**
    * Conditions between parameters, each checked on the raw values just before the parameter it is

@@ -10,7 +10,7 @@
  */
 import { z } from "zod";
 import { invalidParameter } from "../errors.ts";
-import { type ParamSchema, type ParamValues, parseParams, reject } from "../params.ts";
+import { type ParamSchema, type ParamValues, param, parseParams, reject } from "../params.ts";
 import { LICENSE_FIELDS, type LicenseField } from "./license.ts";
 
 export const FORMATS = ["json", "geojson", "geojsonl"] as const;
@@ -94,15 +94,6 @@ export interface TripQuery extends CommonQuery {
 
 type Ctx = z.RefinementCtx;
 const LISTS = new WeakSet<z.ZodType>();
-
-/** A parameter: `parse` the present raw text; `absent` when missing. JSON Schema and description for the docs. */
-function param<T, A>(json: Record<string, unknown>, description: string, absent: A, parse: (raw: string, ctx: Ctx) => T): ParamSchema<T | A> {
-  return z
-    .string()
-    .optional()
-    .transform((raw, ctx) => (raw === undefined ? absent : parse(raw, ctx)))
-    .meta({ description, ...json });
-}
 
 /** A comma-separated list (repeated parameters add to it); null when it names nothing. */
 function list<T>(description: string, parse: (item: string, ctx: Ctx) => T): ParamSchema<T[] | null> {

@@ -6,6 +6,7 @@
  * AppError (anything else becomes ENGINE_UNAVAILABLE) and answered with Valhalla's bodies by the
  * street feature's error renderer (routes.ts streetErrors).
  */
+import { CORS_ALLOW_ORIGIN } from "../cors.ts";
 import { AppError } from "../errors.ts";
 import type { Logger } from "../feature.ts";
 import { HARD_EXCLUSION_WARNING } from "./codes.ts";
@@ -29,7 +30,7 @@ export interface GatewayDeps {
 function engineStyleError(status: number, statusText: string, code: number, error: string, extra: Record<string, string> = {}): Response {
   return new Response(JSON.stringify({ error, error_code: code, status: statusText, status_code: status }), {
     status,
-    headers: { "content-type": "application/json", "access-control-allow-origin": "*", ...extra },
+    headers: { "content-type": "application/json", ...CORS_ALLOW_ORIGIN, ...extra },
   });
 }
 

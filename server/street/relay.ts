@@ -4,14 +4,11 @@
  * Valhalla answer (5xx, garbage, empty) becomes the spec's 503 text/plain. Warnings the gateway owes
  * the client (dropped hard exclusions) are merged into JSON objects and always sent as a header.
  */
+import { CORS_ALLOW_ORIGIN } from "../cors.ts";
 import { AppError } from "../errors.ts";
 
-export const CORS_HEADERS = {
-  "access-control-allow-origin": "*",
-  "access-control-allow-methods": "GET, POST, OPTIONS",
-  "access-control-allow-headers": "apikey, content-type",
-  "access-control-max-age": "86400",
-} as const;
+/** The service's CORS headers (server/cors.ts), which Valhalla's answers get too. */
+export { CORS_HEADERS } from "../cors.ts";
 
 export interface Warning {
   code: number;
@@ -47,7 +44,7 @@ export function completeAnswer(text: string, init: ResponseInit): Response {
 }
 
 export async function relay(res: Response, opts: RelayOptions): Promise<Response> {
-  const headers = new Headers({ "access-control-allow-origin": "*" });
+  const headers = new Headers(CORS_ALLOW_ORIGIN);
   headers.set("content-type", res.headers.get("content-type") ?? "application/json");
   if (opts.warnings.length) headers.set("x-interchange-warning", opts.warnings.map((w) => `${w.code} ${w.text}`).join("; "));
 

@@ -1,12 +1,13 @@
 /** HTTP routes of the street-routing gateway (Valhalla paths under /api/v2/routing/valhalla) and its error bodies. */
 import { Elysia } from "elysia";
+import { CORS_ALLOW_ORIGIN } from "../cors.ts";
 import { AppError, HTTP_STATUS, jsonError, renderError, statusText } from "../errors.ts";
 import type { FeatureErrors } from "../feature.ts";
 import { STREET_PREFIX, type createGateway } from "./gateway.ts";
 import { ACTIONS } from "./schemas/index.ts";
 
 /** Valhalla answers every request with this header; the gateway does the same, errors included. */
-const CORS = { "access-control-allow-origin": "*" };
+const CORS = CORS_ALLOW_ORIGIN;
 
 /**
  * The street feature's errors: a refusal (400) is Valhalla's body `{error, error_code, status,
