@@ -8,7 +8,7 @@ import type { z as Z } from "zod";
 import { parseFlags, helpText, UsageError, type FlagSpec } from "../config/flags.ts";
 import { importFeed } from "./import.ts";
 import type { ImportReport } from "./report.ts";
-import { LICENSE_FIELDS, type License, type LicenseField } from "./schema/manifest.ts";
+import { activeVersions, LICENSE_FIELDS, readManifest, type License, type LicenseField } from "./schema/manifest.ts";
 import { isUrl } from "./source.ts";
 import { refreshTimetable } from "./timetable/publish.ts";
 import type { StreetImportReport } from "./street/import-streets.ts";
@@ -97,6 +97,17 @@ export async function runImport(argv: string[]): Promise<number> {
   if (feeds.length === 0 && osm.length === 0) throw new UsageError("nothing to import: give FEED arguments, --osm FILE or --feeds FILE (see interchange import --help)");
   const quiet = Boolean(values.quiet);
   let streetReport: StreetImportReport | null = null;
+  // streets first: the timetable the feeds' import prepares measures its footpaths on them
+  let streetsFailed = false;
+  if (osm.length) {
+    const { importStreets } = await import("./street/import-streets.ts");
+    const r = await importStreets({ dataDir: String(values.data), osm, elevation, activate: values.activate !== false, progress: quiet ? undefined : (m) => console.error(m) });
+    streetsFailed = r.status === "rejected";
+    if (!values.json) {
+      console.log(r.status === "rejected" ? `REJECTED streets ${osm.join(", ")}: ${r.error?.message}` : `${r.status} streets ${r.sha1}${r.activated ? " (active)" : ""}; tiles: ${Object.entries(r.tiles ?? {}).map(([l, n]) => `level ${l}=${n}`).join(", ")}; elevation tiles: ${r.elevation_tiles?.length ?? 0}`);
+    }
+    streetReport = r;
+  }
   const reports: ImportReport[] = [];
   for (const [i, f] of feeds.entries()) {
     const report = await importFeed({
@@ -117,17 +128,7 @@ export async function runImport(argv: string[]): Promise<number> {
       console.log(line);
     }
   }
-  let streetsFailed = false;
-  if (osm.length) {
-    const { importStreets } = await import("./street/import-streets.ts");
-    const r = await importStreets({ dataDir: String(values.data), osm, elevation, activate: values.activate !== false, progress: quiet ? undefined : (m) => console.error(m) });
-    streetsFailed = r.status === "rejected";
-    if (!values.json) {
-      console.log(r.status === "rejected" ? `REJECTED streets ${osm.join(", ")}: ${r.error?.message}` : `${r.status} streets ${r.sha1}${r.activated ? " (active)" : ""}; tiles: ${Object.entries(r.tiles ?? {}).map(([l, n]) => `level ${l}=${n}`).join(", ")}; elevation tiles: ${r.elevation_tiles?.length ?? 0}`);
-    }
-    streetReport = r;
-  }
-  if (feeds.length === 0) {
+  if (feeds.length === 0 && !(streetReport?.activated && activeVersions(readManifest(String(values.data))).length > 0)) {
     if (values.json) console.log(JSON.stringify({ streets: streetReport }, null, 2));
     return streetsFailed ? 1 : 0;
   }

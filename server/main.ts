@@ -10,6 +10,8 @@ import { consoleLogger, type Feature, type FeatureContext, type Logger } from ".
 import { createCatalogFeature } from "./catalog/index.ts";
 import { createPlannerFeature } from "./planner/index.ts";
 import { createStreetFeature } from "./street/index.ts";
+import { createEngine } from "./street/engine.ts";
+import { streetPaths } from "./street/paths.ts";
 import { watchManifest } from "../pipeline/schema/manifest.ts";
 
 export interface RunningServer {
@@ -24,7 +26,10 @@ export async function startServer(config: ServerConfig, opts: { log?: Logger; no
   const ctx: FeatureContext = { config, log, now };
   const auth = config.apiKeysFile ? loadKeys(config.apiKeysFile, config.defaultRateLimitPerMinute) : noAuth();
   if (!auth.enabled) log.warn("serving WITHOUT API keys (--no-auth)");
-  const features: Feature[] = [await createCatalogFeature(ctx), await createPlannerFeature(ctx), await createStreetFeature(ctx)];
+  // one street engine: the street endpoints' and the planner's (walks, rides and drives on the streets)
+  const engine = createEngine(config, log);
+  const streets = streetPaths(engine, () => engine.kind !== "embedded" || Boolean(engine.health().street_dataset));
+  const features: Feature[] = [await createCatalogFeature(ctx), await createPlannerFeature(ctx, streets), await createStreetFeature(ctx, engine)];
   const rateLimiter = createRateLimiter({ redisUrl: config.redisUrl, log });
   const app = createApp({ auth, rateLimiter, features, log, now });
   app.listen({ hostname: config.host, port: config.port });

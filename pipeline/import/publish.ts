@@ -21,6 +21,8 @@ import type { NewVersion } from "./version.ts";
 const SOURCE_FILE: Record<string, string> = {
   agencies: "agency.txt", routes: "routes.txt", stops: "stops.txt", trips: "trips.txt", stop_times: "stop_times.txt", shapes: "shapes.txt",
   frequencies: "frequencies.txt", transfers: "transfers.txt", feed_info: "feed_info.txt",
+  ...Object.fromEntries(["fare_attributes", "fare_rules", "fare_media", "rider_categories", "fare_products", "areas", "stop_areas", "networks", "route_networks",
+    "timeframes", "fare_leg_rules", "fare_transfer_rules"].map((t) => [t, `${t}.txt`])),
 };
 
 /** The report's rows per GTFS file (read, imported, skipped) and derived rows; the import is "imported". */

@@ -13,7 +13,7 @@ import { existsSync } from "node:fs";
 import { join } from "node:path";
 import type { Build } from "../gtfs/build.ts";
 import { readStopTimesColumns, type StopTimesColumns } from "../gtfs/stop-times/columns.ts";
-import { activeVersions, type Manifest } from "../schema/manifest.ts";
+import { activeStreets, activeVersions, type Manifest } from "../schema/manifest.ts";
 import { Task } from "../tasks.ts";
 import { stageTimetable, timetableRelPath, type StagedTimetable } from "../timetable/publish.ts";
 import { inMemoryTables } from "./parquet.ts";
@@ -50,7 +50,8 @@ export class PreparedTimetable {
     const after = structuredClone(manifest);
     version.publish(after);
     const versions = activeVersions(after);
-    const rel = timetableRelPath(versions.map((v) => v.sha1));
+    const streets = activeStreets(after);
+    const rel = timetableRelPath(versions.map((v) => v.sha1), undefined, streets?.sha1 ?? null);
     if (existsSync(join(run.dataDir, rel))) return null;
     const stopTimes = this.stopTimes;
     return session.lanes.start("prepare the timetable", async () => {
@@ -66,6 +67,7 @@ export class PreparedTimetable {
           undefined,
           (m) => run.progress(`${m} (${secs()} s)`),
           versions.map((v) => (mine(v.sha1) && stopTimes ? () => stopTimes.result() : null)),
+          streets && { dataDir: run.dataDir, entry: streets },
         );
         const staged = stageTimetable(session.dir, rel, chunks);
         run.progress(`timetable prepared: ${(chunks.reduce((n, c) => n + c.length, 0) / 1e6).toFixed(1)} MB in ${secs()} s`);

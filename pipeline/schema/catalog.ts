@@ -188,6 +188,106 @@ export const TABLES: TableDef[] = [
     sortedBy: "stop_ref",
     columns: [FV, c("agency_ref", "INTEGER"), c("stop_ref", "INTEGER"), c("agency_onestop_id", "VARCHAR")],
   },
+  // ---- fares: GTFS Fares v1 (fare_attributes, fare_rules) and v2; every version has these tables, empty when the feed has no such file
+  {
+    name: "fare_attributes",
+    doc: "fare_attributes.txt (GTFS Fares v1), in file order.",
+    sortedBy: "",
+    columns: [
+      FV, c("fare_id", "VARCHAR"), c("price", "DOUBLE", "in currency_type units (2.50 = $2.50, 200 = ¥200)"),
+      c("currency_type", "VARCHAR", "ISO 4217 code, upper case"), c("payment_method", "INTEGER", "0 on board, 1 before boarding"),
+      c("transfers", "INTEGER", "transfers allowed: 0, 1, 2; NULL = unlimited"),
+      c("agency_id", "VARCHAR", "as written (NULL when empty)"), c("agency_ref", "INTEGER", "agencies.id (the feed's only agency when agency_id is empty)"),
+      c("transfer_duration", "INTEGER", "seconds a transfer is valid; NULL = no limit"),
+    ],
+  },
+  {
+    name: "fare_rules",
+    doc: "fare_rules.txt (GTFS Fares v1), in file order.",
+    sortedBy: "",
+    columns: [
+      FV, c("fare_id", "VARCHAR", "fare_attributes.fare_id"), c("route_id", "VARCHAR"), c("route_ref", "INTEGER", "routes.id"),
+      c("origin_id", "VARCHAR", "a stops.zone_id"), c("destination_id", "VARCHAR", "a stops.zone_id"), c("contains_id", "VARCHAR", "a stops.zone_id"),
+    ],
+  },
+  {
+    name: "fare_media",
+    doc: "fare_media.txt (GTFS Fares v2).",
+    sortedBy: "",
+    columns: [FV, c("fare_media_id", "VARCHAR"), c("fare_media_name", "VARCHAR"), c("fare_media_type", "INTEGER", "0 none (cash), 1 paper ticket, 2 transit card, 3 cEMV, 4 mobile app")],
+  },
+  {
+    name: "rider_categories",
+    doc: "rider_categories.txt (GTFS Fares v2).",
+    sortedBy: "",
+    columns: [
+      FV, c("rider_category_id", "VARCHAR"), c("rider_category_name", "VARCHAR"),
+      c("is_default_fare_category", "INTEGER", "1 = the category a fare is shown for by default"), c("eligibility_url", "VARCHAR"),
+    ],
+  },
+  {
+    name: "fare_products",
+    doc: "fare_products.txt (GTFS Fares v2): one row per product, rider category and fare media.",
+    sortedBy: "",
+    columns: [
+      FV, c("fare_product_id", "VARCHAR"), c("fare_product_name", "VARCHAR"), c("rider_category_id", "VARCHAR"), c("fare_media_id", "VARCHAR"),
+      c("amount", "DOUBLE", "in currency units; may be negative (a discount)"), c("currency", "VARCHAR", "ISO 4217 code, upper case"),
+    ],
+  },
+  {
+    name: "areas",
+    doc: "areas.txt (GTFS Fares v2).",
+    sortedBy: "",
+    columns: [FV, c("area_id", "VARCHAR"), c("area_name", "VARCHAR")],
+  },
+  {
+    name: "stop_areas",
+    doc: "stop_areas.txt (GTFS Fares v2): stops (or stations, standing for their stops) in areas.",
+    sortedBy: "",
+    columns: [FV, c("area_id", "VARCHAR"), c("stop_id", "VARCHAR"), c("stop_ref", "INTEGER", "stops.id")],
+  },
+  {
+    name: "networks",
+    doc: "networks.txt (GTFS Fares v2); routes.network_id names networks too.",
+    sortedBy: "",
+    columns: [FV, c("network_id", "VARCHAR"), c("network_name", "VARCHAR")],
+  },
+  {
+    name: "route_networks",
+    doc: "route_networks.txt (GTFS Fares v2).",
+    sortedBy: "",
+    columns: [FV, c("network_id", "VARCHAR"), c("route_id", "VARCHAR"), c("route_ref", "INTEGER", "routes.id")],
+  },
+  {
+    name: "timeframes",
+    doc: "timeframes.txt (GTFS Fares v2).",
+    sortedBy: "",
+    columns: [
+      FV, c("timeframe_group_id", "VARCHAR"), c("start_time", "INTEGER", "seconds since midnight; NULL with end_time = the whole day"),
+      c("end_time", "INTEGER", "seconds since midnight (at most 86400)"), c("service_id", "VARCHAR"),
+    ],
+  },
+  {
+    name: "fare_leg_rules",
+    doc: "fare_leg_rules.txt (GTFS Fares v2): NULL network/area/timeframe columns are the GTFS empty values.",
+    sortedBy: "",
+    columns: [
+      FV, c("leg_group_id", "VARCHAR"), c("network_id", "VARCHAR"), c("from_area_id", "VARCHAR"), c("to_area_id", "VARCHAR"),
+      c("from_timeframe_group_id", "VARCHAR"), c("to_timeframe_group_id", "VARCHAR"), c("fare_product_id", "VARCHAR"),
+      c("rule_priority", "INTEGER", "NULL when not given"),
+    ],
+  },
+  {
+    name: "fare_transfer_rules",
+    doc: "fare_transfer_rules.txt (GTFS Fares v2).",
+    sortedBy: "",
+    columns: [
+      FV, c("from_leg_group_id", "VARCHAR"), c("to_leg_group_id", "VARCHAR"), c("transfer_count", "INTEGER", "-1 = unlimited; NULL when not given"),
+      c("duration_limit", "INTEGER", "seconds; NULL = no limit"),
+      c("duration_limit_type", "INTEGER", "0 departure to arrival, 1 departure to departure, 2 arrival to departure, 3 arrival to arrival"),
+      c("fare_transfer_type", "INTEGER", "0 A + AB, 1 A + AB + B, 2 AB"), c("fare_product_id", "VARCHAR", "cost of the transfer (AB); NULL = free"),
+    ],
+  },
 ];
 
 export const TABLE_BY_NAME = new Map(TABLES.map((t) => [t.name, t]));

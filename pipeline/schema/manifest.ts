@@ -49,7 +49,7 @@ export interface Manifest {
   feeds: FeedEntry[];
   versions: VersionEntry[];
   /** planner timetable compiled from the active versions (pipeline/schema/timetable.ts), relative path */
-  timetable?: { path: string; active_sha1s: string[] } | null;
+  timetable?: { path: string; active_sha1s: string[]; streets_sha1?: string | null } | null;
   /** street datasets (Valhalla routing tiles built from OSM extracts), oldest first */
   streets?: StreetEntry[];
   /** sha1 of the street dataset the engine serves, or null */

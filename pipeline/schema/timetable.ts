@@ -16,7 +16,7 @@
  */
 
 /** Bump when the layout changes, so that files of an older layout are not reused (their name hashes it). */
-export const TIMETABLE_FORMAT = 3; // 3: stop times packed in one Int32 column (stop_time_words)
+export const TIMETABLE_FORMAT = 4; // 3: stop times packed in one Int32 column (stop_time_words); 4: OTP1 leg fields (agencies.url, stops.zone_id / platform_code, trips.short_name), stops.station, route_stops.shape_idx -1 off the shape, fare_* tables, footpaths.source and meta.streets_sha1 (footpaths on the streets)
 
 /** Folder of the timetable files, relative to the data dir. */
 export const TIMETABLES_DIR = "timetables";
@@ -25,19 +25,140 @@ export const TIMETABLES_DIR = "timetables";
 export type ColumnKind = "utf8" | "int32" | "uint8" | "float64";
 export type ColumnArray<K> = K extends "utf8" ? string[] : K extends "int32" ? Int32Array : K extends "uint8" ? Uint8Array : Float64Array;
 
+/**
+ * The fare tables (written by pipeline/timetable/fares.ts, read by server/planner/fares.ts): GTFS
+ * Fares v1 (fare_attributes + fare_rules, as OpenTripPlanner 1 applies them) and v2, already in the
+ * planner's index spaces and sorted for lookups, so the server derives nothing from them at load.
+ * Further index spaces: fare attribute, zone (a stops.zone_id of one feed), product, leg rule,
+ * transfer rule, network, area (each of one feed). A file without them (older layouts) has no fares.
+ */
+export const FARE_TIMETABLE_TABLES = {
+  fare_feeds: {
+    /** feed → its fare data: 0 none, 1 GTFS Fares v1, 2 GTFS Fares v2 (fare_leg_rules; preferred when a feed has both) */
+    system: "uint8",
+    /** feed → first of its fare attributes (CSR over fare_attributes, which are sorted by feed, then file order) */
+    attr_start: "int32",
+    /** feed → first of its attributes without route rules in fare_free_attributes (CSR) */
+    free_start: "int32",
+    /** feed → first of its rules in fare_leg_rules and fare_transfer_rules (CSR, file order) */
+    leg_rule_start: "int32",
+    transfer_rule_start: "int32",
+    /** feed → 1 when its fare_leg_rules use rule_priority (empty fields then match anything) */
+    has_priority: "uint8",
+  },
+  fare_attributes: {
+    /** fare attribute → GTFS fare_id, price (as a 32-bit float, like OTP1), currency_type */
+    fare_id: "utf8",
+    price: "float64",
+    currency: "utf8",
+    /** fare attribute → transfers allowed (-1 unlimited), transfer_duration seconds (-1 none) */
+    transfers: "int32",
+    transfer_duration: "int32",
+    /** fare attribute → first of its routes, (origin, destination) pairs and contains zones (CSR into the next three tables) */
+    route_start: "int32",
+    od_start: "int32",
+    contains_start: "int32",
+  },
+  fare_attribute_routes: {
+    /** → GTFS route of a fare_rules.route_id (sorted per attribute) */
+    route: "int32",
+  },
+  fare_attribute_ods: {
+    /** → a rule's origin and destination zones, -1 for an empty one (sorted per attribute by origin, then destination) */
+    origin: "int32",
+    destination: "int32",
+  },
+  fare_attribute_contains: {
+    /** → a rule's contains_id zone (sorted per attribute) */
+    zone: "int32",
+  },
+  fare_free_attributes: {
+    /** → a fare attribute of the feed without route rules (any route may match it; ascending) */
+    attr: "int32",
+  },
+  fare_zones: {
+    /** zone → zone_id */
+    zone_id: "utf8",
+  },
+  fare_stops: {
+    /** stop → its zone_id's zone, -1 none */
+    zone: "int32",
+    /** stop → first of its areas in fare_stop_areas (CSR; a stop is in its own and its station's areas) */
+    area_start: "int32",
+  },
+  fare_stop_areas: {
+    /** → an area of the stop (ascending per stop) */
+    area: "int32",
+  },
+  fare_routes: {
+    /** GTFS route → first of the fare attributes with a route rule naming it in fare_route_attributes (CSR) */
+    attr_start: "int32",
+    /** GTFS route → its network (route_networks.txt, else routes.network_id), -1 none */
+    network: "int32",
+  },
+  fare_route_attributes: {
+    /** → a fare attribute whose route rules name the route (ascending) */
+    attr: "int32",
+  },
+  fare_products: {
+    /** product → fare_product_id, fare_product_name */
+    product_id: "utf8",
+    name: "utf8",
+    /** product → price for the default rider category (its cheapest fare media), NaN when it has none; currency */
+    amount: "float64",
+    currency: "utf8",
+  },
+  fare_leg_rules: {
+    /** leg rule → leg_group_id ("" when empty), network, from and to area (-1 empty), product, rule_priority (-1 empty) */
+    leg_group: "utf8",
+    network: "int32",
+    from_area: "int32",
+    to_area: "int32",
+    product: "int32",
+    priority: "int32",
+    /** leg rule → 1 when it names a timeframe (such rules are not applied) */
+    timeframe: "uint8",
+  },
+  fare_transfer_rules: {
+    /** transfer rule → from_leg_group_id, to_leg_group_id ("" when empty) */
+    from_leg_group: "utf8",
+    to_leg_group: "utf8",
+    /** transfer rule → transfer_count (-1 unlimited, 0 not given), duration_limit seconds (-1 none) and its type (0-3) */
+    transfer_count: "int32",
+    duration_limit: "int32",
+    duration_limit_type: "int32",
+    /** transfer rule → fare_transfer_type (0 A + AB, 1 A + AB + B, 2 AB), product of the transfer (-1 free) */
+    transfer_type: "int32",
+    product: "int32",
+  },
+  fare_networks: {
+    /** network → network_id; 1 when some leg rule names it (an empty network_id then does not match its routes) */
+    network_id: "utf8",
+    named: "uint8",
+  },
+  fare_areas: {
+    /** area → area_id; 1 when some leg rule names it as from_area_id / to_area_id */
+    area_id: "utf8",
+    from_named: "uint8",
+    to_named: "uint8",
+  },
+} as const satisfies Record<string, Record<string, ColumnKind>>;
+
 export const TIMETABLE_TABLES = {
   meta: {
     /** [0] → 1, the version of this table */
     format: "int32",
     /** [0] → the radius (m) within which stops were joined by straight-line footpaths */
     walk_radius_m: "float64",
+    /** [0] → SHA-1 of the street dataset the footpaths were measured on ("" none: straight lines) */
+    streets_sha1: "utf8",
   },
   feeds: {
     /** feed → its Onestop id */
     onestop_id: "utf8",
     /** feed → SHA-1 of the active version compiled */
     sha1: "utf8",
-    /** feed → first and last day of its service window (days since 1970-01-01) */
+    /** feed → first and last day with service in its calendars (days since 1970-01-01; not feed_info's dates) */
     start_day: "int32",
     end_day: "int32",
   },
@@ -53,6 +174,8 @@ export const TIMETABLE_TABLES = {
     tz: "int32",
     /** agency → feed */
     feed: "int32",
+    /** agency → agency_url ("" when none); format 4 */
+    url: "utf8",
   },
   gtfs_routes: {
     /** GTFS route → route_id, route_short_name, route_long_name */
@@ -84,15 +207,26 @@ export const TIMETABLE_TABLES = {
     wheelchair: "uint8",
     /** stop → minimum seconds between alighting and boarding again there (transfers.txt from = to) */
     slack_sec: "int32",
+    /** stop → zone_id, platform_code ("" when none); format 4 */
+    zone_id: "utf8",
+    platform_code: "utf8",
+    /** stop → internal id of its parent_station (stops sharing one are one station), -1 when none; format 4 */
+    station: "int32",
   },
   footpaths: {
     /** footpath → from stop, to stop (sorted by from, then to) */
     from: "int32",
     to: "int32",
-    /** footpath → straight-line metres */
+    /** footpath → metres: on the streets where `source` is 1, else straight line */
     dist_m: "float64",
     /** footpath → minimum seconds (transfers.txt min_transfer_time), 0 when none */
     min_sec: "int32",
+    /**
+     * footpath → how `dist_m` was measured: 0 straight line (no street dataset, or a stop off the
+     * streets), 1 on the street dataset's pedestrian network, 2 named by transfers.txt (on the
+     * streets when both stops are on them)
+     */
+    source: "uint8",
   },
   routes: {
     /** route → first index of its stops in route_stops (CSR) */
@@ -116,7 +250,11 @@ export const TIMETABLE_TABLES = {
     stop: "int32",
     /** route position → GTFS stop_sequence */
     stop_sequence: "int32",
-    /** route position → index of the nearest point of the route's shape (in the shape's points), -1 none */
+    /**
+     * route position → index of the nearest point of the route's shape (in the shape's points); -1
+     * when the route has no shape, or (format 4) when the stop is farther than SHAPE_STOP_TOLERANCE_M
+     * from the shape: the shape does not cover it, and a leg's geometry goes straight to the stop there
+     */
     shape_idx: "int32",
   },
   stop_time_words: {
@@ -134,6 +272,8 @@ export const TIMETABLE_TABLES = {
     wheelchair: "uint8",
     /** trip → GTFS route */
     gtfs_route: "int32",
+    /** trip → trip_short_name ("" when none); format 4 */
+    short_name: "utf8",
   },
   services: {
     /** service → its first day (days since 1970-01-01), day 0 of its bytes in service_days */
@@ -154,7 +294,16 @@ export const TIMETABLE_TABLES = {
     lat: "float64",
     lon: "float64",
   },
+  ...FARE_TIMETABLE_TABLES,
 } as const satisfies Record<string, Record<string, ColumnKind>>;
+
+/**
+ * A route stop farther than this (metres, from the nearest point of the shape or its segments next to
+ * that point) is not covered by its trip's shape (route_stops.shape_idx = -1): e.g. a shape that ends a
+ * few stations before the trips do. The importer warns about shapes whose first or last stop is
+ * beyond it (`shape_does_not_reach_stops`).
+ */
+export const SHAPE_STOP_TOLERANCE_M = 150;
 
 /**
  * Tables of older layouts the reader still takes. Format 2 held the stop times as three columns
@@ -178,6 +327,8 @@ export type ColumnOf<T extends AnyTimetableTableName, K extends ColumnKind = Col
 
 /** What the writer gives: every table and column of the layout, each as its array. */
 export type TimetableTables = { [T in TimetableTableName]: { -readonly [C in keyof (typeof TIMETABLE_TABLES)[T]]: ColumnArray<(typeof TIMETABLE_TABLES)[T][C]> } };
+/** The fare tables as the writer gives them and the planner reads them (TimetableMeta.fares). */
+export type FareTimetableTables = Pick<TimetableTables, keyof typeof FARE_TIMETABLE_TABLES>;
 
 // ---- the packed stop-time word
 // A stop time is two Int32 words, side by side: [2i] arrival, [2i + 1] departure, each
@@ -218,3 +369,6 @@ export const flagsAt = (words: Int32Array, i: number): number => words[2 * i]! &
 function beyondPacked(i: number, a: number, d: number): never {
   throw new RangeError(`stop time ${i}: ${Math.abs(a) > MAX_STOP_TIME_SEC ? a : d} s is beyond ±${MAX_STOP_TIME_SEC} s`);
 }
+
+/** The footpaths table's `source` values: how a footpath's metres were measured. */
+export const FOOT_SOURCE = { straightLine: 0, streets: 1, transfersTxt: 2 } as const;

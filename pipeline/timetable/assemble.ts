@@ -6,8 +6,10 @@
  * The tables and columns are the timetable file's (pipeline/schema/timetable.ts), which
  * server/planner/timetable/arrow-loader.ts reads.
  */
-import { packStopTime, stopTimeFlags, type TimetableTables } from "../schema/timetable.ts";
+import { FOOT_SOURCE, SHAPE_STOP_TOLERANCE_M, packStopTime, stopTimeFlags, type TimetableTables } from "../schema/timetable.ts";
+import { activeOn, type ServiceCalendar } from "../schema/calendar.ts";
 import type { AssembleOptions, SourceData, SourceTrip } from "./source.ts";
+import { fareTables } from "./fares.ts";
 
 /** Any table of columns arrow-io.ts can encode; assembleTimetable's are the layout's (TimetableTables). */
 export type Column = Int32Array | Uint8Array | Float32Array | Float64Array | string[];
@@ -81,12 +83,8 @@ export function assembleTimetable(src: SourceData, opts: AssembleOptions): Timet
     if (!Number.isFinite(lo) || hi < lo) [lo, hi] = [0, -1];
     hi = Math.min(hi, lo + MAX_DAYS - 1);
     const bits = new Uint8Array(hi - lo + 1);
-    const set = (d: number, v: number) => {
-      if (d >= lo && d <= hi) bits[d - lo] = v;
-    };
-    if (c.weekdays) for (let d = c.startDay; d <= Math.min(c.endDay, hi); d++) if (c.weekdays & (1 << ((d + 3) % 7))) set(d, 1);
-    for (const d of c.added) set(d, 1);
-    for (const d of c.removed) set(d, 0);
+    const rule: ServiceCalendar = { start: c.weekdays ? c.startDay : null, end: c.weekdays ? c.endDay : null, weekdays: c.weekdays, added: new Set(c.added), removed: new Set(c.removed) };
+    for (let d = lo; d <= hi; d++) bits[d - lo] = activeOn(rule, d) ? 1 : 0;
     svcDay0[s] = lo;
     svcStart[s + 1] = svcStart[s]! + bits.length;
     svcBits.push(bits);
@@ -160,7 +158,8 @@ export function assembleTimetable(src: SourceData, opts: AssembleOptions): Timet
   const routeTrips: ExpandedTrip[][] = [];
   for (const list of groups) routeTrips.push(...splitOvertaking(list, st));
   const projections = new Map<string, number[]>();
-  // per shape: the bounding box (min lat, max lat, min lon, max lon) of each block of 2^BOX_SHIFT points
+  // per shape: the bounding box (min lat, max lat, min lon, max lon) of each block of 2^BOX_SHIFT
+  // points and the next block's first point (so a segment across two blocks is inside a box)
   const boxCache = new Map<number, Float64Array>();
   const shapeBoxes = (shape: number, lat: Float64Array, lon: Float64Array): Float64Array => {
     let boxes = boxCache.get(shape);
@@ -169,7 +168,7 @@ export function assembleTimetable(src: SourceData, opts: AssembleOptions): Timet
     boxes = new Float64Array(4 * nb);
     for (let b = 0; b < nb; b++) {
       let a = Infinity, z = -Infinity, c = Infinity, d = -Infinity;
-      for (let k = b << BOX_SHIFT, end = Math.min(lat.length, (b + 1) << BOX_SHIFT); k < end; k++) {
+      for (let k = b << BOX_SHIFT, end = Math.min(lat.length, ((b + 1) << BOX_SHIFT) + 1); k < end; k++) {
         a = Math.min(a, lat[k]!);
         z = Math.max(z, lat[k]!);
         c = Math.min(c, lon[k]!);
@@ -212,8 +211,11 @@ export function assembleTimetable(src: SourceData, opts: AssembleOptions): Timet
       rsSeq.push(st.stopSequence[first.from + j]!);
       if (cached) rsShape.push(cached[j]!);
       else if (sh && boxes) {
-        prevPt = nearestShapePoint(sh.lat, sh.lon, boxes, s.lat, s.lon, prevPt);
-        rsShape.push(prevPt);
+        // a stop the shape does not come near is not on it (-1), and the search goes on from the
+        // last stop that is, so a far stop cannot pull the next ones along the shape
+        const k = matchShapePoint(sh.lat, sh.lon, boxes, s.lat, s.lon, prevPt);
+        if (k >= 0) prevPt = k;
+        rsShape.push(k);
       } else rsShape.push(-1);
     }
     if (projKey && !cached) projections.set(projKey, rsShape.slice(rsShape.length - nS));
@@ -262,7 +264,7 @@ export function assembleTimetable(src: SourceData, opts: AssembleOptions): Timet
       }
     }
   }
-  const { fFrom, fTo, fDist, fMin } = footpathTable(stops, opts.walkRadiusM, foot, blocked);
+  const { fFrom, fTo, fDist, fMin, fSource } = footpathTable(stops, opts.walkRadiusM, foot, blocked);
 
   const shapeStart: number[] = [];
   let nPts = 0;
@@ -277,7 +279,7 @@ export function assembleTimetable(src: SourceData, opts: AssembleOptions): Timet
   });
 
   return {
-    meta: { format: Int32Array.of(1), walk_radius_m: Float64Array.of(opts.walkRadiusM) },
+    meta: { format: Int32Array.of(1), walk_radius_m: Float64Array.of(opts.walkRadiusM), streets_sha1: [""] },
     feeds: {
       onestop_id: src.feeds.map((f) => f.onestopId),
       sha1: src.feeds.map((f) => f.sha1),
@@ -290,6 +292,7 @@ export function assembleTimetable(src: SourceData, opts: AssembleOptions): Timet
       name: src.agencies.map((a) => a.name),
       tz: Int32Array.from(src.agencies.map((a) => tzOf(a.timezone))),
       feed: Int32Array.from(src.agencies.map((a) => a.feed)),
+      url: src.agencies.map((a) => a.url ?? ""),
     },
     gtfs_routes: {
       route_id: src.routes.map((r) => r.routeId),
@@ -311,8 +314,11 @@ export function assembleTimetable(src: SourceData, opts: AssembleOptions): Timet
       lon: Float64Array.from(stops.map((s) => s.lon)),
       wheelchair: Uint8Array.from(stops.map((s) => s.wheelchair)),
       slack_sec: slack,
+      zone_id: stops.map((s) => s.zoneId ?? ""),
+      platform_code: stops.map((s) => s.platformCode ?? ""),
+      station: Int32Array.from(stops.map((s) => s.parent)),
     },
-    footpaths: { from: fFrom, to: fTo, dist_m: fDist, min_sec: fMin },
+    footpaths: { from: fFrom, to: fTo, dist_m: fDist, min_sec: fMin, source: fSource },
     routes: {
       stop_start: Int32Array.from(rStopStart),
       trip_start: Int32Array.from(rTripStart),
@@ -333,40 +339,62 @@ export function assembleTimetable(src: SourceData, opts: AssembleOptions): Timet
       service: Int32Array.from(tripOut.map((e) => calIdx.get(e.trip.service)!)),
       wheelchair: Uint8Array.from(tripOut.map((e) => e.trip.wheelchair)),
       gtfs_route: Int32Array.from(tripOut.map((e) => routeIdx.get(e.trip.route)!)),
+      short_name: tripOut.map((e) => e.trip.shortName ?? ""),
     },
     services: { day0: svcDay0, start: svcStart.subarray(0, src.calendars.length) },
     service_days: { active: serviceDays },
     shapes: { start: Int32Array.from(shapeStart) },
     shape_points: { lat: shapeLat, lon: shapeLon },
+    ...fareTables(src, stops, routeIdx),
   };
 }
 
 /**
- * The first nearest point of a shape to (lat, lon) from point `from` on (equirectangular distance);
- * a block of 2^BOX_SHIFT points whose bounding box (`boxes`) is no nearer than the best so far
- * cannot hold a strictly nearer point.
+ * The shape point a stop is matched to, from point `from` on: the first point near enough
+ * (shapeDistanceM, the point or a segment next to it, within SHAPE_STOP_TOLERANCE_M), then on
+ * along the shape while the next point is nearer (the bottom of that pass by the stop); -1 when
+ * the shape does not come that near after `from`. The first pass, not the nearest point of the
+ * whole shape: a loop's first stop (also its last) matches the loop's start, not its end. A block
+ * of 2^BOX_SHIFT points whose bounding box (`boxes`) is farther than the tolerance is skipped.
  */
-function nearestShapePoint(sLat: Float64Array, sLon: Float64Array, boxes: Float64Array, lat: number, lon: number, from: number): number {
-  let best = from, bestD = Infinity;
+function matchShapePoint(sLat: Float64Array, sLon: Float64Array, boxes: Float64Array, lat: number, lon: number, from: number): number {
   const cosLat = Math.cos((lat * Math.PI) / 180);
+  const tolDeg = SHAPE_STOP_TOLERANCE_M / ((Math.PI / 180) * EARTH_M);
   const n = sLat.length;
   for (let k = from; k < n; ) {
     const b = k >> BOX_SHIFT;
     const end = Math.min(n, (b + 1) << BOX_SHIFT);
     const by = Math.max(0, boxes[4 * b]! - lat, lat - boxes[4 * b + 1]!);
     const bx = Math.max(0, boxes[4 * b + 2]! - lon, lon - boxes[4 * b + 3]!) * cosLat;
-    if (by * by + bx * bx >= bestD) {
+    if (by * by + bx * bx > tolDeg * tolDeg) {
       k = end;
       continue;
     }
     for (; k < end; k++) {
-      const dy = sLat[k]! - lat, dx = (sLon[k]! - lon) * cosLat;
-      const d = dy * dy + dx * dx;
-      if (d < bestD) {
-        bestD = d;
-        best = k;
-      }
+      if (shapeDistanceM(sLat, sLon, k, lat, lon) > SHAPE_STOP_TOLERANCE_M) continue;
+      const d2 = (i: number) => (sLat[i]! - lat) ** 2 + ((sLon[i]! - lon) * cosLat) ** 2;
+      let m = k;
+      while (m + 1 < n && d2(m + 1) < d2(m)) m++;
+      return m === k || shapeDistanceM(sLat, sLon, m, lat, lon) <= SHAPE_STOP_TOLERANCE_M ? m : k;
     }
+  }
+  return -1;
+}
+
+/**
+ * Metres from (lat, lon) to a shape near its point k: the nearest of the segments k-1..k and k..k+1
+ * (a stop beside a long straight segment is near the segment, not its ends). Equirectangular.
+ */
+export function shapeDistanceM(sLat: ArrayLike<number>, sLon: ArrayLike<number>, k: number, lat: number, lon: number): number {
+  const my = (Math.PI / 180) * EARTH_M, mx = my * Math.cos((lat * Math.PI) / 180);
+  const ax = (sLon[k]! - lon) * mx, ay = (sLat[k]! - lat) * my;
+  let best = Math.hypot(ax, ay);
+  for (let j = k - 1; j <= k + 1; j += 2) {
+    if (j < 0 || j >= sLat.length) continue;
+    const dx = (sLon[j]! - lon) * mx - ax, dy = (sLat[j]! - lat) * my - ay;
+    const len2 = dx * dx + dy * dy;
+    const t = len2 > 0 ? Math.min(1, Math.max(0, -(ax * dx + ay * dy) / len2)) : 0;
+    best = Math.min(best, Math.hypot(ax + t * dx, ay + t * dy));
   }
   return best;
 }
@@ -404,12 +432,13 @@ function footpathTable(stops: SourceData["stops"], radius: number, foot: Map<num
       else grid.set(k, [i]);
     }
   }
-  const fFrom: number[] = [], fTo: number[] = [], fDist: number[] = [], fMin: number[] = [];
-  const push = (from: number, to: number, dist: number, min: number) => {
+  const fFrom: number[] = [], fTo: number[] = [], fDist: number[] = [], fMin: number[] = [], fSource: number[] = [];
+  const push = (from: number, to: number, dist: number, min: number, source: number) => {
     fFrom.push(from);
     fTo.push(to);
     fDist.push(dist);
     fMin.push(min);
+    fSource.push(source);
   };
   const near: number[] = [];
   for (let i = 0; i < n; i++) {
@@ -434,11 +463,11 @@ function footpathTable(stops: SourceData["stops"], radius: number, foot: Map<num
     near.sort((x, y) => x - y);
     for (const j of near) {
       const t = foot.get(i * n + j);
-      if (t) push(i, j, t.dist, t.min);
-      else push(i, j, haversineM(lat[i]!, lon[i]!, lat[j]!, lon[j]!), 0);
+      if (t) push(i, j, t.dist, t.min, FOOT_SOURCE.transfersTxt);
+      else push(i, j, haversineM(lat[i]!, lon[i]!, lat[j]!, lon[j]!), 0, FOOT_SOURCE.straightLine);
     }
   }
-  return { fFrom: Int32Array.from(fFrom), fTo: Int32Array.from(fTo), fDist: Float64Array.from(fDist), fMin: Int32Array.from(fMin) };
+  return { fFrom: Int32Array.from(fFrom), fTo: Int32Array.from(fTo), fDist: Float64Array.from(fDist), fMin: Int32Array.from(fMin), fSource: Uint8Array.from(fSource) };
 }
 
 /** trip key -> its row range [from, to) in stop times sorted by trip (in row order). */

@@ -9,9 +9,10 @@ import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { jsRows as rows, intColumns, numColumns, sqlString, stringColumns } from "../duck.ts";
 import { concatStopTimes, readStopTimesColumns, type StopTimesColumns } from "../gtfs/stop-times/columns.ts";
-import { activeVersions, readManifest } from "../schema/manifest.ts";
+import { activeStreets, activeVersions, readManifest, type StreetEntry } from "../schema/manifest.ts";
 import { Task } from "../tasks.ts";
 import { assembleTimetable } from "./assemble.ts";
+import { readFareSource } from "./fares.ts";
 import { timetableRelPath, writeTimetableFile } from "./publish.ts";
 import { DEFAULT_WALK_RADIUS_M, type SourceData } from "./source.ts";
 
@@ -26,14 +27,21 @@ export type VersionTables = (table: string) => string;
 /** The Parquet files of a version folder. */
 export const parquetTables = (dir: string): VersionTables => (table) => `read_parquet(${sqlString(join(dir, `${table}.parquet`))})`;
 
+/** The street dataset whose pedestrian network measures the footpaths (street-footpaths.ts). */
+export interface FootpathStreets {
+  dataDir: string;
+  entry: StreetEntry;
+}
+
 /**
  * The timetable of these versions (in the manifest's active order) as Arrow IPC chunks, read with
  * `conn` (any DuckDB connection that can see the relations); `stopTimes[i]`, when given, gives
  * version i's stop times, already being read or made (a StopTimesColumns producer), instead of
- * reading its stop_times relation here.
+ * reading its stop_times relation here. With `streets`, footpaths are measured on its streets.
  */
 export async function buildTimetableChunks(
   conn: DuckDBConnection, versions: VersionTables[], walkRadiusM = DEFAULT_WALK_RADIUS_M, progress?: (msg: string) => void, stopTimes?: ((() => Promise<StopTimesColumns>) | null)[],
+  streets?: FootpathStreets | null,
 ): Promise<Uint8Array[]> {
   // the Arrow writer (apache-arrow) loads while DuckDB reads: an import that needs no timetable never loads it
   const arrowIo = new Task("load the Arrow writer", () => import("./arrow-io.ts"));
@@ -41,26 +49,36 @@ export async function buildTimetableChunks(
   progress?.(`timetable: read ${src.stopTimes.trip.length} stop_times from ${versions.length} versions`);
   const t = assembleTimetable(src, { walkRadiusM });
   progress?.(`timetable: assembled`);
+  if (streets) {
+    const { openStreetActor, streetFootpaths } = await import("./street-footpaths.ts");
+    const actor = await openStreetActor(streets.dataDir, streets.entry);
+    const { footpaths, report } = await streetFootpaths(actor, t.stops.lat, t.stops.lon, t.footpaths);
+    t.footpaths = footpaths;
+    t.meta.streets_sha1 = [streets.entry.sha1];
+    progress?.(`timetable: footpaths on the streets of ${streets.entry.sha1.slice(0, 12)}: ${report.on_streets} measured, ${report.dropped} not connected (dropped), ${report.straight_line} straight lines kept (${report.stops_off_streets} of ${report.stops_on_streets + report.stops_off_streets} stops off the streets)`);
+  }
   const c = (await arrowIo.result()).tablesToIpcChunks(t);
   progress?.(`timetable: encoded`);
   return c;
 }
 
-export async function compileTimetable(dataDir: string, opts: CompileOptions = {}): Promise<{ path: string; active_sha1s: string[] }> {
+export async function compileTimetable(dataDir: string, opts: CompileOptions = {}): Promise<{ path: string; active_sha1s: string[]; streets_sha1: string | null }> {
   const m = readManifest(dataDir);
   const versions = activeVersions(m);
   const active_sha1s = versions.map((v) => v.sha1);
   const radius = opts.walkRadiusM ?? DEFAULT_WALK_RADIUS_M;
-  const rel = timetableRelPath(active_sha1s, radius);
+  const streets = activeStreets(m);
+  const streets_sha1 = streets?.sha1 ?? null;
+  const rel = timetableRelPath(active_sha1s, radius, streets_sha1);
   const out = join(dataDir, rel);
-  if (existsSync(out)) return { path: rel, active_sha1s };
+  if (existsSync(out)) return { path: rel, active_sha1s, streets_sha1 };
   const t0 = performance.now();
   // no automatic checkpoint (it would compress the in-memory tables for nothing; see pipeline/import.ts)
   const db = await DuckDBInstance.create(":memory:", { checkpoint_threshold: "1TB" });
   const conn = await db.connect();
   try {
     const step = opts.progress && ((msg: string) => opts.progress!(`${msg} (${((performance.now() - t0) / 1000).toFixed(2)} s)`));
-    const chunks = await buildTimetableChunks(conn, versions.map((v) => parquetTables(join(dataDir, v.path))), radius, step);
+    const chunks = await buildTimetableChunks(conn, versions.map((v) => parquetTables(join(dataDir, v.path))), radius, step, undefined, streets && { dataDir, entry: streets });
     writeTimetableFile(out, chunks);
     const size = chunks.reduce((n, c) => n + c.length, 0);
     opts.progress?.(`timetable: ${rel} (${(size / 1e6).toFixed(1)} MB) in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
@@ -68,7 +86,7 @@ export async function compileTimetable(dataDir: string, opts: CompileOptions = {
     conn.closeSync();
     db.closeSync();
   }
-  return { path: rel, active_sha1s };
+  return { path: rel, active_sha1s, streets_sha1 };
 }
 
 const days = (col: string) => `CAST(${col} - DATE '1970-01-01' AS INTEGER)`;
@@ -84,24 +102,27 @@ async function readSource(conn: DuckDBConnection, versions: VersionTables[], sto
   const stParts: StopTimesColumns[] = [];
   for (let feed = 0; feed < versions.length; feed++) {
     const pq = versions[feed]!;
-    const [fv] = await rows(conn, `SELECT sha1, feed_onestop_id, ${days("service_start_date")} AS s, ${days("service_end_date")} AS e FROM ${pq("feed_version")}`);
+    // the planner's service span is the calendars' (first to last date with service), never the
+    // catalog's service window, which feed_info dates override (OTP1 too plans on every date its
+    // calendars serve); the window only when a version has no calendar dates at all
+    const [fv] = await rows(conn, `SELECT sha1, feed_onestop_id, ${days("coalesce(earliest_calendar_date, service_start_date)")} AS s, ${days("coalesce(latest_calendar_date, service_end_date)")} AS e FROM ${pq("feed_version")}`);
     src.feeds.push({ onestopId: s(fv?.feed_onestop_id), sha1: s(fv?.sha1), startDay: num(fv?.s), endDay: num(fv?.e) });
-    for (const r of await rows(conn, `SELECT id, agency_id, agency_name, agency_timezone FROM ${pq("agencies")}`)) {
-      src.agencies.push({ key: num(r.id), feed, agencyId: s(r.agency_id), name: s(r.agency_name), timezone: s(r.agency_timezone) || "UTC" });
+    for (const r of await rows(conn, `SELECT id, agency_id, agency_name, agency_timezone, agency_url FROM ${pq("agencies")}`)) {
+      src.agencies.push({ key: num(r.id), feed, agencyId: s(r.agency_id), name: s(r.agency_name), timezone: s(r.agency_timezone) || "UTC", url: s(r.agency_url) });
     }
     for (const r of await rows(conn, `SELECT id, agency_ref, route_id, route_short_name, route_long_name, route_type, route_color, route_text_color, onestop_id FROM ${pq("routes")}`)) {
       src.routes.push({ key: num(r.id), feed, agency: num(r.agency_ref, -1), routeId: s(r.route_id), shortName: s(r.route_short_name), longName: s(r.route_long_name), type: num(r.route_type, 3), color: s(r.route_color), textColor: s(r.route_text_color), onestopId: s(r.onestop_id) });
     }
-    const [stopId, code, name, onestopId] = await stringColumns(conn, pq("stops"), ["stop_id", "stop_code", "stop_name", "onestop_id"]);
+    const [stopId, code, name, onestopId, zoneId, platformCode] = await stringColumns(conn, pq("stops"), ["stop_id", "stop_code", "stop_name", "onestop_id", "zone_id", "platform_code"]);
     const [sId, sWc, sParent] = await intColumns(conn, `SELECT id, coalesce(wheelchair_boarding, 0)::INTEGER, coalesce(parent_ref, -1)::INTEGER FROM ${pq("stops")} ORDER BY id`, 3);
     const [sLat, sLon] = await numColumns(conn, `SELECT coalesce(stop_lat, 0)::DOUBLE, coalesce(stop_lon, 0)::DOUBLE FROM ${pq("stops")} ORDER BY id`, ["double", "double"]);
     for (let i = 0; i < sId!.length; i++) {
-      src.stops.push({ key: sId![i]!, feed, stopId: stopId![i]!, code: code![i]!, name: name![i]!, lat: sLat![i]!, lon: sLon![i]!, wheelchair: sWc![i]!, onestopId: onestopId![i]!, parent: sParent![i]! });
+      src.stops.push({ key: sId![i]!, feed, stopId: stopId![i]!, code: code![i]!, name: name![i]!, lat: sLat![i]!, lon: sLon![i]!, wheelchair: sWc![i]!, onestopId: onestopId![i]!, parent: sParent![i]!, zoneId: zoneId![i]!, platformCode: platformCode![i]! });
     }
-    const [tripId, headsign, blockId, shapeId] = await stringColumns(conn, pq("trips"), ["trip_id", "trip_headsign", "block_id", "shape_id"]);
+    const [tripId, headsign, blockId, shapeId, tripShortName] = await stringColumns(conn, pq("trips"), ["trip_id", "trip_headsign", "block_id", "shape_id", "trip_short_name"]);
     const [tId, tRoute, tService, tWc] = await intColumns(conn, `SELECT id, coalesce(route_ref, -1)::INTEGER, coalesce(calendar_ref, -1)::INTEGER, coalesce(wheelchair_accessible, 0)::INTEGER FROM ${pq("trips")} ORDER BY id`, 4);
     for (let i = 0; i < tId!.length; i++) {
-      src.trips.push({ key: tId![i]!, feed, route: tRoute![i]!, service: tService![i]!, tripId: tripId![i]!, headsign: headsign![i]!, blockId: blockId![i]!, shapeId: shapeId![i]!, wheelchair: tWc![i]! });
+      src.trips.push({ key: tId![i]!, feed, route: tRoute![i]!, service: tService![i]!, tripId: tripId![i]!, headsign: headsign![i]!, blockId: blockId![i]!, shapeId: shapeId![i]!, wheelchair: tWc![i]!, shortName: tripShortName![i]! });
     }
     for (const r of await rows(
       conn,
@@ -135,6 +156,7 @@ async function readSource(conn: DuckDBConnection, versions: VersionTables[], sto
       src.shapes.push({ feed, shapeId: s(r.shape_id), lat: lat!.subarray(at, at + n), lon: lon!.subarray(at, at + n) });
       at += n;
     }
+    (src.fares ??= []).push(await readFareSource(conn, pq));
     stParts.push(await (stopTimes?.[feed]?.() ?? readStopTimesColumns(conn, pq("stop_times"))));
   }
   src.stopTimes = concatStopTimes(stParts);

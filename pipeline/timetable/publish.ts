@@ -13,14 +13,19 @@
 import { createHash } from "node:crypto";
 import { existsSync, mkdirSync, readdirSync, renameSync, rmSync } from "node:fs";
 import { dirname, join } from "node:path";
-import { activeVersions, readManifest } from "../schema/manifest.ts";
+import { activeStreets, activeVersions, readManifest, type Manifest } from "../schema/manifest.ts";
 import { TIMETABLE_FORMAT, TIMETABLES_DIR } from "../schema/timetable.ts";
 import { acquireLock, fsyncDir, writeFileDurable, writeManifest } from "../store/manifest.ts";
 import { DEFAULT_WALK_RADIUS_M } from "./source.ts";
 
-/** Path (relative to the data dir) of the timetable of this set of active versions. */
-export function timetableRelPath(activeSha1s: string[], walkRadiusM = DEFAULT_WALK_RADIUS_M): string {
-  const hash = createHash("sha1").update(JSON.stringify({ f: TIMETABLE_FORMAT, radius: walkRadiusM, active: [...activeSha1s].sort() })).digest("hex").slice(0, 16);
+/**
+ * Path (relative to the data dir) of the timetable of this set of active versions, and of the
+ * active street dataset its footpaths were measured on (null: none, straight lines).
+ */
+export function timetableRelPath(activeSha1s: string[], walkRadiusM = DEFAULT_WALK_RADIUS_M, streetsSha1: string | null = null): string {
+  const key: Record<string, unknown> = { f: TIMETABLE_FORMAT, radius: walkRadiusM, active: [...activeSha1s].sort() };
+  if (streetsSha1) key.streets = streetsSha1;
+  const hash = createHash("sha1").update(JSON.stringify(key)).digest("hex").slice(0, 16);
   return join(TIMETABLES_DIR, `${hash}.arrow`);
 }
 
@@ -60,6 +65,9 @@ export function placeStagedTimetable(dataDir: string, staged: StagedTimetable): 
 }
 
 const sameSet = (a: string[], b: string[]) => a.length === b.length && [...a].sort().join() === [...b].sort().join();
+/** What a timetable is built from: the active versions and the active street dataset. */
+const inputsOf = (m: Manifest) => ({ active: activeVersions(m).map((v) => v.sha1), streets: activeStreets(m)?.sha1 ?? null });
+const sameInputs = (a: ReturnType<typeof inputsOf>, b: ReturnType<typeof inputsOf>) => sameSet(a.active, b.active) && a.streets === b.streets;
 
 /**
  * After the active dataset changes: the timetable of the current active versions, compiled unless
@@ -71,14 +79,15 @@ export async function refreshTimetable(dataDir: string, progress?: (msg: string)
   try {
     for (let attempt = 0; attempt < 3; attempt++) {
       const m = readManifest(dataDir);
-      const active = activeVersions(m).map((v) => v.sha1);
-      if (m.timetable && sameSet(m.timetable.active_sha1s, active) && existsSync(join(dataDir, m.timetable.path))) return "unchanged";
+      const inputs = inputsOf(m);
+      const built = m.timetable && { active: m.timetable.active_sha1s, streets: m.timetable.streets_sha1 ?? null };
+      if (built && sameInputs(built, inputs) && existsSync(join(dataDir, m.timetable!.path))) return "unchanged";
       const t0 = performance.now();
       // (loaded when needed: `interchange import` starts without DuckDB, see pipeline/import.ts)
       const { compileTimetable } = await import("./compile.ts");
       const result = await compileTimetable(dataDir, { progress });
       const now = readManifest(dataDir);
-      if (!sameSet(activeVersions(now).map((v) => v.sha1), result.active_sha1s)) continue; // changed meanwhile
+      if (!sameInputs(inputsOf(now), { active: result.active_sha1s, streets: result.streets_sha1 ?? null })) continue; // changed meanwhile
       const previous = now.timetable?.path;
       now.timetable = result;
       writeManifest(dataDir, now);

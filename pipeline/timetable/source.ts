@@ -4,6 +4,7 @@
  * DuckDB; the planner's scenario tests fill it from text timetables.
  */
 import type { StopTimesColumns } from "../gtfs/stop-times/columns.ts";
+import type { SourceFares } from "./fares.ts";
 
 export interface SourceFeed {
   onestopId: string;
@@ -18,6 +19,8 @@ export interface SourceAgency {
   agencyId: string;
   name: string;
   timezone: string;
+  /** agency_url (OTP1 legs' agencyUrl); "" or absent when none */
+  url?: string;
 }
 export interface SourceRoute {
   key: number;
@@ -44,6 +47,9 @@ export interface SourceStop {
   onestopId: string;
   /** key of parent_station, -1 when none */
   parent: number;
+  /** zone_id, platform_code (OTP1 places); "" or absent when none */
+  zoneId?: string;
+  platformCode?: string;
 }
 export interface SourceTrip {
   key: number;
@@ -56,6 +62,8 @@ export interface SourceTrip {
   /** "" when none */
   shapeId: string;
   wheelchair: number;
+  /** trip_short_name (OTP1 legs' tripShortName); "" or absent when none */
+  shortName?: string;
 }
 /** stop_times, columnar, sorted by trip then stop_sequence: the StopTimesColumns contract */
 export type SourceStopTimes = StopTimesColumns;
@@ -100,6 +108,8 @@ export interface SourceData {
   frequencies: SourceFrequency[];
   transfers: SourceTransfer[];
   shapes: SourceShape[];
+  /** per feed: its fare tables (pipeline/timetable/fares.ts); absent = no fares */
+  fares?: SourceFares[];
 }
 
 export interface AssembleOptions {

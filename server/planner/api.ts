@@ -56,8 +56,57 @@ export interface SearchQuery {
   days: ServiceDays;
   routeAllowed?: Uint8Array;
   wheelchair: boolean;
-  /** only the n earliest arrivals (latest departures for arriveBy) are wanted (RaptorRequest.keepEarliest) */
+  /**
+   * only the n earliest arrivals (latest departures for arriveBy) are wanted (RaptorRequest.keepEarliest);
+   * with `costs`, the n journeys of least generalized cost
+   */
   keepEarliest?: number;
+  /** per trip (forward timetable index): 0 = may not be ridden (bannedTrips); undefined = all */
+  tripAllowed?: Uint8Array;
+  /** per stop: STOP_NO_BOARD (no boarding or alighting: bannedStops) and STOP_NO_PASS (no riding through: bannedStopsHard) bits */
+  stopRules?: Uint8Array;
+  /** boarding and alighting banned at some positions of some trips (bannedTrips with stop indexes): forward trip -> positions */
+  tripStopBans?: Map<number, Set<number>>;
+  /** seconds between reaching the first stop and boarding (OTP1 boardSlack) */
+  boardSlackSec?: number;
+  /** seconds between alighting the last ride and walking on (OTP1 alightSlack) */
+  alightSlackSec?: number;
+  /** seconds between alighting and boarding again, besides the walk between the stops (OTP1 minTransferTime) */
+  transferSlackSec?: number;
+  /** a journey lasts less than this (OTP1 maxHours) */
+  maxDurationSec?: number;
+  /** no arrival after this (relative seconds; for arriveBy: no departure before it), e.g. maxHours from the requested time */
+  arrivalLimitSec?: number;
+  /** switches the search to generalized cost (OTP1's weight; raptor/mc.ts) */
+  costs?: CostModel;
+  /** destination pruning off for this search (OTP1 disableRemainingWeightHeuristic: same journeys, more work) */
+  noDestinationPruning?: boolean;
+}
+
+/** stopRules bits: no boarding or alighting at the stop; no riding through it either. */
+export const STOP_NO_BOARD = 1;
+export const STOP_NO_PASS = 2;
+
+/**
+ * Generalized cost, OTP1's "weight" (OTP2's c1), in seconds: every second riding counts 1, walking
+ * walkReluctance, waiting between rides (and the slacks) waitReluctance, waiting before the first
+ * ride from the requested time (arriveBy: after the last one until it) waitAtBeginningFactor; each
+ * boarding adds boardCost and its route's penalty, each boarding after the first transferPenalty.
+ */
+export interface CostModel {
+  walkReluctance: number;
+  waitReluctance: number;
+  waitAtBeginningFactor: number;
+  boardCost: number;
+  transferPenalty: number;
+  /** per RAPTOR route: seconds added to each boarding (OTP1's preferred / unpreferred route penalties); undefined = none */
+  routePenalty?: Float64Array;
+  /**
+   * the requested time the wait before the first ride counts from (relative seconds; for arriveBy the
+   * latest arrival the wait after the last ride counts to), so searches of later windows (plan-service
+   * widening) cost alike; undefined = the search's own timeSec
+   */
+  startSec?: number;
 }
 
 /**
@@ -76,6 +125,11 @@ export interface RaptorConfig {
   firstWindowSec: number;
   /** ... holding at least this many departures per wanted journey */
   firstWindowDeparturesPerJourney: number;
+  /**
+   * A generalized-cost search (request.costs) keeps journeys within this share over the cost of the
+   * n-th cheapest journey known (0 = exact: only labels that can still lead among the n cheapest)
+   */
+  costSlack: number;
 }
 
 export const DEFAULT_RAPTOR_CONFIG: Readonly<RaptorConfig> = Object.freeze({
@@ -84,6 +138,7 @@ export const DEFAULT_RAPTOR_CONFIG: Readonly<RaptorConfig> = Object.freeze({
   maxIterations: 90,
   firstWindowSec: 900,
   firstWindowDeparturesPerJourney: 4,
+  costSlack: 0,
 });
 
 export interface RaptorRequest {
@@ -118,6 +173,22 @@ export interface RaptorRequest {
    * no later round boards from them.
    */
   everyStop?: boolean;
+  /** per trip of the searched core: 0 = may not be ridden; undefined = all */
+  tripAllowed?: Uint8Array;
+  /** per stop: STOP_NO_BOARD / STOP_NO_PASS bits (SearchQuery.stopRules) */
+  stopRules?: Uint8Array;
+  /** trip of the searched core -> its positions (in the searched core's route) where boarding and alighting are banned */
+  tripStopBans?: Map<number, Set<number>>;
+  /** slack after the access walk before the first boarding, and after the last ride before the egress walk (search direction) */
+  accessSlackSec: number;
+  egressSlackSec: number;
+  /** slack between alighting and boarding again, besides any walk (the longer of it and the stop's own minimum counts when staying) */
+  transferSlackSec: number;
+  /** an iteration departing at d keeps only arrivals before d + maxDurationSec */
+  maxDurationSec?: number;
+  /** generalized cost (raptor/mc.ts) */
+  costs?: CostModel;
+  noDestinationPruning?: boolean;
 }
 
 export interface AccessLeg {
@@ -160,6 +231,8 @@ export interface Journey {
   arriveSec: number;
   rides: number;
   legs: JourneyLeg[];
+  /** generalized cost (CostModel), set by searches with costs: then one more criterion of the Pareto filter */
+  cost?: number;
 }
 
 export interface RaptorStats {

@@ -10,10 +10,14 @@ import { readManifest } from "../../pipeline/schema/manifest.ts";
 import { loadTimetableFile } from "./timetable/arrow-loader.ts";
 import { AppError } from "../errors.ts";
 import { PlanService } from "./plan-service.ts";
+import { StreetPlanner } from "./street-legs.ts";
 import { plannerErrors, plannerRoutes } from "./routes.ts";
+import { NO_STREETS, type StreetPaths } from "../street-paths.ts";
 
-export async function createPlannerFeature(ctx: FeatureContext): Promise<Feature> {
-  let service: PlanService | null = null;
+/** `streets`: the street engine's paths (server/main.ts hands the street feature's over), for walks on the streets. */
+export async function createPlannerFeature(ctx: FeatureContext, streets: StreetPaths = NO_STREETS): Promise<Feature> {
+  /** the loaded timetable's plan service, behind the street layer (street-legs.ts) */
+  let service: StreetPlanner | null = null;
   let loadedPath: string | null = null;
   let loadError: string | null = null;
 
@@ -34,7 +38,7 @@ export async function createPlannerFeature(ctx: FeatureContext): Promise<Feature
     }
     const t0 = performance.now();
     const tt = loadTimetableFile(path);
-    service = new PlanService(tt);
+    service = new StreetPlanner(new PlanService(tt), streets);
     loadedPath = rel;
     loadError = null;
     ctx.log.info("planner timetable loaded", { path: rel, stops: tt.core.nStops, routes: tt.core.nRoutes, trips: tt.core.nTrips, ms: Math.round(performance.now() - t0) });

@@ -1,26 +1,55 @@
 /**
- * Renders a RAPTOR journey as an OTP-style Itinerary (interface spec "Transit plan"): walk legs for
- * access, transfers and egress, one leg per ride with route, trip, stops and shape geometry.
- * Sums are exact: duration = walkTime + transitTime + waitingTime, all in whole seconds.
+ * Renders a RAPTOR journey as an OpenTripPlanner 1 Itinerary (interface spec "Transit plan", with
+ * every field OTP1's `api/model` Itinerary, Leg and Place send): walk legs for access, transfers
+ * and egress, one leg per ride with route, trip, stops and shape geometry. Sums are exact:
+ * duration = walkTime + transitTime + waitingTime, all in whole seconds.
+ *
+ * OTP1 conventions followed here (GraphPathToTripPlanConverter, Leg, Place, Itinerary):
+ * - ids are feed-scoped (`feedId:id`, ids.ts) for routeId, tripId and stopId; agencyId is the bare
+ *   GTFS agency_id, as OTP1's Leg.agencyId is a plain String (OTP-UI matches it with the routeId's
+ *   feed prefix against its transitOperators config);
+ * - fields OTP1 leaves null are omitted (its JSON mapper skips nulls): stopCode, zoneId,
+ *   platformCode, agencyUrl, tripShortName, tripBlockId when the feed has none; alerts;
+ * - a place has `departure` on a leg's `from`, `arrival` on its `to`, and both where one leg hands
+ *   over to the next (OTP1's fixupLegs): a walk leg ending at a stop shares the ride's `from`
+ *   place (vertexType TRANSIT, stopIndex, stopSequence), a walk leg after a ride its `to`;
+ * - `intermediateStops` only when showIntermediateStops is asked for, then on every leg (walk legs
+ *   `[]`; OTP-UI always asks for it and its PropTypes require it);
+ * - `agencyTimeZoneOffset`: the agency timezone's UTC offset (ms) at the leg's start; walk legs
+ *   take the timezone of the ride before them, or of the first ride (OTP1 Itinerary.fixupDates);
+ * - `rentedCar`, `rentedVehicle`, `hailedCar` false: fields of the OTP1 that OTP-UI was written
+ *   against (its leg PropTypes require the first two).
  */
 import { haversineM } from "../geo.ts";
 import polyline from "@mapbox/polyline";
-import type { Journey, ServiceDays } from "./api.ts";
+import type { Journey, RideLeg, ServiceDays } from "./api.ts";
+import { fareField } from "./fares.ts";
+import { scopedId } from "./ids.ts";
 import { modeOfRouteType, type PlanParams } from "./plan-params.ts";
-import { arrAt, depAt, type Timetable } from "./timetable/types.ts";
+import { dayToIso, localParts, tzOffsetSec } from "./timetable/calendar.ts";
+import { arrAt, depAt, type Timetable, type TimetableMeta } from "./timetable/types.ts";
 
 export interface Itinerary {
-  distance: number;
   duration: number;
   startTime: number;
   endTime: number;
-  legs: Record<string, unknown>[];
-  transfers: number;
-  transitDistance: number;
+  walkTime: number;
   transitTime: number;
   waitingTime: number;
   walkDistance: number;
-  walkTime: number;
+  /** OTP1: the itinerary's walking (all walk legs) is longer than the request's maxWalkDistance */
+  walkLimitExceeded: boolean;
+  /** metres lost and gained on the walks (0 here; street-legs.ts sums them over walks drawn on the streets) */
+  elevationLost: number;
+  elevationGained: number;
+  transfers: number;
+  /** OTP1's Fare object (`{ fare, details }`), set by the fares (issue #18's fare work), not here */
+  fare?: unknown;
+  legs: Record<string, unknown>[];
+  /** OTP1: a slope limit had to be removed to find it; always false */
+  tooSloped: boolean;
+  distance: number;
+  transitDistance: number;
 }
 
 const round1 = (x: number) => Math.round(x * 10) / 10;
@@ -34,49 +63,155 @@ function geometry(pts: [number, number][]) {
   return { points: polyline.encode(pts, 5), length: pts.length };
 }
 
-interface Pt {
-  name: string;
-  lat: number;
-  lon: number;
+// ---- timezones: offsets and service dates, cached (no Intl work per leg once warm)
+
+/** UTC offsets change only at instants that are multiples of 15 minutes: one value per 15-minute bucket. */
+const OFFSET_BUCKET_MS = 900_000;
+const offsetCache = new Map<string, Map<number, number>>();
+/** UTC offset of tz at `ms`, milliseconds (java.util.TimeZone.getOffset). */
+export function tzOffsetMs(tz: string, ms: number): number {
+  let m = offsetCache.get(tz);
+  if (!m) offsetCache.set(tz, (m = new Map()));
+  const b = Math.floor(ms / OFFSET_BUCKET_MS);
+  let v = m.get(b);
+  if (v === undefined) {
+    if (m.size > 4096) m.clear();
+    v = tzOffsetSec((b * OFFSET_BUCKET_MS) / 1000, tz) * 1000;
+    m.set(b, v);
+  }
+  return v;
 }
 
-function walkLeg(from: Record<string, unknown>, to: Record<string, unknown>, startSec: number, durationSec: number, distanceM: number): Record<string, unknown> {
-  const pts: [number, number][] = [
-    [from.lat as number, from.lon as number],
-    [to.lat as number, to.lon as number],
-  ];
-  return {
-    startTime: startSec * 1000,
-    endTime: (startSec + durationSec) * 1000,
-    distance: round1(distanceM),
-    duration: durationSec,
+const serviceDateCache = new Map<string, string>();
+/** YYYYMMDD of the service day starting ("noon minus 12h") at Unix second `dayStart` in tz. */
+function serviceDate(tz: string, dayStart: number): string {
+  const key = `${tz}|${dayStart}`;
+  let v = serviceDateCache.get(key);
+  if (v === undefined) {
+    if (serviceDateCache.size > 4096) serviceDateCache.clear();
+    v = dayToIso(localParts(dayStart + 12 * 3600, tz).day).replace(/-/g, "");
+    serviceDateCache.set(key, v);
+  }
+  return v;
+}
+
+// ---- per-timetable data for rendering, derived once (on the first plan rendered from it)
+
+interface RenderData {
+  /** GTFS route → feed-scoped route_id, OTP1 `route` (short name, else long name), agency timezone name */
+  routeId: string[];
+  routeName: string[];
+  routeTz: string[];
+  /** feed → Onestop ID */
+  feedId: string[];
+}
+const renderData = new WeakMap<TimetableMeta, RenderData>();
+function dataOf(m: TimetableMeta): RenderData {
+  let d = renderData.get(m);
+  if (!d) {
+    const feedId = m.feeds.map((f) => f.onestopId);
+    d = {
+      feedId,
+      routeId: m.gtfsRoutes.map((r) => scopedId(feedId[m.agencies[r.agency]?.feed ?? 0] ?? "", r.routeId)),
+      routeName: m.gtfsRoutes.map((r) => r.shortName || r.longName),
+      routeTz: m.gtfsRoutes.map((r) => m.timezones[m.agencies[r.agency]?.tz ?? 0] ?? "UTC"),
+    };
+    renderData.set(m, d);
+  }
+  return d;
+}
+
+/** Timezone of the routes at the served stop nearest to a point (a walk-only itinerary's clock). */
+function tzNearest(tt: Timetable, lat: number, lon: number): string {
+  const { stopLat, stopLon, timezones } = tt.meta;
+  const { stopRouteStart, stopRouteRoute, routeTz } = tt.core;
+  let best = -1, bestD = Infinity;
+  for (let i = 0; i < stopLat.length; i++) {
+    if (stopRouteStart[i + 1]! === stopRouteStart[i]!) continue;
+    const d = (stopLat[i]! - lat) ** 2 + (stopLon[i]! - lon) ** 2;
+    if (d < bestD) [best, bestD] = [i, d];
+  }
+  return best < 0 ? (timezones[0] ?? "UTC") : (timezones[routeTz[stopRouteRoute[stopRouteStart[best]!]!]!] ?? "UTC");
+}
+
+type Place = Record<string, unknown>;
+type Leg = Record<string, unknown>;
+
+/** OTP1 Place of a point that is no stop (origin, destination): vertexType NORMAL. */
+function pointPlace(name: string, lat: number, lon: number): Place {
+  return { name, lon, lat, vertexType: "NORMAL" };
+}
+
+/** The fields every OTP1 leg starts with, in OTP1's order: times (ms), delays (no realtime: 0), distance. */
+const legTimes = (start: number, end: number, distanceM: number) => ({
+  startTime: start,
+  endTime: end,
+  departureDelay: 0,
+  arrivalDelay: 0,
+  realTime: false,
+  distance: round1(distanceM),
+  pathway: false,
+});
+
+/** An OTP1 walk leg (no agency, route or trip fields); `from` / `to` get their times here, `agencyTimeZoneOffset` later. */
+function walkLeg(from: Place, to: Place, startSec: number, durationSec: number, distanceM: number, showIntermediateStops: boolean): Leg {
+  const start = startSec * 1000, end = (startSec + durationSec) * 1000;
+  from.departure = start;
+  to.arrival = end;
+  const leg: Leg = {
+    ...legTimes(start, end, distanceM),
     mode: "WALK",
-    transitLeg: false,
-    from: { ...from, departure: startSec * 1000 },
-    to: { ...to, departure: (startSec + durationSec) * 1000 },
-    legGeometry: geometry(pts),
+    route: "",
+    agencyTimeZoneOffset: 0,
+    interlineWithPreviousLeg: false,
+    from,
+    to,
+    legGeometry: geometry([
+      [from.lat as number, from.lon as number],
+      [to.lat as number, to.lon as number],
+    ]),
     steps: [],
+    rentedBike: false,
+    rentedCar: false,
+    rentedVehicle: false,
+    hailedCar: false,
+    transitLeg: false,
+    duration: durationSec,
   };
+  if (showIntermediateStops) leg.intermediateStops = [];
+  return leg;
 }
 
-function place(p: Pt): Record<string, unknown> {
-  return { name: p.name, lat: p.lat, lon: p.lon };
-}
-
-export function renderItinerary(tt: Timetable, j: Journey | null, epochSec: number, p: PlanParams, days: ServiceDays | null, walkOnly?: { startSec: number; durationSec: number; distanceM: number }): Itinerary {
+export function renderItinerary(
+  tt: Timetable, j: Journey | null, epochSec: number, p: PlanParams, days: ServiceDays | null,
+  walkOnly?: { startSec: number; durationSec: number; distanceM: number; /** the itinerary's timezone; default: that of the served stop nearest to the origin */ tz?: string },
+): Itinerary {
   const m = tt.meta;
-  const legs: Record<string, unknown>[] = [];
+  const rd = dataOf(m);
+  const legs: Leg[] = [];
+  /** per leg: the timezone of its agency (rides), null for walk legs until fixed up */
+  const legTz: (string | null)[] = [];
   let walkTime = 0, walkDistance = 0, transitTime = 0, transitDistance = 0, rides = 0;
-  const stopPlace = (s: number, extra: Record<string, unknown> = {}): Record<string, unknown> => {
-    const o: Record<string, unknown> = { name: m.stopName[s], lat: m.stopLat[s], lon: m.stopLon[s], stopId: m.stopId[s], stopCode: m.stopCode[s], stopOnestopId: m.stopOnestopId[s], ...extra };
-    return o;
+  const showMid = p.showIntermediateStops;
+  const stopPlace = (s: number): Place => {
+    const pl: Place = { name: m.stopName[s], stopId: scopedId(rd.feedId[m.stopFeed[s]!] ?? "", m.stopId[s]!) };
+    if (m.stopCode[s]) pl.stopCode = m.stopCode[s];
+    if (m.stopPlatformCode[s]) pl.platformCode = m.stopPlatformCode[s];
+    pl.lon = m.stopLon[s];
+    pl.lat = m.stopLat[s];
+    if (m.stopZoneId[s]) pl.zoneId = m.stopZoneId[s];
+    pl.vertexType = "TRANSIT";
+    pl.stopOnestopId = m.stopOnestopId[s];
+    return pl;
   };
   if (!j) {
     const w = walkOnly!;
-    legs.push(walkLeg(place(p.from), place(p.to), w.startSec, w.durationSec, w.distanceM));
+    legs.push(walkLeg(pointPlace(p.from.name, p.from.lat, p.from.lon), pointPlace(p.to.name, p.to.lat, p.to.lon), w.startSec, w.durationSec, w.distanceM, showMid));
+    legTz.push(w.tz ?? tzNearest(tt, p.from.lat, p.from.lon));
     walkTime = w.durationSec;
     walkDistance = w.distanceM;
   } else {
+    let prevRide: RideLeg | null = null;
     for (let li = 0; li < j.legs.length; li++) {
       const l = j.legs[li]!;
       if (l.kind === "access" || l.kind === "egress") {
@@ -85,50 +220,96 @@ export function renderItinerary(tt: Timetable, j: Journey | null, epochSec: numb
         const dur = l.arrSec - l.depSec;
         if (d < 0.5 && dur === 0) continue;
         const start = epochSec + l.depSec;
-        legs.push(l.kind === "access" ? walkLeg(place(p.from), stopPlace(s), start, dur, d) : walkLeg(stopPlace(s), place(p.to), start, dur, d));
+        legs.push(
+          l.kind === "access"
+            ? walkLeg(pointPlace(p.from.name, p.from.lat, p.from.lon), stopPlace(s), start, dur, d, showMid)
+            : walkLeg(stopPlace(s), pointPlace(p.to.name, p.to.lat, p.to.lon), start, dur, d, showMid),
+        );
+        legTz.push(null);
         walkTime += dur;
         walkDistance += d;
+        prevRide = null;
       } else if (l.kind === "transfer") {
         const d = haversineM(m.stopLat[l.fromStop]!, m.stopLon[l.fromStop]!, m.stopLat[l.toStop]!, m.stopLon[l.toStop]!);
         const dur = l.arrSec - l.depSec;
-        legs.push(walkLeg(stopPlace(l.fromStop), stopPlace(l.toStop), epochSec + l.depSec, dur, d));
+        legs.push(walkLeg(stopPlace(l.fromStop), stopPlace(l.toStop), epochSec + l.depSec, dur, d, showMid));
+        legTz.push(null);
         walkTime += dur;
         walkDistance += d;
+        prevRide = null;
       } else {
         rides++;
-        const leg = rideLeg(tt, l, epochSec, p.showIntermediateStops, days!, stopPlace);
+        const leg = rideLeg(tt, rd, l, prevRide, epochSec, showMid, days!, stopPlace);
         legs.push(leg);
+        legTz.push(rd.routeTz[m.tripGtfsRoute[l.trip]!]!);
         transitTime += leg.duration as number;
         transitDistance += leg.distance as number;
+        prevRide = l;
       }
     }
+  }
+  fixupLegs(legs, p);
+  // walk legs keep the clock of the ride before them, those before the first ride the first ride's
+  let tz: string = legTz.find((z) => z !== null) ?? tzNearest(tt, p.from.lat, p.from.lon);
+  for (let i = 0; i < legs.length; i++) {
+    tz = legTz[i] ?? tz;
+    legs[i]!.agencyTimeZoneOffset = tzOffsetMs(tz, legs[i]!.startTime as number);
   }
   const startTime = legs[0]!.startTime as number;
   const endTime = legs[legs.length - 1]!.endTime as number;
   const duration = Math.round((endTime - startTime) / 1000);
   return {
-    distance: round1(walkDistance + transitDistance),
     duration,
     startTime,
     endTime,
-    legs,
-    transfers: Math.max(0, rides - 1),
-    transitDistance: round1(transitDistance),
+    walkTime,
     transitTime,
     waitingTime: duration - walkTime - transitTime,
     walkDistance: round1(walkDistance),
-    walkTime,
+    walkLimitExceeded: walkDistance > p.maxWalkDistance,
+    elevationLost: 0,
+    elevationGained: 0,
+    transfers: Math.max(0, rides - 1),
+    // OTP1's Fare (fares.ts), only when some ride has a fare (OTP1 leaves it null otherwise)
+    ...fareField(tt, j),
+    legs,
+    tooSloped: false,
+    distance: round1(walkDistance + transitDistance),
+    transitDistance: round1(transitDistance),
   };
+}
+
+/**
+ * OTP1's fixupLegs: where one leg hands over to the next, the next leg's `from` gets the arrival
+ * and this leg's `to` the departure; a walk leg after a ride starts at the ride's `to` place, a walk
+ * leg before a ride ends at its `from` place (the same objects). The first leg's `from` and the
+ * last leg's `to` carry the request's place names as `orig`.
+ */
+function fixupLegs(legs: Leg[], p: PlanParams): void {
+  for (let i = 0; i + 1 < legs.length; i++) {
+    const a = legs[i]!, b = legs[i + 1]!;
+    const aTo = a.to as Place, bFrom = b.from as Place;
+    if (aTo.arrival !== undefined) bFrom.arrival = aTo.arrival;
+    if (bFrom.departure !== undefined) aTo.departure = bFrom.departure;
+    if (a.transitLeg && !b.transitLeg) b.from = aTo;
+    if (!a.transitLeg && b.transitLeg) a.to = bFrom;
+  }
+  if (legs.length) {
+    (legs[0]!.from as Place).orig = p.from.name;
+    (legs[legs.length - 1]!.to as Place).orig = p.to.name;
+  }
 }
 
 function rideLeg(
   tt: Timetable,
-  l: Extract<Journey["legs"][number], { kind: "ride" }>,
+  rd: RenderData,
+  l: RideLeg,
+  prev: RideLeg | null,
   epochSec: number,
   showIntermediate: boolean,
   days: ServiceDays,
-  stopPlace: (s: number, extra?: Record<string, unknown>) => Record<string, unknown>,
-): Record<string, unknown> {
+  stopPlace: (s: number) => Place,
+): Leg {
   const { core, meta: m } = tt;
   const r = l.route;
   const s0 = core.routeStopStart[r]!;
@@ -136,55 +317,147 @@ function rideLeg(
   const tbase = core.routeTime0[r]! + (l.trip - core.routeTripStart[r]!) * nS;
   const off = days.offsetSec[l.slot * core.nTz + core.routeTz[r]!]!;
   const at = (pos: number, which: "arr" | "dep") => (epochSec + off + (which === "arr" ? arrAt : depAt)(core.stopTimes, tbase + pos)) * 1000;
-  const gr = m.gtfsRoutes[m.tripGtfsRoute[l.trip]!]!;
+  const g = m.tripGtfsRoute[l.trip]!;
+  const gr = m.gtfsRoutes[g]!;
   const agency = m.agencies[gr.agency];
-  const feed = m.feeds[agency?.feed ?? m.stopFeed[l.fromStop]!];
-  const stopAt = (pos: number, time: number) => stopPlace(core.routeStops[s0 + pos]!, { departure: time, stopIndex: pos, stopSequence: m.routeStopSequence[s0 + pos] });
-  // geometry: the shape between the boarding and alighting stops, else the stops themselves
-  const pts: [number, number][] = [];
-  const shape = m.routeShape[r]!;
-  const i0 = m.routeStopShapeIdx[s0 + l.boardPos]!, i1 = m.routeStopShapeIdx[s0 + l.alightPos]!;
-  if (shape >= 0 && i0 >= 0 && i1 > i0) {
-    const base = m.shapeStart[shape]!;
-    for (let i = i0; i <= i1; i++) pts.push([m.shapeLat[base + i]!, m.shapeLon[base + i]!]);
-  } else {
-    for (let pos = l.boardPos; pos <= l.alightPos; pos++) {
-      const s = core.routeStops[s0 + pos]!;
-      pts.push([m.stopLat[s]!, m.stopLon[s]!]);
-    }
-  }
-  const start = at(l.boardPos, "dep"), end = at(l.alightPos, "arr");
-  const leg: Record<string, unknown> = {
-    startTime: start,
-    endTime: end,
-    distance: round1(lineLength(pts)),
-    duration: Math.round((end - start) / 1000),
-    mode: modeOfRouteType(gr.type),
-    transitLeg: true,
-    agencyId: agency?.agencyId ?? "",
-    agencyName: agency?.name ?? "",
-    feedId: feed?.onestopId ?? "",
-    feedVersionSha1: feed?.sha1 ?? "",
-    routeId: gr.routeId,
-    routeShortName: gr.shortName,
-    routeLongName: gr.longName,
-    routeType: gr.type,
-    routeColor: gr.color,
-    routeTextColor: gr.textColor,
-    routeOnestopId: gr.onestopId,
-    tripId: m.tripId[l.trip],
-    headsign: m.tripHeadsign[l.trip],
-    from: stopAt(l.boardPos, start),
-    to: stopAt(l.alightPos, end),
-    legGeometry: geometry(pts),
-    steps: [],
+  const feedIdx = agency?.feed ?? m.stopFeed[l.fromStop]!;
+  const feed = m.feeds[feedIdx];
+  const feedId = rd.feedId[feedIdx] ?? "";
+  const tz = rd.routeTz[g]!;
+  const place = (pos: number) => {
+    const pl = stopPlace(core.routeStops[s0 + pos]!);
+    pl.stopIndex = pos;
+    pl.stopSequence = m.routeStopSequence[s0 + pos];
+    return pl;
   };
-  const block = m.tripBlockId[l.trip];
-  if (block) leg.block_id = block;
+  const pts = rideGeometry(tt, r, l.boardPos, l.alightPos);
+  const start = at(l.boardPos, "dep"), end = at(l.alightPos, "arr");
+  const from = place(l.boardPos), to = place(l.alightPos);
+  from.departure = start;
+  to.arrival = end;
+  const block = m.tripBlockId[l.trip]!;
+  const tripShortName = m.tripShortName[l.trip]!;
+  const leg: Leg = {
+    ...legTimes(start, end, lineLength(pts)),
+    mode: modeOfRouteType(gr.type),
+    route: rd.routeName[g],
+    agencyName: agency?.name ?? "",
+  };
+  if (agency?.url) leg.agencyUrl = agency.url;
+  leg.agencyTimeZoneOffset = 0; // set with the walk legs' (renderItinerary)
+  leg.routeColor = gr.color;
+  leg.routeType = gr.type;
+  leg.routeId = rd.routeId[g];
+  leg.routeTextColor = gr.textColor;
+  // a stay-seated transfer (OTP1's interline dwell): the previous ride's vehicle continues as this
+  // trip, from the last stop of that trip (where the rider stays on, no walk) to the first of this
+  // one, both trips of one block_id, the same feed and service day
+  leg.interlineWithPreviousLeg =
+    prev !== null && block !== "" && prev.toStop === l.fromStop && l.boardPos === 0 &&
+    prev.alightPos === core.routeStopStart[prev.route + 1]! - core.routeStopStart[prev.route]! - 1 && m.tripBlockId[prev.trip] === block &&
+    m.agencies[m.gtfsRoutes[m.tripGtfsRoute[prev.trip]!]!.agency]?.feed === feedIdx &&
+    days.offsetSec[prev.slot * core.nTz + core.routeTz[prev.route]!] === off;
+  if (tripShortName) leg.tripShortName = tripShortName;
+  if (block) leg.tripBlockId = block;
+  leg.headsign = m.tripHeadsign[l.trip];
+  leg.agencyId = agency?.agencyId ?? "";
+  leg.tripId = scopedId(feedId, m.tripId[l.trip]!);
+  leg.serviceDate = serviceDate(tz, epochSec + off);
+  leg.from = from;
+  leg.to = to;
   if (showIntermediate) {
-    const mids: Record<string, unknown>[] = [];
-    for (let pos = l.boardPos + 1; pos < l.alightPos; pos++) mids.push(stopAt(pos, at(pos, "dep")));
+    const mids: Place[] = [];
+    for (let pos = l.boardPos + 1; pos < l.alightPos; pos++) {
+      const pl = place(pos);
+      pl.arrival = at(pos, "arr");
+      pl.departure = at(pos, "dep");
+      mids.push(pl);
+    }
     leg.intermediateStops = mids;
   }
+  leg.legGeometry = geometry(pts);
+  leg.steps = [];
+  leg.routeShortName = gr.shortName;
+  leg.routeLongName = gr.longName;
+  leg.rentedBike = false;
+  leg.rentedCar = false;
+  leg.rentedVehicle = false;
+  leg.hailedCar = false;
+  leg.transitLeg = true;
+  leg.duration = Math.round((end - start) / 1000);
+  // the spec's fields beside OTP1's
+  leg.feedId = feed?.onestopId ?? "";
+  leg.feedVersionSha1 = feed?.sha1 ?? "";
+  leg.routeOnestopId = gr.onestopId;
+  if (block) leg.block_id = block;
   return leg;
+}
+
+/**
+ * The line a ride follows from route position `from` to `to`: the trip's shape from the boarding
+ * stop's projection onto it to the alighting stop's, hop by hop, where the shape covers both stops
+ * of a hop (route_stops.shape_idx, the compiler's match within SHAPE_STOP_TOLERANCE_M), else a
+ * straight line to the next stop (or to the shape point where the shape takes over again). A shape
+ * that ends before the trip does (BART's 01_shp starts at Pittsburg/Bay Point, its trips at
+ * Antioch, 14 km before) then still leads to every stop, and the leg's distance counts the
+ * uncovered part.
+ */
+export function rideGeometry(tt: Timetable, r: number, from: number, to: number): [number, number][] {
+  const { core, meta: m } = tt;
+  const s0 = core.routeStopStart[r]!;
+  const shape = m.routeShape[r]!;
+  const base = shape >= 0 ? m.shapeStart[shape]! : 0;
+  const nPts = shape >= 0 ? m.shapeStart[shape + 1]! - base : 0;
+  const stopPt = (pos: number): [number, number] => {
+    const s = core.routeStops[s0 + pos]!;
+    return [m.stopLat[s]!, m.stopLon[s]!];
+  };
+  const shapePt = (i: number): [number, number] => [m.shapeLat[base + i]!, m.shapeLon[base + i]!];
+  const idx = (pos: number) => (shape >= 0 ? m.routeStopShapeIdx[s0 + pos]! : -1);
+  /** the stop at `pos` projected onto the segment before or after its shape point k: [segment, point] */
+  const project = (pos: number, k: number): [number, [number, number]] => {
+    const [lat, lon] = stopPt(pos);
+    const cos = Math.cos((lat * Math.PI) / 180);
+    let best: [number, [number, number]] = [k, shapePt(k)], bestD = Infinity;
+    for (let j = k - 1; j <= k; j++) {
+      if (j < 0 || j + 1 >= nPts) continue;
+      const [aLat, aLon] = shapePt(j), [bLat, bLon] = shapePt(j + 1);
+      const dx = (bLon - aLon) * cos, dy = bLat - aLat, len2 = dx * dx + dy * dy;
+      const t = len2 > 0 ? Math.min(1, Math.max(0, ((lon - aLon) * cos * dx + (lat - aLat) * dy) / len2)) : 0;
+      const pLat = aLat + t * (bLat - aLat), pLon = aLon + t * (bLon - aLon);
+      const d = (pLat - lat) ** 2 + ((pLon - lon) * cos) ** 2;
+      if (d < bestD) [best, bestD] = [[j, [pLat, pLon]], d];
+    }
+    return best;
+  };
+  // `seg`: the shape segment the line is on (its last point pushed lies on segment seg), -1 off the shape
+  let seg = -1;
+  const pts: [number, number][] = [];
+  const a0 = idx(from);
+  if (a0 >= 0) {
+    const [j, p] = project(from, a0);
+    pts.push(p);
+    seg = j;
+  } else pts.push(stopPt(from));
+  for (let pos = from; pos < to; pos++) {
+    const b = idx(pos + 1);
+    const last = pos + 1 === to;
+    if (b < 0) {
+      pts.push(stopPt(pos + 1));
+      seg = -1;
+    } else if (last) {
+      const [j, p] = project(to, b);
+      if (seg >= 0) for (let i = seg + 1; i <= j; i++) pts.push(shapePt(i));
+      pts.push(p);
+    } else {
+      if (seg >= 0) for (let i = seg + 1; i <= b; i++) pts.push(shapePt(i));
+      else pts.push(shapePt(b));
+      seg = Math.max(seg, b);
+    }
+  }
+  if (pts.length > 1) return pts;
+  // a ride between two stops at one place: the stops themselves
+  pts.length = 0;
+  for (let pos = from; pos <= to; pos++) pts.push(stopPt(pos));
+  return pts;
 }

@@ -1,9 +1,12 @@
 /**
  * The plan service: typed OTP1 parameters (plan-params.ts) in, OTP-style PlanResponse out. Resolves
  * places to access and egress stops (straight-line walks within maxWalkDistance), runs the RAPTOR
- * core, and renders itineraries (README, "Transit planner"). A plan that finds nothing is still an
- * answer (its `error` says why, as OTP does). No HTTP here: routes.ts parses the request, renders
- * the response and, with its error renderer, the OTP bodies of a bad parameter or a missing timetable.
+ * core (widening the search until numItineraries are found, as OTP1's GraphPathFinder repeats its
+ * searches), drops dominated itineraries (loops, rides that walking beats) and renders the rest
+ * (README, "Transit planner"). A plan that finds nothing is still an answer: no `plan`, an `error`
+ * saying why, as OTP1 answers. No HTTP here: routes.ts parses the request, adds OTP1's
+ * requestParameters and elevationMetadata, and renders, with its error renderer, the OTP bodies of a
+ * bad parameter or a missing timetable.
  */
 import { UNREACHED, type Journey, type StopIdx, type StopWalk } from "./api.ts";
 import { type Place, type PlanParams, modeOfRouteType } from "./plan-params.ts";
@@ -12,7 +15,7 @@ import { buildServiceDays, localParts, localToUnix } from "./timetable/calendar.
 import { reverseCore } from "./timetable/reverse.ts";
 import type { Timetable } from "./timetable/types.ts";
 import { renderItinerary, type Itinerary } from "./itinerary.ts";
-import { dayToIso } from "../calendar.ts";
+import { searchCriteria } from "./criteria.ts";
 import { haversineM } from "../geo.ts";
 
 export interface OtpError {
@@ -23,23 +26,31 @@ export interface OtpError {
   missing?: string[];
 }
 
-/** OTP's answer: the plan (absent when the request could not be planned at all) and why nothing was found. */
+/** OTP's answer: the plan, or (no plan) the error saying why nothing was found. */
 export interface PlanResponse {
   plan?: { date: number; from: Place; to: Place; itineraries: Itinerary[] };
   earliestArrivals?: Record<string, unknown>[];
   error?: OtpError;
 }
 
+/**
+ * OTP1's errors: id (api/common/Message.java) and English text (Message.properties of the dev-1.x
+ * branch, verbatim, its double space included).
+ */
 const ERRORS = {
   PATH_NOT_FOUND: [404, "No trip found. There may be no transit service within the maximum specified distance or at the specified time, or your start or end point might not be safely accessible."],
-  OUTSIDE_BOUNDS: [400, "Trip is not possible. Your start or end point might be outside the area covered by the loaded transit data."],
-  NO_TRANSIT_TIMES: [406, "No transit times available. The date may be past or too far in the future, or there may not be transit service for your trip at the time you chose."],
-  BOGUS_PARAMETER: [413, "There was a problem with a request parameter."],
-  GRAPH_UNAVAILABLE: [503, "The planner's timetable is not loaded yet (no feeds imported, or the timetable is being compiled)."],
+  OUTSIDE_BOUNDS: [400, "Trip is not possible.  You might be trying to plan a trip outside the map data boundary."],
+  NO_TRANSIT_TIMES: [406, "No transit times available. The date may be past or too far in the future or there may not be transit service for your trip at the time you chose."],
+  TOO_CLOSE: [409, "Origin is within a trivial distance of the destination."],
+  BOGUS_PARAMETER: [413, "The request has errors that the server is not willing or able to process."],
+  GRAPH_UNAVAILABLE: [503, "We're sorry. The trip planner is temporarily unavailable. Please try again later."],
 } satisfies Record<string, [number, string]>;
 export type OtpErrorName = keyof typeof ERRORS;
 
-/** OTP's error object: its id and text, with `detail` in parentheses. */
+/**
+ * OTP's error object: its id and text, with `detail` in parentheses (only the answers OTP1 has no
+ * text of its own for use one: which parameter is bad, why no timetable is loaded).
+ */
 export function otpError(message: OtpErrorName, detail?: string, missing?: string[]): OtpError {
   const [id, msg] = ERRORS[message];
   const error: OtpError = { id, msg: detail ? `${msg} (${detail})` : msg, message, noPath: true };
@@ -47,12 +58,33 @@ export function otpError(message: OtpErrorName, detail?: string, missing?: strin
   return error;
 }
 
+/** Walks measured on the streets (street-legs.ts): access and egress stops, and walking all the way. */
+export interface StreetInputs {
+  access?: StopWalk[];
+  egress?: StopWalk[];
+  /** walking from the origin to the destination on the streets */
+  direct?: { sec: number; meters: number };
+}
+
 /** Points farther than this from the timetable's bounding box are OUTSIDE_BOUNDS. */
 const BOUNDS_MARGIN_M = 10_000;
+/**
+ * Origin and destination closer than this coincide: TOO_CLOSE. OTP1 has no distance for it: it
+ * answers TOO_CLOSE when both places snap onto the same street edge (RoutingRequest.canSplitEdge) or
+ * the path never moves (GraphPathToTripPlanConverter). Without a street network, "the same point"
+ * (up to the ~1 m of 5-decimal coordinates) is what is left of that rule.
+ */
+export const TOO_CLOSE_M = 1;
 /** A walk-only itinerary is offered up to this distance (or maxWalkDistance, if larger). */
 export const WALK_ONLY_MAX_M = 5_000;
 /** How far past the requested time a search looks. */
 const HORIZON_SEC = 24 * 3600;
+/**
+ * numItineraries: while fewer are found, the search goes on after the searched window (before it
+ * for arriveBy), up to this far from the requested time (OTP1 repeats its searches until it has
+ * them or times out; maxHours, when the parameters bring it, is the other bound).
+ */
+export const WIDEN_MAX_SEC = 24 * 3600;
 
 export class PlanService {
   readonly pool = new RaptorStatePool();
@@ -111,8 +143,11 @@ export class PlanService {
     return haversineM(lat, lon, cLat, cLon) > BOUNDS_MARGIN_M;
   }
 
-  /** Answer a plan request at `nowMs` (the time and date default to now). */
-  plan(p: PlanParams, nowMs: number): PlanResponse {
+  /**
+   * Answer a plan request at `nowMs` (the time and date default to now). `streets`: the walks
+   * measured on the streets (street-legs.ts); without them, straight lines.
+   */
+  plan(p: PlanParams, nowMs: number, streets: StreetInputs = {}): PlanResponse {
     const tz = this.tzNear(p.from.lat, p.from.lon);
     const nowSec = Math.floor(nowMs / 1000);
     const today = localParts(nowSec, tz);
@@ -124,22 +159,31 @@ export class PlanService {
       to: { name: p.to.name, lat: p.to.lat, lon: p.to.lon },
       itineraries: [],
     };
+    // OTP1's order: places not found (OUTSIDE_BOUNDS), then both on one street edge (TOO_CLOSE), then
+    // a date the calendars do not serve (NO_TRANSIT_TIMES), then nothing found (PATH_NOT_FOUND)
     const missing = [...(this.outside(p.from.lat, p.from.lon) ? ["from"] : []), ...(this.outside(p.to.lat, p.to.lon) ? ["to"] : [])];
     if (missing.length) return { error: otpError("OUTSIDE_BOUNDS", undefined, missing) };
+    const directM = haversineM(p.from.lat, p.from.lon, p.to.lat, p.to.lon);
+    if (directM < TOO_CLOSE_M) return { error: otpError("TOO_CLOSE") };
     const localDay = localParts(timeUnix, tz).day;
     // a feed's trips run up to (days back searched) days after its last service day
     const backDays = -this.dayDeltas[0]!;
     const inService = this.tt.meta.feeds.some((_, f) => localDay >= this.tt.meta.feedStartDay[f]! - 1 && localDay <= this.tt.meta.feedEndDay[f]! + backDays);
-    if (!inService && !p.walkOnly) return { error: otpError("NO_TRANSIT_TIMES", `no feed has service on ${dayToIso(localDay)}`) };
+    if (!inService && !p.walkOnly) return { error: otpError("NO_TRANSIT_TIMES") };
 
     const epochSec = timeUnix - (this.dayDeltas.length - 1) * 86400;
-    const directM = haversineM(p.from.lat, p.from.lon, p.to.lat, p.to.lon);
-    const walkDirectSec = Math.ceil(directM / p.walkSpeed);
+    const walkDirectSec = streets.direct?.sec ?? Math.ceil(directM / p.walkSpeed);
+    const walkDirectM = streets.direct?.meters ?? directM;
+    // walking all the way is offered up to walkCap: a ride arriving no earlier (leaving no later, for
+    // arriveBy) is then dominated by it
+    // (a ride or a drive all the way, measured on the streets, has no cap)
+    const walkCap = p.streetMode === "WALK" ? Math.max(WALK_ONLY_MAX_M, p.maxWalkDistance) : Infinity;
+    const walkReach = walkDirectM <= walkCap ? walkDirectSec : null;
     const itineraries: Itinerary[] = [];
     let earliest: Record<string, unknown>[] | undefined;
     if (!p.walkOnly) {
-      const access = this.walkStops(p.from.lat, p.from.lon, p.maxWalkDistance, p.walkSpeed, p.wheelchair);
-      const egress = this.walkStops(p.to.lat, p.to.lon, p.maxWalkDistance, p.walkSpeed, p.wheelchair);
+      const access = streets.access ?? this.walkStops(p.from.lat, p.from.lon, p.maxWalkDistance, p.walkSpeed, p.wheelchair);
+      const egress = streets.egress ?? this.walkStops(p.to.lat, p.to.lon, p.maxWalkDistance, p.walkSpeed, p.wheelchair);
       const q: SearchQuery = {
         epochSec,
         timeSec: timeUnix - epochSec,
@@ -155,29 +199,100 @@ export class PlanService {
         wheelchair: p.wheelchair,
         // selectJourneys keeps the numItineraries earliest arrivals (latest departures for arriveBy)
         keepEarliest: p.numItineraries,
+        // OTP1's routing criteria (criteria.ts): route, trip and stop masks, slacks, maxHours, costs
+        ...searchCriteria(this.tt, p, () => this.routeFilter(p.transitModes), timeUnix - epochSec),
       };
-      if (access.length && egress.length) {
-        const res = searchJourneys(this.prepared, q, this.pool);
-        const chosen = selectJourneys(res.journeys, p.numItineraries, p.arriveBy, { timeSec: q.timeSec, windowSec: q.windowSec });
-        for (const j of chosen) itineraries.push(renderItinerary(this.tt, j, epochSec, p, q.days));
+      if (q.access.length && q.egress.length) {
+        for (const j of this.searchWidening(q, p.numItineraries, walkReach)) itineraries.push(renderItinerary(this.tt, j, epochSec, p, q.days));
       }
       if (p.includeEarliestArrivals) earliest = this.earliest({ ...q, arriveBy: false, timeSec: timeUnix - epochSec }, epochSec);
     }
     // walk-only: when asked for, when walking beats the best transit itinerary, or when transit finds nothing
-    const walkCap = Math.max(WALK_ONLY_MAX_M, p.maxWalkDistance);
     const bestTransitSec = itineraries.length ? Math.min(...itineraries.map((i) => i.duration)) : Infinity;
-    if ((p.walkOnly || walkDirectSec < bestTransitSec || itineraries.length === 0) && directM <= walkCap) {
+    if ((p.walkOnly || walkDirectSec < bestTransitSec || itineraries.length === 0) && walkDirectM <= walkCap) {
       const start = p.arriveBy ? timeUnix - walkDirectSec : timeUnix;
-      const walk = renderItinerary(this.tt, null, 0, p, null, { startSec: start, durationSec: walkDirectSec, distanceM: directM });
+      const walk = renderItinerary(this.tt, null, 0, p, null, { startSec: start, durationSec: walkDirectSec, distanceM: walkDirectM, tz });
       if (walkDirectSec < bestTransitSec) itineraries.unshift(walk);
       else itineraries.push(walk);
       if (itineraries.length > p.numItineraries) itineraries.pop();
     }
-    plan.itineraries = itineraries;
-    const body: PlanResponse = { plan };
+    // OTP1 sends no plan beside PATH_NOT_FOUND
+    const body: PlanResponse = {};
+    if (itineraries.length) {
+      plan.itineraries = itineraries;
+      body.plan = plan;
+    }
     if (earliest) body.earliestArrivals = earliest;
     if (itineraries.length === 0) body.error = otpError("PATH_NOT_FOUND");
     return body;
+  }
+
+  /**
+   * The plan's journeys, best first: the request's window, then, while fewer than n undominated
+   * journeys are found, the span after it (before it for arriveBy), each window twice as long as the
+   * one before, until WIDEN_MAX_SEC from the requested time or, when walking is within reach
+   * (`walkSec`), until walking would arrive (no ride leaving later can arrive earlier). A window
+   * that finds nothing is followed by one departure searched from its end: nothing found means no
+   * service for the rest of the span (one can wait at the origin), else the next window starts at
+   * that journey's departure (every journey leaving before it is dominated by it).
+   */
+  private searchWidening(q: SearchQuery, n: number, walkReach: number | null): Journey[] {
+    const dir = q.arriveBy ? -1 : 1;
+    // ranked by generalized cost (q.costs), walking is weighed by the costs, not its arrival
+    const walkSec = q.costs ? null : walkReach;
+    // maxHours from the requested time (q.arrivalLimitSec): nothing departing after it can arrive by it
+    const maxHoursSpan = q.arrivalLimitSec === undefined ? Infinity : dir * (q.arrivalLimitSec - q.timeSec);
+    const limit = Math.min(WIDEN_MAX_SEC, walkSec ?? Infinity, maxHoursSpan);
+    // arrivals (departures for arriveBy) past walking are useless: the searches' bound
+    const horizon = (off: number, w: number) => (walkSec === null ? HORIZON_SEC : Math.max(0, walkSec - off - w));
+    const all: Journey[] = [];
+    let off = 0;
+    let w = Math.min(q.windowSec, limit);
+    let keep = n;
+    for (;;) {
+      const res = searchJourneys(this.prepared, { ...q, timeSec: q.timeSec + dir * off, windowSec: w, horizonSec: horizon(off, w), keepEarliest: keep }, this.pool);
+      const before = all.length;
+      all.push(...res.journeys);
+      const { chosen, loops } = this.choose(all, n, q, off + w, walkSec);
+      if (chosen.length >= n) return chosen;
+      // keepEarliest may have cut journeys that the dropped loops hid: this window once more, keeping more
+      if (loops > 0 && keep < n + loops && res.journeys.length > 0) {
+        keep = n + loops;
+        all.length = before; // the window's journeys come again, with more kept
+        continue;
+      }
+      off += w + 1;
+      if (off > limit) return chosen;
+      if (res.journeys.length === 0) {
+        const probe = searchJourneys(this.prepared, { ...q, timeSec: q.timeSec + dir * off, windowSec: 0, horizonSec: horizon(off, 0), keepEarliest: undefined }, this.pool);
+        if (probe.journeys.length === 0) return chosen;
+        all.push(...probe.journeys);
+        const at = Math.min(...probe.journeys.map((j) => dir * ((q.arriveBy ? j.arriveSec : j.departSec) - q.timeSec)));
+        off = Math.max(off, at);
+        if (off > limit) return this.choose(all, n, q, off, walkSec).chosen;
+      }
+      w = Math.min(2 * Math.max(w, MIN_WIDEN_WINDOW_SEC), limit - off);
+    }
+  }
+
+  /**
+   * The n best of `js` (searched `span` seconds from the requested time): selectJourneys, then
+   * without the dominated ones: loops (a stop or station visited twice) and, with walking within
+   * reach, rides arriving no earlier than walking would (leaving no later, for arriveBy).
+   */
+  private choose(js: Journey[], n: number, q: SearchQuery, span: number, walkSec: number | null): { chosen: Journey[]; loops: number } {
+    let loops = 0;
+    const chosen: Journey[] = [];
+    for (const j of selectJourneys(js, Infinity, q.arriveBy, { timeSec: q.timeSec, windowSec: span })) {
+      if (walkSec !== null && (q.arriveBy ? j.departSec <= q.timeSec - walkSec : j.arriveSec >= q.timeSec + walkSec)) continue;
+      if (revisits(j, this.tt.meta.stopStation)) {
+        loops++;
+        continue;
+      }
+      chosen.push(j);
+      if (chosen.length === n) break;
+    }
+    return { chosen, loops };
   }
 
   /**
@@ -209,10 +324,9 @@ export class PlanService {
   routeFilter(modes: Set<string> | null): Uint8Array | undefined {
     if (!modes) return undefined;
     const allowed = new Uint8Array(this.tt.core.nRoutes);
-    const family: Record<string, string> = { TROLLEYBUS: "BUS", COACH: "BUS", MONORAIL: "RAIL" };
     for (let r = 0; r < allowed.length; r++) {
       const m = modeOfRouteType(this.tt.meta.routeType[r]!);
-      allowed[r] = modes.has(m) || modes.has(family[m] ?? "") ? 1 : 0;
+      allowed[r] = modes.has(m) ? 1 : 0;
     }
     return allowed;
   }
@@ -232,9 +346,38 @@ export class PlanService {
   }
 }
 
+/** The shortest widened window (numItineraries not found yet, searchWindow shorter or 0). */
+const MIN_WIDEN_WINDOW_SEC = 1800;
+
 /**
- * Best first: by arrival (departure, latest first, for arriveBy), then fewer rides. Dominated
- * journeys (leave no later, arrive no earlier, no fewer rides than another) are dropped.
+ * A loop: the journey is at one stop twice (boarding or alighting), or at one station twice (stops
+ * sharing a parent_station, `station`). A transfer inside a station (alight at one platform, board
+ * at another) is one visit.
+ */
+export function revisits(j: Journey, station?: Int32Array): boolean {
+  const key = (s: number) => {
+    const st = station ? station[s]! : -1;
+    return st >= 0 ? -2 - st : s;
+  };
+  const seen: number[] = [];
+  for (const l of j.legs) {
+    if (l.kind !== "ride") continue;
+    const b = key(l.fromStop);
+    if (seen[seen.length - 1] !== b) {
+      if (seen.includes(b)) return true;
+      seen.push(b);
+    }
+    const a = key(l.toStop);
+    if (seen.includes(a)) return true;
+    seen.push(a);
+  }
+  return false;
+}
+
+/**
+ * Best first: by arrival (departure, latest first, for arriveBy), then fewer rides; journeys of a
+ * generalized-cost search (`cost` set) by cost first. Dominated journeys (leave no later, arrive no
+ * earlier, no fewer rides, no more cost than another) are dropped.
  *
  * With `window` (the request's time and searchWindow, seconds from epochSec), a journey that
  * actually leaves after the window's end (arriveBy: arrives before its start) is dropped unless it
@@ -243,7 +386,7 @@ export class PlanService {
  */
 export function selectJourneys(js: Journey[], n: number, arriveBy: boolean, window?: { timeSec: number; windowSec: number }): Journey[] {
   const keep = nonDominated(js);
-  keep.sort((a, b) => (arriveBy ? b.departSec - a.departSec : a.arriveSec - b.arriveSec) || a.rides - b.rides || (arriveBy ? a.arriveSec - b.arriveSec : b.departSec - a.departSec));
+  keep.sort((a, b) => (a.cost ?? 0) - (b.cost ?? 0) || (arriveBy ? b.departSec - a.departSec : a.arriveSec - b.arriveSec) || a.rides - b.rides || (arriveBy ? a.arriveSec - b.arriveSec : b.departSec - a.departSec));
   if (!window) return keep.slice(0, n);
   const leaves = (j: Journey) => j.legs[0]?.depSec ?? j.departSec;
   const arrives = (j: Journey) => j.legs[j.legs.length - 1]?.arrSec ?? j.arriveSec;

@@ -14,10 +14,13 @@ import { sql } from "../support/duck.ts";
 
 const FEEDS = readdirSync(GTFS_DIR).filter((f) => f.endsWith(".zip")).sort();
 // warning kinds that keep the row (the others drop it)
-const NON_SKIPPING = new Set(["unknown_parent_station", "circular_parent_station", "invalid_time", "invalid_min_transfer_time", "unknown_shape", "missing_agency_timezone", "non_utf8_encoding", "derived_feed_id_taken"]);
+const NON_SKIPPING = new Set(["unknown_parent_station", "circular_parent_station", "invalid_time", "invalid_min_transfer_time", "unknown_shape", "missing_agency_timezone", "non_utf8_encoding", "derived_feed_id_taken", "shape_does_not_reach_stops"]);
 const TABLE_OF: Record<string, string> = {
   "agency.txt": "agencies", "stops.txt": "stops", "routes.txt": "routes", "trips.txt": "trips", "stop_times.txt": "stop_times",
   "frequencies.txt": "frequencies", "transfers.txt": "transfers",
+  // fares (GTFS Fares v1 and v2): every row imported or accounted for, like the others
+  ...Object.fromEntries(["fare_attributes", "fare_rules", "fare_media", "rider_categories", "fare_products", "areas", "stop_areas", "networks", "route_networks", "timeframes",
+    "fare_leg_rules", "fare_transfer_rules"].map((t) => [`${t}.txt`, t])),
 };
 
 describe("import of every shared GTFS feed", () => {

@@ -53,7 +53,8 @@ describe("stop_times.txt formats", () => {
       const log: string[] = [];
       const r = await importFeed({ dataDir: data, source: dir, feedId: "f-bart", now: () => new Date("2024-07-01T12:00:00Z"), progress: (m) => log.push(m) });
       expect(`${name}: ${r.status} ${r.error?.message ?? ""}`).toBe(`${name}: imported `);
-      expect(`${name}: ${Object.keys(r.warnings).join(",")}`).toBe(`${name}: `);
+      // (BART's 01_shp ends before Antioch: that warning is about shapes.txt, the same in every variant)
+      expect(`${name}: ${Object.keys(r.warnings).filter((k) => k !== "shape_does_not_reach_stops").join(",")}`).toBe(`${name}: `);
       const read = log.find((m) => m.includes("stop_times read:"))!;
       const path = read.includes(", fast)") ? "fast" : read.includes(", direct)") ? "direct" : "raw";
       expect(`${name}: ${path}`).toBe(`${name}: ${direct}`);

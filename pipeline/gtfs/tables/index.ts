@@ -16,13 +16,22 @@
  *   patterns         -                   stop_patterns, shapes, trips            trip_check, shapes, stops, routes, calendars
  *   frequencies      frequencies.txt     frequencies                             patterns
  *   transfers        transfers.txt       transfers                               stops
- *   feed_info        feed_info.txt       feed_info
+ *   feed_info        feed_info.txt       feed_info                               calendars
  *   links            -                   route_stops, agency_stops               patterns, routes
+ *   fare_attributes  fare_attributes.txt fare_attributes                         agency
+ *   fare_rules       fare_rules.txt      fare_rules                              fare_attributes, routes
+ *   (GTFS Fares v2, fares-v2.ts: one module per file, the table named like the file)
+ *   fare_media, rider_categories, fare_products (fare_media, rider_categories), areas, stop_areas (areas, stops),
+ *   networks, route_networks (networks, routes), timeframes (calendars), fare_leg_rules (fare_products, areas,
+ *   networks, routes, timeframes), fare_transfer_rules (fare_products)
  */
 import type { TableModule } from "../build.ts";
 import type { GtfsFileSpec } from "../load.ts";
 import { agency } from "./agency.ts";
 import { calendarDates } from "./calendar-dates.ts";
+import { fareAttributes } from "./fare-attributes.ts";
+import { fareRules } from "./fare-rules.ts";
+import { areas, fareLegRules, fareMedia, fareProducts, fareTransferRules, networks, riderCategories, routeNetworks, stopAreas, timeframes } from "./fares-v2.ts";
 import { calendar } from "./calendar.ts";
 import { calendars } from "./calendars.ts";
 import { feedInfo } from "./feed-info.ts";
@@ -39,13 +48,16 @@ import { trips } from "./trips.ts";
 
 export const TABLE_MODULES: readonly TableModule[] = [
   agency, stops, routes, calendar, calendarDates, calendars, trips, stopTimes, shapes, tripCheck, patterns, frequencies, transfers, feedInfo, links,
+  fareAttributes, fareRules, fareMedia, riderCategories, fareProducts, areas, stopAreas, networks, routeNetworks, timeframes, fareLegRules, fareTransferRules,
 ];
 
 /**
  * The order the GTFS files are read in (load.ts): it decides which file's error a feed with
  * several broken files is rejected with, and the order of reading warnings in the report.
  */
-const READ_ORDER = ["agency.txt", "stops.txt", "routes.txt", "trips.txt", "stop_times.txt", "calendar.txt", "calendar_dates.txt", "shapes.txt", "frequencies.txt", "transfers.txt", "feed_info.txt"];
+const READ_ORDER = ["agency.txt", "stops.txt", "routes.txt", "trips.txt", "stop_times.txt", "calendar.txt", "calendar_dates.txt", "shapes.txt", "frequencies.txt", "transfers.txt", "feed_info.txt",
+  "fare_attributes.txt", "fare_rules.txt", "fare_media.txt", "rider_categories.txt", "fare_products.txt", "areas.txt", "stop_areas.txt", "networks.txt",
+  "route_networks.txt", "timeframes.txt", "fare_leg_rules.txt", "fare_transfer_rules.txt"];
 
 /** The GTFS files the import reads, with the columns it keeps: the modules' (https://gtfs.org/documentation/schedule/reference/). */
 export const GTFS_FILES: readonly GtfsFileSpec[] = READ_ORDER.map((name) => {

@@ -5,6 +5,7 @@
  * last arrival and stop count).
  */
 import type { TableModule } from "../build.ts";
+import { reportShapesNotReachingStops } from "./shape-coverage.ts";
 
 export const patterns: TableModule = {
   name: "patterns",
@@ -25,6 +26,7 @@ export const patterns: TableModule = {
     await conn.run(`CREATE TABLE patterns AS SELECT k.stop_pattern_id, k.trip_count, list(st.stop_ref ORDER BY st.seq) AS pat
       FROM pat_key k JOIN st0 st ON st.tix = k.rep GROUP BY k.stop_pattern_id, k.trip_count`);
     await conn.run(`DROP TABLE pat_key`);
+    await reportShapesNotReachingStops(ctx);
     await conn.run(`CREATE TABLE stop_patterns AS SELECT ${ctx.fvid}::INTEGER AS feed_version_id, stop_pattern_id, pat AS stop_refs, trip_count FROM patterns ORDER BY stop_pattern_id`);
     // generated shapes: one per stop pattern used by trips without a shape
     await conn.run(`CREATE TABLE gen_pat AS SELECT DISTINCT p.stop_pattern_id, p.pat FROM t1 JOIN trip_pat tp USING (tix) JOIN patterns p USING (stop_pattern_id) WHERE t1.shape_id IS NULL`);

@@ -82,13 +82,14 @@ export function hopGraph(core: TransitCore): HopGraph {
 /**
  * Fill st.toTarget with lower bounds to the egress stops; stops that cannot reach them get `limit`.
  * Exploration stops at `limit` seconds: bounds are capped at `limit` (still lower bounds). The queue
- * entries live in st.queueNode/queueNext (capacity >= egress + edges). Returns the number of edges
+ * entries live in st.queueNode/queueNext (capacity >= egress + edges). Walks take their seconds with
+ * the search's transfer slack (the footpaths' seconds the search uses). Returns the number of edges
  * relaxed, -1 if the capacity did not suffice (then toTarget is not valid).
  */
-export function destinationBounds(pc: PreparedCore, st: RaptorState, egress: StopWalk[], walkSpeed: number, limit: number): number {
+export function destinationBounds(pc: PreparedCore, st: RaptorState, egress: StopWalk[], walkSpeed: number, limit: number, transferSlack = 0): number {
   const { hopStart, hopFrom, hopSec } = pc.hops;
   const inStart = pc.footIn.start;
-  const inFromSec = st.incomingFootpaths(pc, walkSpeed);
+  const inFromSec = st.incomingFootpaths(pc, walkSpeed, transferSlack);
   const h = st.toTarget, node = st.queueNode, next = st.queueNext;
   h.fill(UNREACHED);
   // Dial's bucket queue (integer seconds, keys < limit): bucket t is a stack of entries in

@@ -10,61 +10,115 @@
 import { DEFAULT_RAPTOR_CONFIG, UNREACHED, type Journey, type JourneyLeg, type RaptorConfig, type RaptorRequest, type RaptorResult, type SearchQuery, type TripIdx } from "../api.ts";
 import type { TransitCore } from "../timetable/types.ts";
 import type { Prepared } from "./prepare.ts";
+import { searchByCost } from "./mc.ts";
 import { searchForward } from "./range.ts";
 import type { RaptorStatePool } from "./state.ts";
 
 export { prepare, prepareCore, type Cores, type Prepared, type PreparedCore } from "./prepare.ts";
 export { RaptorStatePool } from "./state.ts";
 export { nonDominated } from "./paths.ts";
+export { journeyCost } from "./mc.ts";
 export type { SearchQuery } from "../api.ts";
 
 /**
  * The one translation of a plan query into the forward RaptorRequest the core runs: departure
  * window and horizon to relative bounds, transfers to rides and, for arriveBy (`mirrored`), the
- * query in the mirrored core's time (negated times and offsets, access and egress swapped).
+ * query in the mirrored core's time (negated times and offsets, access and egress swapped, the
+ * slacks before the first and after the last ride swapped, and, given the mirrored core `back`,
+ * trip masks in its trip order).
  */
-export function raptorRequest(q: SearchQuery, mirrored: boolean): RaptorRequest {
+export function raptorRequest(q: SearchQuery, mirrored: boolean, back?: TransitCore): RaptorRequest {
   const maxRides = q.maxTransfers + 1;
+  const common = {
+    epochSec: q.epochSec,
+    windowSec: q.windowSec,
+    maxRides,
+    walkSpeed: q.walkSpeed,
+    routeAllowed: q.routeAllowed,
+    wheelchair: q.wheelchair,
+    keepEarliest: q.keepEarliest,
+    stopRules: q.stopRules,
+    transferSlackSec: q.transferSlackSec ?? 0,
+    maxDurationSec: q.maxDurationSec,
+    noDestinationPruning: q.noDestinationPruning,
+  };
   if (!mirrored) {
+    const maxArrivalSec = q.timeSec + q.windowSec + q.horizonSec;
     return {
-      epochSec: q.epochSec,
+      ...common,
       departSec: q.timeSec,
-      windowSec: q.windowSec,
-      maxArrivalSec: q.timeSec + q.windowSec + q.horizonSec,
+      maxArrivalSec: q.arrivalLimitSec === undefined ? maxArrivalSec : Math.min(maxArrivalSec, q.arrivalLimitSec + 1),
       access: q.access,
       egress: q.egress,
-      maxRides,
-      walkSpeed: q.walkSpeed,
       days: q.days,
-      routeAllowed: q.routeAllowed,
-      wheelchair: q.wheelchair,
-      keepEarliest: q.keepEarliest,
+      tripAllowed: q.tripAllowed,
+      tripStopBans: q.tripStopBans,
+      accessSlackSec: q.boardSlackSec ?? 0,
+      egressSlackSec: q.alightSlackSec ?? 0,
+      costs: q.costs,
     };
   }
   const offsetSec = new Int32Array(q.days.offsetSec.length);
   for (let i = 0; i < offsetSec.length; i++) offsetSec[i] = -q.days.offsetSec[i]!;
+  const maxArrivalSec = -q.timeSec + q.windowSec + q.horizonSec;
+  if ((q.tripAllowed || q.tripStopBans) && !back) throw new Error("raptorRequest: trip masks of a mirrored request need the mirrored core");
   return {
-    epochSec: q.epochSec,
+    ...common,
     departSec: -q.timeSec,
-    windowSec: q.windowSec,
-    maxArrivalSec: -q.timeSec + q.windowSec + q.horizonSec,
+    maxArrivalSec: q.arrivalLimitSec === undefined ? maxArrivalSec : Math.min(maxArrivalSec, -q.arrivalLimitSec + 1),
     access: q.egress,
     egress: q.access,
-    maxRides,
-    walkSpeed: q.walkSpeed,
     days: { nSlots: q.days.nSlots, offsetSec, active: q.days.active },
-    routeAllowed: q.routeAllowed,
-    wheelchair: q.wheelchair,
-    keepEarliest: q.keepEarliest,
+    ...mirrorTrips(back, q.tripAllowed, q.tripStopBans),
+    accessSlackSec: q.alightSlackSec ?? 0,
+    egressSlackSec: q.boardSlackSec ?? 0,
+    costs: q.costs && q.costs.startSec !== undefined ? { ...q.costs, startSec: -q.costs.startSec } : q.costs,
   };
 }
 
+/** Trip masks in the mirrored core's trip order (its trips keep their forward index in tripOrig; positions count from the other end). */
+function mirrorTrips(back: TransitCore | undefined, allowed?: Uint8Array, bans?: Map<number, Set<number>>): { tripAllowed?: Uint8Array; tripStopBans?: Map<number, Set<number>> } {
+  if (!back || (!allowed && !bans)) return {};
+  const out: { tripAllowed?: Uint8Array; tripStopBans?: Map<number, Set<number>> } = {};
+  if (allowed) {
+    const m = new Uint8Array(back.nTrips);
+    for (let t = 0; t < m.length; t++) m[t] = allowed[back.tripOrig[t]!]!;
+    out.tripAllowed = m;
+  }
+  if (bans) {
+    const mirrorOf = new Int32Array(back.nTrips);
+    for (let t = 0; t < back.nTrips; t++) mirrorOf[back.tripOrig[t]!] = t;
+    const m = new Map<number, Set<number>>();
+    for (const [trip, positions] of bans) {
+      const t = mirrorOf[trip]!;
+      // the route holding trip t (routeTripStart is ascending)
+      let lo = 0;
+      let hi = back.nRoutes - 1;
+      while (lo < hi) {
+        const mid = (lo + hi + 1) >>> 1;
+        if (back.routeTripStart[mid]! <= t) lo = mid;
+        else hi = mid - 1;
+      }
+      const nS = back.routeStopStart[lo + 1]! - back.routeStopStart[lo]!;
+      m.set(t, new Set([...positions].map((pos) => nS - 1 - pos)));
+    }
+    out.tripStopBans = m;
+  }
+  return out;
+}
+
+/**
+ * The journeys of a plan query (forward order, times relative to q.epochSec). With q.costs the
+ * generalized-cost mode runs (mc.ts: the range search and the cost search, the keepEarliest
+ * cheapest kept); otherwise the range search alone.
+ */
 export function searchJourneys(prepared: Prepared, q: SearchQuery, pool: RaptorStatePool, config: RaptorConfig = DEFAULT_RAPTOR_CONFIG): RaptorResult {
-  const req = raptorRequest(q, q.arriveBy);
-  if (!q.arriveBy) return searchForward(prepared.forward, req, pool.get(prepared.forward, req.maxRides), config);
-  const back = prepared.backward();
-  const res = searchForward(back, req, pool.get(back, req.maxRides), config);
-  return { journeys: res.journeys.map((j) => unmirror(back.core, j)), stats: res.stats };
+  const pc = q.arriveBy ? prepared.backward() : prepared.forward;
+  const req = raptorRequest(q, q.arriveBy, q.arriveBy ? pc.core : undefined);
+  const st = pool.get(pc, req.maxRides);
+  const res = req.costs ? searchByCost(pc, req, st, config) : searchForward(pc, req, st, config);
+  if (!q.arriveBy) return res;
+  return { journeys: res.journeys.map((j) => unmirror(pc.core, j)), stats: res.stats };
 }
 
 /** Turn a journey found on the mirrored core into a forward journey. */
@@ -100,7 +154,9 @@ function unmirror(back: TransitCore, j: Journey): Journey {
       }
     }
   }
-  return { departSec: -j.arriveSec, arriveSec: -j.departSec, rides: j.rides, legs };
+  const out: Journey = { departSec: -j.arriveSec, arriveSec: -j.departSec, rides: j.rides, legs };
+  if (j.cost !== undefined) out.cost = j.cost;
+  return out;
 }
 
 /**

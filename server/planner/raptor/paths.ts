@@ -7,17 +7,29 @@ import { NO_DROP_OFF, arrAt, depAt, flagsAt, type TransitCore } from "../timetab
 import { SRC_ACCESS, SRC_INHERITED, type RaptorState } from "./state.ts";
 
 /**
- * Journeys no other one dominates: another leaves no earlier, arrives no later, with no more rides,
- * and is better in one of them (of equal journeys the first is kept). Input order is kept.
+ * Journeys no other one dominates: another leaves no earlier, arrives no later, with no more rides
+ * (and, when both have a generalized cost, costs no more), and is better in one of them (of equal
+ * journeys the first is kept). Input order is kept.
  */
 export function nonDominated(js: Journey[]): Journey[] {
+  const costOk = (a: Journey, b: Journey) => a.cost === undefined || b.cost === undefined || b.cost <= a.cost;
+  const costLess = (a: Journey, b: Journey) => a.cost !== undefined && b.cost !== undefined && b.cost < a.cost;
   return js.filter(
-    (a, i) => !js.some((b, k) => k !== i && b.departSec >= a.departSec && b.arriveSec <= a.arriveSec && b.rides <= a.rides && (b.departSec > a.departSec || b.arriveSec < a.arriveSec || b.rides < a.rides || k < i)),
+    (a, i) =>
+      !js.some(
+        (b, k) =>
+          k !== i &&
+          b.departSec >= a.departSec &&
+          b.arriveSec <= a.arriveSec &&
+          b.rides <= a.rides &&
+          costOk(a, b) &&
+          (b.departSec > a.departSec || b.arriveSec < a.arriveSec || b.rides < a.rides || costLess(a, b) || k < i),
+      ),
   );
 }
 
 /** The route whose stop times hold index idx (routeTime0 is ascending). */
-function routeOfStopTime(core: TransitCore, idx: number): number {
+export function routeOfStopTime(core: TransitCore, idx: number): number {
   let lo = 0;
   let hi = core.nRoutes - 1;
   while (lo < hi) {
@@ -28,6 +40,19 @@ function routeOfStopTime(core: TransitCore, idx: number): number {
   return lo;
 }
 
+/**
+ * The boarding a stop-time index names: its route, the route's first route-stop `s0` and stop count
+ * `nS`, the boarding position, the index of the trip's first stop time `tbase`, and the trip.
+ */
+export function boardingAt(core: TransitCore, bIdx: number) {
+  const r = routeOfStopTime(core, bIdx);
+  const s0 = core.routeStopStart[r]!;
+  const nS = core.routeStopStart[r + 1]! - s0;
+  const rel = bIdx - core.routeTime0[r]!;
+  const boardPos = rel % nS;
+  return { r, s0, nS, boardPos, tbase: bIdx - boardPos, trip: core.routeTripStart[r]! + (rel - boardPos) / nS };
+}
+
 /** Walk the labels back from the destination (round k, via egress stop e) to the access walk. */
 export function reconstruct(core: TransitCore, req: RaptorRequest, st: RaptorState, k: number, e: number): Journey {
   const n = core.nStops;
@@ -35,7 +60,8 @@ export function reconstruct(core: TransitCore, req: RaptorRequest, st: RaptorSta
   let egressWalk = 0;
   for (const eg of req.egress) if (eg.stop === e && (egressWalk === 0 || eg.walkSec < egressWalk)) egressWalk = eg.walkSec;
   const arrive = st.ride[k * n + e]!;
-  legs.push({ kind: "egress", stop: e as StopIdx, depSec: arrive, arrSec: arrive + egressWalk });
+  // the egress entries hold the slack after the last ride (range.ts withSlacks): the walk starts after it
+  legs.push({ kind: "egress", stop: e as StopIdx, depSec: arrive + req.egressSlackSec, arrSec: arrive + egressWalk });
   let p = e;
   let round = k;
   let rides = 0;
@@ -43,13 +69,7 @@ export function reconstruct(core: TransitCore, req: RaptorRequest, st: RaptorSta
     const idx = round * n + p;
     const slot = st.rideSlot[idx]!;
     const bIdx = st.rideBoard[idx]!;
-    const r = routeOfStopTime(core, bIdx);
-    const s0 = core.routeStopStart[r]!;
-    const nS = core.routeStopStart[r + 1]! - s0;
-    const rel = bIdx - core.routeTime0[r]!;
-    const boardPos = rel % nS;
-    const tbase = bIdx - boardPos;
-    const trip = core.routeTripStart[r]! + (rel - boardPos) / nS;
+    const { r, s0, nS, boardPos, tbase, trip } = boardingAt(core, bIdx);
     const off = req.days.offsetSec[slot * core.nTz + core.routeTz[r]!]!;
     // the alighting position: the first visit of p after boarding that arrives at the label's time
     let alightPos = boardPos + 1;
@@ -62,8 +82,9 @@ export function reconstruct(core: TransitCore, req: RaptorRequest, st: RaptorSta
     while (j > 0 && st.boardSrc[j * n + b] === SRC_INHERITED) j--;
     const src = st.boardSrc[j * n + b]!;
     if (src === SRC_ACCESS || j === 0) {
+      // the access walk (its slack before boarding included, range.ts withSlacks) ends in time to board
       const w = st.accessSec[b]!;
-      legs.push({ kind: "access", stop: b as StopIdx, depSec: dep - w, arrSec: dep });
+      legs.push({ kind: "access", stop: b as StopIdx, depSec: dep - w, arrSec: dep - req.accessSlackSec });
       break;
     }
     if (src !== b) {
@@ -79,7 +100,7 @@ export function reconstruct(core: TransitCore, req: RaptorRequest, st: RaptorSta
 }
 
 /** Walking seconds of the footpath from -> to at the request's speed (0 when there is none). */
-function walkSec(core: TransitCore, req: RaptorRequest, from: number, to: number): number {
+export function walkSec(core: TransitCore, req: RaptorRequest, from: number, to: number): number {
   for (let e = core.footStart[from]!; e < core.footStart[from + 1]!; e++) {
     if (core.footTo[e] === to) return Math.max(core.footMinSec[e]!, Math.ceil(core.footDistM[e]! / req.walkSpeed));
   }

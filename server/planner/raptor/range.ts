@@ -29,8 +29,11 @@ import type { RaptorState } from "./state.ts";
  * can arrive by the n-th arrival or dominate a journey that does, and the n earliest are the same as
  * over the whole window. Otherwise the whole window is searched from scratch.
  */
-export function searchForward(pc: PreparedCore, req: RaptorRequest, st: RaptorState, config: RaptorConfig): { journeys: Journey[]; stats: RaptorStats } {
+export function searchForward(pc: PreparedCore, request: RaptorRequest, st: RaptorState, config: RaptorConfig): { journeys: Journey[]; stats: RaptorStats } {
   const { core } = pc;
+  // the slacks before the first and after the last ride lengthen the access and egress walks
+  // (paths.ts takes them off the walk legs again)
+  const req = withSlacks(request);
   for (const a of req.access) {
     const prev = st.accessSec[a.stop]!;
     st.accessSec[a.stop] = prev < 0 ? a.walkSec : Math.min(prev, a.walkSec);
@@ -50,12 +53,15 @@ export function searchForward(pc: PreparedCore, req: RaptorRequest, st: RaptorSt
   try {
     const views = dayViews(pc, req);
     markLiveRoutes(pc, req, st, views);
-    st.footpathSeconds(core, req.walkSpeed);
+    st.footpathSeconds(core, req.walkSpeed, req.transferSlackSec);
+    st.blockStops(core, req.wheelchair, req.stopRules);
     const cx = scanContext(pc, views);
+    if (req.noDestinationPruning && config.destinationPruning) config = { ...config, destinationPruning: false };
     const { uniq, pairs } = departures(pc, req, st, views);
     const thin = (ds: number[]) => thinned(ds, config.maxIterations);
     const keep = req.keepEarliest ?? 0;
-    if (keep > 0 && req.windowSec > 2 * config.firstWindowSec) {
+    // (not with maxDurationSec: its first iteration's arrival no longer bounds the later departures)
+    if (keep > 0 && req.windowSec > 2 * config.firstWindowSec && req.maxDurationSec === undefined) {
       // uniq is latest first: the (4n)-th departure from the start is uniq[len - 4n]
       const nth = uniq[Math.max(0, uniq.length - config.firstWindowDeparturesPerJourney * keep)]!;
       const end = req.departSec + Math.max(config.firstWindowSec, nth - req.departSec);
@@ -139,12 +145,23 @@ function capArrivals(journeys: Journey[], keep: number, targetBest: Int32Array):
 
 const PAIR = 65536;
 
+/** The request with its access (egress) walks lengthened by the slack before the first (after the last) ride. */
+export function withSlacks(req: RaptorRequest): RaptorRequest {
+  const { accessSlackSec: a, egressSlackSec: e } = req;
+  if (!a && !e) return req;
+  return {
+    ...req,
+    access: a ? req.access.map((w) => ({ stop: w.stop, walkSec: w.walkSec + a })) : req.access,
+    egress: e ? req.egress.map((w) => ({ stop: w.stop, walkSec: w.walkSec + e })) : req.egress,
+  };
+}
+
 /**
  * Departure times to iterate, latest first: each active trip leaving an access stop inside the
  * window (minus the walk), then departSec (thinned() caps their number). `pairs` holds every such
  * departure as d * PAIR + access index, ascending, so iterations know which access stops gained a trip.
  */
-function departures(pc: PreparedCore, req: RaptorRequest, st: RaptorState, views: DayView[]): { uniq: number[]; pairs: Float64Array } {
+export function departures(pc: PreparedCore, req: RaptorRequest, st: RaptorState, views: DayView[]): { uniq: number[]; pairs: Float64Array } {
   const { core } = pc;
   if (req.windowSec <= 0 || req.access.length >= PAIR) return { uniq: [req.departSec], pairs: new Float64Array(0) };
   const out: number[] = [];
@@ -197,7 +214,7 @@ function departures(pc: PreparedCore, req: RaptorRequest, st: RaptorState, views
 }
 
 /** Departures (latest first, ending with departSec) thinned to `max`, keeping the first and last. */
-function thinned(uniq: number[], max: number): number[] {
+export function thinned(uniq: number[], max: number): number[] {
   if (uniq.length <= max) return uniq;
   const step = uniq.length / max;
   const out: number[] = [];

@@ -30,6 +30,9 @@ export function runIteration(pc: PreparedCore, req: RaptorRequest, st: RaptorSta
   // departures stay; a single departure fills rounds in order, so row 0 ("so far") is enough
   const upRow = req.windowSec > 0 ? n : 0;
   const upEnd = req.windowSec > 0 ? rounds * n : n;
+  // maxDurationSec: this departure's journeys arrive before depart + maxDurationSec (they leave at or
+  // after depart), a bound below every round's destination bound
+  const cap = req.maxDurationSec === undefined ? UNREACHED : depart + req.maxDurationSec;
   let nMarked = 0;
   // routes to scan in the next round, collected when a stop is marked
   let nRoutes = 0;
@@ -65,7 +68,7 @@ export function runIteration(pc: PreparedCore, req: RaptorRequest, st: RaptorSta
     }
     const nBoardable = nMarked;
     nMarked = 0;
-    let bound = UNREACHED;
+    let bound = cap;
     for (let j = 0; j <= k; j++) if (targetBest[j]! < bound) bound = targetBest[j]!;
     // route scans; an egress stop reached there lowers the bound for the rest of the round
     scanRoutes(core, req, st, cx, k, nRoutes, bound, useH, upRow, upEnd);
@@ -108,7 +111,7 @@ export function runIteration(pc: PreparedCore, req: RaptorRequest, st: RaptorSta
     // from them, and journeys end at a ride label
     if (!collect && !req.everyStop) for (let i = 0; i < nRide; i++) rideMarked[rideList[i]!] = 0;
     else {
-      nMarked = relaxTransfers(core, st, cx, k, nRide, bound, useH, collect, upRow, upEnd);
+      nMarked = relaxTransfers(core, st, cx, k, nRide, bound, useH, collect, upRow, upEnd, req.transferSlackSec);
       nRoutes = st.collected;
       footpaths += st.relaxed;
     }
@@ -116,7 +119,7 @@ export function runIteration(pc: PreparedCore, req: RaptorRequest, st: RaptorSta
       // first arrival: lower bounds to the destination, explored up to this arrival (every label is
       // at or after departSec, so a bound capped at bound - departSec prunes exactly as the full one)
       st.boundsReady = true;
-      if (destinationBounds(pc, st, req.egress, req.walkSpeed, bound - req.departSec) < 0) toTarget.fill(0);
+      if (destinationBounds(pc, st, req.egress, req.walkSpeed, bound - req.departSec, req.transferSlackSec) < 0) toTarget.fill(0);
       else useH = st.boundsSet = true;
     }
   }

@@ -10,7 +10,8 @@ import type { RaptorState } from "./state.ts";
 
 /**
  * Scan the routes routeList[0..nRoutes) for round k: boarding from the previous round's labels at
- * stops marked boardable, alighting into ride labels below `bound` (with lower bounds `useH`).
+ * stops marked boardable, alighting into ride labels below `bound` (with lower bounds `useH`), never
+ * at a stop of st.stopBlocked nor onto a trip req.tripAllowed bans.
  * Outputs: st.nRide ride labels improved (listed in rideList), st.scanBound the round's bound after
  * the scans (lowered by egress stops reached), st.visited route stops visited. One call per round:
  * the scan of a route is written inside the route loop, no call per route or per route stop.
@@ -19,11 +20,13 @@ export function scanRoutes(core: TransitCore, req: RaptorRequest, st: RaptorStat
   const n = core.nStops;
   const { board, boardable, ride, rideUpTo, rideBoard, rideSlot, rideMarked, rideList, routeMarkedPos, routeMarkedLast, routeList, toTarget, egressSec } = st;
   const { slotC0, slotNT, slotMin, slotMax, slotMaxDep, slotT0 } = st;
-  const { routeStopStart, routeTime0, routeTz, stopWheelchair } = core;
+  const { routeStopStart, routeTime0, routeTz, routeTripStart } = core;
   const { monotone, routeStopBoard, tripsOf, timesOf } = cx;
   const { offsetSec, nSlots } = req.days;
   const nTz = core.nTz;
-  const wheelchair = req.wheelchair;
+  // stops that may not be boarded or alighted at (wheelchair, banned stops: range.ts), trips that may not be ridden
+  const blocked = st.stopBlocked;
+  const tripOk = req.tripAllowed ?? null;
   const departSec = req.departSec;
   const rounds = req.maxRides + 1;
   const base = k * n;
@@ -108,7 +111,7 @@ export function scanRoutes(core: TransitCore, req: RaptorRequest, st: RaptorStat
         const p = x >> 1;
         if (!boardable[p]) continue;
         const b = board[prev + p]!;
-        if ((useH ? b + toTarget[p]! : b) >= bound || (wheelchair && stopWheelchair[p] === 2)) continue;
+        if ((useH ? b + toTarget[p]! : b) >= bound || (blocked !== null && blocked[p] !== 0)) continue;
         // no trip of this day leaves any stop after b (no timetable read)
         if (b > lastDep) {
           if (firstFail === nS) firstFail = j;
@@ -153,6 +156,7 @@ export function scanRoutes(core: TransitCore, req: RaptorRequest, st: RaptorStat
         for (let i = lo; i < nT; i++) {
           const tb = t0v + i * nS;
           if (vtm[2 * (tb + j) + 1]! & NO_PICKUP) continue;
+          if (tripOk !== null && tripOk[routeTripStart[r]! + vt[c0 + i]!] === 0) continue;
           trip = i;
           tripBase = tb;
           prevBase = i > 0 ? t0v + (i - 1) * nS : -1;
@@ -171,7 +175,7 @@ export function scanRoutes(core: TransitCore, req: RaptorRequest, st: RaptorStat
           const p = x >> 1;
           const idx = tripBase + j;
           const a = off + (vtm[2 * idx]! >> 2);
-          if (a < rideUpTo[up + p]! && (useH ? a + toTarget[p]! : a) < bound && !(vtm[2 * idx]! & NO_DROP_OFF) && !(wheelchair && stopWheelchair[p] === 2)) {
+          if (a < rideUpTo[up + p]! && (useH ? a + toTarget[p]! : a) < bound && !(vtm[2 * idx]! & NO_DROP_OFF) && !(blocked !== null && blocked[p] !== 0)) {
             ride[base + p] = a;
             rideUpTo[up + p] = a;
             for (let o = up + p + n; o < upEnd; o += n) if (a < rideUpTo[o]!) rideUpTo[o] = a;
@@ -188,7 +192,7 @@ export function scanRoutes(core: TransitCore, req: RaptorRequest, st: RaptorStat
           }
           if (!(x & 1) || !boardable[p]) continue;
           const b = board[prev + p]!;
-          if ((useH ? b + toTarget[p]! : b) >= bound || (wheelchair && stopWheelchair[p] === 2)) continue;
+          if ((useH ? b + toTarget[p]! : b) >= bound || (blocked !== null && blocked[p] !== 0)) continue;
           const want = b - off;
           if (want > (vtm[2 * idx + 1]! >> 2)) continue; // not even the current trip can be caught here
           // FIFO: when the previous active trip leaves too early, so do all before it
@@ -211,6 +215,7 @@ export function scanRoutes(core: TransitCore, req: RaptorRequest, st: RaptorStat
           for (let i = lo; i < trip; i++) {
             const tb = t0v + i * nS;
             if (vtm[2 * (tb + j) + 1]! & NO_PICKUP) continue;
+            if (tripOk !== null && tripOk[routeTripStart[r]! + vt[c0 + i]!] === 0) continue;
             trip = i;
             tripBase = tb;
             prevBase = i > 0 ? t0v + (i - 1) * nS : -1;
@@ -227,7 +232,7 @@ export function scanRoutes(core: TransitCore, req: RaptorRequest, st: RaptorStat
           const idx = tripBase + j;
           const a = off + (vtm[2 * idx]! >> 2);
           if (a >= bound && mono) break;
-          if (a < rideUpTo[up + p]! && (useH ? a + toTarget[p]! : a) < bound && !(vtm[2 * idx]! & NO_DROP_OFF) && !(wheelchair && stopWheelchair[p] === 2)) {
+          if (a < rideUpTo[up + p]! && (useH ? a + toTarget[p]! : a) < bound && !(vtm[2 * idx]! & NO_DROP_OFF) && !(blocked !== null && blocked[p] !== 0)) {
             ride[base + p] = a;
             rideUpTo[up + p] = a;
             for (let o = up + p + n; o < upEnd; o += n) if (a < rideUpTo[o]!) rideUpTo[o] = a;

@@ -6,6 +6,7 @@
  */
 import { UNREACHED } from "../api.ts";
 import type { TransitCore } from "../timetable/types.ts";
+import type { McScratch } from "./mc-state.ts";
 import type { PreparedCore } from "./prepare.ts";
 
 /** boardSrc values: the label was copied from the previous round, or set by the access walk. */
@@ -52,11 +53,20 @@ export class RaptorState {
   readonly routeList: Int32Array;
   /** route -> 1 when it may be scanned in the current query (mode filter, runs on a searched day; slots.ts markLiveRoutes) */
   readonly routeLive: Uint8Array;
-  /** footpath -> walking seconds at `footSpeed` (computed once per walking speed) */
+  /** footpath -> walking seconds at `footSpeed`, at least `footSlack` more than the walk (computed once per speed and slack) */
   footSec: Int32Array;
   /** the same footpaths interleaved for the search: [2e] = target stop, [2e + 1] = walking seconds */
   readonly footToSec: Int32Array;
   footSpeed = -1;
+  footSlack = 0;
+  /**
+   * stop -> 1 when the current query may neither board nor alight there (wheelchair_boarding = 2 for
+   * a wheelchair query, request.stopRules); null when every stop may be used. Set by range.ts.
+   */
+  stopBlocked: Uint8Array | null = null;
+  private readonly blockedScratch: Uint8Array;
+  /** the multi-criteria search's scratch (mc.ts), made on its first use */
+  mc: McScratch | null = null;
   /** outputs of transfers.ts relaxTransfers: routes collected for the next round, footpaths relaxed */
   collected = 0;
   relaxed = 0;
@@ -112,6 +122,7 @@ export class RaptorState {
   /** incoming footpaths for the lower-bound search at walking speed `inSpeed`: [2k] = the stop walked from, [2k + 1] = walking seconds */
   private readonly inFromSec: Int32Array;
   private inSpeed = -1;
+  private inSlack = 0;
 
   constructor(core: TransitCore, maxRides: number) {
     const n = core.nStops;
@@ -130,6 +141,7 @@ export class RaptorState {
     this.routeLive = new Uint8Array(core.nRoutes);
     this.footSec = new Int32Array(core.footTo.length);
     this.footToSec = new Int32Array(2 * core.footTo.length);
+    this.blockedScratch = new Uint8Array(n);
     this.marked = new Uint8Array(n);
     this.markedList = new Int32Array(n);
     this.rideMarked = new Uint8Array(n);
@@ -155,33 +167,51 @@ export class RaptorState {
     this.queueNext = new Int32Array(this.queueNode.length);
   }
 
-  /** Walking seconds of every footpath at `speed` m/s: max(min_transfer_time, distance / speed). */
-  footpathSeconds(core: TransitCore, speed: number): Int32Array {
-    if (speed !== this.footSpeed) {
+  /**
+   * Seconds between alighting and boarding again over every footpath at `speed` m/s:
+   * max(min_transfer_time, distance / speed + slack), slack = the request's minimum transfer time
+   * (OTP1 minTransferTime: on top of the walk; transfers.txt times count from alighting).
+   */
+  footpathSeconds(core: TransitCore, speed: number, slack = 0): Int32Array {
+    if (speed !== this.footSpeed || slack !== this.footSlack) {
       const { footMinSec, footDistM, footTo } = core;
       for (let e = 0; e < this.footSec.length; e++) {
-        const sec = Math.max(footMinSec[e]!, Math.ceil(footDistM[e]! / speed));
+        const sec = Math.max(footMinSec[e]!, Math.ceil(footDistM[e]! / speed) + slack);
         this.footSec[e] = sec;
         this.footToSec[2 * e] = footTo[e]!;
         this.footToSec[2 * e + 1] = sec;
       }
       this.footSpeed = speed;
+      this.footSlack = slack;
     }
     return this.footSec;
   }
 
-  /** The incoming footpaths (PreparedCore.footIn) interleaved with their walking seconds at `speed` (heuristic.ts). */
-  incomingFootpaths(pc: PreparedCore, speed: number): Int32Array {
-    if (speed !== this.inSpeed) {
-      const footSec = this.footpathSeconds(pc.core, speed);
+  /** The incoming footpaths (PreparedCore.footIn) interleaved with their seconds at `speed` and `slack` (heuristic.ts). */
+  incomingFootpaths(pc: PreparedCore, speed: number, slack = 0): Int32Array {
+    if (speed !== this.inSpeed || slack !== this.inSlack) {
+      const footSec = this.footpathSeconds(pc.core, speed, slack);
       const { edge, from } = pc.footIn;
       for (let k = 0; k < edge.length; k++) {
         this.inFromSec[2 * k] = from[k]!;
         this.inFromSec[2 * k + 1] = footSec[edge[k]!]!;
       }
       this.inSpeed = speed;
+      this.inSlack = slack;
     }
     return this.inFromSec;
+  }
+
+  /**
+   * The stops the query may neither board nor alight at (stopBlocked): wheelchair_boarding = 2 for a
+   * wheelchair query, and the request's banned stops (either STOP_NO_BOARD or STOP_NO_PASS). Null when none.
+   */
+  blockStops(core: TransitCore, wheelchair: boolean, rules: Uint8Array | undefined): Uint8Array | null {
+    if (!wheelchair && !rules) return (this.stopBlocked = null);
+    const b = this.blockedScratch;
+    const w = core.stopWheelchair;
+    for (let p = 0; p < b.length; p++) b[p] = (wheelchair && w[p] === 2) || (rules !== undefined && rules[p] !== 0) ? 1 : 0;
+    return (this.stopBlocked = b);
   }
 
   /** Bucket heads of the lower-bound queue, at least `size` of them. */

@@ -9,14 +9,14 @@ import type { RaptorState } from "./state.ts";
 
 /**
  * The transfer phase of round k: from each stop whose ride label improved (rideList[0..nRide)), stay
- * (with the stop's slack) or walk one footpath; a label no earlier than one with fewer rides
+ * (with the stop's slack, at least `transferSlack`) or walk one footpath (st.footToSec, the slack included); a label no earlier than one with fewer rides
  * (boardUpTo) is dominated and not marked. Then, when `collect`, the marked stops' routes are
  * collected for the next round, in marking order (a pass of its own after the footpaths: collecting
  * inside the footpath loops made the search about 4 % slower in repeated interleaved A/B). Returns the number of marked stops;
  * st.collected = routes collected, st.relaxed = footpaths relaxed. (A function of its own: the
  * search loop's register pressure.)
  */
-export function relaxTransfers(core: TransitCore, st: RaptorState, cx: ScanContext, k: number, nRide: number, bound: number, useH: boolean, collect: boolean, upRow: number, upEnd: number): number {
+export function relaxTransfers(core: TransitCore, st: RaptorState, cx: ScanContext, k: number, nRide: number, bound: number, useH: boolean, collect: boolean, upRow: number, upEnd: number, transferSlack: number): number {
   const n = core.nStops;
   const { footStart, stopSlackSec } = core;
   const { board, boardUpTo, boardSrc, marked, markedList, ride, rideMarked, rideList, routeMarkedPos, routeMarkedLast, routeList, toTarget, footToSec } = st;
@@ -36,7 +36,9 @@ export function relaxTransfers(core: TransitCore, st: RaptorState, cx: ScanConte
     const arr = ride[base + p]!;
     // at or after the best arrival at the destination (found in this round): nothing from here is earlier
     if (arr >= bound) continue;
-    const stay = arr + stopSlackSec[p]!;
+    // staying: the stop's own minimum (transfers.txt) or the request's minimum transfer time
+    const slack = stopSlackSec[p]!;
+    const stay = arr + (slack > transferSlack ? slack : transferSlack);
     if (stay < boardUpTo[up + p]! && (useH ? stay + toTarget[p]! : stay) < bound) {
       board[base + p] = stay;
       boardSrc[base + p] = p;

@@ -9,6 +9,7 @@ import { DataType, RecordBatchReader, Table } from "apache-arrow";
 import { readFileSync } from "node:fs";
 import { packStopTimes, type AnyTimetableTableName, type ColumnKind, type ColumnOf } from "../../../pipeline/schema/timetable.ts";
 import type { Timetable, TransitCore, TimetableMeta } from "./types.ts";
+import { FARE_TIMETABLE_TABLES, type FareTimetableTables } from "../../../pipeline/schema/timetable.ts";
 
 type Cols = Map<string, unknown>;
 
@@ -49,6 +50,8 @@ export function loadTimetable(bytes: Uint8Array): Timetable {
     if (!Array.isArray(v)) throw new Error(`timetable: ${tn}.${cn} is not a string column`);
     return v as string[];
   };
+  // a string column added in format 4 (OTP1 leg fields): "" for every row of a format 3 file
+  const str4 = <T extends AnyTimetableTableName>(tn: T, cn: ColumnOf<T, "utf8">, n: number) => (t(tn).has(cn) ? str(tn, cn) : new Array<string>(n).fill(""));
   const withEnd = (a: Int32Array, end: number) => {
     const out = new Int32Array(a.length + 1);
     out.set(a);
@@ -120,6 +123,7 @@ export function loadTimetable(bytes: Uint8Array): Timetable {
   const agencyNames = str("agencies", "name");
   const agencyTz = i32("agencies", "tz");
   const agencyFeed = i32("agencies", "feed");
+  const agencyUrl = str4("agencies", "url", agencyIds.length);
   const rt = {
     id: str("gtfs_routes", "route_id"),
     short: str("gtfs_routes", "short_name"),
@@ -132,8 +136,9 @@ export function loadTimetable(bytes: Uint8Array): Timetable {
   };
   const meta: TimetableMeta = {
     feeds: feedsOnestop.map((o, i) => ({ onestopId: o, sha1: feedsSha[i]! })),
+    fares: fareTables(tables),
     timezones: str("timezones", "name"),
-    agencies: agencyIds.map((a, i) => ({ agencyId: a, name: agencyNames[i]!, tz: agencyTz[i]!, feed: agencyFeed[i]! })),
+    agencies: agencyIds.map((a, i) => ({ agencyId: a, name: agencyNames[i]!, tz: agencyTz[i]!, feed: agencyFeed[i]!, url: agencyUrl[i]! })),
     gtfsRoutes: rt.id.map((id, i) => ({
       routeId: id,
       shortName: rt.short[i]!,
@@ -151,9 +156,14 @@ export function loadTimetable(bytes: Uint8Array): Timetable {
     stopFeed: i32("stops", "feed"),
     stopLat: f64("stops", "lat"),
     stopLon: f64("stops", "lon"),
+    stopZoneId: str4("stops", "zone_id", nStops),
+    stopPlatformCode: str4("stops", "platform_code", nStops),
+    // format 4 (a format 3 file: no station known)
+    stopStation: t("stops").has("station") ? i32("stops", "station") : new Int32Array(nStops).fill(-1),
     tripId: str("trips", "trip_id"),
     tripHeadsign: str("trips", "headsign"),
     tripBlockId: str("trips", "block_id"),
+    tripShortName: str4("trips", "short_name", nTrips),
     tripGtfsRoute: i32("trips", "gtfs_route"),
     routeGtfsRoute: i32("routes", "gtfs_route"),
     routeType: i32("routes", "type"),
@@ -169,6 +179,9 @@ export function loadTimetable(bytes: Uint8Array): Timetable {
     feedStartDay: i32("feeds", "start_day"),
     feedEndDay: i32("feeds", "end_day"),
     walkRadiusM: f64("meta", "walk_radius_m")[0]!,
+    // how each footpath was measured, and on which street dataset (older files: straight lines)
+    footSource: t("footpaths").has("source") ? u8("footpaths", "source") : new Uint8Array(core.footTo.length),
+    streetsSha1: t("meta").has("streets_sha1") ? (str("meta", "streets_sha1")[0] ?? "") : "",
   };
   return { core, meta };
 }
@@ -177,4 +190,24 @@ function asType<T extends ArrayBufferView>(v: unknown, ctor: { new (n: number): 
   if (v instanceof ctor) return v;
   if (ArrayBuffer.isView(v) && (v as unknown as { length: number }).length === 0) return new ctor(0);
   throw new Error(`timetable: column ${what} is not ${ctor.name}`);
+}
+
+/**
+ * The fare tables (FARE_TIMETABLE_TABLES) as they are in the file, views of its bytes where Arrow
+ * gives them; a file without them (older layouts) has empty ones: no fares.
+ */
+function fareTables(tables: Map<string, Cols>): FareTimetableTables {
+  const empty = { utf8: () => [] as string[], int32: () => new Int32Array(0), uint8: () => new Uint8Array(0), float64: () => new Float64Array(0) };
+  const ctor = { int32: Int32Array, uint8: Uint8Array, float64: Float64Array };
+  const out: Record<string, Record<string, unknown>> = {};
+  for (const [tn, cols] of Object.entries(FARE_TIMETABLE_TABLES)) {
+    const t = (out[tn] = {} as Record<string, unknown>);
+    for (const [cn, kind] of Object.entries(cols) as [string, ColumnKind][]) {
+      const v = tables.get(tn)?.get(cn);
+      if (v === undefined) t[cn] = empty[kind]();
+      else if (kind === "utf8") t[cn] = Array.isArray(v) ? v : [];
+      else t[cn] = asType(v, ctor[kind] as { new (n: number): Int32Array | Uint8Array | Float64Array; name: string }, `${tn}.${cn}`);
+    }
+  }
+  return out as FareTimetableTables;
 }

@@ -58,12 +58,18 @@ export interface TransitCore {
 // The packed stop-time word is part of the dataset contract: one codec, written by the pipeline and
 // read here (arrival and departure seconds * 4 + flags).
 export { MAX_STOP_TIME_SEC, NO_DROP_OFF, NO_PICKUP, arrAt, depAt, flagsAt, packStopTimes } from "../../../pipeline/schema/timetable.ts";
+/** The fare tables of the timetable file (pipeline/schema/timetable.ts FARE_TIMETABLE_TABLES), read by server/planner/fares.ts. */
+export type { FareTimetableTables as FareTables } from "../../../pipeline/schema/timetable.ts";
+import type { FareTimetableTables } from "../../../pipeline/schema/timetable.ts";
 
 /** Response metadata; never read by the algorithm. */
 export interface TimetableMeta {
   feeds: { onestopId: string; sha1: string }[];
+  /** GTFS Fares v1 and v2 in the timetable's index spaces (server/planner/fares.ts); empty tables when the file has none */
+  fares: FareTimetableTables;
   timezones: string[];
-  agencies: { agencyId: string; name: string; tz: number; feed: number }[];
+  /** url: agency_url ("" when none, and in format 3 files) */
+  agencies: { agencyId: string; name: string; tz: number; feed: number; url: string }[];
   /** GTFS routes (not RAPTOR routes) */
   gtfsRoutes: {
     routeId: string;
@@ -82,16 +88,23 @@ export interface TimetableMeta {
   stopFeed: Int32Array;
   stopLat: Float64Array;
   stopLon: Float64Array;
+  /** stop -> zone_id, platform_code ("" when none, and in format 3 files) */
+  stopZoneId: string[];
+  stopPlatformCode: string[];
+  /** stop -> its station (parent_station's internal id; stops sharing it are one station), -1 none (and in format 3 files) */
+  stopStation: Int32Array;
   tripId: string[];
   tripHeadsign: string[];
   tripBlockId: string[];
+  /** trip -> trip_short_name ("" when none, and in format 3 files) */
+  tripShortName: string[];
   /** trip -> GTFS route index */
   tripGtfsRoute: Int32Array;
   /** RAPTOR route -> GTFS route index, route_type, shape index (-1 none) */
   routeGtfsRoute: Int32Array;
   routeType: Int32Array;
   routeShape: Int32Array;
-  /** route position -> GTFS stop_sequence and index of the nearest shape point */
+  /** route position -> GTFS stop_sequence and index of the nearest shape point (-1: no shape, or the stop is off it) */
   routeStopSequence: Int32Array;
   routeStopShapeIdx: Int32Array;
   /** shape -> [shapeStart[s], shapeStart[s+1]) in shapeLat/shapeLon */
@@ -108,6 +121,10 @@ export interface TimetableMeta {
   feedEndDay: Int32Array;
   /** build settings recorded by the compiler */
   walkRadiusM: number;
+  /** footpath (core.footTo order) -> how its metres were measured (pipeline/schema/timetable.ts FOOT_SOURCE) */
+  footSource: Uint8Array;
+  /** the street dataset the footpaths were measured on ("" none) */
+  streetsSha1: string;
 }
 
 export interface Timetable {

@@ -12,6 +12,7 @@ import { earliestArrivals, searchJourneys } from "../../../server/planner/raptor
 import { UNREACHED, type StopIdx } from "../../../server/planner/api.ts";
 import { bartCaltrain, rng } from "../support/real-dataset.ts";
 import { GtfsReference, dist } from "../support/gtfs-reference.ts";
+import { parseScopedId } from "../../../server/planner/ids.ts";
 
 let svc: PlanService;
 let ref: GtfsReference;
@@ -32,7 +33,7 @@ beforeAll(async () => {
 /** stops with service on `day` */
 const served: number[] = [];
 
-interface Leg { mode: string; transitLeg: boolean; startTime: number; endTime: number; duration: number; distance: number; tripId?: string; feedVersionSha1?: string; from: Record<string, unknown>; to: Record<string, unknown>; intermediateStops?: Record<string, unknown>[]; legGeometry: { points: string; length: number } }
+interface Leg { mode: string; transitLeg: boolean; startTime: number; endTime: number; duration: number; distance: number; tripId?: string; feedId?: string; feedVersionSha1?: string; from: Record<string, unknown>; to: Record<string, unknown>; intermediateStops?: Record<string, unknown>[]; legGeometry: { points: string; length: number } }
 interface Itin { duration: number; startTime: number; endTime: number; walkTime: number; transitTime: number; waitingTime: number; transfers: number; legs: Leg[]; distance: number; walkDistance: number; transitDistance: number }
 
 function checkItinerary(it: Itin, walkSpeed: number): void {
@@ -55,12 +56,15 @@ function checkItinerary(it: Itin, walkSpeed: number): void {
       continue;
     }
     expect(l.feedVersionSha1).toMatch(/^[0-9a-f]{40}$/);
-    const trip = ref.trips.get(`${l.feedVersionSha1}|${l.tripId}`);
+    // ids are feed-scoped (`feedId:id`): the GTFS id after the leg's feed prefix
+    const gtfsId = (id: unknown) => parseScopedId(String(id), [l.feedId!]).id;
+    expect(parseScopedId(l.tripId!, [l.feedId!]).feed).toBe(l.feedId!);
+    const trip = ref.trips.get(`${l.feedVersionSha1}|${gtfsId(l.tripId)}`);
     expect(trip).toBeDefined();
     const from = trip!.times.find((s) => s.seq === l.from.stopSequence)!;
     const to = trip!.times.find((s) => s.seq === l.to.stopSequence)!;
-    expect(from.stop).toBe(`${l.feedVersionSha1}|${l.from.stopId}`);
-    expect(to.stop).toBe(`${l.feedVersionSha1}|${l.to.stopId}`);
+    expect(from.stop).toBe(`${l.feedVersionSha1}|${gtfsId(l.from.stopId)}`);
+    expect(to.stop).toBe(`${l.feedVersionSha1}|${gtfsId(l.to.stopId)}`);
     expect(to.seq).toBeGreaterThan(from.seq);
     // the ride runs on a service date whose times match the leg
     const local = localParts(l.startTime / 1000, trip!.tz).day;

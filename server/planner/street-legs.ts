@@ -1,0 +1,144 @@
+/**
+ * The street parts of a plan, from the street engine through the StreetPaths port
+ * (server/street-paths.ts), with straight lines where the streets do not reach. `StreetPlanner`
+ * wraps the PlanService (which stays synchronous and engine-free):
+ *
+ * 1. before the search, one one-to-many matrix from the origin (and one to the destination)
+ *    measures on foot the stops within maxWalkDistance as the crow flies (a street walk is never
+ *    shorter) and the destination itself: a stop farther than maxWalkDistance on foot, or one the
+ *    streets do not connect, is no access (egress) stop; when the origin (destination) is off the
+ *    street network, every stop keeps its straight-line walk;
+ * 2. the PlanService plans with those walks (and walking all the way takes the street time);
+ * 3. each walk leg of the answer is drawn along the streets: geometry, distance, OTP1 WalkSteps
+ *    and elevation (itinerary elevationGained / elevationLost); its duration stays the time the
+ *    search budgeted for it. Transfers were measured on the streets at import (their footpaths).
+ *
+ * Each walk leg says how it was drawn (`onStreets`), and the plan whether a street network answered
+ * (`streetNetwork`): Interchange's additions to OTP1's model, which OTP clients ignore.
+ */
+import polyline from "@mapbox/polyline";
+import type { StopIdx, StopWalk } from "./api.ts";
+import type { Itinerary } from "./itinerary.ts";
+import type { PlanParams } from "./plan-params.ts";
+import { otpError, type PlanResponse, type PlanService, type StreetInputs } from "./plan-service.ts";
+import { AppError } from "../errors.ts";
+import type { LatLon, Reach, StreetCost, StreetPaths } from "../street-paths.ts";
+
+const round1 = (x: number) => Math.round(x * 10) / 10;
+
+/** The street cost of a plan's walks (transfers, and access and egress when the plan walks). */
+const walkCost = (p: PlanParams): StreetCost => ({ mode: "WALK", speedMps: p.walkSpeed, wheelchair: p.wheelchair });
+
+/** The street cost of access, egress and the street-only itinerary: the plan's street mode. */
+function accessCost(p: PlanParams): StreetCost {
+  if (p.streetMode === "BICYCLE") return { mode: "BICYCLE", speedMps: p.bikeSpeed, ...(p.bikeTriangle ? { triangle: p.bikeTriangle } : {}) };
+  if (p.streetMode === "CAR") return { mode: "CAR" };
+  return walkCost(p);
+}
+
+/**
+ * Access (`direction` "from": place to stops) or egress ("to": stops to place) walks: the
+ * straight-line `candidates` measured on the streets, with `extra` places measured in the same
+ * call (the other end of the trip, for walking all the way). Null when the place is off the streets.
+ */
+async function measure(
+  streets: StreetPaths, place: LatLon, candidates: StopWalk[], extra: LatLon[], meta: { stopLat: Float64Array; stopLon: Float64Array }, cost: StreetCost, maxWalkM: number, direction: "from" | "to",
+): Promise<{ walks: StopWalk[]; extra: (Reach | null)[] } | null> {
+  const points = [...extra, ...candidates.map((c) => ({ lat: meta.stopLat[c.stop]!, lon: meta.stopLon[c.stop]! }))];
+  const reached = await streets.reach(place, points, cost, direction);
+  if (!reached) return null;
+  const walks: StopWalk[] = [];
+  candidates.forEach((c, i) => {
+    const r = reached[extra.length + i];
+    if (r && r.meters <= maxWalkM) walks.push({ stop: c.stop as StopIdx, walkSec: r.sec });
+  });
+  return { walks, extra: reached.slice(0, extra.length) };
+}
+
+export class StreetPlanner {
+  constructor(
+    private readonly service: PlanService,
+    private readonly streets: StreetPaths,
+  ) {}
+
+  async plan(p: PlanParams, nowMs: number): Promise<PlanResponse> {
+    const mode = p.streetMode;
+    if (!this.streets.available()) {
+      // a bicycle or a car on straight lines would be a guess: refused, never replaced by walking
+      if (mode !== "WALK") throw new AppError("INVALID_PARAMETER", `mode ${mode}: ${mode === "CAR" ? "car" : "bicycle"} legs need a street network, and none is loaded (import one with interchange import --osm FILE.osm.pbf)`, { parameter: "mode" });
+      return this.withNetwork(this.service.plan(p, nowMs), false);
+    }
+    const cost = accessCost(p);
+    const speed = mode === "BICYCLE" ? p.bikeSpeed : p.walkSpeed;
+    const meta = this.service.tt.meta;
+    const inputs: StreetInputs = {};
+    // candidates within maxWalkDistance as the crow flies (OTP1's limit on walking or cycling to transit)
+    const access = p.walkOnly ? [] : this.service.walkStops(p.from.lat, p.from.lon, p.maxWalkDistance, speed, p.wheelchair);
+    const egress = p.walkOnly ? [] : this.service.walkStops(p.to.lat, p.to.lon, p.maxWalkDistance, speed, p.wheelchair);
+    const [fromSide, toSide] = await Promise.all([
+      measure(this.streets, p.from, access, [p.to], meta, cost, p.maxWalkDistance, "from"),
+      p.walkOnly ? Promise.resolve(null) : measure(this.streets, p.to, egress, [], meta, cost, p.maxWalkDistance, "to"),
+    ]);
+    if (fromSide) {
+      if (!p.walkOnly) inputs.access = fromSide.walks;
+      const direct = fromSide.extra[0];
+      if (direct) inputs.direct = { sec: direct.sec, meters: direct.meters };
+    }
+    if (toSide) inputs.egress = toSide.walks;
+    if (mode === "BICYCLE") {
+      // off the streets, the bicycle goes in a straight line at bikeSpeed (never at walking speed)
+      inputs.access ??= access;
+      inputs.egress ??= egress;
+    }
+    if (mode !== "WALK" && p.walkOnly && !inputs.direct) {
+      // no ride or drive on the streets between the two places
+      return { error: otpError("PATH_NOT_FOUND", `no ${mode === "CAR" ? "drive" : "bicycle route"} on the streets between these places`) };
+    }
+    const body = this.service.plan(p, nowMs, inputs);
+    if (body.plan) await Promise.all(body.plan.itineraries.map((it) => this.drawStreetLegs(it, p)));
+    return this.withNetwork(body, true);
+  }
+
+  private withNetwork(body: PlanResponse, network: boolean): PlanResponse {
+    if (body.plan) (body.plan as Record<string, unknown>).streetNetwork = network;
+    return body;
+  }
+
+  /**
+   * Street legs along the streets (those the streets reach), and the itinerary's sums again. With a
+   * bicycle or a car, the legs to the first ride and from the last one (or the only leg) take that
+   * mode; transfers are walked.
+   */
+  private async drawStreetLegs(it: Itinerary, p: PlanParams): Promise<void> {
+    const walks = it.legs.filter((l) => l.mode === "WALK");
+    const costs = walks.map((l) => {
+      const i = it.legs.indexOf(l);
+      const end = i === 0 || i === it.legs.length - 1;
+      if (end && p.streetMode !== "WALK") l.mode = p.streetMode;
+      return end ? accessCost(p) : walkCost(p);
+    });
+    const drawn = await Promise.all(
+      walks.map((l, i) => {
+        const from = l.from as { lat: number; lon: number }, to = l.to as { lat: number; lon: number };
+        return this.streets.path({ lat: from.lat, lon: from.lon }, { lat: to.lat, lon: to.lon }, costs[i]!);
+      }),
+    );
+    let gained = 0, lost = 0;
+    walks.forEach((l, i) => {
+      const path = drawn[i];
+      l.onStreets = path !== null;
+      if (!path) return;
+      l.legGeometry = { points: polyline.encode(path.points, 5), length: path.points.length };
+      l.distance = round1(path.meters);
+      l.steps = path.steps;
+      gained += path.elevationGained ?? 0;
+      lost += path.elevationLost ?? 0;
+    });
+    const walkDistance = walks.reduce((n, l) => n + (l.distance as number), 0);
+    it.walkDistance = round1(walkDistance);
+    it.distance = round1(walkDistance + it.transitDistance);
+    it.walkLimitExceeded = walkDistance > p.maxWalkDistance;
+    it.elevationGained = round1(gained);
+    it.elevationLost = round1(lost);
+  }
+}
