@@ -343,4 +343,9 @@ for (const r of results) {
   const pw = r.planWork;
   console.log(`- ${r.ds.label}: timetable load ${r.loadMs.toFixed(0)} ms; ${r.single.length} queries; RAPTOR alone per query: ${Math.round(w.routesScanned / w.n)} route scans, ${Math.round(w.stopsVisited / w.n)} route stops visited, ${Math.round(w.footpaths / w.n)} footpaths relaxed; plan search in process (1609 m access/egress, 1 h window, 3 itineraries, ${pw.n} queries): p50 ${ms(pw.p50)} ms, ${Math.round(pw.routesScanned / pw.n)} route scans, ${Math.round(pw.stopsVisited / pw.n)} route stops visited, ${Math.round(pw.footpaths / pw.n)} footpaths relaxed per request (without destination pruning and keepEarliest, interleaved: p50 ${ms(pw.offP50)} ms, ${Math.round(pw.off.routesScanned / pw.off.n)} / ${Math.round(pw.off.stopsVisited / pw.off.n)} / ${Math.round(pw.off.footpaths / pw.off.n)})${r.rjp ? `; raptor-journey-planner build ${(r.rjp.build / 1000).toFixed(1)} s, same earliest arrival under its rules on ${r.rjp.agree}/${r.rjp.n} queries (ours earlier ${r.rjp.oursEarlier}, its earlier ${r.rjp.rjpEarlier})` : `; raptor-journey-planner ${r.rjpNote}`}`);
 }
+// plans on the streets (rnv + its OSM extract, side by side with straight-line walks): its own script
+if (!ONLY || ONLY === "streets") {
+  console.log("");
+  spawnSync(process.execPath, [join(ROOT, "bench", "plan-streets.bench.ts")], { stdio: "inherit" });
+}
 process.exit(0);

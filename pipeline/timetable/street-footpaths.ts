@@ -41,13 +41,23 @@ export interface StreetFootpathReport {
   straight_line: number;
 }
 
+/**
+ * The engines opened by this process, one per street dataset, never collected: under Bun a new
+ * Actor could answer with the native state of a collected one (server/street/embedded.ts says more).
+ */
+const opened = new Map<string, Actor>();
+
 /** The engine over a street dataset of `dataDir` (the pipeline's own: the server has its own). */
 export async function openStreetActor(dataDir: string, entry: StreetEntry): Promise<Actor> {
   const dir = join(dataDir, entry.path);
+  const known = opened.get(dir);
+  if (known) return known;
   const stored = JSON.parse(readFileSync(join(dir, STREET_LAYOUT.config), "utf8")) as ValhallaConfig;
   const config = withDatasetPaths(stored, dir, { elevation: false, admin: existsSync(join(dir, STREET_LAYOUT.admin)) });
   const { Actor } = (await import("@valhallajs/valhallajs")) as unknown as { Actor: new (c: string) => Actor };
-  return new Actor(JSON.stringify(config));
+  const actor = new Actor(JSON.stringify(config));
+  opened.set(dir, actor);
+  return actor;
 }
 
 const at = (lat: number, lon: number) => ({ lat, lon, search_cutoff: SNAP_M });

@@ -65,10 +65,20 @@ export function engineConfig(dataDir: string, entry: StreetEntry, opts: { allowH
   return serviceLimits(withDatasetPaths(stored, dir, { elevation: entry.elevation_tiles.length > 0, admin: existsSync(join(dir, STREET_LAYOUT.admin)) }), opts);
 }
 
+/**
+ * Every Actor this process opened, never collected: under Bun, an Actor created after another one
+ * was garbage-collected answered with that one's native state (heights from its elevation folder,
+ * its `tileset_last_modified`). A server opens one per street dataset it loads (a nightly swap);
+ * tests open many, and the planner's and the gateway's answers must not depend on the order.
+ */
+const OPENED: ActorLike[] = [];
+
 /** A Valhalla Actor over a configuration (the npm binding's: JSON strings in, JSON strings out). */
 export async function openActor(config: ValhallaConfig): Promise<ActorLike> {
   const { Actor } = (await import("@valhallajs/valhallajs")) as unknown as { Actor: new (c: string) => ActorLike };
-  return new Actor(JSON.stringify(config));
+  const actor = new Actor(JSON.stringify(config));
+  OPENED.push(actor);
+  return actor;
 }
 
 /** A loaded street dataset: its Actor and what it was built from. */

@@ -14,7 +14,8 @@ import { refreshTimetable } from "../../pipeline/timetable/publish.ts";
 import { startServer, type RunningServer } from "../../server/main.ts";
 import { serverConfigFrom } from "../../server/config.ts";
 import { haversineM } from "../../server/geo.ts";
-import { importedDataset, streetDataset } from "../support/dataset.ts";
+import { gtfs, importedDataset, streetDataset } from "../support/dataset.ts";
+import { hmsToSec, readRawGtfs } from "../support/raw-gtfs.ts";
 
 type Json = Record<string, any>;
 const quiet = { info() {}, warn() {}, error() {} };
@@ -123,6 +124,64 @@ describe("walk legs on the streets", () => {
       expect(l.legGeometry.length).toBe(2);
       expect(l.steps).toEqual([]);
     }
+  });
+});
+
+describe("checked against the engine and the GTFS", () => {
+  const engine = async (action: string, body: unknown) => (await (await fetch(`${server.url}/api/v2/routing/valhalla/${action}`, { method: "POST", body: JSON.stringify(body) })).json()) as Json;
+  const pt = (p: Json) => ({ lat: p.lat, lon: p.lon });
+
+  test("each walk leg is the engine's own route between its ends; access and egress take the engine's matrix time", async () => {
+    const body = await plan(server, base);
+    const its = (body.plan.itineraries as Json[]).filter((it) => (it.legs as Json[]).some((l) => l.transitLeg));
+    expect(its.length).toBeGreaterThan(0);
+    const costing = { costing: "pedestrian", costing_options: { pedestrian: { walking_speed: 1.33 * 3.6 } } };
+    for (const it of its) {
+      const legs = it.legs as Json[];
+      for (const [i, l] of legs.entries()) {
+        if (l.mode !== "WALK" || !l.onStreets) continue;
+        const route = await engine("route", { locations: [pt(l.from), pt(l.to)], ...costing, units: "kilometers" });
+        expect(l.distance).toBeCloseTo(route.trip.summary.length * 1000, 0);
+        expect(l.legGeometry.length).toBe(polyline.decode(route.trip.legs[0].shape, 6).length);
+        if (i === 0 || i === legs.length - 1) {
+          const m = await engine("sources_to_targets", { sources: [pt(l.from)], targets: [pt(l.to)], ...costing });
+          expect(l.duration).toBe(Math.ceil(m.sources_to_targets[0][0].time));
+        }
+      }
+    }
+  });
+
+  test("transit legs ride as the GTFS says: the trip stops at both stops, at the leg's times", async () => {
+    const feed = readRawGtfs(gtfs("trimet-2routes"));
+    const st = new Map<string, Json[]>();
+    for (const r of feed.get("stop_times.txt")!) (st.get(r.trip_id!) ?? st.set(r.trip_id!, []).get(r.trip_id!)!).push(r);
+    const body = await plan(server, { ...base, numItineraries: "5" });
+    // 2021-11-16 in Portland: Pacific standard time, UTC-8
+    const local = (ms: number) => (ms / 1000 - 8 * 3600) % 86400;
+    let rides = 0;
+    for (const it of body.plan.itineraries as Json[]) {
+      for (const l of (it.legs as Json[]).filter((x) => x.transitLeg)) {
+        rides++;
+        const rows = st.get(String(l.tripId).split(":").slice(1).join(":"))!;
+        expect(rows).toBeDefined();
+        const at = (place: Json) => rows.find((r) => Number(r.stop_sequence) === place.stopSequence)!;
+        const board = at(l.from), alight = at(l.to);
+        expect(`${l.from.stopId}`.endsWith(`:${board.stop_id}`)).toBe(true);
+        expect(`${l.to.stopId}`.endsWith(`:${alight.stop_id}`)).toBe(true);
+        expect(local(l.startTime)).toBe(hmsToSec(board.departure_time!)! % 86400);
+        expect(local(l.endTime)).toBe(hmsToSec(alight.arrival_time!)! % 86400);
+      }
+    }
+    expect(rides).toBeGreaterThan(0);
+  });
+
+  test("across the Willamette between two bridges: the long way round, over a bridge", async () => {
+    // the west and east banks between the Hawthorne and Morrison bridges, 490 m apart as the crow flies
+    const body = await plan(server, { ...base, fromPlace: "45.5155,-122.6718", toPlace: "45.5155,-122.6655", mode: "WALK" });
+    const leg = body.plan.itineraries[0].legs[0] as Json;
+    expect(leg.onStreets).toBe(true);
+    expect(leg.distance).toBeGreaterThan(1.8 * haversineM(45.5155, -122.6718, 45.5155, -122.6655));
+    expect((leg.steps as Json[]).some((s) => /Bridge/.test(s.streetName))).toBe(true);
   });
 });
 
