@@ -97,7 +97,8 @@ export class EmbeddedEngine implements StreetEngine {
 
   constructor(private readonly opts: EmbeddedOptions) {
     this.maxConcurrent = opts.maxConcurrent ?? Math.max(1, (navigator.hardwareConcurrency || 2) - 1);
-    this.lanes = { gateway: new Slots(this.maxConcurrent), planner: new Slots(this.maxConcurrent) };
+    // the planner's calls are short: as many as there are cores, so a plan's two matrices run at once
+    this.lanes = { gateway: new Slots(this.maxConcurrent), planner: new Slots(Math.max(2, navigator.hardwareConcurrency || 2)) };
   }
 
   /** Loads the active street dataset (again, when it changed). Throws when it cannot be opened. */

@@ -15,6 +15,8 @@ import { startServer, type RunningServer } from "../../server/main.ts";
 import { serverConfigFrom } from "../../server/config.ts";
 import { haversineM } from "../../server/geo.ts";
 import { gtfs, importedDataset, streetDataset } from "../support/dataset.ts";
+import { streetCandidates } from "../../server/planner/street-legs.ts";
+import type { StopIdx } from "../../server/planner/api.ts";
 import { hmsToSec, readRawGtfs } from "../support/raw-gtfs.ts";
 
 type Json = Record<string, any>;
@@ -233,6 +235,29 @@ describe("street modes", () => {
     const bikeBody = (await bike.json()) as Json;
     expect(bikeBody.error.missing).toEqual(["mode"]);
     expect(bikeBody.error.msg).toContain("street network");
+  });
+});
+
+describe("which stops are measured on the streets", () => {
+  test("the 40 nearest, then the nearest stop of each route not yet reached within half the radius", () => {
+    // stop i is served by route i % 50 (stops 0..49: one route each; 50..99 repeat them), except
+    // stops 90 and 99, served by routes 900 and 999 alone
+    const n = 100;
+    const routesOf = (i: number) => (i === 90 ? [900] : i === 99 ? [999] : [i % 50]);
+    const start = new Int32Array(n + 1), list: number[] = [];
+    for (let i = 0; i < n; i++) {
+      list.push(...routesOf(i));
+      start[i + 1] = list.length;
+    }
+    const core = { stopRouteStart: start, stopRouteRoute: Int32Array.from(list) };
+    // walk seconds grow with the stop number: stop 99 is the farthest (1000 s), half of it 500 s
+    const cands = Array.from({ length: n }, (_, i) => ({ stop: i as StopIdx, walkSec: (i + 1) * 10 }));
+    const kept = new Set(streetCandidates(core, cands.reverse()).map((c) => c.stop as number));
+    for (let i = 0; i < 40; i++) expect(kept.has(i)).toBe(true); // the nearest
+    for (let i = 40; i < 50; i++) expect(kept.has(i)).toBe(true); // routes 40..49 first reached there, within 500 s
+    expect(kept.has(60)).toBe(false); // route 10 was reached at stop 10
+    expect(kept.has(90)).toBe(false); // a new route, but at 910 s
+    expect(streetCandidates(core, cands.slice(0, 30)).length).toBe(30); // few stops: all of them
   });
 });
 
