@@ -13,28 +13,17 @@ import { join, resolve } from "node:path";
 import { readManifest } from "../pipeline/schema/manifest.ts";
 import { loadTimetableFile } from "../server/planner/timetable/arrow-loader.ts";
 import { hostProbeMs, machineInfo } from "./lib/machine.ts";
+import { flag, hasFlag, pct, rng } from "./lib/args.ts";
 import { mdTable } from "./lib/measure.ts";
 import { startServer } from "./lib/server.ts";
 
 const ROOT = resolve(import.meta.dir, "..");
 const SHARED = resolve(ROOT, "..", "shared", "data");
 const WORK = join(ROOT, "bench", ".work");
-const args = process.argv.slice(2);
-const flag = (name: string, d: string) => {
-  const i = args.indexOf(`--${name}`);
-  return i >= 0 ? args[i + 1]! : d;
-};
 const N = Number(flag("queries", "200"));
 const WARMUP = Number(flag("warmup", "40"));
 const DATE = "2016-11-02"; // a Wednesday of rnv's feed
 
-function rng(seed: number) {
-  return () => ((seed = (seed * 1103515245 + 12345) & 0x7fffffff) / 0x7fffffff);
-}
-const pct = (xs: number[], p: number) => {
-  const s = [...xs].sort((a, b) => a - b);
-  return s.length ? s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))]! : NaN;
-};
 
 /** `interchange import` into a fresh dir; returns the seconds of the footpaths-on-streets step (null without streets). */
 function importDataset(dir: string, streets: boolean): number | null {
@@ -54,8 +43,8 @@ function importDataset(dir: string, streets: boolean): number | null {
 const info = machineInfo(ROOT);
 const streetsDir = join(WORK, "rnv-streets"), plainDir = join(WORK, "rnv-plain");
 let footpathSec: number | null = null;
-if (!existsSync(join(streetsDir, "manifest.json")) || args.includes("--reimport")) footpathSec = importDataset(streetsDir, true);
-if (!existsSync(join(plainDir, "manifest.json")) || args.includes("--reimport")) importDataset(plainDir, false);
+if (!existsSync(join(streetsDir, "manifest.json")) || hasFlag("reimport")) footpathSec = importDataset(streetsDir, true);
+if (!existsSync(join(plainDir, "manifest.json")) || hasFlag("reimport")) importDataset(plainDir, false);
 
 // queries: places near random served stops (up to ~400 m off), random times 06:00-22:00
 const tt = loadTimetableFile(join(streetsDir, readManifest(streetsDir).timetable!.path));

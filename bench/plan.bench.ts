@@ -20,6 +20,7 @@ import { DEFAULT_RAPTOR_CONFIG, type StopIdx } from "../server/planner/api.ts";
 import { buildServiceDays, localToUnix } from "../server/planner/timetable/calendar.ts";
 import { NO_DROP_OFF, NO_PICKUP, arrAt, depAt, flagsAt, type Timetable } from "../server/planner/timetable/types.ts";
 import { hostProbeMs, machineInfo } from "./lib/machine.ts";
+import { flag, pct, rng } from "./lib/args.ts";
 import { mdTable } from "./lib/measure.ts";
 import { rssKb, startServer } from "./lib/server.ts";
 import { DepartAfterQuery, JourneyFactory, RaptorAlgorithmFactory, Service } from "raptor-journey-planner";
@@ -27,11 +28,6 @@ import { DepartAfterQuery, JourneyFactory, RaptorAlgorithmFactory, Service } fro
 const ROOT = resolve(import.meta.dir, "..");
 const MTA = join(ROOT, "bench", ".mta");
 const WORK = join(ROOT, "bench", ".work");
-const args = process.argv.slice(2);
-const flag = (name: string, d: string) => {
-  const i = args.indexOf(`--${name}`);
-  return i >= 0 ? args[i + 1]! : d;
-};
 const N = Number(flag("queries", "500"));
 /** Unmeasured queries (another seed) run before each measured kind, so the JIT has reached its steady state. */
 const WARMUP = Number(flag("warmup", "300"));
@@ -43,13 +39,6 @@ const DATASETS = [
   { name: "nyc", label: "MTA subway + 6 bus feeds + LIRR + Metro-North", feeds: ["mta-subway", "mta-bus-bk", "mta-bus-bx", "mta-bus-m", "mta-bus-qns", "mta-bus-si", "mta-bus-busco", "mta-lirr", "mta-mnr"] },
 ];
 
-function rng(seed: number) {
-  return () => ((seed = (seed * 1103515245 + 12345) & 0x7fffffff) / 0x7fffffff);
-}
-const pct = (xs: number[], p: number) => {
-  const s = [...xs].sort((a, b) => a - b);
-  return s.length ? s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))]! : NaN;
-};
 const ms = (x: number) => (Number.isFinite(x) ? (x < 10 ? x.toFixed(3) : x.toFixed(1)) : "n/a");
 const mb = (b: number) => `${Math.round(b / 2 ** 20)} MB`;
 
