@@ -1,6 +1,7 @@
 /**
  * The plan service: typed OTP1 parameters (plan-params.ts) in, OTP-style PlanResponse out. Resolves
- * places to access and egress stops (straight-line walks within maxWalkDistance), runs the RAPTOR
+ * places to access and egress stops (the walks street-legs.ts measured on the streets, else straight
+ * lines within maxWalkDistance), runs the RAPTOR
  * core (widening the search until numItineraries are found, as OTP1's GraphPathFinder repeats its
  * searches), drops dominated itineraries (loops, rides that walking beats) and renders the rest
  * (README, "Transit planner"). A plan that finds nothing is still an answer: no `plan`, an `error`
