@@ -34,7 +34,7 @@ export function searchCriteria(tt: Timetable, p: PlanParams, modes: () => Uint8A
   if (!hasCriteria(c)) return {};
   const ix = indexOf(tt);
   const out: SearchCriteria = {};
-  const warn = (param: string, id: string, what: string) => p.warnings.push(`${param}: no ${what} ${JSON.stringify(id)} in the loaded timetable (ignored, as OTP1 ignores it)`);
+  const warn = (param: string, id: string, what: string) => note(p, `${param}: no ${what} ${JSON.stringify(id)} in the loaded timetable (ignored, as OTP1 ignores it)`);
 
   // routes: bans and whitelists in the route mask
   if (c.bannedRoutes.length || c.bannedAgencies.length || c.whiteListedRoutes.length || c.whiteListedAgencies.length) {
@@ -125,7 +125,7 @@ function costModel(tt: Timetable, ix: IdIndex, c: PlanCriteria, p: PlanParams): 
   const model: CostModel = { walkReluctance: k.walkReluctance, waitReluctance: k.waitReluctance, waitAtBeginningFactor: k.waitAtBeginningFactor, boardCost: k.walkBoardCost, transferPenalty: k.transferPenalty };
   const preferring = c.preferredRoutes.length > 0 || c.preferredAgencies.length > 0;
   if (!preferring && !c.unpreferredRoutes.length && !c.unpreferredAgencies.length) return model;
-  const warn = (param: string, what: string) => (id: string) => p.warnings.push(`${param}: no ${what} ${JSON.stringify(id)} in the loaded timetable (ignored, as OTP1 ignores it)`);
+  const warn = (param: string, what: string) => (id: string) => note(p, `${param}: no ${what} ${JSON.stringify(id)} in the loaded timetable (ignored, as OTP1 ignores it)`);
   const prefG = routeSet(ix, c.preferredRoutes, warn("preferredRoutes", "route"));
   const prefA = agencySet(ix, c.preferredAgencies, warn("preferredAgencies", "agency"));
   const unprefG = routeSet(ix, c.unpreferredRoutes, warn("unpreferredRoutes", "route"));
@@ -351,4 +351,9 @@ function tripsOf(tt: Timetable, ix: IdIndex, text: string): { trips: number[]; p
     if (trips.length) return { trips, positions };
   }
   return null;
+}
+
+/** Adds a note to the plan's warnings once (planning the same parameters again adds nothing). */
+function note(p: PlanParams, text: string): void {
+  if (!p.warnings.includes(text)) p.warnings.push(text);
 }

@@ -419,6 +419,9 @@ describe("OTP1 routing criteria in the search (BART 2023 + Caltrain)", () => {
     const body = svc.plan(p, NOW) as unknown as { plan: { itineraries: Itin[] } };
     expect(body.plan.itineraries.length).toBeGreaterThan(0);
     expect(p.warnings.map((w) => w.split(":")[0])).toEqual(["bannedRoutes", "bannedRoutes", "bannedTrips", "bannedStops", "preferredAgencies"]);
+    // planning the same parameters again notes nothing twice
+    svc.plan(p, NOW);
+    expect(p.warnings.length).toBe(5);
   });
 
   test("accepted parameters without effect leave the plan unchanged, as does disableRemainingWeightHeuristic", () => {
