@@ -10,6 +10,13 @@ import { join } from "node:path";
 /** Valhalla's configuration (JSON), as valhalla_build_config writes it. */
 export type ValhallaConfig = Record<string, any>;
 
+/**
+ * A place farther than this (metres) from every walkable way is off a street dataset's network:
+ * the footpaths measured at import (pipeline/timetable/street-footpaths.ts) and the planner's walks
+ * (server/street/paths.ts) snap with the same cut-off, so a stop is on the streets for both or for neither.
+ */
+export const STREET_SNAP_M = 300;
+
 /** Where each part of a street dataset lives, relative to its folder. */
 export const STREET_LAYOUT = {
   /** the routing graph tiles (valhalla_build_tiles), one folder per hierarchy level */

@@ -3,7 +3,7 @@
  * straight-line ones within the walk radius, assemble.ts) measured again on the active street
  * dataset's pedestrian network, with the embedded Valhalla (its one-to-many matrix per stop).
  *
- * - both stops on the network (each within SNAP_M of a walkable way): the footpath's meters become
+ * - both stops on the network (each within STREET_SNAP_M of a walkable way): the footpath's meters become
  *   the network's; a pair the network does not connect within reach is dropped, unless
  *   transfers.txt names it (the feed knows a way the map lacks: it keeps its straight line);
  * - a stop off the network keeps its straight-line footpaths.
@@ -12,11 +12,9 @@
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import type { StreetEntry } from "../schema/manifest.ts";
-import { STREET_LAYOUT, withDatasetPaths, type ValhallaConfig } from "../schema/street.ts";
+import { STREET_LAYOUT, STREET_SNAP_M, withDatasetPaths, type ValhallaConfig } from "../schema/street.ts";
 import { FOOT_SOURCE } from "../schema/timetable.ts";
 
-/** A stop farther than this from every walkable way is off the network. */
-const SNAP_M = 300;
 /** Stops located per engine call. */
 const LOCATE_BATCH = 1000;
 /** Matrix calls in flight (the engine runs each on its own native thread). */
@@ -60,7 +58,7 @@ export async function openStreetActor(dataDir: string, entry: StreetEntry): Prom
   return actor;
 }
 
-const at = (lat: number, lon: number) => ({ lat, lon, search_cutoff: SNAP_M });
+const at = (lat: number, lon: number) => ({ lat, lon, search_cutoff: STREET_SNAP_M });
 
 /**
  * `foot` (assemble.ts's table: straight lines and transfers.txt) measured on the streets: a new

@@ -309,13 +309,8 @@ function licenses(v: ParamValues<typeof COMMON>): CommonQuery["licenses"] {
   return out;
 }
 
-const near = (lat: number | null, lon: number | null, radius: number | null, dflt: number): Near | null =>
-  lat === null || lon === null ? null : { lat, lon, radius: radius ?? dflt };
-
-/** The stops query of a request (GET /stops[.format], /stops/{stop_key}[.format]). */
-export function stopQuery(raw: (name: string) => string | undefined, format: Format): StopQuery {
-  const v = parseParams(STOP_PARAMS, raw, STOP_RULES);
-  const ids = v.served_by_onestop_ids ?? [];
+/** The parameters the trip and stop endpoints share, as their queries hold them. */
+function commonQuery(v: ParamValues<typeof COMMON>, format: Format): CommonQuery {
   return {
     format,
     limit: v.limit ?? (format === "geojsonl" ? null : DEFAULT_LIMIT),
@@ -324,6 +319,18 @@ export function stopQuery(raw: (name: string) => string | undefined, format: For
     feedOnestopId: v.feed_onestop_id,
     licenses: licenses(v),
     includeAlerts: v.include_alerts,
+  };
+}
+
+const near = (lat: number | null, lon: number | null, radius: number | null, dflt: number): Near | null =>
+  lat === null || lon === null ? null : { lat, lon, radius: radius ?? dflt };
+
+/** The stops query of a request (GET /stops[.format], /stops/{stop_key}[.format]). */
+export function stopQuery(raw: (name: string) => string | undefined, format: Format): StopQuery {
+  const v = parseParams(STOP_PARAMS, raw, STOP_RULES);
+  const ids = v.served_by_onestop_ids ?? [];
+  return {
+    ...commonQuery(v, format),
     servedByRouteOnestopIds: ids.filter((id) => id.startsWith("r-")),
     servedByAgencyOnestopIds: ids.filter((id) => id.startsWith("o-")),
     servedByRouteTypes: v.served_by_route_types,
@@ -339,13 +346,7 @@ export function stopQuery(raw: (name: string) => string | undefined, format: For
 export function tripQuery(raw: (name: string) => string | undefined, format: Format): TripQuery {
   const v = parseParams(TRIP_PARAMS, raw, TRIP_RULES);
   return {
-    format,
-    limit: v.limit ?? (format === "geojsonl" ? null : DEFAULT_LIMIT),
-    after: v.after ?? 0,
-    feedVersionSha1: v.feed_version_sha1,
-    feedOnestopId: v.feed_onestop_id,
-    licenses: licenses(v),
-    includeAlerts: v.include_alerts,
+    ...commonQuery(v, format),
     serviceDate: v.service_date,
     relativeDate: v.relative_date,
     useServiceWindow: v.use_service_window,

@@ -70,6 +70,7 @@ export function engineConfig(dataDir: string, entry: StreetEntry, opts: { allowH
  * was garbage-collected answered with that one's native state (heights from its elevation folder,
  * its `tileset_last_modified`). A server opens one per street dataset it loads (a nightly swap);
  * tests open many, and the planner's and the gateway's answers must not depend on the order.
+ * Each kept Actor holds its tile cache.
  */
 const OPENED: ActorLike[] = [];
 
@@ -90,7 +91,6 @@ interface Loaded {
 export class EmbeddedEngine implements StreetEngine {
   readonly kind = "embedded";
   private loaded: Loaded | null = null;
-  private readonly retired: ActorLike[] = [];
   private readonly maxConcurrent: number;
   /** engine slots of the street endpoints, and the planner's own (its short calls never queue behind long expansions) */
   private readonly lanes: Record<EngineLane, Slots>;
@@ -113,10 +113,7 @@ export class EmbeddedEngine implements StreetEngine {
     const actor = await openActor(engineConfig(this.opts.dataDir, entry, { allowHardExclusions: this.opts.allowHardExclusions }));
     // a first call opens the tiles: a broken dataset fails here, not on a user's request
     await actor.status!("{}");
-    // The replaced Actor is kept, never collected: under Bun, a new Actor answered heights from
-    // the elevation folder of a collected one in 5 of 15 runs (the native side keeps process-wide
-    // state). A swap is a nightly event; each kept Actor holds its tile cache.
-    if (this.loaded) this.retired.push(this.loaded.actor);
+    // (the replaced Actor stays open: openActor keeps every Actor, see OPENED)
     this.loaded = { entry, actor };
     this.opts.log.info("street dataset loaded", { sha1: entry.sha1, osm: entry.osm.map((o) => o.source), elevation_tiles: entry.elevation_tiles.length });
   }

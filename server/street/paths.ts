@@ -2,20 +2,19 @@
  * The planner's street paths (server/street-paths.ts) over the street feature's engine, embedded
  * or external alike: `reach` is a one-to-many sources_to_targets, `path` a route with its
  * maneuvers as OTP1 WalkSteps and its elevation. Places snap to the streets within a cut-off
- * (SNAP_M): a point farther from every street is not on the network, and the planner walks there
+ * (STREET_SNAP_M, 300 m): a point farther from every street is not on the network, and the planner walks there
  * in a straight line instead. The planner's calls have their own engine slots (lane "planner"), so
  * they never queue behind the street endpoints' long searches, and wait at most
  * PLANNER_ENGINE_DEADLINE_MS. A target that does not snap would fail the whole matrix (Valhalla
  * 171), so on that error the targets are located once and the matrix asked again without them.
  */
 import polyline from "@mapbox/polyline";
+import { STREET_SNAP_M } from "../../pipeline/schema/street.ts";
 import type { LatLon, Reach, StreetCost, StreetPath, StreetPaths } from "../street-paths.ts";
 import type { EngineCall, StreetEngine } from "./engine.ts";
 import type { StreetAction } from "./schemas/index.ts";
 import { walkSteps, type Maneuver } from "./walk-steps.ts";
 
-/** A place farther than this from every street is off the street network. */
-export const SNAP_M = 300;
 /**
  * How long a plan waits for the engine (a free planner slot, or an external engine's answer)
  * before it draws that part in straight lines: a busy engine slows plans down, never stops them.
@@ -45,7 +44,7 @@ export function costing(cost: StreetCost): { costing: string; costing_options: R
   return { costing: "auto", costing_options: {} };
 }
 
-const at = (p: LatLon) => ({ lat: p.lat, lon: p.lon, search_cutoff: SNAP_M });
+const at = (p: LatLon) => ({ lat: p.lat, lon: p.lon, search_cutoff: STREET_SNAP_M });
 
 class EngineNoAnswer extends Error {}
 

@@ -6,7 +6,8 @@
  */
 import { beforeAll, describe, expect, test } from "bun:test";
 import { EmbeddedEngine } from "../../server/street/embedded.ts";
-import { SNAP_M, streetPaths } from "../../server/street/paths.ts";
+import { streetPaths } from "../../server/street/paths.ts";
+import { STREET_SNAP_M } from "../../pipeline/schema/street.ts";
 import type { StreetPaths } from "../../server/street-paths.ts";
 import { haversineM } from "../../server/geo.ts";
 import { streetDataset } from "../support/dataset.ts";
@@ -59,7 +60,7 @@ describe("reach: one origin, many places, on the streets", () => {
     expect(to![0]!.meters).toBeCloseTo(from![0]!.meters, -1);
   });
 
-  test(`a place farther than ${SNAP_M} m from any street does not snap to a faraway one`, async () => {
+  test(`a place farther than ${STREET_SNAP_M} m from any street does not snap to a faraway one`, async () => {
     // 1.5 km out at sea, south of the Rock: without the cut-off Valhalla snaps it to the shore road
     expect(await paths.path({ lat: 43.716, lon: 7.423 }, PALACE, { mode: "WALK" })).toBeNull();
   });

@@ -71,18 +71,23 @@ export const fareProducts: TableModule = {
   },
 };
 
-export const areas: TableModule = {
-  name: "areas",
-  file: { name: "areas.txt", required: false },
-  columns: { required: ["area_id"], optional: ["area_name"] },
-  dependsOn: [],
-  async build(ctx) {
-    if (await emptyWhenAbsent(ctx, "areas.txt", "areas")) return;
-    await working(ctx, "areas");
-    await keyChecks(ctx, "areas", ["area_id"]);
-    await ctx.conn.run(`CREATE TABLE areas AS SELECT ${FV(ctx)}, area_id, area_name FROM areas0 ORDER BY rid`);
-  },
-};
+/** A table of ids and names (areas.txt, networks.txt): rows without an id or repeating one skipped. */
+function namedTable(name: string, id: string, label: string): TableModule {
+  return {
+    name,
+    file: { name: `${name}.txt`, required: false },
+    columns: { required: [id], optional: [label] },
+    dependsOn: [],
+    async build(ctx) {
+      if (await emptyWhenAbsent(ctx, `${name}.txt`, name)) return;
+      await working(ctx, name);
+      await keyChecks(ctx, name, [id]);
+      await ctx.conn.run(`CREATE TABLE ${name} AS SELECT ${FV(ctx)}, ${id}, ${label} FROM ${name}0 ORDER BY rid`);
+    },
+  };
+}
+
+export const areas = namedTable("areas", "area_id", "area_name");
 
 export const stopAreas: TableModule = {
   name: "stop_areas",
@@ -103,18 +108,7 @@ export const stopAreas: TableModule = {
   },
 };
 
-export const networks: TableModule = {
-  name: "networks",
-  file: { name: "networks.txt", required: false },
-  columns: { required: ["network_id"], optional: ["network_name"] },
-  dependsOn: [],
-  async build(ctx) {
-    if (await emptyWhenAbsent(ctx, "networks.txt", "networks")) return;
-    await working(ctx, "networks");
-    await keyChecks(ctx, "networks", ["network_id"]);
-    await ctx.conn.run(`CREATE TABLE networks AS SELECT ${FV(ctx)}, network_id, network_name FROM networks0 ORDER BY rid`);
-  },
-};
+export const networks = namedTable("networks", "network_id", "network_name");
 
 export const routeNetworks: TableModule = {
   name: "route_networks",
