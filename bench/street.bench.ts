@@ -37,9 +37,10 @@ import { engineErrorFromMessage } from "../server/street/engine-errors.ts";
 import { polygonsToRings } from "../server/street/exclude-polygons.ts";
 import { STREET_PREFIX, createGateway } from "../server/street/gateway.ts";
 import { stripHardExclusions } from "../server/street/hard-exclusions.ts";
+import { answerText } from "../server/street/engine.ts";
 import { relay } from "../server/street/relay.ts";
 import { readStreetRequest } from "../server/street/request.ts";
-import { streetErrors, streetRoutes } from "../server/street/routes.ts";
+import { streetErrors, streetQuery, streetResponse, streetRoutes } from "../server/street/routes.ts";
 import { validateStreetRequest } from "../server/street/validate.ts";
 import { hostProbeMs, machineInfo } from "./lib/machine.ts";
 import { fmtBytes, fmtSec, machineBusy, mdTable, measure, median, waitForQuiet, type Measured } from "./lib/measure.ts";
@@ -345,8 +346,8 @@ async function layers(actor: ActorLike, srv: Server, costing: string, n: number)
   const signal = new AbortController().signal;
   const steps: [string, (q: string) => Promise<string>][] = [
     ["Actor.route (direct)", (q) => actor.route!(q)],
-    ["EmbeddedEngine.handle + text() (slot, Response)", async (q) => (await engine.handle({ action: "route", body: q, query: "", merged: () => q, signal })).text()],
-    ["gateway.handle + text() (Request, parse, zod, relay)", async (q) => (await gateway.handle(req(q))).text()],
+    ["EmbeddedEngine.handle + text() (slot, answer)", async (q) => answerText(await engine.handle({ action: "route", body: q, query: "", merged: () => q, signal }))],
+    ["gateway.handle + text() (Request, parse, zod, relay)", async (q) => streetResponse(await gateway.handle(await streetQuery(req(q)))).text()],
     ["Elysia app.handle + text() (routing, auth hook)", async (q) => (await app.handle(req(q))).text()],
     ["HTTP to our server (its own process)", async (q) => (await post(`${srv.url}${STREET_PREFIX}/route`, q)).text],
     ["HTTP to a bare Bun.serve + Actor (its own process)", async (q) => (await post(`${bare.url}/route`, q)).text],
@@ -383,19 +384,19 @@ async function layers(actor: ActorLike, srv: Server, costing: string, n: number)
   const answers = new Map<string, string>();
   const pq = qs.slice(30, 130);
   for (const q of pq) answers.set(q, await actor.route!(q));
-  const instant = (q: string) => ({ kind: "instant", handle: async () => new Response(answers.get(q)!, { status: 200, headers: { "content-type": "application/json" } }), health: () => ({}) });
+  const instant = (q: string) => ({ kind: "instant", handle: async () => ({ status: 200, contentType: "application/json", body: answers.get(q)! }), health: () => ({}) });
   let current = pq[0]!;
   const stubGateway = createGateway({ engine: { ...instant(""), handle: async () => instant(current).handle() }, allowHardExclusions: false, log: SILENT });
   const stubApp = createApp({ auth: noAuth(), rateLimiter: createRateLimiter(), features: [{ name: "street", routes: streetRoutes(stubGateway), errors: streetErrors }], log: SILENT, now: Date.now });
   const defs: [string, (q: string) => unknown][] = [
     ["new Request + request.text() (body in)", (q) => req(q).text()],
-    ["readStreetRequest (new URL, JSON.parse of the body, query merge)", (q) => readStreetRequest(new URL(local), q)],
-    ["validateStreetRequest (zod RouteRequest)", (q) => validateStreetRequest("route", readStreetRequest(url, q).view)],
-    ["  (readStreetRequest alone, to subtract)", (q) => readStreetRequest(url, q).view],
+    ["readStreetRequest (new URL, JSON.parse of the body, query merge)", (q) => readStreetRequest(new URL(local).searchParams, q)],
+    ["validateStreetRequest (zod RouteRequest)", (q) => validateStreetRequest("route", readStreetRequest(url.searchParams, q).view)],
+    ["  (readStreetRequest alone, to subtract)", (q) => readStreetRequest(url.searchParams, q).view],
     ["stripHardExclusions + polygonsToRings", (q) => [stripHardExclusions(JSON.parse(q) as Record<string, unknown>), polygonsToRings(undefined)]],
-    ["engine's new Response(answer) + relay() + text()", async (q) => (await relay(new Response(answers.get(q)!, { headers: { "content-type": "application/json" } }), { expectJson: true, warnings: [] })).text()],
+    ["engine's answer + relay() + text()", async (q) => streetResponse(await relay({ status: 200, contentType: "application/json", body: answers.get(q)! }, { expectJson: true, warnings: [] })).text()],
     ["  (for scale: new Response(answer).text(), no relay)", (q) => new Response(answers.get(q)!).text()],
-    ["gateway.handle + text() with an instant engine", async (q) => (await stubGateway.handle(req(q))).text()],
+    ["gateway.handle + text() with an instant engine", async (q) => streetResponse(await stubGateway.handle(await streetQuery(req(q)))).text()],
     ["Elysia app.handle + text() with an instant engine", async (q) => (await stubApp.handle(req(q))).text()],
     ["Actor.status('{}') (a native call without a search)", () => actor.status!("{}")],
   ];
@@ -668,7 +669,7 @@ HTTP floors on the same server, 1000 requests each after 1000 unmeasured: GET /h
 ${routeRes.some((r) => r.otherErrors.length) ? `\nOther errors (first of each costing): ${routeRes.filter((r) => r.otherErrors.length).map((r) => `${r.costing}: ${r.otherErrors[0]}`).join("; ")}\n` : ""}
 #### Where the overhead goes (pedestrian, in this process)
 
-The same ${L.n} pedestrian queries (after 30 unmeasured) through each layer, the order of the layers rotating from query to query: the Actor; the server's EmbeddedEngine (its own Actor, same config) with the Response it builds; the gateway (createGateway over that engine: Request, body, JSON.parse, zod, rewrites, relay), each answer read to text; the Elysia app (createApp with the street routes, no-auth authenticator and rate limiter, as \`serve\` builds it); HTTP to our server process; and, for scale, HTTP to the least a Bun HTTP wrapper of the engine can be (Bun.serve in its own process handing the body to the same Actor and answering its string: no Elysia, auth, validation or relay). Answers: median ${(L.bodyBytes / 1000).toFixed(1)} kB. "paired" = median over queries of the difference on the same query; "added by this layer" = vs the row above.
+The same ${L.n} pedestrian queries (after 30 unmeasured) through each layer, the order of the layers rotating from query to query: the Actor; the server's EmbeddedEngine (its own Actor, same config) with the answer it builds; the gateway (createGateway over that engine: Request to query, body, JSON.parse, zod, rewrites, relay, answer to Response), each answer read to text; the Elysia app (createApp with the street routes, no-auth authenticator and rate limiter, as \`serve\` builds it); HTTP to our server process; and, for scale, HTTP to the least a Bun HTTP wrapper of the engine can be (Bun.serve in its own process handing the body to the same Actor and answering its string: no Elysia, auth, validation or relay). Answers: median ${(L.bodyBytes / 1000).toFixed(1)} kB. "paired" = median over queries of the difference on the same query; "added by this layer" = vs the row above.
 
 ${mdTable(["layer", "p50 ms", "− direct (p50 − p50)", "− direct (paired)", "added by this layer (paired)"], layerRows)}
 

@@ -11,9 +11,8 @@ import { activeStreets, readManifest, type StreetEntry } from "../../pipeline/sc
 import { STREET_LAYOUT, withDatasetPaths, type ValhallaConfig } from "../../pipeline/schema/street.ts";
 import { AppError } from "../errors.ts";
 import type { Logger } from "../feature.ts";
-import type { EngineCall, EngineLane, StreetEngine } from "./engine.ts";
+import type { EngineAnswer, EngineCall, EngineLane, StreetEngine } from "./engine.ts";
 import { engineErrorFromMessage } from "./engine-errors.ts";
-import { completeAnswer } from "./relay.ts";
 import { MAX_HEIGHT_POINTS } from "./schemas/height.ts";
 import type { StreetAction } from "./schemas/index.ts";
 
@@ -118,7 +117,8 @@ export class EmbeddedEngine implements StreetEngine {
     this.opts.log.info("street dataset loaded", { sha1: entry.sha1, osm: entry.osm.map((o) => o.source), elevation_tiles: entry.elevation_tiles.length });
   }
 
-  async handle(call: EngineCall): Promise<Response> {
+  /** The engine's answer as a whole string (the binding's), or its error as Valhalla's error body. */
+  async handle(call: EngineCall): Promise<EngineAnswer> {
     const loaded = this.loaded;
     if (!loaded) throw new AppError("ENGINE_UNAVAILABLE", NO_STREETS_MESSAGE);
     if (call.format === "pbf") {
@@ -134,11 +134,11 @@ export class EmbeddedEngine implements StreetEngine {
       text = await method(query);
     } catch (e) {
       const body = engineErrorFromMessage(call.action, (e as Error).message ?? String(e));
-      return completeAnswer(JSON.stringify(body), { status: body.status_code, headers: { "content-type": "application/json" } });
+      return { status: body.status_code, contentType: "application/json", body: JSON.stringify(body) };
     } finally {
       lane.release();
     }
-    return completeAnswer(text, { status: 200, headers: { "content-type": contentType(call.format) } });
+    return { status: 200, contentType: contentType(call.format), body: text };
   }
 
   health() {

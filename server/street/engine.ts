@@ -1,8 +1,10 @@
 /**
- * The routing engine behind the gateway. The gateway validates, then hands the JSON to a
- * StreetEngine and relays its Response. Two implementations: EmbeddedEngine (./embedded.ts, the
- * default: Valhalla in this process over the active street dataset) and ExternalValhallaEngine
- * (forwards over HTTP to --valhalla-url).
+ * The routing engine behind the gateway, as a port: an EngineCall in, an EngineAnswer out (status,
+ * content type, body as a string or a byte stream), no HTTP objects. The gateway validates, hands
+ * the JSON to a StreetEngine and relays its answer (relay.ts); the planner's street paths
+ * (paths.ts) read it. Two implementations: EmbeddedEngine (./embedded.ts, the default: Valhalla in
+ * this process over the active street dataset) and ExternalValhallaEngine (forwards over HTTP to
+ * --valhalla-url).
  */
 import type { ServerConfig } from "../config.ts";
 import { AppError } from "../errors.ts";
@@ -28,13 +30,37 @@ export interface EngineCall {
 
 export type EngineLane = "gateway" | "planner";
 
+/**
+ * The engine's answer, any status. `body` is a string when the engine made the whole answer in
+ * this process (the embedded engine: relayed as it is, never re-read), the bytes as they arrive
+ * when it comes from elsewhere (an external engine: checked while relayed, never held whole), or
+ * null when the engine sent none.
+ */
+export interface EngineAnswer {
+  readonly status: number;
+  /** the answer's content type; null when the engine named none */
+  readonly contentType: string | null;
+  /** the length the engine declared for a streamed body, when it declared one */
+  readonly contentLength?: number;
+  readonly body: string | ReadableStream<Uint8Array> | null;
+}
+
+/** The whole text of an engine answer (reads a streamed body to its end). */
+export async function answerText(answer: EngineAnswer): Promise<string> {
+  if (answer.body === null || typeof answer.body === "string") return answer.body ?? "";
+  const decoder = new TextDecoder();
+  let text = "";
+  for await (const chunk of answer.body) text += decoder.decode(chunk, { stream: true });
+  return text + decoder.decode();
+}
+
 export interface StreetEngine {
   readonly kind: string;
   /**
-   * The engine's answer as a Response: any status, body possibly streamed. Throws
-   * AppError("ENGINE_UNAVAILABLE") when there is no answer (unreachable, timed out, not configured).
+   * The engine's answer: any status, body possibly streamed. Throws AppError("ENGINE_UNAVAILABLE")
+   * when there is no answer (unreachable, timed out, not configured).
    */
-  handle(call: EngineCall): Promise<Response>;
+  handle(call: EngineCall): Promise<EngineAnswer>;
   health(): Record<string, unknown>;
   /** called when the active dataset may have changed (the manifest was rewritten) */
   reload?(): Promise<void>;
@@ -50,7 +76,7 @@ export class ExternalValhallaEngine implements StreetEngine {
     private readonly fetchImpl: typeof fetch = fetch,
   ) {}
 
-  async handle(call: EngineCall): Promise<Response> {
+  async handle(call: EngineCall): Promise<EngineAnswer> {
     const url = `${this.baseUrl}/${call.action}${call.query ? `?${call.query}` : ""}`;
     const abort = new AbortController();
     const onClientGone = () => abort.abort(new Error("client went away"));
@@ -80,12 +106,14 @@ export class ExternalValhallaEngine implements StreetEngine {
     } finally {
       clearTimeout(timer);
     }
-    if (!res.body) return res;
+    const declared = res.headers.get("content-length");
+    const answer = { status: res.status, contentType: res.headers.get("content-type"), ...(declared !== null ? { contentLength: Number(declared) } : {}) };
+    if (!res.body) return { ...answer, body: null };
     // The time-out covers the wait for headers; while the body streams, it applies to each pause.
     const body = withIdleTimeout(res.body, this.timeoutMs, () => abort.abort(new Error("engine stalled")), () =>
       call.signal.removeEventListener("abort", onClientGone),
     );
-    return new Response(body, { status: res.status, statusText: res.statusText, headers: res.headers });
+    return { ...answer, body };
   }
 
   health() {

@@ -1,10 +1,13 @@
 /**
- * The street-routing gateway: one function from an HTTP Request to the engine's relayed Response,
- * free of Elysia so it can be tested and reused. Order: CORS preflight, method (101), action (106),
- * JSON (100), validation (1xx), rewrites the engine needs (hard exclusions dropped with warning 208,
- * exclude_polygons FeatureCollection to rings), engine, relay. Refusals and failures are thrown as
- * AppError (anything else becomes ENGINE_UNAVAILABLE) and answered with Valhalla's bodies by the
- * street feature's error renderer (routes.ts streetErrors).
+ * The street-routing gateway as a service: a typed StreetQuery in (method, action, query
+ * parameters, body text, abort signal), a typed StreetAnswer out (status, headers, body whole or
+ * streamed); no HTTP objects, so it can be tested and reused without a server (routes.ts turns
+ * Requests into queries and answers into Responses). Order: CORS preflight, method (101), action
+ * (106), JSON (100), validation (1xx), rewrites the engine needs (hard exclusions dropped with
+ * warning 208, exclude_polygons FeatureCollection to rings), engine, relay. Refusals and failures
+ * are thrown as AppError (anything else becomes ENGINE_UNAVAILABLE) and answered with Valhalla's
+ * bodies by the street feature's error renderer (routes.ts streetErrors); the unknown action and
+ * method are answered as Valhalla's own HTTP server answers them.
  */
 import { CORS_ALLOW_ORIGIN } from "../cors.ts";
 import { AppError } from "../errors.ts";
@@ -13,12 +16,28 @@ import { HARD_EXCLUSION_WARNING } from "./codes.ts";
 import type { StreetEngine } from "./engine.ts";
 import { stripHardExclusions } from "./hard-exclusions.ts";
 import { polygonsToRings } from "./exclude-polygons.ts";
-import { CORS_HEADERS, relay, type Warning } from "./relay.ts";
+import { CORS_HEADERS, relay, type StreetAnswer, type Warning } from "./relay.ts";
 import { readStreetRequest } from "./request.ts";
-import { ACTIONS, isAction } from "./schemas/index.ts";
+import { ACTIONS, isAction, type StreetAction } from "./schemas/index.ts";
 import { validateStreetRequest } from "./validate.ts";
 
+export type { StreetAnswer } from "./relay.ts";
+
 export const STREET_PREFIX = "/api/v2/routing/valhalla";
+
+/** One street-routing request, as the gateway reads it. */
+export interface StreetQuery {
+  /** the HTTP method as sent (GET and POST are served, OPTIONS is the CORS preflight) */
+  readonly method: string;
+  /** what follows the prefix, without slashes: an action name, or anything else (answered 106) */
+  readonly action: string;
+  /** the query parameters as sent: `json`, `apikey` (never forwarded) and any others */
+  readonly params: URLSearchParams;
+  /** the body as text ("" when none); only a POST's is read, as Valhalla does */
+  readonly body: string;
+  /** aborted when the client goes away */
+  readonly signal: AbortSignal;
+}
 
 export interface GatewayDeps {
   engine: StreetEngine;
@@ -26,28 +45,35 @@ export interface GatewayDeps {
   log: Logger;
 }
 
-/** The gateway's own Valhalla-style answers to an unknown action (404) or method (405). */
-function engineStyleError(status: number, statusText: string, code: number, error: string, extra: Record<string, string> = {}): Response {
-  return new Response(JSON.stringify({ error, error_code: code, status: statusText, status_code: status }), {
-    status,
-    headers: { "content-type": "application/json", ...CORS_ALLOW_ORIGIN, ...extra },
-  });
+export interface StreetGateway {
+  /** The answer to a query; throws AppError for refusals (400) and engine failures (503). */
+  handle(query: StreetQuery): Promise<StreetAnswer>;
 }
 
-export function createGateway(deps: GatewayDeps) {
+/** The gateway's own Valhalla-style answers to an unknown action (404) or method (405). */
+function engineStyleError(status: number, statusText: string, code: number, error: string, extra: Record<string, string> = {}): StreetAnswer {
+  return {
+    status,
+    headers: { "content-type": "application/json", ...CORS_ALLOW_ORIGIN, ...extra },
+    body: JSON.stringify({ error, error_code: code, status: statusText, status_code: status }),
+  };
+}
+
+export function createGateway(deps: GatewayDeps): StreetGateway {
   const tryAny = `Try any of: ${ACTIONS.map((a) => `'/${a}'`).join(" ")}`;
 
-  async function forward(request: Request, url: URL, action: (typeof ACTIONS)[number]): Promise<Response> {
-    const bodyText = request.method === "POST" ? await request.text() : "";
+  async function forward(query: StreetQuery, action: StreetAction): Promise<StreetAnswer> {
+    const bodyText = query.method === "POST" ? query.body : "";
+    const params = query.params;
     if (action === "status") {
-      const hasJson = url.searchParams.has("json") || bodyText.trim() !== "";
-      const req = hasJson ? readStreetRequest(url, bodyText) : null;
-      const query = new URLSearchParams([...url.searchParams].filter(([k]) => k !== "apikey" && k !== "json")).toString();
+      const hasJson = params.has("json") || bodyText.trim() !== "";
+      const req = hasJson ? readStreetRequest(params, bodyText) : null;
+      const engineQuery = new URLSearchParams([...params].filter(([k]) => k !== "apikey" && k !== "json")).toString();
       const merged = () => JSON.stringify(req?.view ?? {});
-      const res = await deps.engine.handle({ action, body: req ? req.jsonText : null, query, merged, signal: request.signal });
-      return relay(res, { expectJson: true, warnings: [] });
+      const answer = await deps.engine.handle({ action, body: req ? req.jsonText : null, query: engineQuery, merged, signal: query.signal });
+      return relay(answer, { expectJson: true, warnings: [] });
     }
-    const req = readStreetRequest(url, bodyText);
+    const req = readStreetRequest(params, bodyText);
     validateStreetRequest(action, req.view);
     const warnings: Warning[] = [];
     // rewrites change the JSON itself; the query's parameters are re-merged after them
@@ -76,21 +102,20 @@ export function createGateway(deps: GatewayDeps) {
     const merged = () => (req.forwardQuery ? JSON.stringify({ ...req.extra, ...req.json }) : body);
     const format = typeof req.view.format === "string" ? req.view.format : undefined;
     const expectJson = format === undefined || format === "json" || format === "osrm";
-    const res = await deps.engine.handle({ action, body, query: req.forwardQuery, merged, format, signal: request.signal });
-    return relay(res, { expectJson, warnings });
+    const answer = await deps.engine.handle({ action, body, query: req.forwardQuery, merged, format, signal: query.signal });
+    return relay(answer, { expectJson, warnings });
   }
 
   return {
-    async handle(request: Request): Promise<Response> {
-      const url = new URL(request.url);
-      const action = url.pathname.slice(STREET_PREFIX.length).replace(/^\/+/, "").replace(/\/+$/, "");
-      if (request.method === "OPTIONS") return new Response(null, { status: 204, headers: CORS_HEADERS });
-      if (request.method !== "GET" && request.method !== "POST") {
+    async handle(query) {
+      const { action } = query;
+      if (query.method === "OPTIONS") return { status: 204, headers: CORS_HEADERS, body: null };
+      if (query.method !== "GET" && query.method !== "POST") {
         return engineStyleError(405, "Method Not Allowed", 101, ENGINE_101, { allow: "GET, POST, OPTIONS" });
       }
       if (!isAction(action)) return engineStyleError(404, "Not Found", 106, tryAny);
       try {
-        return await forward(request, url, action);
+        return await forward(query, action);
       } catch (err) {
         if (err instanceof AppError) {
           if (err.code === "ENGINE_UNAVAILABLE") deps.log.warn("routing engine unavailable", { action, error: err.message, cause: err.details.cause });

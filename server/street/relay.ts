@@ -1,14 +1,27 @@
 /**
- * Relaying the engine's answer: successes and the engine's own 4xx errors pass through with their
- * status and body (streamed, so a 300 MB expansion never sits in memory); anything that is not a
- * Valhalla answer (5xx, garbage, empty) becomes the spec's 503 text/plain. Warnings the gateway owes
- * the client (dropped hard exclusions) are merged into JSON objects and always sent as a header.
+ * Relaying the engine's answer (engine.ts EngineAnswer) as the gateway's StreetAnswer: successes and
+ * the engine's own 4xx errors pass through with their status and body (streamed, so a 300 MB
+ * expansion never sits in memory); anything that is not a Valhalla answer (5xx, garbage, empty)
+ * becomes the spec's 503 text/plain (thrown as AppError ENGINE_UNAVAILABLE). Warnings the gateway
+ * owes the client (dropped hard exclusions) are merged into JSON objects and always sent as a header.
+ * An answer the embedded engine made whole (a string) is sent as it is, without a stream to check.
  */
 import { CORS_ALLOW_ORIGIN } from "../cors.ts";
 import { AppError } from "../errors.ts";
+import type { EngineAnswer } from "./engine.ts";
 
 /** The service's CORS headers (server/cors.ts), which Valhalla's answers get too. */
 export { CORS_HEADERS } from "../cors.ts";
+
+/**
+ * What the gateway answers the client: status, headers (CORS and content type included) and the
+ * body, whole, streamed (a large engine answer, passed on as it arrives) or none (a preflight).
+ */
+export interface StreetAnswer {
+  readonly status: number;
+  readonly headers: Readonly<Record<string, string>>;
+  readonly body: string | ReadableStream<Uint8Array> | null;
+}
 
 export interface Warning {
   code: number;
@@ -31,38 +44,25 @@ type Reader = { read(): Promise<{ done: true; value?: undefined } | { done: fals
 
 const invalidAnswer = (why: string) => new AppError("ENGINE_UNAVAILABLE", `routing engine sent an invalid answer (${why})`);
 
-/**
- * Answers an engine made in this process from a complete string (the embedded engine): the relay
- * sends the string as it is instead of reading and re-streaming it.
- */
-const COMPLETE_ANSWERS = new WeakMap<Response, string>();
+export async function relay(answer: EngineAnswer, opts: RelayOptions): Promise<StreetAnswer> {
+  const headers: Record<string, string> = { ...CORS_ALLOW_ORIGIN, "content-type": answer.contentType ?? "application/json" };
+  if (opts.warnings.length) headers["x-interchange-warning"] = opts.warnings.map((w) => `${w.code} ${w.text}`).join("; ");
+  const status = answer.status;
 
-export function completeAnswer(text: string, init: ResponseInit): Response {
-  const res = new Response(text, init);
-  COMPLETE_ANSWERS.set(res, text);
-  return res;
-}
-
-export async function relay(res: Response, opts: RelayOptions): Promise<Response> {
-  const headers = new Headers(CORS_ALLOW_ORIGIN);
-  headers.set("content-type", res.headers.get("content-type") ?? "application/json");
-  if (opts.warnings.length) headers.set("x-interchange-warning", opts.warnings.map((w) => `${w.code} ${w.text}`).join("; "));
-
-  const complete = COMPLETE_ANSWERS.get(res);
-  if (complete !== undefined) {
+  if (typeof answer.body === "string") {
     // an answer the embedded engine already holds whole: no stream to check or re-chunk
-    const merged = opts.warnings.length && complete.startsWith("{") ? mergeWarnings(complete, opts.warnings) : null;
-    return new Response(merged ?? complete, { status: res.status, headers });
+    const merged = opts.warnings.length && answer.body.startsWith("{") ? mergeWarnings(answer.body, opts.warnings) : null;
+    return { status, headers, body: merged ?? answer.body };
   }
 
-  const ok = res.status >= 200 && res.status < 300;
+  const ok = status >= 200 && status < 300;
   // Valhalla's own refusals: 4xx, and 501 for "not implemented" combinations (codes 141, 142).
-  const engineRefusal = (res.status >= 400 && res.status < 500) || res.status === 501;
+  const engineRefusal = (status >= 400 && status < 500) || status === 501;
   if (!ok && !engineRefusal) {
-    await res.body?.cancel().catch(() => {});
-    throw new AppError("ENGINE_UNAVAILABLE", `routing engine failed to answer (HTTP ${res.status})`);
+    await answer.body?.cancel().catch(() => {});
+    throw new AppError("ENGINE_UNAVAILABLE", `routing engine failed to answer (HTTP ${status})`);
   }
-  const reader = res.body?.getReader() as Reader | undefined;
+  const reader = answer.body?.getReader() as Reader | undefined;
   if (!reader) throw invalidAnswer("empty body");
 
   if (engineRefusal) {
@@ -72,10 +72,10 @@ export async function relay(res: Response, opts: RelayOptions): Promise<Response
       const parsed = JSON.parse(text) as unknown;
       if (!parsed || typeof parsed !== "object") throw new Error("not an object");
     } catch {
-      throw invalidAnswer(`HTTP ${res.status} without a JSON error`);
+      throw invalidAnswer(`HTTP ${status} without a JSON error`);
     }
-    headers.set("content-type", "application/json");
-    return new Response(text, { status: res.status, headers });
+    headers["content-type"] = "application/json";
+    return { status, headers, body: text };
   }
 
   // Success: look at the first bytes to catch garbage before committing to a 200.
@@ -96,18 +96,13 @@ export async function relay(res: Response, opts: RelayOptions): Promise<Response
 
   if (opts.warnings.length && firstByte === 0x7b) {
     const limit = opts.mergeLimitBytes ?? DEFAULT_MERGE_LIMIT;
-    const declared = Number(res.headers.get("content-length") ?? NaN);
-    if (!(declared > limit)) {
+    if (!((answer.contentLength ?? NaN) > limit)) {
       const rest = await readUpTo(reader, limit, head);
-      if (rest.complete) {
-        const merged = mergeWarnings(rest.text, opts.warnings);
-        if (merged !== null) return new Response(merged, { status: res.status, headers });
-        return new Response(rest.text, { status: res.status, headers });
-      }
-      return new Response(prepend(rest.chunks, reader), { status: res.status, headers });
+      if (rest.complete) return { status, headers, body: mergeWarnings(rest.text, opts.warnings) ?? rest.text };
+      return { status, headers, body: prepend(rest.chunks, reader) };
     }
   }
-  return new Response(prepend(head, reader), { status: res.status, headers });
+  return { status, headers, body: prepend(head, reader) };
 }
 
 /** Adds warnings to a JSON object answer: top-level `warnings`, and `trip.warnings` for route-shaped answers. */

@@ -30,8 +30,8 @@ function queryValue(v: string): unknown {
   }
 }
 
-export function readStreetRequest(url: URL, bodyText: string): StreetRequest {
-  const fromQuery = url.searchParams.get("json");
+export function readStreetRequest(params: URLSearchParams, bodyText: string): StreetRequest {
+  const fromQuery = params.get("json");
   const raw = fromQuery ?? bodyText;
   const jsonText = raw.trim() === "" ? "{}" : raw;
   let json: unknown;
@@ -46,7 +46,7 @@ export function readStreetRequest(url: URL, bodyText: string): StreetRequest {
   const view: Record<string, unknown> = { ...(json as Record<string, unknown>) };
   const extra: Record<string, unknown> = {};
   const forward = new URLSearchParams();
-  for (const [k, v] of url.searchParams) {
+  for (const [k, v] of params) {
     if (OWN_PARAMS.has(k)) continue;
     forward.append(k, v);
     if (!(k in view)) view[k] = extra[k] = queryValue(v);

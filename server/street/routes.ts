@@ -1,9 +1,15 @@
-/** HTTP routes of the street-routing gateway (Valhalla paths under /api/v2/routing/valhalla) and its error bodies. */
+/**
+ * HTTP routes of the street-routing gateway (Valhalla paths under /api/v2/routing/valhalla): the one
+ * place the feature touches HTTP objects. Each Request becomes the gateway's StreetQuery and its
+ * StreetAnswer a Response; thrown errors get the feature's Valhalla bodies (streetErrors). The
+ * OpenAPI details come from the request schemas (openapi.ts).
+ */
 import { Elysia } from "elysia";
 import { CORS_ALLOW_ORIGIN } from "../cors.ts";
 import { AppError, HTTP_STATUS, jsonError, renderError, statusText } from "../errors.ts";
 import type { FeatureErrors } from "../feature.ts";
-import { STREET_PREFIX, type createGateway } from "./gateway.ts";
+import { STREET_PREFIX, type StreetAnswer, type StreetGateway, type StreetQuery } from "./gateway.ts";
+import { streetDocs } from "./openapi.ts";
 import { ACTIONS } from "./schemas/index.ts";
 
 /** Valhalla answers every request with this header; the gateway does the same, errors included. */
@@ -24,32 +30,32 @@ export const streetErrors: FeatureErrors = {
   },
 };
 
-const SUMMARY: Record<(typeof ACTIONS)[number], string> = {
-  route: "Route between locations (Valhalla /route)",
-  isochrone: "Reachable areas (Valhalla /isochrone)",
-  expansion: "Explored graph edges (Valhalla /expansion); answers can be very large",
-  height: "Elevation along a shape (Valhalla /height)",
-  locate: "Edges and nodes near locations (Valhalla /locate)",
-  centroid: "Routes converging on one point (Valhalla /centroid)",
-  sources_to_targets: "Time-distance matrix between sources and targets (Valhalla /sources_to_targets)",
-  optimized_route: "Route visiting the locations in the best order (Valhalla /optimized_route)",
-  trace_route: "Map-match a trace into a route (Valhalla /trace_route)",
-  trace_attributes: "Edge attributes along a map-matched trace (Valhalla /trace_attributes)",
-  status: "Routing engine status (Valhalla /status)",
-};
+/** The gateway's query from a request: the action is the path after the prefix; only a POST's body is read. */
+export async function streetQuery(request: Request): Promise<StreetQuery> {
+  const url = new URL(request.url);
+  const action = url.pathname.slice(STREET_PREFIX.length).replace(/^\/+/, "").replace(/\/+$/, "");
+  let body = "";
+  if (request.method === "POST") {
+    try {
+      body = await request.text();
+    } catch (e) {
+      throw new AppError("INVALID_PARAMETER", "Failed to parse json request: the body could not be read", { engineCode: 100, parameter: "body" }, { cause: e });
+    }
+  }
+  return { method: request.method, action, params: url.searchParams, body, signal: request.signal };
+}
 
-export function streetRoutes(gateway: ReturnType<typeof createGateway>) {
-  const handle = ({ request }: { request: Request }) => gateway.handle(request);
+/** The gateway's answer as a Response (a streamed body stays a stream). */
+export const streetResponse = (answer: StreetAnswer): Response => new Response(answer.body, { status: answer.status, headers: answer.headers });
+
+export function streetRoutes(gateway: StreetGateway) {
+  const handle = async ({ request }: { request: Request }) => streetResponse(await gateway.handle(await streetQuery(request)));
   let app = new Elysia({ name: "street" });
   for (const action of ACTIONS) {
-    const detail = {
-      tags: ["street routing"],
-      summary: SUMMARY[action],
-      description: "Request JSON in the `json` query parameter (GET) or as the body (POST), as Valhalla accepts it.",
-    };
+    const docs = streetDocs(action);
     app = app
-      .get(`${STREET_PREFIX}/${action}`, handle, { parse: "none", detail })
-      .post(`${STREET_PREFIX}/${action}`, handle, { parse: "none", detail }) as unknown as typeof app;
+      .get(`${STREET_PREFIX}/${action}`, handle, { parse: "none", detail: docs.get })
+      .post(`${STREET_PREFIX}/${action}`, handle, { parse: "none", detail: docs.post }) as unknown as typeof app;
   }
   // Everything else under the prefix: CORS preflight, unknown actions (106), other methods (101).
   return app
