@@ -78,6 +78,8 @@ const BOUNDS_MARGIN_M = 10_000;
 export const TOO_CLOSE_M = 1;
 /** A walk-only itinerary is offered up to this distance (or maxWalkDistance, if larger). */
 export const WALK_ONLY_MAX_M = 5_000;
+/** How far walking all the way is offered: WALK_ONLY_MAX_M, or maxWalkDistance if larger. */
+export const walkOnlyCap = (p: { maxWalkDistance: number }) => Math.max(WALK_ONLY_MAX_M, p.maxWalkDistance);
 /** How far past the requested time a search looks. */
 const HORIZON_SEC = 24 * 3600;
 /**
@@ -178,7 +180,7 @@ export class PlanService {
     // walking all the way is offered up to walkCap: a ride arriving no earlier (leaving no later, for
     // arriveBy) is then dominated by it
     // (a ride or a drive all the way, measured on the streets, has no cap)
-    const walkCap = p.streetMode === "WALK" ? Math.max(WALK_ONLY_MAX_M, p.maxWalkDistance) : Infinity;
+    const walkCap = p.streetMode === "WALK" ? walkOnlyCap(p) : Infinity;
     const walkReach = walkDirectM <= walkCap ? walkDirectSec : null;
     const itineraries: Itinerary[] = [];
     let earliest: Record<string, unknown>[] | undefined;

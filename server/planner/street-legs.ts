@@ -5,10 +5,12 @@
  *
  * 1. before the search, one one-to-many matrix from the origin (and one to the destination)
  *    measures on foot the stops within maxWalkDistance as the crow flies (a street walk is never
- *    shorter) and the destination itself: a stop farther than maxWalkDistance on foot, or one the
- *    streets do not connect, is no access (egress) stop; when the origin (destination) is off the
- *    street network, every stop keeps its straight-line walk;
- * 2. the PlanService plans with those walks (and walking all the way takes the street time);
+ *    shorter): a stop farther than maxWalkDistance on foot, or one the streets do not connect, is
+ *    no access (egress) stop; when the origin (destination) is off the street network, every stop
+ *    keeps its straight-line walk. At the same time the engine's route between the two places
+ *    measures walking (riding, driving) all the way, where that can be offered;
+ * 2. the PlanService plans with those walks (and walking all the way takes the route's time; the
+ *    walk-only itinerary is then drawn with that same route);
  * 3. each walk leg of the answer is drawn along the streets: geometry, distance, OTP1 WalkSteps
  *    and elevation (itinerary elevationGained / elevationLost); its duration stays the time the
  *    search budgeted for it. Transfers were measured on the streets at import (their footpaths).
@@ -20,9 +22,10 @@ import polyline from "@mapbox/polyline";
 import type { StopIdx, StopWalk } from "./api.ts";
 import type { Itinerary } from "./itinerary.ts";
 import type { PlanParams } from "./plan-params.ts";
-import { otpError, type PlanResponse, type PlanService, type StreetInputs } from "./plan-service.ts";
+import { otpError, walkOnlyCap, type PlanResponse, type PlanService, type StreetInputs } from "./plan-service.ts";
+import { haversineM } from "../geo.ts";
 import { AppError } from "../errors.ts";
-import type { LatLon, Reach, StreetCost, StreetPath, StreetPaths } from "../street-paths.ts";
+import type { LatLon, StreetCost, StreetPath, StreetPaths } from "../street-paths.ts";
 
 const round1 = (x: number) => Math.round(x * 10) / 10;
 
@@ -70,21 +73,24 @@ function accessCost(p: PlanParams): StreetCost {
 
 /**
  * Access (`direction` "from": place to stops) or egress ("to": stops to place) walks: the
- * straight-line `candidates` measured on the streets, with `extra` places measured in the same
- * call (the other end of the trip, for walking all the way). Null when the place is off the streets.
+ * straight-line `candidates` measured on the streets. Null when the place is off the streets.
+ * (The other end of the trip is not among the targets: the one-to-many search grows with its
+ * farthest target, and a destination 5 km away tripled its time. Walking all the way is the
+ * engine's route instead, see StreetPlanner.plan.)
  */
 async function measure(
-  streets: StreetPaths, place: LatLon, candidates: StopWalk[], extra: LatLon[], meta: { stopLat: Float64Array; stopLon: Float64Array }, cost: StreetCost, maxWalkM: number, direction: "from" | "to",
-): Promise<{ walks: StopWalk[]; extra: (Reach | null)[] } | null> {
-  const points = [...extra, ...candidates.map((c) => ({ lat: meta.stopLat[c.stop]!, lon: meta.stopLon[c.stop]! }))];
+  streets: StreetPaths, place: LatLon, candidates: StopWalk[], meta: { stopLat: Float64Array; stopLon: Float64Array }, cost: StreetCost, maxWalkM: number, direction: "from" | "to",
+): Promise<StopWalk[] | null> {
+  if (candidates.length === 0) return [];
+  const points = candidates.map((c) => ({ lat: meta.stopLat[c.stop]!, lon: meta.stopLon[c.stop]! }));
   const reached = await streets.reach(place, points, cost, direction);
   if (!reached) return null;
   const walks: StopWalk[] = [];
   candidates.forEach((c, i) => {
-    const r = reached[extra.length + i];
+    const r = reached[i];
     if (r && r.meters <= maxWalkM) walks.push({ stop: c.stop as StopIdx, walkSec: r.sec });
   });
-  return { walks, extra: reached.slice(0, extra.length) };
+  return walks;
 }
 
 export class StreetPlanner {
@@ -108,16 +114,27 @@ export class StreetPlanner {
     const core = this.service.tt.core;
     const access = p.walkOnly ? [] : streetCandidates(core, this.service.walkStops(p.from.lat, p.from.lon, p.maxWalkDistance, speed, p.wheelchair));
     const egress = p.walkOnly ? [] : streetCandidates(core, this.service.walkStops(p.to.lat, p.to.lon, p.maxWalkDistance, speed, p.wheelchair));
-    const [fromSide, toSide] = await Promise.all([
-      measure(this.streets, p.from, access, [p.to], meta, cost, p.maxWalkDistance, "from"),
-      p.walkOnly ? Promise.resolve(null) : measure(this.streets, p.to, egress, [], meta, cost, p.maxWalkDistance, "to"),
+    // one engine route per distinct leg: itineraries share their walks to and from the same stops,
+    // and walking (riding, driving) all the way is the route the plan measured it with
+    const paths = new Map<string, Promise<StreetPath | null>>();
+    const path = (from: LatLon, to: LatLon, c: StreetCost) => {
+      const key = `${from.lat},${from.lon}|${to.lat},${to.lon}|${c.mode}`;
+      let v = paths.get(key);
+      if (!v) paths.set(key, (v = this.streets.path(from, to, c)));
+      return v;
+    };
+    // all the way on the streets: measured only where it can be offered (a street walk is never
+    // shorter than the straight line, so one beyond the walk-only cap is not asked for)
+    const directM = haversineM(p.from.lat, p.from.lon, p.to.lat, p.to.lon);
+    const wantDirect = mode !== "WALK" || directM <= walkOnlyCap(p);
+    const [accessWalks, egressWalks, direct] = await Promise.all([
+      p.walkOnly ? Promise.resolve(null) : measure(this.streets, p.from, access, meta, cost, p.maxWalkDistance, "from"),
+      p.walkOnly ? Promise.resolve(null) : measure(this.streets, p.to, egress, meta, cost, p.maxWalkDistance, "to"),
+      wantDirect ? path(p.from, p.to, cost) : Promise.resolve(null),
     ]);
-    if (fromSide) {
-      if (!p.walkOnly) inputs.access = fromSide.walks;
-      const direct = fromSide.extra[0];
-      if (direct) inputs.direct = { sec: direct.sec, meters: direct.meters };
-    }
-    if (toSide) inputs.egress = toSide.walks;
+    if (accessWalks) inputs.access = accessWalks;
+    if (egressWalks) inputs.egress = egressWalks;
+    if (direct) inputs.direct = { sec: direct.sec, meters: direct.meters };
     if (mode === "BICYCLE") {
       // off the streets, the bicycle goes in a straight line at bikeSpeed (never at walking speed)
       inputs.access ??= access;
@@ -128,14 +145,6 @@ export class StreetPlanner {
       return { error: otpError("PATH_NOT_FOUND", `no ${mode === "CAR" ? "drive" : "bicycle route"} on the streets between these places`) };
     }
     const body = this.service.plan(p, nowMs, inputs);
-    // one engine route per distinct leg: itineraries share their walks to and from the same stops
-    const paths = new Map<string, Promise<StreetPath | null>>();
-    const path = (from: LatLon, to: LatLon, c: StreetCost) => {
-      const key = `${from.lat},${from.lon}|${to.lat},${to.lon}|${c.mode}`;
-      let v = paths.get(key);
-      if (!v) paths.set(key, (v = this.streets.path(from, to, c)));
-      return v;
-    };
     if (body.plan) await Promise.all(body.plan.itineraries.map((it) => this.drawStreetLegs(it, p, path)));
     return this.withNetwork(body, true);
   }

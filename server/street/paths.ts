@@ -11,7 +11,7 @@
 import polyline from "@mapbox/polyline";
 import { STREET_SNAP_M } from "../../pipeline/schema/street.ts";
 import type { LatLon, Reach, StreetCost, StreetPath, StreetPaths } from "../street-paths.ts";
-import type { EngineCall, StreetEngine } from "./engine.ts";
+import { answerText, type EngineAnswer, type EngineCall, type StreetEngine } from "./engine.ts";
 import type { StreetAction } from "./schemas/index.ts";
 import { walkSteps, type Maneuver } from "./walk-steps.ts";
 
@@ -53,20 +53,16 @@ export function streetPaths(engine: StreetEngine, available: () => boolean): Str
   async function ask(action: StreetAction, request: unknown): Promise<{ ok: boolean; body: Record<string, any> }> {
     const body = JSON.stringify(request);
     const call: EngineCall = { action, body, query: "", merged: () => body, signal: AbortSignal.timeout(PLANNER_ENGINE_DEADLINE_MS), lane: "planner" };
-    let res: Response;
-    try {
-      res = await engine.handle(call);
-    } catch {
-      throw new EngineNoAnswer();
-    }
-    const text = await res.text();
+    let res: EngineAnswer;
     let parsed: Record<string, any>;
     try {
-      parsed = JSON.parse(text);
+      // (an external engine's body is a stream: one that stalls or breaks is no answer too)
+      res = await engine.handle(call);
+      parsed = JSON.parse(await answerText(res));
     } catch {
       throw new EngineNoAnswer();
     }
-    return { ok: res.ok, body: parsed };
+    return { ok: res.status >= 200 && res.status < 300, body: parsed };
   }
 
   async function matrix(origin: LatLon, others: LatLon[], cost: StreetCost, direction: "from" | "to") {
@@ -110,7 +106,7 @@ export function streetPaths(engine: StreetEngine, available: () => boolean): Str
     async path(from, to, cost) {
       if (!available()) return null;
       try {
-        const r = await ask("route", { locations: [at(from), at(to)], ...costing(cost), units: "kilometers", elevation_interval: ELEVATION_INTERVAL_M });
+        const r = await ask("route", { locations: [at(from), at(to)], ...costing(cost), units: "kilometers", elevation_interval: ELEVATION_INTERVAL_M, directions_type: "maneuvers" });
         if (!r.ok) return null;
         const legs = r.body.trip?.legs as { shape: string; maneuvers: Maneuver[]; elevation?: number[]; summary: { time: number; length: number } }[] | undefined;
         if (!legs?.length) return null;
