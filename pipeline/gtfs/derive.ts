@@ -80,7 +80,9 @@ const MAX_SPAN_DAYS = 366 * 20;
  * Service levels per date (scheduled trip-seconds), then Transitland's rule: weeks (Monday start)
  * from the week containing fetched_at (or the busiest week when that week has < 75 % of the
  * maximum), extended both ways while weeks keep >= 75 % of the maximum; the best week is the
- * busiest inside that window; feed_info start/end dates override the window.
+ * busiest inside that window; feed_info start/end dates override the window. The best week always
+ * has scheduled service: when the feed_info window holds none (feed_info's dates disagree with the
+ * calendars'), it is the busiest week of the window the calendars alone give.
  */
 export async function serviceWindow(conn: DuckDBConnection, fetchedAt: Date): Promise<ServiceWindow> {
   await conn.run(`CREATE OR REPLACE TABLE service_dates AS
@@ -118,12 +120,20 @@ export async function serviceWindow(conn: DuckDBConnection, fetchedAt: Date): Pr
   while ((byWeek.get(addDays(hi, 7)) ?? 0) >= 0.75 * max) hi = addDays(hi, 7);
   let windowStart = lo < earliest ? earliest : lo;
   let windowEnd = addDays(hi, 6) > latest ? latest : addDays(hi, 6);
+  // the busiest week with service touching [from, to]; null when none has any
+  const busiestIn = (from: string, to: string) => {
+    let best: string | null = null, bestSecs = 0;
+    for (const w of weeks) {
+      if (addDays(w.week, 6) < from || w.week > to) continue;
+      if (w.secs > bestSecs) { best = w.week; bestSecs = w.secs; }
+    }
+    return best;
+  };
+  // the calendars' own window always holds a week with service (`start` at least)
+  const calendarBest = busiestIn(windowStart, windowEnd) ?? start;
   if (fi?.s) windowStart = String(fi.s);
   if (fi?.e) windowEnd = String(fi.e);
-  let best = start, bestSecs = -1;
-  for (const w of weeks) {
-    if (addDays(w.week, 6) < windowStart || w.week > windowEnd) continue;
-    if (w.secs > bestSecs) { best = w.week; bestSecs = w.secs; }
-  }
-  return { earliest, latest, windowStart, windowEnd, bestWeekStart: best };
+  // feed_info's window may hold no scheduled service at all (its dates a year before the
+  // calendars', or only services no trip uses): the best week is then the calendars' own
+  return { earliest, latest, windowStart, windowEnd, bestWeekStart: busiestIn(windowStart, windowEnd) ?? calendarBest };
 }

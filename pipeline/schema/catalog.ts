@@ -43,7 +43,7 @@ export const TABLES: TableDef[] = [
       c("service_end_date", "DATE", "service window end"),
       c("earliest_calendar_date", "DATE", "first date with any service in calendar/calendar_dates"),
       c("latest_calendar_date", "DATE", "last date with any service"),
-      c("best_week_start", "DATE", "Monday of the week with the most scheduled service inside the window (use_service_window)"),
+      c("best_week_start", "DATE", "Monday of the week with the most scheduled service inside the window; when the window has none (feed_info dates outside the calendars'), inside the window the calendars alone give (use_service_window)"),
       ...LICENSE_FIELDS.map((f, i) => c(`license_${f}`, "VARCHAR", i === 0 ? "yes | no | unknown (from the feeds file)" : "yes | no | unknown")),
     ],
   },

@@ -5,9 +5,15 @@
 import type { Feature, FeatureContext } from "../feature.ts";
 import { catalogErrors, catalogFormatPaths, catalogRoutes } from "./routes.ts";
 import { CatalogService } from "./service.ts";
+import type { AlertSource } from "./alerts.ts";
+import type { TripUpdateSource } from "./trip-updates.ts";
 
-export async function createCatalogFeature(ctx: FeatureContext): Promise<Feature> {
-  const service = new CatalogService(ctx.config.dataDir, ctx.log, ctx.now);
+/**
+ * `realtime` (server/realtime): the alerts the catalog attaches with include_alerts=true and the
+ * trip updates behind schedule_relationship and the stop_times' realtime fields.
+ */
+export async function createCatalogFeature(ctx: FeatureContext, realtime?: AlertSource & TripUpdateSource): Promise<Feature> {
+  const service = new CatalogService(ctx.config.dataDir, ctx.log, ctx.now, realtime, realtime);
   try {
     await service.reload();
   } catch {

@@ -66,7 +66,10 @@ export interface CommonQuery {
   feedVersionSha1: string | null;
   feedOnestopId: string | null;
   licenses: { field: LicenseField; value: LicenseFilterValue }[];
+  /** include_alerts=true (or active_alerts=true): alerts from the realtime feeds */
   includeAlerts: boolean;
+  /** active_alerts=true: only alerts whose active period contains the request's time */
+  activeAlerts: boolean;
 }
 
 export interface StopQuery extends CommonQuery {
@@ -225,7 +228,8 @@ const COMMON = {
     LICENSE_FIELDS.map((f) => [`license_${f}`, oneOf(`license_${f}`, LICENSE_VALUES, (s) => s.toLowerCase(), "yes, no, unknown, or exclude_no (= yes or unknown)")]),
   ) as Record<`license_${LicenseField}`, ParamSchema<LicenseFilterValue | null>>),
   feed_onestop_id: text("only records of this feed"),
-  include_alerts: boolean("include_alerts", false, "true/false: add alerts (an empty list until real-time data is configured)"),
+  include_alerts: boolean("include_alerts", false, "true/false: add the realtime alerts of trips, routes, agencies and stops (every alert of the feed's current snapshot)"),
+  active_alerts: boolean("active_alerts", false, "true/false: only alerts active now (no active_period, or one containing the request's time); implies include_alerts=true"),
 };
 
 export const STOP_PARAMS = {
@@ -318,7 +322,8 @@ function commonQuery(v: ParamValues<typeof COMMON>, format: Format): CommonQuery
     feedVersionSha1: v.feed_version_sha1,
     feedOnestopId: v.feed_onestop_id,
     licenses: licenses(v),
-    includeAlerts: v.include_alerts,
+    includeAlerts: v.include_alerts || v.active_alerts,
+    activeAlerts: v.active_alerts,
   };
 }
 

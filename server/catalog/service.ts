@@ -5,9 +5,11 @@
  * here: routes.ts parses requests into queries (params.ts) and renders the listings (render.ts).
  */
 import { AppError } from "../errors.ts";
+import { type AlertLookup, type AlertSource, NO_ALERTS, stopItemWithAlerts } from "./alerts.ts";
+import { NO_TRIP_UPDATES, type TripUpdateSource } from "./trip-updates.ts";
 import type { Logger } from "../feature.ts";
-import { holding, type Listing } from "./listing.ts";
-import type { StopQuery, TripQuery } from "./params.ts";
+import { holding, type Item, type Listing } from "./listing.ts";
+import type { CommonQuery, StopQuery, TripQuery } from "./params.ts";
 import { findStopPage, findStopsByKey, streamStops } from "./stops.ts";
 import { type CatalogData, loadCatalog } from "./store.ts";
 import { findTrip, renderOptions, renderTrips, selectTrips, streamTrips, tripPage, tripScope } from "./trips.ts";
@@ -22,7 +24,16 @@ export class CatalogService {
     private readonly dataDir: string,
     private readonly log: Logger,
     private readonly now: () => number,
+    /** realtime alerts (server/realtime, handed over by main.ts) */
+    private readonly alerts: AlertSource = NO_ALERTS,
+    /** realtime trip updates (server/realtime, handed over by main.ts) */
+    private readonly updates: TripUpdateSource = NO_TRIP_UPDATES,
   ) {}
+
+  /** The request's alerts: null unless it asks for them (include_alerts / active_alerts). */
+  private alertsFor(q: CommonQuery): AlertLookup | null {
+    return q.includeAlerts ? this.alerts.lookup(this.now(), q.activeAlerts) : null;
+  }
 
   /** (Re)load when the manifest generation differs from the one being served. */
   reload(): Promise<void> {
@@ -77,22 +88,29 @@ export class CatalogService {
 
   /** Stops matching `q`: a page, or every one as batches when `q.limit` is null. */
   stops(q: StopQuery): Promise<Listing> {
+    const alerts = this.alertsFor(q);
     return this.use(async (data, stream) => {
-      if (q.limit === null) return { items: stream((end) => streamStops(data, q, end)), after: null };
-      return findStopPage(data, q);
+      if (q.limit === null) return { items: stream((end) => withStopAlerts(streamStops(data, q, end), data, alerts)), after: null };
+      const page = await findStopPage(data, q);
+      return alerts ? { ...page, items: page.items.map((it) => stopItemWithAlerts(it, data, alerts)) } : page;
     });
   }
 
   /** The stops a stop key names (several for a Onestop ID shared by feeds), after the query's filters. */
   stop(key: string, q: StopQuery): Promise<Listing> {
-    return this.use(async (data) => ({ items: findStopsByKey(data, key, q), after: null }));
+    const alerts = this.alertsFor(q);
+    return this.use(async (data) => {
+      const items = findStopsByKey(data, key, q);
+      return { items: alerts ? items.map((it) => stopItemWithAlerts(it, data, alerts)) : items, after: null };
+    });
   }
 
   /** Trips of the routes a route key names, matching `q`: a page, or every one as batches when `q.limit` is null. */
   trips(routeKey: string, q: TripQuery): Promise<Listing> {
     return this.use(async (data, stream) => {
       const scope = tripScope(data, routeKey, q, this.now());
-      const o = renderOptions(q, false);
+      const now = this.now();
+      const o = renderOptions(q, false, this.alertsFor(q), this.updates.tripUpdates(now), now);
       const selection = await selectTrips(data, scope, q);
       if (q.limit === null) return { items: stream((end) => streamTrips(data, selection.matches(), o, end)), after: null };
       const { indexes, after } = tripPage(data, selection, q.limit);
@@ -106,7 +124,14 @@ export class CatalogService {
   trip(routeKey: string, id: number, q: TripQuery): Promise<Listing> {
     return this.use(async (data) => {
       const scope = tripScope(data, routeKey, q, this.now());
-      return { items: [await findTrip(data, scope, q, id)], after: null };
+      const now = this.now();
+      return { items: [await findTrip(data, scope, q, id, this.alertsFor(q), this.updates.tripUpdates(now), now)], after: null };
     });
   }
+}
+
+/** Stop batches with each stop's alerts (the source is closed when the stream ends or is cancelled). */
+async function* withStopAlerts(batches: AsyncGenerator<Item[]>, data: CatalogData, alerts: AlertLookup | null): AsyncGenerator<Item[]> {
+  if (!alerts) return yield* batches;
+  for await (const b of batches) yield b.map((it) => stopItemWithAlerts(it, data, alerts));
 }

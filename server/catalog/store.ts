@@ -6,7 +6,9 @@
  *
  * Why a JS index for stops: a DuckDB round trip costs ~0.3-0.6 ms of fixed overhead, which caps a
  * 2-core box well below 5,000 lookups/s. Stop documents are therefore rendered once, by DuckDB, at
- * load time; lists still filter in DuckDB (which returns ids) and reuse those documents.
+ * load time; lists filter in DuckDB (which returns ids) and reuse those documents, except the
+ * geographic searches (bbox, lat/lon/radius, the trips lat/lon filter), which the in-memory spatial
+ * index built here answers (spatial.ts).
  */
 import { existsSync } from "node:fs";
 import { join } from "node:path";
@@ -17,6 +19,7 @@ import { Database, Params } from "./db.ts";
 import { sqlString } from "../sql.ts";
 import { LICENSE_FIELDS } from "./license.ts";
 import { LOAD_DERIVED_SQL } from "./sql.ts";
+import { StopSpatialIndex } from "./spatial.ts";
 import { loadTripIndex, TripIndex } from "./tripindex.ts";
 
 /**
@@ -26,8 +29,8 @@ import { loadTripIndex, TripIndex } from "./tripindex.ts";
 const STOP_TIMES_IN_MEMORY_MAX_ROWS = 40_000_000;
 /** Tables copied into DuckDB. calendars and frequencies only until the trip index is built. */
 const MEMORY_TABLES = ["feed_version", "agencies", "routes", "stops", "calendars", "frequencies", "stop_patterns", "route_stops", "agency_stops"];
-/** DuckDB tables only needed while loading */
-const LOAD_ONLY_TABLES = ["calendars", "frequencies", "calendar_json", "trip_freq", "route_json", "stop_docs", "fv_json"];
+/** DuckDB tables only needed while loading (stop_patterns: read into the spatial index) */
+const LOAD_ONLY_TABLES = ["calendars", "frequencies", "calendar_json", "trip_freq", "route_json", "stop_docs", "fv_json", "stop_patterns"];
 
 export interface VersionInfo {
   id: number;
@@ -68,6 +71,8 @@ export interface RouteRef {
   fv: number;
   routeId: string;
   onestopId: string | null;
+  /** GTFS agency_id of the route's agency (realtime alerts name agencies by it) */
+  agencyId: string | null;
 }
 
 /** feed Onestop IDs are case-insensitive; GTFS ids are not */
@@ -92,6 +97,8 @@ export class CatalogData {
   readonly routesByOnestop = new Map<string, number[]>();
   /** trips, calendars, shapes and stop_times (see tripindex.ts) */
   trips: TripIndex = new TripIndex();
+  /** stops with coordinates in a k-d tree, and the stop patterns visiting each (see spatial.ts) */
+  spatial: StopSpatialIndex = new StopSpatialIndex([]);
   private refs = 1;
   private closed = false;
 
@@ -208,14 +215,16 @@ export async function loadCatalog(dataDir: string, log: Logger, opts: { threads?
     );
 
     // JS indexes.
-    for (const [id, fv, routeId, onestop] of await db.rows({ sql: `SELECT id, feed_version_id, route_id, onestop_id FROM routes`, values: [] })) {
+    const routeRows = await db.rows({ sql: `SELECT r.id, r.feed_version_id, r.route_id, r.onestop_id, a.agency_id FROM routes r LEFT JOIN agencies a ON a.id = r.agency_ref`, values: [] });
+    for (const [id, fv, routeId, onestop, agencyId] of routeRows) {
       const v = data.versions.get(Number(fv));
       if (!v) continue;
-      const r: RouteRef = { id: Number(id), fv: v.id, routeId: String(routeId), onestopId: (onestop as string | null) ?? null };
+      const r: RouteRef = { id: Number(id), fv: v.id, routeId: String(routeId), onestopId: (onestop as string | null) ?? null, agencyId: (agencyId as string | null) ?? null };
       data.routes.set(r.id, r);
       pushTo(data.routesByFeedKey, keyOf(v.feedOnestopId, r.routeId), r.id);
       if (r.onestopId) pushTo(data.routesByOnestop, r.onestopId, r.id);
     }
+    const points: [number, number, number][] = [];
     for await (const rows of db.stream({ sql: `SELECT id, feed_version_id, stop_id, stop_name, onestop_id, stop_lat, stop_lon, location_type, props FROM stop_docs`, values: [] })) {
       for (const [id, fv, stopId, stopName, onestop, lat, lon, locationType, props] of rows) {
         const v = data.versions.get(Number(fv));
@@ -235,10 +244,18 @@ export async function loadCatalog(dataDir: string, log: Logger, opts: { threads?
         };
         doc.ref = `{"id":${doc.id},"stop_id":${JSON.stringify(doc.stopId)},"stop_name":${JSON.stringify(doc.stopName)},"geometry":${doc.geometry},"alerts":[]}`;
         data.stops.set(doc.id, doc);
+        if (doc.lat !== null && doc.lon !== null) points.push([doc.id, doc.lat, doc.lon]);
         pushTo(data.stopsByFeedKey, keyOf(v.feedOnestopId, doc.stopId), doc.id);
         if (doc.onestopId) pushTo(data.stopsByOnestop, doc.onestopId, doc.id);
       }
     }
+    // Spatial index: the stops, then the stop patterns that visit each (the trips lat/lon filter).
+    data.spatial = new StopSpatialIndex(points);
+    const patternSql = `SELECT feed_version_id, stop_pattern_id, unnest(stop_refs) AS stop_ref FROM stop_patterns WHERE stop_pattern_id IS NOT NULL`;
+    for await (const rows of db.stream({ sql: patternSql, values: [] })) {
+      for (const [fv, pattern, stopRef] of rows) if (stopRef != null) data.spatial.addPatternStop(Number(fv), Number(pattern), Number(stopRef));
+    }
+    data.spatial.finishPatterns();
     for (const t of LOAD_ONLY_TABLES) await db.exec(`DROP TABLE IF EXISTS ${t}`);
     log.info("catalog loaded", {
       generation: manifest.generation,
@@ -248,6 +265,7 @@ export async function loadCatalog(dataDir: string, log: Logger, opts: { threads?
       trips: data.trips.n,
       stop_times: data.trips.stopTimes ? data.trips.stopTimes.offsets[data.trips.n] : "parquet",
       trip_index_mb: Math.round((data.trips.stopTimes?.bytes ?? 0) / 1e6 + data.trips.shapes.bytes / 1e6 + (data.trips.n * 40) / 1e6),
+      spatial_index_mb: Math.round(data.spatial.bytes / 1e5) / 10,
       ms: Date.now() - started,
     });
     return data;

@@ -1,7 +1,7 @@
 /**
  * The trip side of a loaded dataset, held in JS: trips, calendars, frequencies, shapes and
  * stop_times in compact columnar structures, built once at load. Requests for trips never touch
- * DuckDB (except the lat/lon filter, which asks DuckDB for the stop patterns near a point):
+ * DuckDB (the lat/lon filter asks the spatial index, spatial.ts, for the stop patterns near a point):
  * - trips: one typed-array column per integer field, strings interned; per route, its trips in id
  *   order, so "trips of a route on a date" is a filter over one small array;
  * - calendars: weekday mask, date range and exception sets as day numbers, plus the calendar

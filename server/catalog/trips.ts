@@ -2,25 +2,24 @@
  * Trips of a route, answered from the JS trip index built at load (tripindex.ts): the route's
  * trips (in id order) are filtered by version, service date, trip_id, id and cursor in JS, and each
  * Trip document is assembled from per-dataset pieces rendered once (feed version, route, calendar,
- * frequencies) plus the trip's own columns. Only the lat/lon filter asks DuckDB (which stop
- * patterns pass near the point). stop_times (single trip only) come from the index's per-trip row
- * range, or from the version's Parquet file when the dataset is too large to hold them.
+ * frequencies) plus the trip's own columns. The lat/lon filter asks the spatial index (spatial.ts)
+ * which stop patterns pass near the point. stop_times (single trip only) come from the index's
+ * per-trip row range, or from the version's Parquet file when the dataset is too large to hold them.
  */
-import { INTEGER, LIST, listValue } from "@duckdb/node-api";
+import { INTEGER } from "@duckdb/node-api";
 import { notFound } from "../errors.ts";
 import { Params } from "./db.ts";
 import { sqlString } from "../sql.ts";
 import { effectiveServiceDate, resolveRelativeDate } from "./dates.ts";
 import { dayNumber, isoWeekday } from "../calendar.ts";
 import { activeOn } from "../../pipeline/schema/calendar.ts";
-import { nearSql } from "./geo.ts";
 import type { TripQuery } from "./params.ts";
 import type { Item } from "./listing.ts";
+import { type AlertLookup, NO_ALERTS, routeWithAlerts, stopRefWithAlerts } from "./alerts.ts";
+import { projectStopTimes, realtimeStopFields, type ScheduledStop, scheduleRelationship, serviceDayStart, type TripUpdateLookup } from "./trip-updates.ts";
 import { parseKey, resolveRouteKey, visibleVersions } from "./scope.ts";
 import type { CatalogData } from "./store.ts";
 import { NULL_I32 } from "./tripindex.ts";
-
-const INT_LIST = LIST(INTEGER);
 
 /** What a trips request covers once its route key and dates are resolved. */
 export interface TripScope {
@@ -46,26 +45,9 @@ export function tripScope(data: CatalogData, routeKey: string, q: TripQuery, now
   return { routeIds, versionIds, dates };
 }
 
-/** Stop patterns (per feed version) that visit a stop near the request's point. */
-async function nearPatterns(data: CatalogData, scope: TripScope, q: TripQuery): Promise<Map<number, Set<number>>> {
-  const out = new Map<number, Set<number>>();
-  if (!scope.versionIds.length) return out;
-  const p = new Params();
-  const rows = await data.db.rows(
-    p.query(
-      `SELECT DISTINCT feed_version_id, stop_pattern_id FROM
-         (SELECT feed_version_id, stop_pattern_id, unnest(stop_refs) AS stop_ref FROM stop_patterns
-          WHERE list_contains(${p.add(listValue(scope.versionIds), INT_LIST)}, feed_version_id))
-       WHERE stop_ref IN (SELECT s.id FROM stops s WHERE ${nearSql(p, q.near!, "s.stop_lat", "s.stop_lon")})`,
-    ),
-  );
-  for (const [fv, pattern] of rows) {
-    if (pattern == null) continue;
-    let s = out.get(Number(fv));
-    if (!s) out.set(Number(fv), (s = new Set()));
-    s.add(Number(pattern));
-  }
-  return out;
+/** Stop patterns (per feed version) that visit a stop near the request's point (the spatial index's answer). */
+function nearPatterns(data: CatalogData, scope: TripScope, q: TripQuery): Map<number, Set<number>> {
+  return data.spatial.patternsNear(q.near!, new Set(scope.versionIds));
 }
 
 /**
@@ -81,7 +63,7 @@ async function tripFilter(data: CatalogData, scope: TripScope, q: TripQuery): Pr
     byDate = new Map();
     for (const [fv, date] of scope.dates) byDate.set(fv, { day: dayNumber(date), weekday: isoWeekday(date), seen: new Map() });
   }
-  const near = q.near ? await nearPatterns(data, scope, q) : null;
+  const near = q.near ? nearPatterns(data, scope, q) : null;
   return (t) => {
     const fv = ix.fv[t]!;
     if (!versions.has(fv)) return false;
@@ -163,16 +145,31 @@ export interface RenderOptions {
   embedGeometry: boolean;
   /** the shape line is the Feature geometry (geojson formats) */
   geometryColumn: boolean;
-  includeAlerts: boolean;
+  /** the request's realtime alerts (include_alerts=true), else null */
+  alerts: AlertLookup | null;
+  /** the realtime trip updates served now (schedule_relationship, stop_times' realtime fields), or null */
+  updates?: TripUpdateLookup | null;
+  /** the request's time, ms (a trip update without start_date is for the service day of its snapshot) */
+  nowMs?: number;
 }
 
-export function renderOptions(q: TripQuery, single: boolean): RenderOptions {
+export function renderOptions(q: TripQuery, single: boolean, alerts: AlertLookup | null = null, updates: TripUpdateLookup | null = null, nowMs = 0): RenderOptions {
   const geo = q.format !== "json";
-  return { embedGeometry: !geo && (single || q.includeGeometry), geometryColumn: geo, includeAlerts: q.includeAlerts };
+  return { embedGeometry: !geo && (single || q.includeGeometry), geometryColumn: geo, alerts: q.includeAlerts ? (alerts ?? NO_ALERTS.lookup(0, false)) : null, updates, nowMs };
 }
 
 const str = (s: string | null) => (s === null ? "null" : JSON.stringify(s));
 const int = (v: number) => (v === NULL_I32 ? "null" : String(v));
+
+const feedOf = (data: CatalogData, t: number) => data.versions.get(data.trips.fv[t]!)?.feedOnestopId ?? "";
+
+/** The trip's route object (with its agency), carrying their alerts when the request asks for alerts. */
+function routeJson(data: CatalogData, t: number, alerts: AlertLookup | null): string {
+  const json = data.trips.routeJson.get(data.trips.route[t]!);
+  const r = data.routes.get(data.trips.route[t]!);
+  if (json === undefined) return "null";
+  return alerts && r ? routeWithAlerts(json, alerts, feedOf(data, t), r.routeId, r.agencyId) : json;
+}
 
 /** One Trip document (field order as in the spec), `stopTimes` appended for the single-trip form. */
 function renderTrip(data: CatalogData, t: number, o: RenderOptions, stopTimes: string | null = null): Item {
@@ -188,9 +185,9 @@ function renderTrip(data: CatalogData, t: number, o: RenderOptions, stopTimes: s
     `{"id":${ix.ids[t]},"trip_id":${JSON.stringify(ix.tripId.get(t))},"trip_headsign":${str(ix.headsign.get(t))},` +
     `"trip_short_name":${str(ix.shortName.get(t))},"direction_id":${int(ix.direction[t]!)},"block_id":${str(ix.blockId.get(t))},` +
     `"wheelchair_accessible":${int(ix.wheelchair[t]!)},"bikes_allowed":${int(ix.bikes[t]!)},"cars_allowed":${int(ix.cars[t]!)},` +
-    `"schedule_relationship":"STATIC","stop_pattern_id":${int(ix.pattern[t]!)},"feed_version":${ix.versionJson.get(ix.fv[t]!) ?? "null"},` +
+    `"schedule_relationship":"${o.updates ? scheduleRelationship(o.updates.trip(feedOf(data, t), ix.tripId.get(t)!)) : "STATIC"}","stop_pattern_id":${int(ix.pattern[t]!)},"feed_version":${ix.versionJson.get(ix.fv[t]!) ?? "null"},` +
     `"shape":${shape},"calendar":${ix.calendars.get(ix.calendar[t]!)?.json ?? "null"},"frequencies":${ix.frequencies.get(t) ?? "[]"},` +
-    `"alerts":${o.includeAlerts ? "[]" : "null"},"route":${ix.routeJson.get(ix.route[t]!) ?? "null"}` +
+    `"alerts":${o.alerts ? o.alerts.trip(feedOf(data, t), ix.tripId.get(t)!) : "null"},"route":${routeJson(data, t, o.alerts)}` +
     (stopTimes === null ? "" : `,"stop_times":${stopTimes}`);
   return { props, geometry: o.geometryColumn ? (geometry ?? "null") : "null", geometryInJson: false };
 }
@@ -224,27 +221,31 @@ export async function* streamTrips(data: CatalogData, indexes: Iterable<number>,
 const pad = (n: number) => (n < 10 ? `0${n}` : String(n));
 const hms = (s: number | null) => (s === null ? "null" : `"${pad(Math.floor(s / 3600))}:${pad(Math.floor((s % 3600) / 60))}:${pad(s % 60)}"`);
 
-function stopTimeJson(data: CatalogData, arr: number | null, dep: number | null, seq: number | null, headsign: string | null, flags: (number | null)[], stopRef: number | null): string {
+function stopTimeJson(data: CatalogData, arr: number | null, dep: number | null, seq: number | null, headsign: string | null, flags: (number | null)[], stopRef: number | null, alerts: AlertLookup | null = null): string {
   const d = stopRef === null ? undefined : data.stops.get(stopRef);
+  const stop = d && alerts ? stopRefWithAlerts(d.ref, alerts, data.versions.get(d.fv)?.feedOnestopId ?? "", d.stopId) : d?.ref;
   return (
     `{"arrival_time":${hms(arr)},"departure_time":${hms(dep)},"stop_sequence":${Number(seq)},"stop_headsign":${str(headsign || null)},` +
-    `"pickup_type":${flags[0]},"drop_off_type":${flags[1]},"timepoint":${flags[2]},"interpolated":${flags[3]},"stop":${d ? d.ref : "null"}}`
+    `"pickup_type":${flags[0]},"drop_off_type":${flags[1]},"timepoint":${flags[2]},"interpolated":${flags[3]},"stop":${stop ?? "null"}}`
   );
 }
 
 /** stop_times of trip index `t` as a JSON array. */
-async function stopTimesJson(data: CatalogData, t: number): Promise<string> {
+async function stopTimesJson(data: CatalogData, t: number, alerts: AlertLookup | null = null, o: RenderOptions | null = null): Promise<string> {
   const ix = data.trips;
   const st = ix.stopTimes;
   const parts: string[] = [];
+  const sched: ScheduledStop[] = [];
+  const stopIdOf = (ref: number | null) => (ref === null ? "" : (data.stops.get(ref)?.stopId ?? ""));
   if (st) {
     const flags: (number | null)[] = [null, null, null, null];
     for (let i = st.offsets[t]!, end = st.offsets[t + 1]!; i < end; i++) {
       for (let k = 0; k < 4; k++) flags[k] = st.flags.get(i, k);
       const h = st.headsign.get(i);
-      parts.push(stopTimeJson(data, st.arrival.get(i), st.departure(i), st.seq.get(i), h === null ? null : st.headsigns[h]!, flags, st.stop.get(i)));
+      parts.push(stopTimeJson(data, st.arrival.get(i), st.departure(i), st.seq.get(i), h === null ? null : st.headsigns[h]!, flags, st.stop.get(i), alerts));
+      sched.push({ seq: Number(st.seq.get(i)), stopId: stopIdOf(st.stop.get(i)), arr: st.arrival.get(i), dep: st.departure(i) });
     }
-    return `[${parts.join(",")}]`;
+    return `[${withRealtime(data, t, parts, sched, o).join(",")}]`;
   }
   const path = data.versions.get(ix.fv[t]!)?.stopTimesPath;
   if (!path) return "[]";
@@ -257,16 +258,26 @@ async function stopTimesJson(data: CatalogData, t: number): Promise<string> {
   );
   for (const [arr, dep, seq, headsign, pickup, dropoff, timepoint, interpolated, stopRef] of rows) {
     const n = (v: unknown) => (v == null ? null : Number(v));
-    parts.push(stopTimeJson(data, n(arr), n(dep), n(seq), (headsign as string | null) ?? null, [n(pickup), n(dropoff), n(timepoint), n(interpolated)], n(stopRef)));
+    parts.push(stopTimeJson(data, n(arr), n(dep), n(seq), (headsign as string | null) ?? null, [n(pickup), n(dropoff), n(timepoint), n(interpolated)], n(stopRef), alerts));
+    sched.push({ seq: Number(seq), stopId: stopIdOf(n(stopRef)), arr: n(arr), dep: n(dep) });
   }
-  return `[${parts.join(",")}]`;
+  return `[${withRealtime(data, t, parts, sched, o).join(",")}]`;
+}
+
+/** Each stop_time object with its realtime fields (trip-updates.ts), null without an update for the trip. */
+function withRealtime(data: CatalogData, t: number, parts: string[], sched: ScheduledStop[], o: RenderOptions | null): string[] {
+  if (!o?.updates) return parts;
+  const u = o.updates.trip(feedOf(data, t), data.trips.tripId.get(t)!);
+  const rt = projectStopTimes(sched, u, u ? serviceDayStart(u, data.versions.get(data.trips.fv[t]!)?.timezone ?? "UTC", o.nowMs ?? 0) : 0);
+  return parts.map((p, i) => `${p.slice(0, -1)}${realtimeStopFields(rt[i] ?? null)}}`);
 }
 
 /** One trip by internal id, with stop_times and geometry; 404 when the route or filters exclude it. */
-export async function findTrip(data: CatalogData, scope: TripScope, q: TripQuery, tripId: number): Promise<Item> {
+export async function findTrip(data: CatalogData, scope: TripScope, q: TripQuery, tripId: number, alerts: AlertLookup | null = null, updates: TripUpdateLookup | null = null, nowMs = 0): Promise<Item> {
   const ix = data.trips;
   const t = ix.indexOf(tripId);
   const ok = t >= 0 && scope.routeIds.includes(ix.route[t]!) && (await tripFilter(data, scope, q))(t);
   if (!ok) throw notFound(`trip not found: ${tripId} (not a trip of this route, or excluded by the request's filters)`);
-  return renderTrip(data, t, renderOptions(q, true), await stopTimesJson(data, t));
+  const o = renderOptions(q, true, alerts, updates, nowMs);
+  return renderTrip(data, t, o, await stopTimesJson(data, t, o.alerts, o));
 }

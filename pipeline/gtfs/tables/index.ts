@@ -16,7 +16,7 @@
  *   patterns         -                   stop_patterns, shapes, trips            trip_check, shapes, stops, routes, calendars
  *   frequencies      frequencies.txt     frequencies                             patterns
  *   transfers        transfers.txt       transfers                               stops
- *   feed_info        feed_info.txt       feed_info                               calendars
+ *   feed_info        feed_info.txt       feed_info                               calendars, patterns
  *   links            -                   route_stops, agency_stops               patterns, routes
  *   fare_attributes  fare_attributes.txt fare_attributes                         agency
  *   fare_rules       fare_rules.txt      fare_rules                              fare_attributes, routes
