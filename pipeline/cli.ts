@@ -1,13 +1,21 @@
 /**
  * `interchange import`: flags → ImportOptions, one report per feed, exit code 1 when any feed was
- * rejected. Feeds come from positional arguments and/or a feeds file (--feeds).
+ * rejected or could not be fetched. Feeds come from positional arguments and/or a feeds file
+ * (--feeds, the nightly job): URLs are fetched conditionally, with a time-out and retries, each
+ * feed on its own (one failing does not stop the others); the run report (run-report.ts) says what
+ * became of each; with `keep` (flag or feeds file) the retention policy runs after the import
+ * (store/prune.ts).
  */
 import { readFileSync } from "node:fs";
 import { dirname, isAbsolute, resolve } from "node:path";
 import type { z as Z } from "zod";
 import { parseFlags, helpText, UsageError, type FlagSpec } from "../config/flags.ts";
 import { importFeed } from "./import.ts";
+import { DEFAULT_FETCH_POLICY, type FetchPolicy } from "./import/download.ts";
 import type { ImportReport } from "./report.ts";
+import { countOutcomes, feedRun, streetsRun, writeRunReport, type RunReport } from "./run-report.ts";
+import { pruneLine } from "./prune.ts";
+import { DEFAULT_GRACE_MS, prune, validateGraceMs, validateKeep } from "./store/prune.ts";
 import { activeVersions, LICENSE_FIELDS, readManifest, type License, type LicenseField } from "./schema/manifest.ts";
 import { isUrl } from "./source.ts";
 import { refreshTimetable } from "./timetable/publish.ts";
@@ -20,7 +28,14 @@ export const IMPORT_FLAGS: FlagSpec[] = [
   { name: "activate", env: "INTERCHANGE_ACTIVATE", type: "boolean", default: true, description: "make each new version its feed's active one; --no-activate keeps the old one active" },
   { name: "osm", env: "INTERCHANGE_OSM", type: "list", takes: /\.pbf$/i, description: "OSM PBF extract(s) to build the street dataset from (merged into one; repeatable)" },
   { name: "elevation", env: "INTERCHANGE_ELEVATION", type: "list", takes: /\.(hgt|hgt\.gz|tif|tiff)$/i, description: "elevation for the street dataset: SRTM .hgt/.hgt.gz tiles, GeoTIFF DEMs" },
-  { name: "json", env: "INTERCHANGE_JSON", type: "boolean", default: false, description: "print the import reports as JSON on stdout" },
+  { name: "fetch-timeout-ms", env: "INTERCHANGE_FETCH_TIMEOUT_MS", type: "number", default: DEFAULT_FETCH_POLICY.timeoutMs, description: "time-out of one attempt to download a feed URL (the whole answer)" },
+  { name: "fetch-retries", env: "INTERCHANGE_FETCH_RETRIES", type: "number", default: DEFAULT_FETCH_POLICY.retries, description: "attempts after the first for a feed URL that timed out, failed to connect or answered 408/425/429/5xx" },
+  { name: "fetch-backoff-ms", env: "INTERCHANGE_FETCH_BACKOFF_MS", type: "number", default: DEFAULT_FETCH_POLICY.backoffMs, description: "wait before the first retry, doubled before each further one (at most 60 s; a longer Retry-After is honoured up to 60 s)" },
+  { name: "conditional", env: "INTERCHANGE_CONDITIONAL", type: "boolean", default: true, description: "ask feed URLs with If-None-Match / If-Modified-Since from their last answer (an unchanged feed costs one 304); --no-conditional downloads in full" },
+  { name: "report", env: "INTERCHANGE_REPORT", type: "string", description: "write the run report (JSON: each feed imported, unchanged or failed and why) to this file" },
+  { name: "keep", env: "INTERCHANGE_KEEP", type: "number", description: "after the import, prune: keep each feed's N newest versions besides the active one (over the feeds file's keep; see interchange prune)" },
+  { name: "grace-s", env: "INTERCHANGE_PRUNE_GRACE_S", type: "number", default: DEFAULT_GRACE_MS / 1000, description: "prune: what a manifest replaced less than this long ago points at is not removed yet" },
+  { name: "json", env: "INTERCHANGE_JSON", type: "boolean", default: false, description: "print JSON on stdout: the import reports; with --feeds, the run report" },
   { name: "quiet", env: "INTERCHANGE_QUIET", type: "boolean", default: false, description: "no progress on stderr" },
 ];
 
@@ -28,6 +43,10 @@ export interface FeedSpec {
   source: string;
   feedId?: string;
   license?: Partial<License>;
+  /** this feed's download settings, over the flags' */
+  fetch?: Partial<FetchPolicy>;
+  /** this feed's versions kept by the prune after the import, over the run's keep */
+  keep?: number;
 }
 
 /** What a feeds file lists: GTFS feeds, and OSM extracts and elevation for one street dataset. */
@@ -35,12 +54,18 @@ export interface FeedsFile {
   feeds: FeedSpec[];
   osm: string[];
   elevation: string[];
+  /** the file's `keep` (object form): prune after the import */
+  keep?: number;
 }
 
-/** The feeds file's schema (zod is loaded only when a feeds file is read: an import without one starts sooner). */
+/**
+ * The feeds file's schema (zod is loaded only when a feeds file is read: an import without one
+ * starts sooner): a list of entries, or `{ keep, feeds: [entries] }`.
+ */
 function feedsFileSchema(z: typeof Z) {
   const LicenseValue = z.enum(["yes", "no", "unknown"]);
-  return z.array(
+  const keep = z.number().int().min(1);
+  const entries = z.array(
     z.object({
       id: z.string().optional(),
       url: z.string().optional(),
@@ -52,8 +77,14 @@ function feedsFileSchema(z: typeof Z) {
       license: z
         .object(Object.fromEntries(LICENSE_FIELDS.map((f) => [f, LicenseValue.optional()])) as Record<LicenseField, Z.ZodOptional<typeof LicenseValue>>)
         .optional(),
+      /** versions of this feed kept by the prune after the import */
+      keep: keep.optional(),
+      /** download settings of this feed (a URL) */
+      timeout_ms: z.number().positive().optional(),
+      retries: z.number().int().min(0).optional(),
     }).refine((f) => [f.url ?? f.path, f.osm, f.elevation].filter(Boolean).length === 1, "each entry needs exactly one of: a url or path (a GTFS feed), osm, elevation"),
   );
+  return z.union([entries, z.object({ keep: keep.optional(), feeds: entries }).strict()]);
 }
 
 export async function readFeedsFile(path: string): Promise<FeedsFile> {
@@ -68,10 +99,17 @@ export async function readFeedsFile(path: string): Promise<FeedsFile> {
   }
   const where = (src: string) => (isUrl(src) || isAbsolute(src) ? src : resolve(dirname(path), src));
   const out: FeedsFile = { feeds: [], osm: [], elevation: [] };
-  for (const f of parsed) {
+  const list = Array.isArray(parsed) ? parsed : parsed.feeds;
+  if (!Array.isArray(parsed) && parsed.keep !== undefined) out.keep = parsed.keep;
+  for (const f of list) {
     if (f.osm) out.osm.push(where(f.osm));
     else if (f.elevation) out.elevation.push(where(f.elevation));
-    else out.feeds.push({ source: where(f.url ?? f.path!), feedId: f.id, license: f.license });
+    else {
+      const spec: FeedSpec = { source: where(f.url ?? f.path!), feedId: f.id, license: f.license };
+      if (f.timeout_ms !== undefined || f.retries !== undefined) spec.fetch = { timeoutMs: f.timeout_ms, retries: f.retries };
+      if (f.keep !== undefined) spec.keep = f.keep;
+      out.feeds.push(spec);
+    }
   }
   return out;
 }
@@ -81,27 +119,35 @@ export async function runImport(argv: string[]): Promise<number> {
     console.log(helpText("import [flags] [FEED...] [--osm FILE.osm.pbf... [--elevation FILE...]]", "Import GTFS feeds (zip, folder or http(s) URL of a zip) and OSM extracts (the street dataset) into the dataset.", IMPORT_FLAGS));
     return 0;
   }
+  const startedAt = new Date();
   const { values, positionals } = parseFlags(argv, IMPORT_FLAGS);
+  const dataDir = String(values.data);
   const feeds: FeedSpec[] = [];
   if (values.feedId && positionals.length !== 1) throw new UsageError("--feed-id applies to exactly one FEED argument");
   for (const p of positionals) feeds.push({ source: p, feedId: values.feedId as string | undefined });
   const osm = [...((values.osm as string[] | undefined) ?? [])];
   const elevation = [...((values.elevation as string[] | undefined) ?? [])];
+  let fileKeep: number | undefined;
   if (values.feeds) {
     const file = await readFeedsFile(String(values.feeds));
     feeds.push(...file.feeds);
     osm.push(...file.osm);
     elevation.push(...file.elevation);
+    fileKeep = file.keep;
   }
   if (elevation.length && !osm.length) throw new UsageError("--elevation belongs to a street dataset: give the OSM extract(s) too (--osm FILE.osm.pbf)");
   if (feeds.length === 0 && osm.length === 0) throw new UsageError("nothing to import: give FEED arguments, --osm FILE or --feeds FILE (see interchange import --help)");
+  const policy = fetchPolicyOf(values);
+  const keep = values.keep !== undefined ? usage(() => validateKeep(Number(values.keep), "--keep")) : fileKeep;
+  const graceMs = usage(() => validateGraceMs(Number(values.graceS) * 1000, "--grace-s"));
   const quiet = Boolean(values.quiet);
+  const progress = quiet ? undefined : (m: string) => console.error(m);
   let streetReport: StreetImportReport | null = null;
   // streets first: the timetable the feeds' import prepares measures its footpaths on them
   let streetsFailed = false;
   if (osm.length) {
     const { importStreets } = await import("./street/import-streets.ts");
-    const r = await importStreets({ dataDir: String(values.data), osm, elevation, activate: values.activate !== false, progress: quiet ? undefined : (m) => console.error(m) });
+    const r = await importStreets({ dataDir, osm, elevation, activate: values.activate !== false, progress });
     streetsFailed = r.status === "rejected";
     if (!values.json) {
       console.log(r.status === "rejected" ? `REJECTED streets ${osm.join(", ")}: ${r.error?.message}` : `${r.status} streets ${r.sha1}${r.activated ? " (active)" : ""}; tiles: ${Object.entries(r.tiles ?? {}).map(([l, n]) => `level ${l}=${n}`).join(", ")}; elevation tiles: ${r.elevation_tiles?.length ?? 0}`);
@@ -111,35 +157,86 @@ export async function runImport(argv: string[]): Promise<number> {
   const reports: ImportReport[] = [];
   for (const [i, f] of feeds.entries()) {
     const report = await importFeed({
-      dataDir: String(values.data),
+      dataDir,
       source: f.source,
       feedId: f.feedId,
       license: f.license,
       activate: values.activate !== false,
+      fetch: { ...policy, ...definedOf(f.fetch ?? {}) },
+      conditional: values.conditional !== false,
       // the last import builds the batch's timetable while it writes its Parquet files
       prepareTimetable: i === feeds.length - 1,
-      progress: quiet ? undefined : (m) => console.error(m),
+      progress,
     });
     reports.push(report);
-    if (!values.json) {
-      const line = report.status === "rejected"
-        ? `REJECTED ${f.source}: ${report.error?.message}`
-        : `${report.status} ${report.feed_onestop_id} ${report.sha1}${report.activated ? " (active)" : ""}; warnings: ${Object.entries(report.warnings).map(([k, w]) => `${k}=${w.count}`).join(", ") || "none"}`;
-      console.log(line);
+    if (!values.json) console.log(summaryLine(f, report));
+  }
+  const run: RunReport = {
+    format: 1, started_at: startedAt.toISOString(), finished_at: "", elapsed_ms: 0, data: resolve(dataDir), exit_code: 0,
+    counts: countOutcomes([]), feeds: reports.map(feedRun), streets: streetsRun(streetReport),
+    timetable: { outcome: "skipped", path: null, error: null }, prune: null,
+  };
+  const legacyJson = () => (streetReport ? { feeds: reports, streets: streetReport } : reports);
+  if (feeds.length === 0 && !(streetReport?.activated && activeVersions(readManifest(dataDir)).length > 0)) {
+    if (values.json && !values.feeds) console.log(JSON.stringify({ streets: streetReport }, null, 2));
+  } else {
+    try {
+      const outcome = await refreshTimetable(dataDir, progress);
+      run.timetable = { outcome, path: readManifest(dataDir).timetable?.path ?? null, error: null };
+    } catch (e) {
+      // the imported versions stay; the planner keeps serving the previous timetable
+      run.timetable = { outcome: "failed", path: readManifest(dataDir).timetable?.path ?? null, error: (e as Error).message };
+      console.error(`timetable compile failed: ${(e as Error).message}`);
     }
   }
-  if (feeds.length === 0 && !(streetReport?.activated && activeVersions(readManifest(String(values.data))).length > 0)) {
-    if (values.json) console.log(JSON.stringify({ streets: streetReport }, null, 2));
-    return streetsFailed ? 1 : 0;
+  const keepByFeed = new Map<string, number>();
+  feeds.forEach((f, i) => {
+    const id = f.feedId ?? reports[i]!.feed_onestop_id;
+    if (f.keep !== undefined && id) keepByFeed.set(id, f.keep);
+  });
+  if (keep !== undefined || keepByFeed.size) {
+    try {
+      run.prune = await prune({ dataDir, keep: keep ?? null, keepByFeed, graceMs, progress });
+      if (!values.json) console.log(pruneLine(run.prune));
+    } catch (e) {
+      run.prune = { error: (e as Error).message };
+      console.error(`prune failed: ${(e as Error).message}`);
+    }
   }
-  let timetableFailed = false;
+  run.counts = countOutcomes(run.feeds);
+  const failed = run.counts.failed > 0 || run.timetable.outcome === "failed" || streetsFailed || (run.prune !== null && "error" in run.prune);
+  run.exit_code = failed ? 1 : 0;
+  run.finished_at = new Date().toISOString();
+  run.elapsed_ms = Date.now() - startedAt.getTime();
+  if (values.report) writeRunReport(String(values.report), run);
+  if (values.json) {
+    if (values.feeds) console.log(JSON.stringify(run, null, 2));
+    else if (feeds.length > 0 || run.timetable.outcome !== "skipped") console.log(JSON.stringify(legacyJson(), null, 2));
+  }
+  return run.exit_code;
+}
+
+/** The download settings of the flags (checked: a bad number is a usage error). */
+function fetchPolicyOf(values: Record<string, unknown>): FetchPolicy {
+  const policy = { timeoutMs: Number(values.fetchTimeoutMs), retries: Number(values.fetchRetries), backoffMs: Number(values.fetchBackoffMs) };
+  if (!(policy.timeoutMs > 0)) throw new UsageError(`--fetch-timeout-ms must be > 0, got ${values.fetchTimeoutMs}`);
+  if (!Number.isInteger(policy.retries) || policy.retries < 0) throw new UsageError(`--fetch-retries must be a whole number >= 0, got ${values.fetchRetries}`);
+  if (!(policy.backoffMs >= 0)) throw new UsageError(`--fetch-backoff-ms must be >= 0, got ${values.fetchBackoffMs}`);
+  return policy;
+}
+
+const definedOf = <T extends object>(o: T): Partial<T> => Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as Partial<T>;
+
+function usage<T>(f: () => T): T {
   try {
-    await refreshTimetable(String(values.data), quiet ? undefined : (m) => console.error(m));
+    return f();
   } catch (e) {
-    // the imported versions stay; the planner keeps serving the previous timetable
-    timetableFailed = true;
-    console.error(`timetable compile failed: ${(e as Error).message}`);
+    throw new UsageError((e as Error).message);
   }
-  if (values.json) console.log(JSON.stringify(streetReport ? { feeds: reports, streets: streetReport } : reports, null, 2));
-  return reports.some((r) => r.status === "rejected") || timetableFailed || streetsFailed ? 1 : 0;
+}
+
+function summaryLine(f: FeedSpec, report: ImportReport): string {
+  if (report.status === "rejected") return `REJECTED ${f.source}: ${report.error?.message}`;
+  const how = report.fetch?.not_modified ? " (not modified: HTTP 304)" : "";
+  return `${report.status} ${report.feed_onestop_id} ${report.sha1}${report.activated ? " (active)" : ""}${how}; warnings: ${Object.entries(report.warnings).map(([k, w]) => `${k}=${w.count}`).join(", ") || "none"}`;
 }

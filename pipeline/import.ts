@@ -6,7 +6,8 @@
  * (and so the previous active version) untouched.
  *
  * The stages, in order, under the import lock:
- *   fetch     import/fetch.ts     the source's bytes and SHA-1; a version already imported ends here
+ *   fetch     import/fetch.ts     the source's bytes and SHA-1 (a URL: import/download.ts, conditional,
+ *                                 retried); a version already imported, or a 304, ends here
  *   unpack    import/fetch.ts     the zip into the staging folder, stop_times.txt to the fast reader (a worker thread)
  *   read      gtfs/load.ts        every GTFS file into its raw table
  *   build     gtfs/build.ts       the table modules of gtfs/tables/, in order
@@ -23,7 +24,7 @@ import { startBuild } from "./gtfs/build.ts";
 import { loadRawTable, loadRawTables } from "./gtfs/load.ts";
 import { GTFS_FILES, gtfsFile, TABLE_MODULES } from "./gtfs/tables/index.ts";
 import { checkShapes } from "./gtfs/tables/shapes.ts";
-import { fetchSource, unpack, type FetchedSource } from "./import/fetch.ts";
+import { fetchSource, rememberSource, unpack, type FetchedSource } from "./import/fetch.ts";
 import { writeParquet } from "./import/parquet.ts";
 import { publishVersion, recordTables } from "./import/publish.ts";
 import { ImportRun, type ImportOptions } from "./import/run.ts";
@@ -47,7 +48,11 @@ export async function importFeed(opts: ImportOptions): Promise<ImportReport> {
     rmSync(stagingRoot(run.dataDir), { recursive: true, force: true });
     if (opts.feedId) validateFeedId(opts.feedId);
     const src = await fetchSource(run);
-    if (src) await importVersion(run, src);
+    if (src) {
+      await importVersion(run, src);
+      // published: the URL's next answer may be a 304 for these bytes
+      rememberSource(run, src.sha1, run.report.feed_onestop_id, src.validators);
+    }
   } catch (e) {
     run.reject(e);
   } finally {

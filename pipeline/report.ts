@@ -26,11 +26,30 @@ export interface ImportReport {
   fetched_at: string | null;
   activated: boolean;
   elapsed_ms: number;
-  error?: { file?: string; line?: number; message: string };
+  /** `stage: "fetch"` when the source could not be downloaded (the data was never seen) */
+  error?: { stage?: "fetch"; file?: string; line?: number; message: string };
+  /** how an http(s) source was downloaded (absent for files and folders) */
+  fetch?: FetchInfo;
   tables: Record<string, TableCount>;
   /** derived rows (generated shapes, interpolated stop_times, calendars from calendar_dates) */
   derived: Record<string, number>;
   warnings: Record<string, { count: number; examples: IssueExample[] }>;
+}
+
+export interface FetchInfo {
+  url: string;
+  /** requests made (1 + retries) */
+  attempts: number;
+  /** the last answer's HTTP status; null when none came (time-out, network error) */
+  http_status: number | null;
+  /** the URL answered 304 to a conditional request: its bytes are the version `sha1`, already imported */
+  not_modified: boolean;
+  /** sent with the request (from the URL's previous answer) */
+  conditional: boolean;
+  etag: string | null;
+  last_modified: string | null;
+  /** size of the answer (0 for a 304) */
+  bytes: number;
 }
 
 /** A feed that cannot be imported; names the file and line where known. */

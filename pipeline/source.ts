@@ -9,6 +9,7 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSy
 import { basename, join } from "node:path";
 import { extractMember, listMembers, unzipAll, type ZipMember } from "./zip.ts";
 import { readStopTimesOffThread, type StopTimesOffThread } from "./gtfs/stop-times/fast.ts";
+import { DEFAULT_FETCH_POLICY, download, type FetchPolicy } from "./import/download.ts";
 import { DataError } from "./report.ts";
 import { Task } from "./tasks.ts";
 
@@ -24,16 +25,12 @@ export interface ResolvedSource {
 
 export const isUrl = (s: string) => /^https?:\/\//i.test(s);
 
-export async function readSourceBytes(source: string, timeoutMs = 120_000): Promise<{ kind: "zip" | "folder"; bytes?: Uint8Array }> {
+/** A source's bytes (a zip file or URL; a folder is read where it is). URLs: import/download.ts, unconditionally. */
+export async function readSourceBytes(source: string, policy: FetchPolicy = DEFAULT_FETCH_POLICY): Promise<{ kind: "zip" | "folder"; bytes?: Uint8Array }> {
   if (isUrl(source)) {
-    let res: Response;
-    try {
-      res = await fetch(source, { signal: AbortSignal.timeout(timeoutMs), redirect: "follow" });
-    } catch (e) {
-      throw new DataError(`cannot fetch ${source}: ${(e as Error).message}`);
-    }
-    if (!res.ok) throw new DataError(`cannot fetch ${source}: HTTP ${res.status}`);
-    return { kind: "zip", bytes: new Uint8Array(await res.arrayBuffer()) };
+    const d = await download(source, policy, null);
+    if (d.status !== "ok") throw new DataError(`cannot fetch ${source}: HTTP 304 to a request that was not conditional`);
+    return { kind: "zip", bytes: d.bytes };
   }
   if (!existsSync(source)) throw new DataError(`no such file or folder: ${source}`);
   if (statSync(source).isDirectory()) return { kind: "folder" };

@@ -1,14 +1,18 @@
 /**
  * The first stages of an import. fetchSource: the source's bytes (zip, URL) or folder and the SHA-1
- * that names the version; a version already in the manifest makes the import a no-op. unpack: the
- * zip's files into the session's staging folder, stop_times.txt handed to the fast reader in a
- * worker thread (unpacked in memory there) while the others are written.
+ * that names the version; a version already in the manifest makes the import a no-op, and so does
+ * a URL answering 304 to a conditional request (import/download.ts: time-outs and retries too).
+ * unpack: the zip's files into the session's staging folder, stop_times.txt handed to the fast
+ * reader in a worker thread (unpacked in memory there) while the others are written.
  */
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { readStopTimesOffThread, type StopTimesOffThread } from "../gtfs/stop-times/fast.ts";
+import type { FetchInfo } from "../report.ts";
 import { readManifest, type Manifest } from "../schema/manifest.ts";
-import { folderSha1, readSourceBytes, sha1Hex, unpackZip } from "../source.ts";
+import { folderSha1, isUrl, readSourceBytes, sha1Hex, unpackZip } from "../source.ts";
+import { readSourceState, writeSourceState } from "../store/sources.ts";
+import { download, FetchError, type Validators } from "./download.ts";
 import type { ImportRun } from "./run.ts";
 import type { ImportSession } from "./session.ts";
 
@@ -19,6 +23,8 @@ export interface FetchedSource {
   fetchedAt: Date;
   /** the manifest when the import started (unchanged while it holds the lock) */
   manifest: Manifest;
+  /** what the URL said about these bytes: kept (rememberSource) once they are in the dataset */
+  validators?: Validators;
 }
 
 /** The source and its SHA-1; null when that version is imported already (the report says so). */
@@ -26,19 +32,76 @@ export async function fetchSource(run: ImportRun): Promise<FetchedSource | null>
   const { report } = run;
   const fetchedAt = run.now();
   report.fetched_at = fetchedAt.toISOString();
-  const src = await readSourceBytes(run.source);
+  const manifest = readManifest(run.dataDir);
+  let src: { kind: "zip" | "folder"; bytes?: Uint8Array; validators?: Validators };
+  if (isUrl(run.source)) {
+    const fetched = await fetchUrl(run, manifest);
+    if (!fetched) return null;
+    src = fetched;
+  } else {
+    src = await readSourceBytes(run.source);
+  }
   const sha1 = src.kind === "zip" ? sha1Hex(src.bytes!) : folderSha1(run.source);
   report.sha1 = sha1;
-  const manifest = readManifest(run.dataDir);
   const existing = manifest.versions.find((v) => v.sha1 === sha1);
   if (existing) {
     report.status = "unchanged";
     report.feed_onestop_id = existing.feed_onestop_id;
     report.activated = manifest.feeds.find((f) => f.onestop_id === existing.feed_onestop_id)?.active === sha1;
     run.progress(`unchanged: version ${sha1} is already imported (feed ${existing.feed_onestop_id})`);
+    if (src.validators) rememberSource(run, sha1, existing.feed_onestop_id, src.validators);
     return null;
   }
   return { ...src, sha1, fetchedAt, manifest };
+}
+
+/**
+ * Download an http(s) source, conditionally when the dataset still lists the version the URL
+ * answered with last time. null: a 304, the report says "unchanged" with that version.
+ */
+async function fetchUrl(run: ImportRun, manifest: Manifest): Promise<{ kind: "zip"; bytes: Uint8Array; validators: Validators } | null> {
+  const { report } = run;
+  const state = run.conditional ? readSourceState(run.dataDir, run.source) : null;
+  const known = state && (state.etag || state.last_modified) ? manifest.versions.find((v) => v.sha1 === state.sha1) : undefined;
+  const info: FetchInfo = { url: run.source, attempts: 0, http_status: null, not_modified: false, conditional: Boolean(known), etag: null, last_modified: null, bytes: 0 };
+  report.fetch = info;
+  try {
+    const d = await download(run.source, run.fetchPolicy, known ? state : null, run.progress);
+    info.attempts = d.attempts;
+    info.http_status = d.http_status;
+    if (d.status === "not_modified" && !known) throw new FetchError(`cannot fetch ${run.source}: HTTP 304 to a request that was not conditional`, d.attempts, 304);
+    if (d.status === "not_modified") {
+      Object.assign(info, { not_modified: true, etag: state!.etag, last_modified: state!.last_modified });
+      Object.assign(report, { status: "unchanged", sha1: known!.sha1, feed_onestop_id: known!.feed_onestop_id });
+      report.activated = manifest.feeds.find((f) => f.onestop_id === known!.feed_onestop_id)?.active === known!.sha1;
+      try {
+        writeSourceState(run.dataDir, { ...state!, checked_at: run.now().toISOString() });
+      } catch { /* only the time of the check */ }
+      run.progress(`unchanged: not modified (HTTP 304), version ${known!.sha1} (feed ${known!.feed_onestop_id})`);
+      return null;
+    }
+    Object.assign(info, { etag: d.validators.etag, last_modified: d.validators.last_modified, bytes: d.bytes.length });
+    return { kind: "zip", bytes: d.bytes, validators: d.validators };
+  } catch (e) {
+    if (e instanceof FetchError) Object.assign(info, { attempts: e.attempts, http_status: e.httpStatus });
+    throw e;
+  }
+}
+
+/** The URL's answer is in the dataset now (version `sha1`): its validators serve the next conditional request. */
+export function rememberSource(run: ImportRun, sha1: string, feedOnestopId: string | null, validators: Validators | undefined): void {
+  if (!validators || !(validators.etag || validators.last_modified)) return; // nothing to ask with
+  const now = run.now().toISOString();
+  const before = readSourceState(run.dataDir, run.source);
+  try {
+    writeSourceState(run.dataDir, {
+      url: run.source, ...validators, sha1, feed_onestop_id: feedOnestopId, checked_at: now,
+      changed_at: before?.sha1 === sha1 ? before.changed_at : now,
+    });
+  } catch (e) {
+    // the import stands; the next run downloads the feed again
+    run.progress(`could not keep the URL's validators: ${(e as Error).message}`);
+  }
 }
 
 export interface UnpackedFeed {

@@ -8,6 +8,7 @@ import { basename, join, resolve } from "node:path";
 import type { License } from "../schema/manifest.ts";
 import { DataError, Issues, type ImportReport } from "../report.ts";
 import { isUrl } from "../source.ts";
+import { DEFAULT_FETCH_POLICY, FetchError, type FetchPolicy } from "./download.ts";
 
 export interface ImportOptions {
   dataDir: string;
@@ -32,6 +33,13 @@ export interface ImportOptions {
    * default true). false: always with DuckDB (tests compare the two).
    */
   fastReader?: boolean;
+  /** an http(s) source: time-out per attempt, retries, back-off (import/download.ts; defaults DEFAULT_FETCH_POLICY) */
+  fetch?: Partial<FetchPolicy>;
+  /**
+   * Ask an http(s) source conditionally (If-None-Match / If-Modified-Since) when the dataset holds
+   * the version it answered with last time, so that an unchanged feed costs one 304 (default true).
+   */
+  conditional?: boolean;
 }
 
 export class ImportRun {
@@ -41,6 +49,8 @@ export class ImportRun {
   readonly source: string;
   readonly activate: boolean;
   readonly fastReader: boolean;
+  readonly fetchPolicy: FetchPolicy;
+  readonly conditional: boolean;
   /** the timetable is prepared with this import (ImportOptions.prepareTimetable, and the version is activated) */
   readonly prepareTimetable: boolean;
   readonly issues = new Issues();
@@ -53,6 +63,8 @@ export class ImportRun {
     this.label = basename(this.source.replace(/\/+$/, "")) || this.source;
     this.activate = opts.activate ?? true;
     this.fastReader = opts.fastReader !== false;
+    this.fetchPolicy = { ...DEFAULT_FETCH_POLICY, ...Object.fromEntries(Object.entries(opts.fetch ?? {}).filter(([, v]) => v !== undefined)) };
+    this.conditional = opts.conditional !== false;
     this.prepareTimetable = this.activate && opts.prepareTimetable === true;
     this.report = {
       status: "rejected", feed_onestop_id: opts.feedId ?? null, sha1: null, source: this.source, fetched_at: null, activated: false,
@@ -75,7 +87,8 @@ export class ImportRun {
   reject(e: unknown): void {
     const report = this.report;
     report.status = "rejected";
-    if (e instanceof DataError) report.error = { file: e.file, line: e.line, message: e.message };
+    if (e instanceof FetchError) report.error = { stage: "fetch", message: e.message };
+    else if (e instanceof DataError) report.error = { file: e.file, line: e.line, message: e.message };
     else report.error = { message: (e as Error).message, ...(process.env.INTERCHANGE_DEBUG ? { stack: (e as Error).stack } : {}) } as ImportReport["error"];
     this.progress(`rejected: ${report.error?.message}`);
   }

@@ -1,18 +1,25 @@
 /**
  * The writing side of a dataset (its types and readers are pipeline/schema/manifest.ts): the
- * manifest replaced atomically (write a temp file, fsync, rename), durable file writes, the id
- * allocator and the import lock. Only the pipeline writes a dataset.
+ * manifest replaced atomically (write a temp file, fsync, rename) with a record of the generation
+ * it replaces (generations.ts), durable file writes, the id allocator and the import lock. Only the
+ * pipeline writes a dataset; pruning old items is prune.ts.
  */
-import { closeSync, fsyncSync, mkdirSync, openSync, readFileSync, renameSync, unlinkSync, writeSync } from "node:fs";
+import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, readFileSync, renameSync, unlinkSync, writeSync } from "node:fs";
 import { open, readdir } from "node:fs/promises";
 import { join } from "node:path";
-import { MANIFEST, type Manifest } from "../schema/manifest.ts";
+import { MANIFEST, readManifest, type Manifest } from "../schema/manifest.ts";
+import { recordReplaced } from "./generations.ts";
 
-/** Atomically replace the manifest. */
+/**
+ * Atomically replace the manifest. What the generation it replaces points servers at is recorded
+ * first (store/generations.ts), so that pruning spares it while a server may still read it.
+ */
 export function writeManifest(dataDir: string, m: Manifest): void {
   mkdirSync(dataDir, { recursive: true });
-  m.generation += 1;
+  const replaced = existsSync(join(dataDir, MANIFEST)) ? readManifest(dataDir) : null;
+  m.generation = Math.max(m.generation, replaced?.generation ?? 0) + 1;
   m.updated_at = new Date().toISOString();
+  if (replaced) recordReplaced(dataDir, replaced, m.updated_at);
   const tmp = join(dataDir, `.${MANIFEST}.${process.pid}.tmp`);
   writeFileDurable(tmp, JSON.stringify(m, null, 2) + "\n");
   renameSync(tmp, join(dataDir, MANIFEST));
