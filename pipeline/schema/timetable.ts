@@ -8,15 +8,16 @@
  * The file is one Arrow IPC stream per table, concatenated, each schema tagged with the metadata
  * `table=<name>`; tables and columns in the order given here. Index spaces: stop, route (a RAPTOR
  * route: trips with one stop sequence that never overtake each other), trip, service, timezone,
- * feed, agency, GTFS route, shape. A "start" column is a CSR offset: item i owns
- * [start[i], start[i + 1]), the last one ending at the length of the table it points into.
+ * feed, agency, GTFS route, shape, transfer rule, rule trip (a GTFS trip some transfer rule
+ * names). A "start" column is a CSR offset: item i owns [start[i], start[i + 1]), the last one
+ * ending at the length of the table it points into.
  *
  * Part of the dataset contract (pipeline/schema/): imports nothing, so the planner core may use
  * the codec.
  */
 
 /** Bump when the layout changes, so that files of an older layout are not reused (their name hashes it). */
-export const TIMETABLE_FORMAT = 4; // 3: stop times packed in one Int32 column (stop_time_words); 4: OTP1 leg fields (agencies.url, stops.zone_id / platform_code, trips.short_name), stops.station, route_stops.shape_idx -1 off the shape, fare_* tables, footpaths.source and meta.streets_sha1 (footpaths on the streets)
+export const TIMETABLE_FORMAT = 5; // 3: stop times packed in one Int32 column (stop_time_words); 4: OTP1 leg fields (agencies.url, stops.zone_id / platform_code, trips.short_name), stops.station, route_stops.shape_idx -1 off the shape, fare_* tables, footpaths.source and meta.streets_sha1 (footpaths on the streets); 5: transfers.txt rows naming routes or trips (transfer_rules, trips.rule_trip)
 
 /** Folder of the timetable files, relative to the data dir. */
 export const TIMETABLES_DIR = "timetables";
@@ -274,6 +275,11 @@ export const TIMETABLE_TABLES = {
     gtfs_route: "int32",
     /** trip → trip_short_name ("" when none); format 4 */
     short_name: "utf8",
+    /**
+     * trip → its GTFS trip as transfer_rules name it (a rule trip: 0 .. n-1 over the GTFS trips some
+     * rule names), -1 when no rule names it; the trips a frequency expands share theirs. Format 5
+     */
+    rule_trip: "int32",
   },
   services: {
     /** service → its first day (days since 1970-01-01), day 0 of its bytes in service_days */
@@ -293,6 +299,40 @@ export const TIMETABLE_TABLES = {
     /** shape point → WGS84 position */
     lat: "float64",
     lon: "float64",
+  },
+  /**
+   * transfers.txt rows that name routes or trips (format 5; stop-to-stop rows are footpaths and
+   * stops.slack_sec), one rule per (from stop, to stop) pair a row names (a station: each of its
+   * stops), sorted by to stop, from stop, then most specific first. The planner applies, to a
+   * transfer from a ride on the from trip to a boarding of the to trip, the most specific rule that
+   * matches (GTFS: both trips, then a trip and a route, one trip, both routes, one route; then the
+   * stop-to-stop rules); see server/planner/README.md.
+   */
+  transfer_rules: {
+    /** rule → the stop the transfer leaves from (alighting the arriving trip), the stop it ends at (boarding the departing trip) */
+    from_stop: "int32",
+    to_stop: "int32",
+    /** rule → GTFS route of the arriving / departing trip, -1 any (a rule naming a trip: that trip's route) */
+    from_route: "int32",
+    to_route: "int32",
+    /** rule → rule trip (trips.rule_trip) of the arriving / departing trip, -1 any */
+    from_trip: "int32",
+    to_trip: "int32",
+    /**
+     * rule → GTFS transfer_type: 0 recommended, 1 timed, 2 minimum time, 3 not possible, 4 in-seat
+     * (from the arriving trip's last stop to the departing trip's first, staying on), 5 in-seat not allowed
+     */
+    type: "uint8",
+    /** rule → min_transfer_time seconds (type 2), else 0 */
+    min_sec: "int32",
+    /**
+     * rule → its GTFS specificity: 6 both trips, 5 a trip and the other side's route, 4 one trip,
+     * 3 both routes, 2 one route; times 4, plus 1 for each of its stops named itself (not through
+     * its station). Higher wins
+     */
+    specificity: "uint8",
+    /** rule → metres between its two stops, straight line (0 for one stop); a footpath between them measured on the streets has its own */
+    dist_m: "float64",
   },
   ...FARE_TIMETABLE_TABLES,
 } as const satisfies Record<string, Record<string, ColumnKind>>;
@@ -369,6 +409,9 @@ export const flagsAt = (words: Int32Array, i: number): number => words[2 * i]! &
 function beyondPacked(i: number, a: number, d: number): never {
   throw new RangeError(`stop time ${i}: ${Math.abs(a) > MAX_STOP_TIME_SEC ? a : d} s is beyond ±${MAX_STOP_TIME_SEC} s`);
 }
+
+/** transfers.txt transfer_type values (transfer_rules.type). */
+export const TRANSFER_TYPE = { recommended: 0, timed: 1, minTime: 2, notPossible: 3, inSeat: 4, inSeatNotAllowed: 5 } as const;
 
 /** The footpaths table's `source` values: how a footpath's metres were measured. */
 export const FOOT_SOURCE = { straightLine: 0, streets: 1, transfersTxt: 2 } as const;

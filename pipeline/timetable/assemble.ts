@@ -2,13 +2,13 @@
  * Builds the planner timetable tables from the rows of the active feed versions: frequency trips
  * expanded, trips grouped into RAPTOR routes (same feed, stop sequence, stop_sequence numbers, shape
  * and timezone) and split where they overtake, stop times laid out route by route, service-day
- * bitsets, and footpaths (transfers.txt plus straight-line walks within a radius, across feeds).
- * The tables and columns are the timetable file's (pipeline/schema/timetable.ts), which
- * server/planner/timetable/arrow-loader.ts reads.
+ * bitsets, footpaths (transfers.txt plus straight-line walks within a radius, across feeds), and
+ * the transfer rules (transfers.txt rows naming routes or trips). The tables and columns are the
+ * timetable file's (pipeline/schema/timetable.ts), which server/planner/timetable/arrow-loader.ts reads.
  */
 import { FOOT_SOURCE, SHAPE_STOP_TOLERANCE_M, packStopTime, stopTimeFlags, type TimetableTables } from "../schema/timetable.ts";
 import { activeOn, type ServiceCalendar } from "../schema/calendar.ts";
-import type { AssembleOptions, SourceData, SourceTrip } from "./source.ts";
+import type { AssembleOptions, SourceData, SourceTransfer, SourceTrip } from "./source.ts";
 import { fareTables } from "./fares.ts";
 
 /** Any table of columns arrow-io.ts can encode; assembleTimetable's are the layout's (TimetableTables). */
@@ -247,6 +247,7 @@ export function assembleTimetable(src: SourceData, opts: AssembleOptions): Timet
   // transfers.txt footpaths: key from * n + to -> distance and minimum time
   const foot = new Map<number, { dist: number; min: number }>();
   for (const t of src.transfers) {
+    if (isRule(t)) continue;
     for (const a of expand(t.fromStop)) {
       for (const b of expand(t.toStop)) {
         if (t.type === 3) {
@@ -265,6 +266,7 @@ export function assembleTimetable(src: SourceData, opts: AssembleOptions): Timet
     }
   }
   const { fFrom, fTo, fDist, fMin, fSource } = footpathTable(stops, opts.walkRadiusM, foot, blocked);
+  const { rules, ruleTrip } = transferRules(src, stops, stopIdx, expand, routeIdx, tripsByKey, rangeOf);
 
   const shapeStart: number[] = [];
   let nPts = 0;
@@ -340,11 +342,13 @@ export function assembleTimetable(src: SourceData, opts: AssembleOptions): Timet
       wheelchair: Uint8Array.from(tripOut.map((e) => e.trip.wheelchair)),
       gtfs_route: Int32Array.from(tripOut.map((e) => routeIdx.get(e.trip.route)!)),
       short_name: tripOut.map((e) => e.trip.shortName ?? ""),
+      rule_trip: Int32Array.from(tripOut, (e) => ruleTrip.get(e.trip.key) ?? -1),
     },
     services: { day0: svcDay0, start: svcStart.subarray(0, src.calendars.length) },
     service_days: { active: serviceDays },
     shapes: { start: Int32Array.from(shapeStart) },
     shape_points: { lat: shapeLat, lon: shapeLon },
+    transfer_rules: rules,
     ...fareTables(src, stops, routeIdx),
   };
 }
@@ -468,6 +472,83 @@ function footpathTable(stops: SourceData["stops"], radius: number, foot: Map<num
     }
   }
   return { fFrom: Int32Array.from(fFrom), fTo: Int32Array.from(fTo), fDist: Float64Array.from(fDist), fMin: Int32Array.from(fMin), fSource: Uint8Array.from(fSource) };
+}
+
+/** A transfers.txt row that names a route or a trip: a transfer rule, not a footpath. */
+const isRule = (t: SourceTransfer): boolean => (t.fromRoute ?? -1) >= 0 || (t.toRoute ?? -1) >= 0 || (t.fromTrip ?? -1) >= 0 || (t.toTrip ?? -1) >= 0;
+
+/**
+ * The transfers.txt rows naming routes or trips as transfer_rules (pipeline/schema/timetable.ts):
+ * one rule per (from stop, to stop) pair, stations expanded to their stops; in-seat rows (types 4
+ * and 5) between the arriving trip's last stop and the departing trip's first (a row naming other
+ * stops is left out and reported). Rows naming a trip that did not make it into the timetable (no
+ * service, fewer than two stops) cannot apply and are left out. `ruleTrip`: GTFS trip key -> its
+ * rule trip (trips.rule_trip).
+ */
+function transferRules(
+  src: SourceData, stops: SourceData["stops"], stopIdx: Map<number, number>, expand: (key: number) => number[], routeIdx: Map<number, number>,
+  tripsByKey: Map<number, SourceTrip>, rangeOf: Map<number, [number, number]>,
+): { rules: TimetableTables["transfer_rules"]; ruleTrip: Map<number, number> } {
+  const st = src.stopTimes;
+  const ruleTrip = new Map<number, number>();
+  const out: { from: number; to: number; fr: number; tr: number; ft: number; tt: number; type: number; min: number; spec: number }[] = [];
+  let noTrip = 0, badStops = 0;
+  // a named trip: its rule trip and GTFS route, or null when it is not in the timetable
+  const trip = (key: number) => {
+    const t = tripsByKey.get(key);
+    const range = rangeOf.get(key);
+    if (!t || !range || range[1] - range[0] < 2 || !routeIdx.has(t.route)) return null;
+    let k = ruleTrip.get(key);
+    if (k === undefined) ruleTrip.set(key, (k = ruleTrip.size));
+    return { k, route: routeIdx.get(t.route)!, first: st.stop[range[0]]!, last: st.stop[range[1] - 1]! };
+  };
+  for (const t of src.transfers) {
+    if (!isRule(t)) continue;
+    const ft = (t.fromTrip ?? -1) >= 0 ? trip(t.fromTrip!) : undefined;
+    const tt = (t.toTrip ?? -1) >= 0 ? trip(t.toTrip!) : undefined;
+    if (ft === null || tt === null) {
+      noTrip++;
+      continue;
+    }
+    const side = (tr: typeof ft, route: number | undefined) => (tr ? 2 : (route ?? -1) >= 0 ? 1 : 0);
+    const fs = side(ft, t.fromRoute), ts = side(tt, t.toRoute);
+    // GTFS specificity: both trips 6, a trip and a route 5, one trip 4, both routes 3, one route 2
+    const rank = fs === 2 && ts === 2 ? 6 : fs + ts === 3 ? 5 : fs === 2 || ts === 2 ? 4 : fs + ts === 2 ? 3 : 2;
+    const fr = ft ? ft.route : (t.fromRoute ?? -1) >= 0 ? (routeIdx.get(t.fromRoute!) ?? -2) : -1;
+    const tr = tt ? tt.route : (t.toRoute ?? -1) >= 0 ? (routeIdx.get(t.toRoute!) ?? -2) : -1;
+    if (fr === -2 || tr === -2) continue; // (a route key the source does not have: compile.ts resolved them)
+    const min = t.type === 2 ? Math.max(0, t.minSec) : 0;
+    const push = (a: number, b: number, direct: number) => out.push({ from: a, to: b, fr, tr, ft: ft ? ft.k : -1, tt: tt ? tt.k : -1, type: t.type, min, spec: rank * 4 + direct });
+    if (t.type >= 4) {
+      // in-seat: from the arriving trip's last stop to the departing trip's first
+      const a = stopIdx.get(ft!.last), b = stopIdx.get(tt!.first);
+      if (a === undefined || b === undefined || (t.fromStop >= 0 && !expand(t.fromStop).includes(a)) || (t.toStop >= 0 && !expand(t.toStop).includes(b))) {
+        badStops++;
+        continue;
+      }
+      push(a, b, 2);
+      continue;
+    }
+    const fromDirect = stopIdx.has(t.fromStop) ? 1 : 0, toDirect = stopIdx.has(t.toStop) ? 1 : 0;
+    for (const a of expand(t.fromStop)) for (const b of expand(t.toStop)) push(a, b, fromDirect + toDirect);
+  }
+  if (noTrip) (src.warnings ??= []).push(`${noTrip} transfers.txt row(s) name a trip without service in the timetable (left out)`);
+  if (badStops) (src.warnings ??= []).push(`${badStops} in-seat transfers.txt row(s) whose stops are not the arriving trip's last and the departing trip's first (left out)`);
+  // by to stop, from stop, most specific first; the same rule twice is kept once
+  out.sort((x, y) => x.to - y.to || x.from - y.from || y.spec - x.spec || x.fr - y.fr || x.tr - y.tr || x.ft - y.ft || x.tt - y.tt || x.type - y.type || x.min - y.min);
+  const rules = out.filter((x, i) => {
+    const y = out[i - 1];
+    return !y || x.to !== y.to || x.from !== y.from || x.spec !== y.spec || x.fr !== y.fr || x.tr !== y.tr || x.ft !== y.ft || x.tt !== y.tt || x.type !== y.type || x.min !== y.min;
+  });
+  const col = (f: (x: (typeof out)[number]) => number) => Int32Array.from(rules, f);
+  return {
+    rules: {
+      from_stop: col((x) => x.from), to_stop: col((x) => x.to), from_route: col((x) => x.fr), to_route: col((x) => x.tr),
+      from_trip: col((x) => x.ft), to_trip: col((x) => x.tt), type: Uint8Array.from(rules, (x) => x.type), min_sec: col((x) => x.min), specificity: Uint8Array.from(rules, (x) => x.spec),
+      dist_m: Float64Array.from(rules, (x) => (x.from === x.to ? 0 : haversineM(stops[x.from]!.lat, stops[x.from]!.lon, stops[x.to]!.lat, stops[x.to]!.lon))),
+    },
+    ruleTrip,
+  };
 }
 
 /** trip key -> its row range [from, to) in stop times sorted by trip (in row order). */

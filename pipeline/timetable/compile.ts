@@ -48,6 +48,7 @@ export async function buildTimetableChunks(
   const src = await readSource(conn, versions, stopTimes);
   progress?.(`timetable: read ${src.stopTimes.trip.length} stop_times from ${versions.length} versions`);
   const t = assembleTimetable(src, { walkRadiusM });
+  for (const w of src.warnings ?? []) progress?.(`timetable: ${w}`);
   progress?.(`timetable: assembled`);
   if (streets) {
     const { openStreetActor, streetFootpaths } = await import("./street-footpaths.ts");
@@ -93,6 +94,52 @@ const days = (col: string) => `CAST(${col} - DATE '1970-01-01' AS INTEGER)`;
 const s = (v: unknown) => (v == null ? "" : String(v));
 const num = (v: unknown, d = 0) => (v == null ? d : Number(v));
 
+/**
+ * The transfers.txt rows of version `feed`: stop-to-stop rows (both stops named), and rows naming
+ * routes or trips, whose ids are resolved to the version's route and trip keys here. A row naming
+ * a route or trip the version does not have is left out and reported (src.warnings), as is a row
+ * that needs stops and names none (types 0-3); transfer_type 4 and 5 may leave the stops out.
+ */
+async function readTransfers(conn: DuckDBConnection, pq: VersionTables, src: SourceData, feed: number): Promise<void> {
+  const id = (c: string) => `nullif(x.${c}, '')`;
+  const skipped = new Map<string, number>();
+  for (const r of await rows(
+    conn,
+    `SELECT x.from_stop_ref, x.to_stop_ref, coalesce(x.transfer_type, 0) AS t, coalesce(x.min_transfer_time, 0) AS m,
+        ${id("from_route_id")} AS from_route_id, ${id("to_route_id")} AS to_route_id, ${id("from_trip_id")} AS from_trip_id, ${id("to_trip_id")} AS to_trip_id,
+        fr.id AS from_route, tr.id AS to_route, ft.id AS from_trip, tt.id AS to_trip
+     FROM ${pq("transfers")} x
+       LEFT JOIN ${pq("routes")} fr ON fr.route_id = ${id("from_route_id")} LEFT JOIN ${pq("routes")} tr ON tr.route_id = ${id("to_route_id")}
+       LEFT JOIN ${pq("trips")} ft ON ft.trip_id = ${id("from_trip_id")} LEFT JOIN ${pq("trips")} tt ON tt.trip_id = ${id("to_trip_id")}`,
+  )) {
+    const type = num(r.t);
+    const fromStop = num(r.from_stop_ref, -1), toStop = num(r.to_stop_ref, -1);
+    const specific = r.from_route_id != null || r.to_route_id != null || r.from_trip_id != null || r.to_trip_id != null;
+    const skip = (why: string) => skipped.set(why, (skipped.get(why) ?? 0) + 1);
+    if (!specific) {
+      if (type > 3) skip("in-seat transfer_type without from_trip_id and to_trip_id");
+      else if (fromStop >= 0 && toStop >= 0) src.transfers.push({ fromStop, toStop, type, minSec: num(r.m) });
+      else skip("no from_stop_id / to_stop_id");
+      continue;
+    }
+    const unknown = [["from_route_id", "from_route"], ["to_route_id", "to_route"], ["from_trip_id", "from_trip"], ["to_trip_id", "to_trip"]].filter(([name, ref]) => r[name!] != null && r[ref!] == null);
+    if (unknown.length) {
+      for (const [name] of unknown) skip(`unknown ${name}`);
+      continue;
+    }
+    if (type > 5 || (type <= 3 && (fromStop < 0 || toStop < 0))) {
+      skip(type > 5 ? "transfer_type beyond 5" : "no from_stop_id / to_stop_id");
+      continue;
+    }
+    if (type >= 4 && (r.from_trip == null || r.to_trip == null)) {
+      skip("in-seat transfer_type without from_trip_id and to_trip_id");
+      continue;
+    }
+    src.transfers.push({ fromStop, toStop, type, minSec: num(r.m), fromRoute: num(r.from_route, -1), toRoute: num(r.to_route, -1), fromTrip: num(r.from_trip, -1), toTrip: num(r.to_trip, -1) });
+  }
+  for (const [why, n] of skipped) (src.warnings ??= []).push(`${src.feeds[feed]?.onestopId ?? feed}: ${n} transfers.txt row(s) left out (${why})`);
+}
+
 /** `stopTimes[feed]`, when given, is that version's stop times (see buildTimetableChunks). */
 async function readSource(conn: DuckDBConnection, versions: VersionTables[], stopTimes?: ((() => Promise<StopTimesColumns>) | null)[]): Promise<SourceData> {
   const src: SourceData = {
@@ -137,14 +184,7 @@ async function readSource(conn: DuckDBConnection, versions: VersionTables[], sto
     for (const r of await rows(conn, `SELECT trip_ref, start_time, end_time, headway_secs FROM ${pq("frequencies")}`)) {
       src.frequencies.push({ trip: num(r.trip_ref), startSec: num(r.start_time), endSec: num(r.end_time), headwaySec: num(r.headway_secs) });
     }
-    for (const r of await rows(
-      conn,
-      `SELECT from_stop_ref, to_stop_ref, coalesce(transfer_type, 0) AS t, coalesce(min_transfer_time, 0) AS m FROM ${pq("transfers")}
-       WHERE coalesce(from_route_id, '') = '' AND coalesce(to_route_id, '') = '' AND coalesce(from_trip_id, '') = '' AND coalesce(to_trip_id, '') = ''
-         AND from_stop_ref IS NOT NULL AND to_stop_ref IS NOT NULL`,
-    )) {
-      src.transfers.push({ fromStop: num(r.from_stop_ref), toStop: num(r.to_stop_ref), type: num(r.t), minSec: num(r.m) });
-    }
+    await readTransfers(conn, pq, src, feed);
     // shapes used by trips: their point counts (by shape_id), then every point in that order
     const used = `FROM ${pq("shapes")} WHERE shape_id IN (SELECT DISTINCT shape_id FROM ${pq("trips")})`;
     const counts = await rows(conn, `SELECT shape_id, count(*) AS n ${used} GROUP BY shape_id ORDER BY shape_id`);

@@ -84,11 +84,21 @@ export interface SourceFrequency {
   headwaySec: number;
 }
 export interface SourceTransfer {
+  /** stop keys; -1 when the row names none (transfer_type 4 and 5 may leave them out) */
   fromStop: number;
   toStop: number;
-  /** GTFS transfer_type: 0/1/2 allowed (2 with min time), 3 not possible */
+  /** GTFS transfer_type: 0/1/2 allowed (2 with min time), 3 not possible, 4 in-seat, 5 in-seat not allowed */
   type: number;
   minSec: number;
+  /**
+   * keys of the route and trip the row names on either side (from_route_id ... to_trip_id), absent
+   * or -1 when none: such a row is a transfer rule (pipeline/schema/timetable.ts transfer_rules),
+   * the others are footpaths and same-stop minimum times
+   */
+  fromRoute?: number;
+  toRoute?: number;
+  fromTrip?: number;
+  toTrip?: number;
 }
 export interface SourceShape {
   feed: number;
@@ -110,6 +120,8 @@ export interface SourceData {
   shapes: SourceShape[];
   /** per feed: its fare tables (pipeline/timetable/fares.ts); absent = no fares */
   fares?: SourceFares[];
+  /** what the compile left out of the rows, one sentence each (reported with its progress) */
+  warnings?: string[];
 }
 
 export interface AssembleOptions {

@@ -27,7 +27,7 @@ import { fareField } from "./fares.ts";
 import { scopedId } from "./ids.ts";
 import { modeOfRouteType, type PlanParams } from "./plan-params.ts";
 import { dayToIso, localParts, tzOffsetSec } from "./timetable/calendar.ts";
-import { arrAt, depAt, type Timetable, type TimetableMeta } from "./timetable/types.ts";
+import { TRANSFER_TYPE, arrAt, depAt, type Timetable, type TimetableMeta } from "./timetable/types.ts";
 
 export interface Itinerary {
   duration: number;
@@ -104,17 +104,24 @@ interface RenderData {
   routeTz: string[];
   /** feed → Onestop ID */
   feedId: string[];
+  /** transfers.txt in-seat rules: "from rule trip|to rule trip" → 4 (stay on) or 5 (in-seat not allowed) */
+  inSeat: Map<string, number>;
 }
 const renderData = new WeakMap<TimetableMeta, RenderData>();
-function dataOf(m: TimetableMeta): RenderData {
+function dataOf(tt: Timetable): RenderData {
+  const m = tt.meta;
   let d = renderData.get(m);
   if (!d) {
     const feedId = m.feeds.map((f) => f.onestopId);
+    const inSeat = new Map<string, number>();
+    const tr = tt.core.transferRules;
+    if (tr) for (let x = 0; x < tr.type.length; x++) if (tr.type[x]! >= TRANSFER_TYPE.inSeat) inSeat.set(`${tr.fromTrip[x]}|${tr.toTrip[x]}`, tr.type[x]!);
     d = {
       feedId,
       routeId: m.gtfsRoutes.map((r) => scopedId(feedId[m.agencies[r.agency]?.feed ?? 0] ?? "", r.routeId)),
       routeName: m.gtfsRoutes.map((r) => r.shortName || r.longName),
       routeTz: m.gtfsRoutes.map((r) => m.timezones[m.agencies[r.agency]?.tz ?? 0] ?? "UTC"),
+      inSeat,
     };
     renderData.set(m, d);
   }
@@ -187,7 +194,7 @@ export function renderItinerary(
   walkOnly?: { startSec: number; durationSec: number; distanceM: number; /** the itinerary's timezone; default: that of the served stop nearest to the origin */ tz?: string },
 ): Itinerary {
   const m = tt.meta;
-  const rd = dataOf(m);
+  const rd = dataOf(tt);
   const legs: Leg[] = [];
   /** per leg: the timezone of its agency (rides), null for walk legs until fixed up */
   const legTz: (string | null)[] = [];
@@ -351,12 +358,16 @@ function rideLeg(
   leg.routeTextColor = gr.textColor;
   // a stay-seated transfer (OTP1's interline dwell): the previous ride's vehicle continues as this
   // trip, from the last stop of that trip (where the rider stays on, no walk) to the first of this
-  // one, both trips of one block_id, the same feed and service day
+  // one: a transfers.txt in-seat rule (type 4) between the two trips, or both trips of one block_id,
+  // the same feed and service day, unless a rule says in-seat is not allowed there (type 5)
+  const tr = core.transferRules;
+  const seat = prev !== null && tr ? (rd.inSeat.get(`${tr.tripRule[prev.trip]}|${tr.tripRule[l.trip]}`) ?? 0) : 0;
+  const continues = prev !== null && l.boardPos === 0 && prev.alightPos === core.routeStopStart[prev.route + 1]! - core.routeStopStart[prev.route]! - 1;
   leg.interlineWithPreviousLeg =
-    prev !== null && block !== "" && prev.toStop === l.fromStop && l.boardPos === 0 &&
-    prev.alightPos === core.routeStopStart[prev.route + 1]! - core.routeStopStart[prev.route]! - 1 && m.tripBlockId[prev.trip] === block &&
-    m.agencies[m.gtfsRoutes[m.tripGtfsRoute[prev.trip]!]!.agency]?.feed === feedIdx &&
-    days.offsetSec[prev.slot * core.nTz + core.routeTz[prev.route]!] === off;
+    continues && seat === TRANSFER_TYPE.inSeat ? true
+    : continues && seat !== TRANSFER_TYPE.inSeatNotAllowed && block !== "" && prev.toStop === l.fromStop && m.tripBlockId[prev.trip] === block &&
+      m.agencies[m.gtfsRoutes[m.tripGtfsRoute[prev.trip]!]!.agency]?.feed === feedIdx &&
+      days.offsetSec[prev.slot * core.nTz + core.routeTz[prev.route]!] === off;
   if (tripShortName) leg.tripShortName = tripShortName;
   if (block) leg.tripBlockId = block;
   leg.headsign = m.tripHeadsign[l.trip];

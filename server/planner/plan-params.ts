@@ -330,7 +330,7 @@ export const PLAN_PARAMS = {
   waitAtBeginningFactor: clampable("waitAtBeginningFactor", false, "cost of a second waiting before the first ride, from the requested time (OTP1 default 0.4; <= 0: the default). Names a cost", { default: OTP1_COSTS.waitAtBeginningFactor }),
   walkBoardCost: clampable("walkBoardCost", true, "seconds of cost per boarding (OTP1 default 600; below 0: 0). Names a cost", { default: OTP1_COSTS.walkBoardCost }),
   transferPenalty: number("transferPenalty", null, 0, 86_400, "seconds of cost per boarding after the first (default 0; optimize=TRANSFERS adds 1800). Names a cost", true),
-  nonpreferredTransferPenalty: number("nonpreferredTransferPenalty", null, 0, 86_400, "seconds of cost per transfer that transfers.txt does not recommend (OTP1 default 180; applies only when some transfer is recommended or timed, which the timetable does not record: no effect, as OTP1 without such transfers)", true),
+  nonpreferredTransferPenalty: number("nonpreferredTransferPenalty", null, 0, 86_400, "seconds of cost per transfer that transfers.txt does not recommend (OTP1 default 180; applies only when some transfer is recommended or timed: not applied by the cost search yet, no effect)", true),
   preferredRoutes: ids(`${routesDoc}: every other route costs otherThanPreferredRoutesPenalty per boarding. Names a cost`),
   preferredAgencies: ids(`${agenciesDoc}: routes of other agencies cost otherThanPreferredRoutesPenalty per boarding. Names a cost`),
   otherThanPreferredRoutesPenalty: clampable("otherThanPreferredRoutesPenalty", true, "seconds of cost per boarding of a route neither preferred nor of a preferred agency (OTP1 default 300; below 0: 0). Names a cost", { default: OTP1_COSTS.otherThanPreferredRoutesPenalty }),
@@ -444,7 +444,7 @@ export function parsePlanParams(q: Record<string, string | undefined>): PlanPara
   note("walkOnStreetReluctance", "no effect: the street engine's pedestrian costing weighs the streets");
   note("carParkCarLegWeight", "no effect: car legs are not available yet");
   note("maxPreTransitTime", "no effect: car legs are not available yet");
-  note("nonpreferredTransferPenalty", "no effect: the timetable records no recommended or timed transfers (OTP1 ignores it without them)");
+  note("nonpreferredTransferPenalty", "no effect: the cost search does not apply it to the recommended or timed transfers of transfers.txt yet");
   if (v.locale && !/^en\b|^en[_-]/i.test(v.locale)) warnings.push(`locale: answers are in English only (${v.locale} not available)`);
 
   return {

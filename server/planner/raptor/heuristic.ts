@@ -90,6 +90,8 @@ export function destinationBounds(pc: PreparedCore, st: RaptorState, egress: Sto
   const { hopStart, hopFrom, hopSec } = pc.hops;
   const inStart = pc.footIn.start;
   const inFromSec = st.incomingFootpaths(pc, walkSpeed, transferSlack);
+  // transfer rules (transfer-rules.ts) may join stops no footpath joins, or sooner: 0 s into each target from its sources
+  const rules = pc.rules;
   const h = st.toTarget, node = st.queueNode, next = st.queueNext;
   h.fill(UNREACHED);
   // Dial's bucket queue (integer seconds, keys < limit): bucket t is a stack of entries in
@@ -138,6 +140,17 @@ export function destinationBounds(pc: PreparedCore, st: RaptorState, egress: Sto
         node[n] = p;
         next[n] = head[t]!;
         head[t] = n++;
+      }
+      if (rules !== null && rules.isTarget[q]) {
+        for (let e = rules.tgtEntryStart[q]!; e < rules.tgtEntryStart[q + 1]!; e++) {
+          const p = rules.eSrc[e]!;
+          if (key >= h[p]!) continue;
+          if (n >= cap) return -1;
+          h[p] = key;
+          node[n] = p;
+          next[n] = head[key]!;
+          head[key] = n++;
+        }
       }
     }
   }

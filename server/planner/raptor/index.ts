@@ -177,5 +177,17 @@ export function earliestArrivals(prepared: Prepared, q: SearchQuery, pool: Rapto
       if (t < out[p]!) out[p] = t;
     }
   }
+  // footpaths of transfer rule pairs are not in the boarding labels (transfer-rules.ts): the walk after a ride over them
+  const rules = pc.rules;
+  if (rules !== null) {
+    for (let e = 0; e < rules.nEntries; e++) {
+      const f = rules.eFoot[e]!, s = rules.eSrc[e]!, q = rules.eTgt[e]!;
+      if (f < 0) continue;
+      for (let k = 1; k <= req.maxRides; k++) {
+        const a = st.ride[k * n + s]!;
+        if (a < UNREACHED && a + st.footSec[f]! < out[q]!) out[q] = a + st.footSec[f]!;
+      }
+    }
+  }
   return out;
 }

@@ -23,6 +23,7 @@ export function reachAhead(pc: PreparedCore, req: RaptorRequest, st: RaptorState
   const { core } = pc;
   const { stopRouteStart, stopRouteRoute, stopRoutePos, routeStopStart, routeStops } = core;
   const rev = pc.footIn;
+  const rules = pc.rules;
   // level 0: egress stops' routes
   {
     const last = reachLast[0]!, routes = reachRoutes[0]!;
@@ -69,6 +70,8 @@ export function reachAhead(pc: PreparedCore, req: RaptorRequest, st: RaptorState
       const q = reachList[i]!;
       if (!reachBoard[q]) continue;
       for (let f = rev.start[q]!; f < rev.start[q + 1]!; f++) mark(rev.from[f]!);
+      // the stops transfer rules lead from to q (transfer-rules.ts)
+      if (rules !== null && rules.isTarget[q]) for (let e = rules.tgtEntryStart[q]!; e < rules.tgtEntryStart[q + 1]!; e++) mark(rules.eSrc[e]!);
     }
     const last = reachLast[l]!, routes = reachRoutes[l]!;
     let nr = 0;

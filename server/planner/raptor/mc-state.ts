@@ -10,6 +10,8 @@ export const L_ACCESS = 0;
 export const L_RIDE = 1;
 export const L_STAY = 2;
 export const L_WALK = 3;
+/** a board label over a transfer rule pair (transfer-rules.ts): arr = the ride's arrival at the rule's source, pos = the entry, boardIdx = the ride's rule trip */
+export const L_RULE = 4;
 
 export class McScratch {
   /** labels in use */
@@ -38,6 +40,8 @@ export class McScratch {
   /** stop -> ride labels / board labels (rounds >= 1) not dominated */
   readonly rideBag: number[][];
   readonly boardBag: number[][];
+  /** transfer rule entry -> its board labels (L_RULE) not dominated: the labels of one entry meet the same rules */
+  readonly ruleBags = new Map<number, number[]>();
   /** stops whose bags hold labels (cleared after the search) */
   readonly touched: Int32Array;
   nTouched = 0;
@@ -141,6 +145,7 @@ export class McScratch {
     for (let i = 0; i < this.nNewStops; i++) this.newHead[this.newStops[i]!] = -1;
     this.nNewStops = 0;
     this.rideNew.length = 0;
+    this.ruleBags.clear();
     this.n = 0;
   }
 }

@@ -27,16 +27,17 @@
  * break them are not candidates. A trip is boarded at its earliest departure (as OTP2 does): a later
  * trip of the same route arrives later and waits longer.
  */
-import { STOP_NO_PASS, type Journey, type JourneyLeg, type RaptorConfig, type RaptorRequest, type RaptorResult, type RaptorStats, type RouteIdx, type StopIdx, type TripIdx } from "../api.ts";
+import { STOP_NO_PASS, UNREACHED, type Journey, type JourneyLeg, type RaptorConfig, type RaptorRequest, type RaptorResult, type RaptorStats, type RouteIdx, type StopIdx, type TripIdx } from "../api.ts";
 import { NO_DROP_OFF, NO_PICKUP, arrAt, depAt, type TransitCore } from "../timetable/types.ts";
 import { destinationBounds } from "./heuristic.ts";
-import { L_ACCESS, L_RIDE, L_STAY, L_WALK, McScratch } from "./mc-state.ts";
+import { L_ACCESS, L_RIDE, L_RULE, L_STAY, L_WALK, McScratch } from "./mc-state.ts";
 import { boardingAt, nonDominated, walkSec } from "./paths.ts";
 import type { PreparedCore } from "./prepare.ts";
 import { searchForward, withSlacks } from "./range.ts";
 import { dayViews, markLiveRoutes, scanContext } from "./slots.ts";
 import type { RaptorState } from "./state.ts";
 import { collectRoutes } from "./transfers.ts";
+import { classOf, isRulePair, namesTrips, ruleFor, useRules } from "./transfer-rules.ts";
 
 /** Bounds of the lower-bound search, seconds (heuristic.ts caps at 4 days too). */
 const MAX_BOUND_SEC = 4 * 86400;
@@ -169,6 +170,9 @@ export function searchMc(pc: PreparedCore, req: RaptorRequest, st: RaptorState, 
     const views = dayViews(pc, req);
     markLiveRoutes(pc, req, st, views);
     const footToSec = (st.footpathSeconds(core, req.walkSpeed, tSlack), st.footToSec);
+    // transfer rules naming routes or trips (transfer-rules.ts): null when the timetable has none
+    const rs = useRules(pc, st, req);
+    const rix = rs !== null ? rs.index : null;
     const blocked = st.blockStops(core, req.wheelchair, req.stopRules);
     const cx = scanContext(pc, views);
     const rules = req.stopRules ?? null;
@@ -228,6 +232,25 @@ export function searchMc(pc: PreparedCore, req: RaptorRequest, st: RaptorState, 
       if (mc.newHead[p]! < 0) mc.newStops[mc.nNewStops++] = p;
       mc.next[l] = mc.newHead[p]!;
       mc.newHead[p] = l;
+    };
+
+    /**
+     * A board label over a transfer rule pair (entry e, for a ride on rule trip kF arriving at `a`):
+     * which trips it can board depends on them, so it is costed at boarding; its bag is the entry's.
+     */
+    const addRuleBoard = (e: number, a: number, c: number, rd: number, parent: number, dp: number, kF: number): void => {
+      const q = rix!.eTgt[e]!;
+      if (a + h[q]! >= maxArr || c + mRide * h[q]! > bound || a + h[q]! - dp >= maxDur) return;
+      let bag = mc.ruleBags.get(e);
+      if (!bag) mc.ruleBags.set(e, (bag = []));
+      if (!insert(bag, a, c, rd, dp)) return;
+      const l = mc.add(L_RULE, q, a, c, rd, parent, dp);
+      mc.pos[l] = e;
+      mc.boardIdx[l] = kF;
+      bag.push(l);
+      if (mc.newHead[q]! < 0) mc.newStops[mc.nNewStops++] = q;
+      mc.next[l] = mc.newHead[q]!;
+      mc.newHead[q] = l;
     };
 
     // round 0: the access walks (and the slack before boarding)
@@ -299,8 +322,20 @@ export function searchMc(pc: PreparedCore, req: RaptorRequest, st: RaptorState, 
             for (let L = newHead[p]!; L >= 0; L = mc.next[L]!) {
               if (mc.dead[L]) continue;
               const t = mc.arr[L]!;
-              if (t > lastDep) continue;
-              const want = t - off;
+              const rule = mc.kind[L] === L_RULE;
+              // over a rule pair the seconds to the trip depend on it: a trip leaving at or after t plus the least of them
+              const e = rule ? mc.pos[L]! : -1;
+              const kF = rule ? mc.boardIdx[L]! : -1;
+              const g = rule ? rix!.routeGtfs[r]! : -1;
+              const byTrip = rule && namesTrips(rix!, e, kF, g);
+              let least = 0;
+              if (rule) {
+                least = rs!.seconds(e, ruleFor(rix!, e, kF, g, -1));
+                if (byTrip) least = Math.min(least, rs!.eMinSec[e]!);
+                if (least >= UNREACHED) continue;
+              }
+              if (t + least > lastDep) continue;
+              const want = t + least - off;
               let lo = 0;
               let hi = nT;
               while (lo < hi) {
@@ -309,17 +344,26 @@ export function searchMc(pc: PreparedCore, req: RaptorRequest, st: RaptorState, 
                 else hi = mid;
               }
               let i = lo;
+              let x = -1;
               for (; i < nT; i++) {
                 if (vtm[2 * (t0v + i * nS + j) + 1]! & NO_PICKUP) continue;
                 const trip = tr0 + vt[c0 + i]!;
                 if (tripOk !== null && tripOk[trip] === 0) continue;
                 if (bans !== null && bans.get(trip)?.has(j)) continue;
+                if (byTrip) {
+                  x = ruleFor(rix!, e, kF, g, rix!.tripRule[trip]!);
+                  const sec = rs!.seconds(e, x);
+                  if (sec >= UNREACHED || t + sec > off + (vtm[2 * (t0v + i * nS + j) + 1]! >> 2)) continue;
+                }
                 break;
               }
               if (i >= nT) continue;
+              if (rule && !byTrip) x = ruleFor(rix!, e, kF, g, -1);
               const dep = off + (vtm[2 * (t0v + i * nS + j) + 1]! >> 2);
               const first = mc.round[L] === 0;
-              const base = mc.cost[L]! + (first ? wab : war) * (dep - t) + bc + (first ? 0 : tp) + pen - dep;
+              // over a rule pair: its walk (none in-seat or at one stop) at walkReluctance, the rest waiting
+              const walk = rule ? rs!.walk(e, x) : 0;
+              const base = mc.cost[L]! + wr * walk + (first ? wab : war) * (dep - t - walk) + bc + (first ? 0 : tp) + pen - dep;
               // the journey leaves the origin in time to walk and board (range.ts shifts the access walk the same way)
               const dp = first ? dep - aSlack - accessSec[p]! : mc.dep[L]!;
               // the route bag: an entry on no later trip with no greater base is better everywhere further on
@@ -383,7 +427,17 @@ export function searchMc(pc: PreparedCore, req: RaptorRequest, st: RaptorState, 
         const a = mc.arr[l]!;
         const c = mc.cost[l]!;
         if (c + mRide * h[p]! > bound) continue;
-        if (blocked === null || blocked[p] === 0) {
+        // a stop transfer rules leave from: one label per rule pair of the ride's class, costed at boarding; the pairs are not stayed or walked below
+        const src = rix !== null && rix.isSource[p] === 1;
+        if (src) {
+          const { r, trip } = boardingAt(core, mc.boardIdx[l]!);
+          const cls = classOf(rix!, p, rix!.routeGtfs[r]!);
+          for (let y = rix!.classEntryStart[cls]!; y < rix!.classEntryStart[cls + 1]!; y++) {
+            const e = rix!.classEntry[y]!;
+            if (blocked === null || blocked[rix!.eTgt[e]!] === 0) addRuleBoard(e, a, c, k, l, mc.dep[l]!, rix!.tripRule[trip]!);
+          }
+        }
+        if ((blocked === null || blocked[p] === 0) && !(src && isRulePair(rix!, p, p))) {
           const sl = Math.max(stopSlackSec[p]!, tSlack);
           addBoard(L_STAY, p, a + sl, c + war * sl, k, l, mc.dep[l]!);
         }
@@ -392,6 +446,7 @@ export function searchMc(pc: PreparedCore, req: RaptorRequest, st: RaptorState, 
         for (let e = f0; e < f1; e++) {
           const q = footToSec[2 * e]!;
           if (blocked !== null && blocked[q] !== 0) continue;
+          if (src && rix!.isTarget[q] && isRulePair(rix!, p, q)) continue;
           const sec = footToSec[2 * e + 1]!;
           const walk = Math.min(sec, Math.max(footMinSec[e]!, Math.ceil(footDistM[e]! / req.walkSpeed)));
           addBoard(L_WALK, q, a + sec, c + wr * walk + war * (sec - walk), k, l, mc.dep[l]!);
@@ -436,6 +491,13 @@ function path(core: TransitCore, req: RaptorRequest, st: RaptorState, d: DestLab
       const q = mc.stop[prev]!;
       const t = mc.arr[prev]!;
       legs.push({ kind: "transfer", fromStop: q as StopIdx, toStop: from as StopIdx, depSec: t, arrSec: t + walkSec(core, req, q, from) });
+    } else if (mc.kind[b] === L_RULE) {
+      // over a rule pair: a walk leg unless at one stop or in-seat
+      const rs = st.rules!;
+      const e = mc.pos[b]!;
+      const x = ruleFor(rs.index, e, mc.boardIdx[b]!, rs.index.routeGtfs[r]!, rs.index.tripRule[trip]!);
+      const t = mc.arr[prev]!;
+      if (rs.walkLeg(e, x)) legs.push({ kind: "transfer", fromStop: mc.stop[prev]! as StopIdx, toStop: from as StopIdx, depSec: t, arrSec: t + rs.walk(e, x) });
     }
     l = prev;
   }

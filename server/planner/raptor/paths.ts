@@ -5,6 +5,7 @@
 import type { Journey, JourneyLeg, RaptorRequest, RouteIdx, StopIdx, TripIdx } from "../api.ts";
 import { NO_DROP_OFF, arrAt, depAt, flagsAt, type TransitCore } from "../timetable/types.ts";
 import { SRC_ACCESS, SRC_INHERITED, type RaptorState } from "./state.ts";
+import { boardKey, keepsRules, ruleFor } from "./transfer-rules.ts";
 
 /**
  * Journeys no other one dominates: another leaves no earlier, arrives no later, with no more rides
@@ -53,8 +54,14 @@ export function boardingAt(core: TransitCore, bIdx: number) {
   return { r, s0, nS, boardPos, tbase: bIdx - boardPos, trip: core.routeTripStart[r]! + (rel - boardPos) / nS };
 }
 
-/** Walk the labels back from the destination (round k, via egress stop e) to the access walk. */
-export function reconstruct(core: TransitCore, req: RaptorRequest, st: RaptorState, k: number, e: number): Journey {
+/**
+ * Walk the labels back from the destination (round k, via egress stop e) to the access walk. A
+ * boarding a transfer rule let happen (transfer-rules.ts, RuleState.boardFrom) continues from its
+ * class label. Null when the journey breaks a transfer rule: class labels of a range search can be
+ * improved, in a later iteration, by a ride of another trip of the class that a rule on a trip
+ * treats otherwise (the README's approximation; such a journey is not returned).
+ */
+export function reconstruct(core: TransitCore, req: RaptorRequest, st: RaptorState, k: number, e: number): Journey | null {
   const n = core.nStops;
   const legs: JourneyLeg[] = [];
   let egressWalk = 0;
@@ -62,22 +69,40 @@ export function reconstruct(core: TransitCore, req: RaptorRequest, st: RaptorSta
   const arrive = st.ride[k * n + e]!;
   // the egress entries hold the slack after the last ride (range.ts withSlacks): the walk starts after it
   legs.push({ kind: "egress", stop: e as StopIdx, depSec: arrive + req.egressSlackSec, arrSec: arrive + egressWalk });
+  const rs = st.rules;
   let p = e;
   let round = k;
   let rides = 0;
+  // the ride label followed: its arrival, boarding event and day slot
+  let at = arrive;
+  let bIdx = st.rideBoard[k * n + e]!;
+  let slot = st.rideSlot[k * n + e]!;
   for (;;) {
-    const idx = round * n + p;
-    const slot = st.rideSlot[idx]!;
-    const bIdx = st.rideBoard[idx]!;
     const { r, s0, nS, boardPos, tbase, trip } = boardingAt(core, bIdx);
     const off = req.days.offsetSec[slot * core.nTz + core.routeTz[r]!]!;
     // the alighting position: the first visit of p after boarding that arrives at the label's time
     let alightPos = boardPos + 1;
-    while (alightPos < nS - 1 && !(core.routeStops[s0 + alightPos] === p && off + arrAt(core.stopTimes, tbase + alightPos) === st.ride[idx] && !(flagsAt(core.stopTimes, tbase + alightPos) & NO_DROP_OFF))) alightPos++;
+    while (alightPos < nS - 1 && !(core.routeStops[s0 + alightPos] === p && off + arrAt(core.stopTimes, tbase + alightPos) === at && !(flagsAt(core.stopTimes, tbase + alightPos) & NO_DROP_OFF))) alightPos++;
     const b = core.routeStops[core.routeStopStart[r]! + boardPos]!;
     const dep = off + depAt(core.stopTimes, tbase + boardPos);
     legs.push({ kind: "ride", route: r as RouteIdx, trip: trip as TripIdx, slot, boardPos, alightPos, fromStop: b as StopIdx, toStop: p as StopIdx, depSec: dep, arrSec: off + arrAt(core.stopTimes, tbase + alightPos) });
     rides++;
+    const from = rs !== null && rs.boardFrom.size > 0 ? rs.boardFrom.get(boardKey(round, bIdx, slot)) : undefined;
+    if (from !== undefined) {
+      // boarded from the class label of round - 1 at the entry's source stop
+      const ix = rs!.index;
+      const ci = (round - 1) * rs!.nClasses + ix.eCls[from]!;
+      const s = ix.eSrc[from]!;
+      const a = rs!.clsRide[ci]!;
+      const x = ruleFor(ix, from, rs!.clsTrip[ci]!, ix.routeGtfs[r]!, ix.tripRule[trip]!);
+      if (rs!.walkLeg(from, x)) legs.push({ kind: "transfer", fromStop: s as StopIdx, toStop: b as StopIdx, depSec: a, arrSec: a + rs!.walk(from, x) });
+      p = s;
+      round--;
+      at = a;
+      bIdx = rs!.clsBoard[ci]!;
+      slot = rs!.clsSlot[ci]!;
+      continue;
+    }
     let j = round - 1;
     while (j > 0 && st.boardSrc[j * n + b] === SRC_INHERITED) j--;
     const src = st.boardSrc[j * n + b]!;
@@ -94,9 +119,13 @@ export function reconstruct(core: TransitCore, req: RaptorRequest, st: RaptorSta
     }
     p = src;
     round = j;
+    at = st.ride[j * n + src]!;
+    bIdx = st.rideBoard[j * n + src]!;
+    slot = st.rideSlot[j * n + src]!;
   }
   legs.reverse();
-  return { departSec: legs[0]!.depSec, arriveSec: legs[legs.length - 1]!.arrSec, rides, legs };
+  const journey = { departSec: legs[0]!.depSec, arriveSec: legs[legs.length - 1]!.arrSec, rides, legs };
+  return rs === null || keepsRules(rs, journey) ? journey : null;
 }
 
 /** Walking seconds of the footpath from -> to at the request's speed (0 when there is none). */

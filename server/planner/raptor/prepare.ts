@@ -7,6 +7,7 @@
 import { NO_PICKUP, arrAt, depAt, flagsAt, type TransitCore } from "../timetable/types.ts";
 import { DayViews } from "./day-view.ts";
 import { hopGraph, type HopGraph } from "./heuristic.ts";
+import { ruleIndex, type RuleIndex } from "./transfer-rules.ts";
 
 /** The cores a timetable is searched on: forward, and the mirror (timetable/reverse.ts) for arriveBy. */
 export interface Cores {
@@ -31,6 +32,8 @@ export interface PreparedCore {
   readonly hops: HopGraph;
   /** per-service-day trip views and the boarding lists of the sets of them searched (built on first use per day) */
   readonly days: DayViews;
+  /** the transfer rules naming routes or trips, indexed for the search (transfer-rules.ts); null when the timetable has none */
+  readonly rules: RuleIndex | null;
 }
 
 /** A timetable prepared for searching: the forward core, and the mirrored one prepared on the first arriveBy search. */
@@ -56,7 +59,7 @@ export function prepareCore(core: TransitCore): PreparedCore {
     bpRoutePos[2 * i] = route[i]!;
     bpRoutePos[2 * i + 1] = pos[i]!;
   }
-  return { core, monotone: monotoneRoutes(core), routeStopBoard, bpStart, bpRoutePos, footIn: incomingFootpaths(core), hops: hopGraph(core), days: new DayViews(core) };
+  return { core, monotone: monotoneRoutes(core), routeStopBoard, bpStart, bpRoutePos, footIn: incomingFootpaths(core), hops: hopGraph(core), days: new DayViews(core), rules: ruleIndex(core) };
 }
 
 /**

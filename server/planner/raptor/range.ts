@@ -16,6 +16,7 @@ import type { PreparedCore } from "./prepare.ts";
 import { runIteration } from "./rounds.ts";
 import { dayViews, markLiveRoutes, scanContext, type ScanContext } from "./slots.ts";
 import type { RaptorState } from "./state.ts";
+import { useRules } from "./transfer-rules.ts";
 
 /**
  * Range RAPTOR over [departSec, departSec + windowSec]: one iteration per departure, latest first.
@@ -54,6 +55,7 @@ export function searchForward(pc: PreparedCore, request: RaptorRequest, st: Rapt
     const views = dayViews(pc, req);
     markLiveRoutes(pc, req, st, views);
     st.footpathSeconds(core, req.walkSpeed, req.transferSlackSec);
+    useRules(pc, st, req);
     st.blockStops(core, req.wheelchair, req.stopRules);
     const cx = scanContext(pc, views);
     if (req.noDestinationPruning && config.destinationPruning) config = { ...config, destinationPruning: false };
@@ -120,7 +122,9 @@ function iterate(pc: PreparedCore, req: RaptorRequest, st: RaptorState, cx: Scan
     let found = false;
     for (let k = 1; k < rounds; k++) {
       if (improvedEgress[k]! >= 0) {
-        journeys.push(reconstruct(pc.core, req, st, k, improvedEgress[k]!));
+        // (null: a transfer rule no longer holds on its labels, transfer-rules.ts)
+        const j = reconstruct(pc.core, req, st, k, improvedEgress[k]!);
+        if (j) journeys.push(j);
         found = true;
       }
     }

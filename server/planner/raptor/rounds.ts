@@ -109,8 +109,10 @@ export function runIteration(pc: PreparedCore, req: RaptorRequest, st: RaptorSta
     }
     // the last round's transfers only matter when every stop's labels are read: no later round boards
     // from them, and journeys end at a ride label
-    if (!collect && !req.everyStop) for (let i = 0; i < nRide; i++) rideMarked[rideList[i]!] = 0;
-    else {
+    if (!collect && !req.everyStop) {
+      for (let i = 0; i < nRide; i++) rideMarked[rideList[i]!] = 0;
+      st.rules?.clearMarks();
+    } else {
       nMarked = relaxTransfers(core, st, cx, k, nRide, bound, useH, collect, upRow, upEnd, req.transferSlackSec);
       nRoutes = st.collected;
       footpaths += st.relaxed;

@@ -7,6 +7,7 @@ import { UNREACHED, type RaptorRequest } from "../api.ts";
 import { NO_DROP_OFF, NO_PICKUP, type TransitCore } from "../timetable/types.ts";
 import type { ScanContext } from "./slots.ts";
 import type { RaptorState } from "./state.ts";
+import { scanRuleRoute } from "./transfer-rules.ts";
 
 /**
  * Scan the routes routeList[0..nRoutes) for round k: boarding from the previous round's labels at
@@ -37,6 +38,8 @@ export function scanRoutes(core: TransitCore, req: RaptorRequest, st: RaptorStat
   // the last rounds (look-ahead.ts): per route, the last position whose label can still matter
   const level = rounds - 1 - k;
   const limitPos = level > st.reachLevels ? null : st.reachLast[level]!;
+  // routes meeting transfer rules (transfer-rules.ts) are scanned there; null when the timetable has none
+  const ruleRoute = cx.rules !== null ? cx.rules.ruleRoute : null;
   // route scans: each marked route from its first marked position, once per service-day slot
   // (active trips only)
   for (let ri = 0; ri < nRoutes; ri++) {
@@ -56,6 +59,16 @@ export function scanRoutes(core: TransitCore, req: RaptorRequest, st: RaptorStat
       if (eLast <= startPos) continue;
       if (lastPos >= eLast) lastPos = eLast - 1;
       scanEnd = eLast + 1;
+    }
+    if (ruleRoute !== null && ruleRoute[r] === 1) {
+      st.nRide = nRide;
+      st.scanBound = bound;
+      st.visited = visited;
+      scanRuleRoute(core, req, st, cx, k, r, startPos, lastPos, scanEnd, useH, upRow, upEnd);
+      nRide = st.nRide;
+      bound = st.scanBound;
+      visited = st.visited;
+      continue;
     }
     const time0 = routeTime0[r]!;
     const tz = routeTz[r]!;

@@ -7,6 +7,7 @@ import type { RaptorRequest } from "../api.ts";
 import type { DayView } from "./day-view.ts";
 import type { PreparedCore } from "./prepare.ts";
 import type { RaptorState } from "./state.ts";
+import type { RuleIndex } from "./transfer-rules.ts";
 
 /** What the route scan reads besides the labels: the prepared core's arrays and the query's day views. */
 export interface ScanContext {
@@ -20,6 +21,8 @@ export interface ScanContext {
   /** (slot * nTz + tz) -> the day view's active trips and their stop times (DayView.trips, .times) */
   tripsOf: Int32Array[];
   timesOf: Int32Array[];
+  /** the transfer rules (PreparedCore.rules), null when none */
+  rules: RuleIndex | null;
 }
 
 /** One day view per (slot, timezone): the trips that run on that service day. */
@@ -35,7 +38,7 @@ export function dayViews(pc: PreparedCore, req: RaptorRequest): DayView[] {
 
 export function scanContext(pc: PreparedCore, views: DayView[]): ScanContext {
   const { bpStart, bpRoutePos } = pc.days.boardingOf(views, pc.bpStart, pc.bpRoutePos);
-  return { monotone: pc.monotone, routeStopBoard: pc.routeStopBoard, bpStart, bpRoutePos, tripsOf: views.map((v) => v.trips), timesOf: views.map((v) => v.times) };
+  return { monotone: pc.monotone, routeStopBoard: pc.routeStopBoard, bpStart, bpRoutePos, tripsOf: views.map((v) => v.trips), timesOf: views.map((v) => v.times), rules: pc.rules };
 }
 
 /**

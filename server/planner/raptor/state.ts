@@ -8,6 +8,7 @@ import { UNREACHED } from "../api.ts";
 import type { TransitCore } from "../timetable/types.ts";
 import type { McScratch } from "./mc-state.ts";
 import type { PreparedCore } from "./prepare.ts";
+import type { RuleState } from "./transfer-rules.ts";
 
 /** boardSrc values: the label was copied from the previous round, or set by the access walk. */
 export const SRC_INHERITED = -1;
@@ -67,6 +68,8 @@ export class RaptorState {
   private readonly blockedScratch: Uint8Array;
   /** the multi-criteria search's scratch (mc.ts), made on its first use */
   mc: McScratch | null = null;
+  /** the transfer rules' scratch (transfer-rules.ts), set for a search on a core with rules (range.ts), else null */
+  rules: RuleState | null = null;
   /** outputs of transfers.ts relaxTransfers: routes collected for the next round, footpaths relaxed */
   collected = 0;
   relaxed = 0;
@@ -247,6 +250,7 @@ export class RaptorState {
     this.targetBest.fill(maxArrival);
     this.marked.fill(0);
     this.rideMarked.fill(0);
+    this.rules?.reset(rounds, range);
   }
 }
 

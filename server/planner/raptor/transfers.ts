@@ -6,6 +6,7 @@
 import type { TransitCore } from "../timetable/types.ts";
 import type { ScanContext } from "./slots.ts";
 import type { RaptorState } from "./state.ts";
+import { isRulePair, markRuleTargets, type RuleIndex } from "./transfer-rules.ts";
 
 /**
  * The transfer phase of round k: from each stop whose ride label improved (rideList[0..nRide)), stay
@@ -24,6 +25,9 @@ export function relaxTransfers(core: TransitCore, st: RaptorState, cx: ScanConte
   const base = k * n;
   const up = k * upRow;
   const plain = upEnd === n && !useH;
+  // stops transfer rules leave from (transfer-rules.ts): their rule pairs are not relaxed here; null when none
+  const rules = cx.rules;
+  const ruleSrc = rules !== null ? rules.isSource : null;
   let nMarked = 0;
   let nRoutes = 0;
   let footpaths = 0;
@@ -36,6 +40,11 @@ export function relaxTransfers(core: TransitCore, st: RaptorState, cx: ScanConte
     const arr = ride[base + p]!;
     // at or after the best arrival at the destination (found in this round): nothing from here is earlier
     if (arr >= bound) continue;
+    if (ruleSrc !== null && ruleSrc[p] !== 0) {
+      nMarked = relaxRuleSource(core, st, rules!, p, arr, base, up, upEnd, bound, useH, transferSlack, nMarked);
+      footpaths += footStart[p + 1]! - footStart[p]!;
+      continue;
+    }
     // staying: the stop's own minimum (transfers.txt) or the request's minimum transfer time
     const slack = stopSlackSec[p]!;
     const stay = arr + (slack > transferSlack ? slack : transferSlack);
@@ -83,10 +92,43 @@ export function relaxTransfers(core: TransitCore, st: RaptorState, cx: ScanConte
       }
     }
   }
+  // the targets of the rule classes improved in this round (their boarding reads the class labels)
+  if (rules !== null) nMarked = markRuleTargets(st, nMarked);
   // the marked stops' routes for the next round
   if (collect) for (let i = 0; i < nMarked; i++) nRoutes = collectRoutes(markedList[i]!, nRoutes, bpStart, bpRoutePos, routeMarkedPos, routeMarkedLast, routeList);
   st.collected = nRoutes;
   st.relaxed = footpaths;
+  return nMarked;
+}
+
+/**
+ * The stay and footpaths of relaxTransfers from a stop that transfer rules leave from, without its
+ * rule pairs (those transfers are boarded from the class labels: transfer-rules.ts). Returns the
+ * new number of marked stops.
+ */
+function relaxRuleSource(core: TransitCore, st: RaptorState, ix: RuleIndex, p: number, arr: number, base: number, up: number, upEnd: number, bound: number, useH: boolean, transferSlack: number, nMarked: number): number {
+  const n = core.nStops;
+  const { board, boardUpTo, boardSrc, marked, markedList, toTarget, footToSec } = st;
+  const set = (q: number, t: number) => {
+    if (!(t < boardUpTo[up + q]! && (useH ? t + toTarget[q]! : t) < bound)) return;
+    board[base + q] = t;
+    boardSrc[base + q] = p;
+    boardUpTo[up + q] = t;
+    for (let o = up + q + n; o < upEnd; o += n) if (t < boardUpTo[o]!) boardUpTo[o] = t;
+    if (!marked[q]) {
+      marked[q] = 1;
+      markedList[nMarked++] = q;
+    }
+  };
+  if (!isRulePair(ix, p, p)) {
+    const slack = core.stopSlackSec[p]!;
+    set(p, arr + (slack > transferSlack ? slack : transferSlack));
+  }
+  for (let e = 2 * core.footStart[p]!, eEnd = 2 * core.footStart[p + 1]!; e < eEnd; e += 2) {
+    const q = footToSec[e]!;
+    if (ix.isTarget[q] && isRulePair(ix, p, q)) continue;
+    set(q, arr + footToSec[e + 1]!);
+  }
   return nMarked;
 }
 

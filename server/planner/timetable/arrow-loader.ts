@@ -115,7 +115,26 @@ export function loadTimetable(bytes: Uint8Array): Timetable {
     tripService,
     tripWheelchair: u8("trips", "wheelchair"),
     tripOrig,
+    transferRules: null,
   };
+  // format 5: transfers.txt rows naming routes or trips (older files: none)
+  const nRules = tables.get("transfer_rules")?.get("type") ? u8("transfer_rules", "type").length : 0;
+  if (nRules > 0) {
+    core.transferRules = {
+      fromStop: i32("transfer_rules", "from_stop"),
+      toStop: i32("transfer_rules", "to_stop"),
+      fromRoute: i32("transfer_rules", "from_route"),
+      toRoute: i32("transfer_rules", "to_route"),
+      fromTrip: i32("transfer_rules", "from_trip"),
+      toTrip: i32("transfer_rules", "to_trip"),
+      type: u8("transfer_rules", "type"),
+      minSec: i32("transfer_rules", "min_sec"),
+      specificity: u8("transfer_rules", "specificity"),
+      distM: f64("transfer_rules", "dist_m"),
+      tripRule: i32("trips", "rule_trip"),
+      routeGtfs: i32("routes", "gtfs_route"),
+    };
+  }
   const shapeLat = f64("shape_points", "lat");
   const feedsOnestop = str("feeds", "onestop_id");
   const feedsSha = str("feeds", "sha1");

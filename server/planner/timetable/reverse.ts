@@ -60,6 +60,14 @@ export function reverseCore(c: TransitCore): TransitCore {
       footMinSec[at] = c.footMinSec[e]!;
     }
   }
+  // transfer rules: the mirror rides the departing trip first, so each rule's sides swap
+  const tr = c.transferRules;
+  let transferRules: TransitCore["transferRules"] = null;
+  if (tr) {
+    const tripRule = new Int32Array(c.nTrips);
+    for (let t = 0; t < c.nTrips; t++) tripRule[t] = tr.tripRule[tripOrig[t]!]!;
+    transferRules = { ...tr, fromStop: tr.toStop, toStop: tr.fromStop, fromRoute: tr.toRoute, toRoute: tr.fromRoute, fromTrip: tr.toTrip, toTrip: tr.fromTrip, tripRule };
+  }
   const routeMinDepSec = new Int32Array(c.nRoutes);
   const routeMaxArrSec = new Int32Array(c.nRoutes);
   for (let r = 0; r < c.nRoutes; r++) {
@@ -80,5 +88,6 @@ export function reverseCore(c: TransitCore): TransitCore {
     footMinSec,
     routeMinDepSec,
     routeMaxArrSec,
+    transferRules,
   };
 }

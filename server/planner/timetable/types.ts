@@ -53,11 +53,41 @@ export interface TransitCore {
   tripWheelchair: Uint8Array;
   /** trip -> trip index in the forward timetable (identity there; a permutation in the mirror) */
   tripOrig: Int32Array;
+  /** transfers.txt rules naming routes or trips, in this core's direction (the mirror swaps their sides); null when there are none */
+  transferRules: TransferRules | null;
+}
+
+/**
+ * The timetable's transfer rules (pipeline/schema/timetable.ts transfer_rules: a transfer from a
+ * ride on the "from" trip alighting at fromStop to a boarding of the "to" trip at toStop), as the
+ * search reads them (raptor/transfer-rules.ts indexes them per core). In the mirrored core (arriveBy)
+ * "from" and "to" are swapped: the search rides the departing trip first.
+ */
+export interface TransferRules {
+  /** rule -> stop alighted at, stop boarded at */
+  fromStop: Int32Array;
+  toStop: Int32Array;
+  /** rule -> GTFS route of the ride before / after the transfer, -1 any */
+  fromRoute: Int32Array;
+  toRoute: Int32Array;
+  /** rule -> rule trip (tripRule) of the ride before / after, -1 any */
+  fromTrip: Int32Array;
+  toTrip: Int32Array;
+  /** rule -> transfer_type (0-5; TRANSFER_TYPE), min_transfer_time seconds (type 2), GTFS specificity (higher wins) */
+  type: Uint8Array;
+  minSec: Int32Array;
+  specificity: Uint8Array;
+  /** rule -> straight-line metres between its stops (0 for one stop) */
+  distM: Float64Array;
+  /** trip -> its rule trip (the trips of one GTFS trip share it), -1 when no rule names it */
+  tripRule: Int32Array;
+  /** RAPTOR route -> GTFS route */
+  routeGtfs: Int32Array;
 }
 
 // The packed stop-time word is part of the dataset contract: one codec, written by the pipeline and
 // read here (arrival and departure seconds * 4 + flags).
-export { MAX_STOP_TIME_SEC, NO_DROP_OFF, NO_PICKUP, arrAt, depAt, flagsAt, packStopTimes } from "../../../pipeline/schema/timetable.ts";
+export { MAX_STOP_TIME_SEC, NO_DROP_OFF, NO_PICKUP, TRANSFER_TYPE, arrAt, depAt, flagsAt, packStopTimes } from "../../../pipeline/schema/timetable.ts";
 /** The fare tables of the timetable file (pipeline/schema/timetable.ts FARE_TIMETABLE_TABLES), read by server/planner/fares.ts. */
 export type { FareTimetableTables as FareTables } from "../../../pipeline/schema/timetable.ts";
 import type { FareTimetableTables } from "../../../pipeline/schema/timetable.ts";

@@ -2,7 +2,9 @@
  * An independent view of imported feeds for checking the planner: rows read straight from the
  * Parquet catalog with DuckDB, service-day activity computed from calendars, and a connection-scan
  * earliest-arrival search (Dibbelt et al., "Connection Scan Algorithm", 2018) over the same walking
- * rules as the planner (transfers.txt, and straight-line walks within the compile radius).
+ * rules as the planner (transfers.txt, and straight-line walks within the compile radius), with
+ * transfers.txt rows naming routes or trips applied as GTFS says (the most specific matching row
+ * wins): exactly, keeping per stop the earliest arrival of every route (of every trip a rule names).
  */
 import { join } from "node:path";
 import { sql } from "../../support/duck.ts";
@@ -10,10 +12,12 @@ import { readManifest, activeVersions } from "../../../pipeline/schema/manifest.
 import { serviceDayStart } from "../../../server/planner/timetable/calendar.ts";
 
 export interface RefStopTime { stop: string; seq: number; arr: number; dep: number; pickup: number; drop: number }
-export interface RefTrip { key: string; tripId: string; service: string; tz: string; times: RefStopTime[] }
+export interface RefTrip { key: string; tripId: string; route: string; service: string; tz: string; times: RefStopTime[] }
 export interface RefStop { key: string; stopId: string; lat: number; lon: number }
+/** a transfers.txt row naming routes or trips, per stop pair (keys feed|id; null: not named) */
+export interface RefRule { from: string; to: string; fromRoute: string | null; toRoute: string | null; fromTrip: string | null; toTrip: string | null; type: number; min: number; rank: number }
 
-interface Conn { dep: number; arr: number; from: string; to: string; trip: string; pickup: boolean; drop: boolean }
+interface Conn { dep: number; arr: number; from: string; to: string; trip: string; tripKey: string; route: string; pickup: boolean; drop: boolean }
 const dayOf = (iso: string) => Math.floor(Date.parse(`${iso}T00:00:00Z`) / 86400_000);
 
 export class GtfsReference {
@@ -21,6 +25,12 @@ export class GtfsReference {
   stops = new Map<string, RefStop>(); // key = feed|stop_id
   active = new Map<string, Set<number>>(); // feed|service_id -> days
   transfers: { from: string; to: string; min: number }[] = [];
+  /** rows naming routes or trips (types 0-4) by "from stop>to stop" */
+  rules = new Map<string, RefRule[]>();
+  /** rule sources: stop -> the stops its rules lead to */
+  ruleTargets = new Map<string, Set<string>>();
+  /** in-seat rows: "from trip>to trip" -> 4 or 5 */
+  inSeat = new Map<string, number>();
 
   static async load(dataDir: string): Promise<GtfsReference> {
     const ref = new GtfsReference();
@@ -41,8 +51,14 @@ export class GtfsReference {
         for (const r of c.r as string[]) days.delete(dayOf(r));
         ref.active.set(`${f}|${c.service_id}`, days);
       }
-      const trips = await sql<{ trip_id: string; service_id: string }>(`SELECT trip_id, service_id FROM ${p("trips")}`);
-      for (const t of trips) ref.trips.set(`${f}|${t.trip_id}`, { key: `${f}|${t.trip_id}`, tripId: t.trip_id, service: `${f}|${t.service_id}`, tz, times: [] });
+      const trips = await sql<{ trip_id: string; service_id: string; route_id: string }>(`SELECT trip_id, service_id, route_id FROM ${p("trips")}`);
+      for (const t of trips) ref.trips.set(`${f}|${t.trip_id}`, { key: `${f}|${t.trip_id}`, tripId: t.trip_id, route: `${f}|${t.route_id}`, service: `${f}|${t.service_id}`, tz, times: [] });
+      const children = new Map<string, string[]>();
+      for (const s of await sql<{ stop_id: string; parent_station: string | null }>(`SELECT stop_id, parent_station FROM ${p("stops")} WHERE parent_station IS NOT NULL`)) {
+        const k = `${f}|${s.parent_station}`;
+        children.set(k, [...(children.get(k) ?? []), `${f}|${s.stop_id}`]);
+      }
+      const expand = (id: string | null) => (id === null ? [] : (children.get(`${f}|${id}`) ?? [`${f}|${id}`]));
       const st = await sql<{ trip_id: string; stop_id: string; stop_sequence: number; arrival_time: number; departure_time: number; pickup_type: number | null; drop_off_type: number | null }>(
         `SELECT trip_id, stop_id, stop_sequence, arrival_time, departure_time, pickup_type, drop_off_type FROM ${p("stop_times")} ORDER BY trip_id, stop_sequence`,
       );
@@ -53,8 +69,59 @@ export class GtfsReference {
         if (t.transfer_type === 3) continue;
         ref.transfers.push({ from: `${f}|${t.from_stop_id}`, to: `${f}|${t.to_stop_id}`, min: t.transfer_type === 2 ? (t.min_transfer_time ?? 0) : 0 });
       }
+      type Row = { from_stop_id: string | null; to_stop_id: string | null; transfer_type: number | null; min_transfer_time: number | null; from_route_id: string | null; to_route_id: string | null; from_trip_id: string | null; to_trip_id: string | null };
+      for (const t of await sql<Row>(
+        `SELECT from_stop_id, to_stop_id, transfer_type, min_transfer_time, nullif(from_route_id, '') from_route_id, nullif(to_route_id, '') to_route_id, nullif(from_trip_id, '') from_trip_id, nullif(to_trip_id, '') to_trip_id
+         FROM ${p("transfers")} WHERE coalesce(from_trip_id,'')<>'' OR coalesce(to_trip_id,'')<>'' OR coalesce(from_route_id,'')<>'' OR coalesce(to_route_id,'')<>''`,
+      )) {
+        const key = (id: string | null) => (id === null ? null : `${f}|${id}`);
+        const ft = key(t.from_trip_id), tt = key(t.to_trip_id);
+        const type = t.transfer_type ?? 0;
+        if ((ft && !ref.trips.has(ft)) || (tt && !ref.trips.has(tt))) continue;
+        const routes = new Set(trips.map((x) => `${f}|${x.route_id}`));
+        const fr = ft ? ref.trips.get(ft)!.route : key(t.from_route_id), tr = tt ? ref.trips.get(tt)!.route : key(t.to_route_id);
+        if ((fr && !routes.has(fr)) || (tr && !routes.has(tr))) continue;
+        if (type >= 4) {
+          if (!ft || !tt) continue;
+          ref.inSeat.set(`${ft}>${tt}`, type);
+          // in-seat: from the arriving trip's last stop to the departing trip's first, staying on (0 s)
+          const s = ref.trips.get(ft)!.times.at(-1)?.stop, q = ref.trips.get(tt)!.times[0]?.stop;
+          if (type === 5 || !s || !q) continue;
+          ref.rules.set(`${s}>${q}`, [...(ref.rules.get(`${s}>${q}`) ?? []), { from: s, to: q, fromRoute: fr, toRoute: tr, fromTrip: ft, toTrip: tt, type, min: 0, rank: 6 }]);
+          ref.ruleTargets.set(s, (ref.ruleTargets.get(s) ?? new Set()).add(q));
+          continue;
+        }
+        // GTFS specificity: both trips, a trip and a route, one trip, both routes, one route
+        const side = (trip: string | null, route: string | null) => (trip ? 2 : route ? 1 : 0);
+        const a = side(ft, fr && !ft ? fr : null), b = side(tt, tr && !tt ? tr : null);
+        const rank = a === 2 && b === 2 ? 6 : a + b === 3 ? 5 : a === 2 || b === 2 ? 4 : a + b === 2 ? 3 : 2;
+        for (const s of expand(t.from_stop_id)) {
+          for (const q of expand(t.to_stop_id)) {
+            const k = `${s}>${q}`;
+            ref.rules.set(k, [...(ref.rules.get(k) ?? []), { from: s, to: q, fromRoute: fr, toRoute: tr, fromTrip: ft, toTrip: tt, type, min: type === 2 ? (t.min_transfer_time ?? 0) : 0, rank }]);
+            ref.ruleTargets.set(s, (ref.ruleTargets.get(s) ?? new Set()).add(q));
+          }
+        }
+      }
     }
     return ref;
+  }
+
+  /**
+   * Seconds from alighting trip `fromTrip` (route `fromRoute`) at s to boarding trip `toTrip` at q
+   * under the most specific rule of the pair (the most restrictive of equally specific ones):
+   * Infinity when not possible, null when no rule matches. Walks at `speed` between two stops.
+   */
+  ruleSeconds(s: string, q: string, fromTrip: string, fromRoute: string, toTrip: string, toRoute: string, speed: number): number | null {
+    let best: RefRule | null = null;
+    const restrict = (r: RefRule) => (r.type === 3 ? 1e9 : r.type === 2 ? 1e6 + r.min : r.type === 0 ? 1 : r.type === 1 ? 0 : -1);
+    for (const r of this.rules.get(`${s}>${q}`) ?? []) {
+      if ((r.fromTrip && r.fromTrip !== fromTrip) || (r.toTrip && r.toTrip !== toTrip) || (r.fromRoute && r.fromRoute !== fromRoute) || (r.toRoute && r.toRoute !== toRoute)) continue;
+      if (!best || r.rank > best.rank || (r.rank === best.rank && restrict(r) > restrict(best))) best = r;
+    }
+    if (!best) return null;
+    const walk = s === q ? 0 : Math.ceil(dist(this.stops.get(s)!, this.stops.get(q)!) / speed);
+    return best.type === 3 ? Infinity : best.type === 2 ? Math.max(best.min, walk) : best.type === 4 ? 0 : walk;
   }
 
   runsOn(trip: RefTrip, day: number): boolean {
@@ -63,26 +130,64 @@ export class GtfsReference {
 
   /** Earliest arrival (Unix s) at `to` leaving `from` at `t0`, walking as the planner does, unlimited transfers. */
   earliestArrival(from: string, to: string, t0: number, day: number, walkRadiusM: number, walkSpeed: number): number {
-    const conns = this.connections(day);
-    const walks = this.footpaths(walkRadiusM, walkSpeed);
-    const ready = new Map<string, number>([[from, t0]]);
-    const onTrip = new Set<string>();
     let best = Infinity;
+    this.scan(from, t0, day, walkRadiusM, walkSpeed, false, (c) => {
+      if (c.to === to) best = Math.min(best, c.arr);
+    }, () => best);
+    return best;
+  }
+
+  /**
+   * The connection scan from `from` at t0: `arrive` sees every connection ridden (drop-off
+   * allowed); connections leaving at or after `stopAt()` end it. With oneRide only trips boarded at
+   * the origin are ridden. Boarding a trip: from the origin, from a stop's ready time (a stay or a
+   * walk after a ride, the pairs transfer rules name left out), or from the earliest arrival of a
+   * route (of a trip a rule names) at a stop whose rules lead there, under the rule of that pair of trips.
+   */
+  private scan(from: string, t0: number, day: number, radius: number, speed: number, oneRide: boolean, arrive: (c: Conn) => void, stopAt: () => number = () => Infinity): void {
+    const conns = this.connections(day);
+    const walks = this.footpaths(radius, speed);
+    const ready = new Map<string, number>([[from, t0]]);
+    // rule source stop -> class (route, or a trip a rule there names) -> earliest arrival and its trip, route
+    const byClass = new Map<string, Map<string, { a: number; trip: string; route: string }>>();
+    const named = new Set<string>();
+    for (const rs of this.rules.values()) for (const r of rs) if (r.fromTrip) named.add(`${r.from}>${r.fromTrip}`);
+    const rulePair = (s: string, q: string) => this.ruleTargets.get(s)?.has(q) ?? false;
+    const sources = new Map<string, string[]>();
+    for (const [s, qs] of this.ruleTargets) for (const q of qs) sources.set(q, [...(sources.get(q) ?? []), s]);
+    const onTrip = new Set<string>();
+    const boardable = (c: Conn): boolean => {
+      if (oneRide) return c.from === from;
+      if ((ready.get(c.from) ?? Infinity) <= c.dep) return true;
+      for (const s of sources.get(c.from) ?? []) {
+        for (const x of byClass.get(s)?.values() ?? []) {
+          const sec = this.ruleSeconds(s, c.from, x.trip, x.route, c.tripKey, c.route, speed) ?? (s === c.from ? (walks.get(s)?.get(s) ?? 0) : (walks.get(s)?.get(c.from) ?? Infinity));
+          if (x.a + sec <= c.dep) return true;
+        }
+      }
+      return false;
+    };
     for (const c of conns) {
-      if (c.dep >= best) break;
+      if (c.dep >= stopAt()) break;
       if (c.dep < t0) continue;
       if (!onTrip.has(c.trip)) {
-        if (!c.pickup || (ready.get(c.from) ?? Infinity) > c.dep) continue;
+        if (!c.pickup || !boardable(c)) continue;
         onTrip.add(c.trip);
       }
       if (!c.drop) continue;
-      if (c.to === to) best = Math.min(best, c.arr);
+      arrive(c);
       const w = walks.get(c.to);
-      const stay = c.arr + (w?.get(c.to) ?? 0);
-      if (stay < (ready.get(c.to) ?? Infinity)) ready.set(c.to, stay);
-      if (w) for (const [q, sec] of w) if (q !== c.to && c.arr + sec < (ready.get(q) ?? Infinity)) ready.set(q, c.arr + sec);
+      const improve = (q: string, t: number) => {
+        if (t < (ready.get(q) ?? Infinity)) ready.set(q, t);
+      };
+      if (!rulePair(c.to, c.to)) improve(c.to, c.arr + (w?.get(c.to) ?? 0));
+      if (w) for (const [q, sec] of w) if (q !== c.to && !rulePair(c.to, q)) improve(q, c.arr + sec);
+      if (this.ruleTargets.has(c.to)) {
+        const cls = named.has(`${c.to}>${c.tripKey}`) ? c.tripKey : c.route;
+        const m = byClass.get(c.to) ?? byClass.set(c.to, new Map()).get(c.to)!;
+        if (c.arr < (m.get(cls)?.a ?? Infinity)) m.set(cls, { a: c.arr, trip: c.tripKey, route: c.route });
+      }
     }
-    return best;
   }
 
   /**
@@ -91,29 +196,15 @@ export class GtfsReference {
    * walk = false leaves out the walks after rides (arrivals by ride only).
    */
   arrivalsEverywhere(from: string, t0: number, day: number, walkRadiusM: number, walkSpeed: number, oneRide: boolean, walk = true): Map<string, number> {
-    const conns = this.connections(day);
     const walks = this.footpaths(walkRadiusM, walkSpeed);
-    const ready = new Map<string, number>([[from, t0]]);
     const arrival = new Map<string, number>([[from, t0]]);
-    const onTrip = new Set<string>();
-    const improve = (m: Map<string, number>, k: string, t: number) => {
-      if (t < (m.get(k) ?? Infinity)) m.set(k, t);
+    const improve = (k: string, t: number) => {
+      if (t < (arrival.get(k) ?? Infinity)) arrival.set(k, t);
     };
-    for (const c of conns) {
-      if (c.dep < t0) continue;
-      if (!onTrip.has(c.trip)) {
-        if (!c.pickup || (oneRide ? c.from !== from : (ready.get(c.from) ?? Infinity) > c.dep)) continue;
-        onTrip.add(c.trip);
-      }
-      if (!c.drop) continue;
-      improve(arrival, c.to, c.arr);
-      const w = walks.get(c.to);
-      improve(ready, c.to, c.arr + (w?.get(c.to) ?? 0));
-      if (w) for (const [q, sec] of w) if (q !== c.to) {
-        improve(ready, q, c.arr + sec);
-        if (walk) improve(arrival, q, c.arr + sec);
-      }
-    }
+    this.scan(from, t0, day, walkRadiusM, walkSpeed, oneRide, (c) => {
+      improve(c.to, c.arr);
+      if (walk) for (const [q, sec] of walks.get(c.to) ?? []) if (q !== c.to) improve(q, c.arr + sec);
+    });
     return arrival;
   }
 
@@ -129,7 +220,7 @@ export class GtfsReference {
         const base = serviceDayStart(d, trip.tz);
         for (let i = 0; i + 1 < trip.times.length; i++) {
           const a = trip.times[i]!, b = trip.times[i + 1]!;
-          conns.push({ dep: base + a.dep, arr: base + b.arr, from: a.stop, to: b.stop, trip: `${trip.key}@${d}`, pickup: a.pickup !== 1, drop: b.drop !== 1 });
+          conns.push({ dep: base + a.dep, arr: base + b.arr, from: a.stop, to: b.stop, trip: `${trip.key}@${d}`, tripKey: trip.key, route: trip.route, pickup: a.pickup !== 1, drop: b.drop !== 1 });
         }
       }
     }
