@@ -266,7 +266,7 @@ async function main(): Promise<number> {
           `#${i + 1}`,
           r.m.timedOut ? `> ${NG_TIMEOUT_S} s` : fmtSec(r.m.wallMs),
           r.innerMs !== undefined ? fmtSec(r.innerMs) : "n/a",
-          fmtSec(r.m.cpuMs),
+          `${fmtSec(r.m.userMs)} / ${fmtSec(r.m.sysMs)}`,
           fmtBytes(r.m.peakRssBytes),
           Number.isFinite(r.m.othersLoad) ? `${(r.m.othersLoad * 100).toFixed(0)}%` : "n/a",
           r.error ? `FAILED: ${r.error.split("\n")[0]}` : "ok",
@@ -274,7 +274,7 @@ async function main(): Promise<number> {
       );
     }
   }
-  const detailTable = mdTable(["feed", "importer", "run", "wall", "in-process", "CPU (user+sys)", "peak RSS", "others' CPU", "status"], detail);
+  const detailTable = mdTable(["feed", "importer", "run", "wall", "in-process", "CPU user / sys", "peak RSS", "others' CPU", "status"], detail);
 
   const envOverrides = Object.entries(process.env)
     .filter(([k]) => k.startsWith("BENCH_"))

@@ -23,7 +23,10 @@ function run(cmd: string, args: string[], cwd?: string): string {
 
 export function machineInfo(repoRoot?: string): MachineInfo {
   const lscpu = run("lscpu", []);
-  const model = /^Model name:\s*(.+)$/m.exec(lscpu)?.[1]?.trim() ?? cpus()[0]?.model ?? "unknown";
+  const name = /^Model name:\s*(.+)$/m.exec(lscpu)?.[1]?.trim() ?? cpus()[0]?.model ?? "unknown";
+  // hosts that print only "AMD EPYC" differ by generation: the family and model numbers tell them apart
+  const family = /^CPU family:\s*(\d+)$/m.exec(lscpu)?.[1], modelNo = /^Model:\s*(\d+)$/m.exec(lscpu)?.[1];
+  const model = family && modelNo ? `${name} (family ${family}, model ${modelNo})` : name;
   const commit = run("git", ["rev-parse", "--short", "HEAD"], repoRoot);
   const dirty = commit && run("git", ["status", "--porcelain", "--untracked-files=no"], repoRoot) ? "+dirty" : "";
   return {

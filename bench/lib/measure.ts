@@ -19,6 +19,9 @@ export interface Measured {
   wallMs: number;
   /** user + system CPU time of the child (0 when unknown) */
   cpuMs: number;
+  /** its user and system (kernel) parts */
+  userMs: number;
+  sysMs: number;
   /** peak resident set size in bytes (0 when unknown) */
   peakRssBytes: number;
   stdout: string;
@@ -113,6 +116,8 @@ export async function measure(cmd: string[], opts: MeasureOptions = {}): Promise
   const j1 = cpuJiffies();
   const ru = proc.resourceUsage();
   const cpuMs = ru ? Number(ru.cpuTime.total) / 1000 : 0; // cpuTime is in µs
+  const userMs = ru ? Number(ru.cpuTime.user) / 1000 : 0;
+  const sysMs = ru ? Number(ru.cpuTime.system) / 1000 : 0;
   let othersLoad = NaN;
   if (j0 && j1 && j1.total > j0.total) {
     const busyFrac = (j1.busy - j0.busy) / (j1.total - j0.total);
@@ -125,6 +130,8 @@ export async function measure(cmd: string[], opts: MeasureOptions = {}): Promise
     timedOut,
     wallMs,
     cpuMs,
+    userMs,
+    sysMs,
     peakRssBytes: Math.max(ru?.maxRSS ?? 0, polled),
     stdout,
     stderr,
