@@ -59,7 +59,8 @@ export function folderSha1(dir: string): string {
  */
 export async function unpackZip(bytes: Uint8Array, outDir: string, sourceName: string, deferStopTimes = false): Promise<{ size: number; stopTimes: StopTimesOffThread | null }> {
   const unreadable = (e: unknown) => new DataError(`not a readable zip file (${(e as Error).message})`, basename(sourceName));
-  const wanted = (name: string) => name.toLowerCase().endsWith(".txt") && !name.startsWith("__MACOSX/") && !basename(name).startsWith("._");
+  // (.txt files, and the GTFS-Flex zones, locations.geojson)
+  const wanted = (name: string) => (name.toLowerCase().endsWith(".txt") || basename(name) === "locations.geojson") && !name.startsWith("__MACOSX/") && !basename(name).startsWith("._");
   let members: ZipMember[] | null;
   try {
     members = listMembers(bytes);

@@ -118,7 +118,7 @@ export interface Build {
 /** the catalog tables the build makes (their row counts: the version's counts in the manifest) */
 const COUNTED = ["agencies", "routes", "stops", "trips", "stop_times", "shapes", "calendars", "frequencies", "transfers", "feed_info", "stop_patterns", "route_stops", "agency_stops",
   "fare_attributes", "fare_rules", "fare_media", "rider_categories", "fare_products", "areas", "stop_areas", "networks", "route_networks", "timeframes",
-  "fare_leg_rules", "fare_transfer_rules"];
+  "fare_leg_rules", "fare_transfer_rules", "locations", "location_groups", "location_group_stops", "booking_rules"];
 
 /** SQL macros every module may use. */
 const MACROS = `

@@ -22,7 +22,7 @@ const SOURCE_FILE: Record<string, string> = {
   agencies: "agency.txt", routes: "routes.txt", stops: "stops.txt", trips: "trips.txt", stop_times: "stop_times.txt", shapes: "shapes.txt",
   frequencies: "frequencies.txt", transfers: "transfers.txt", feed_info: "feed_info.txt",
   ...Object.fromEntries(["fare_attributes", "fare_rules", "fare_media", "rider_categories", "fare_products", "areas", "stop_areas", "networks", "route_networks",
-    "timeframes", "fare_leg_rules", "fare_transfer_rules"].map((t) => [t, `${t}.txt`])),
+    "timeframes", "fare_leg_rules", "fare_transfer_rules", "location_groups", "location_group_stops", "booking_rules"].map((t) => [t, `${t}.txt`])),
 };
 
 /** The report's rows per GTFS file (read, imported, skipped) and derived rows; the import is "imported". */
@@ -31,6 +31,9 @@ export async function recordTables(run: ImportRun, conn: DuckDBConnection, raw: 
   for (const [table, file] of Object.entries(SOURCE_FILE)) {
     report.tables[file] = { source_rows: raw.get(file)!.rows, imported_rows: built.counts[table] ?? 0, skipped_rows: built.skipped[file] ?? 0 };
   }
+  // GTFS-Flex zones (not a CSV file: its features are its rows), when the feed has them
+  const zones = (built.counts.locations ?? 0) + (built.skipped["locations.geojson"] ?? 0);
+  if (zones > 0) report.tables["locations.geojson"] = { source_rows: zones, imported_rows: built.counts.locations ?? 0, skipped_rows: built.skipped["locations.geojson"] ?? 0 };
   for (const file of ["calendar.txt", "calendar_dates.txt"]) {
     report.tables[file] = { source_rows: raw.get(file)!.rows, imported_rows: raw.get(file)!.rows - (built.skipped[file] ?? 0), skipped_rows: built.skipped[file] ?? 0 };
   }

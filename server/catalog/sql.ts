@@ -64,7 +64,8 @@ export const LOAD_DERIVED_SQL: string[] = [
             parent := CASE WHEN p.id IS NULL THEN NULL
                            ELSE struct_pack(id := p.id, stop_id := p.stop_id, stop_name := nz(p.stop_name), onestop_id := coalesce(p.onestop_id, '')) END,
             feed_version := fv.json,
-            place := NULL::JSON,
+            place := CASE WHEN s.adm0_name IS NULL AND s.adm1_name IS NULL THEN NULL
+                          ELSE struct_pack(adm0_name := s.adm0_name, adm1_name := s.adm1_name, adm0_iso := s.adm0_iso, adm1_iso := s.adm1_iso) END,
             alerts := '[]'::JSON)) AS props
    FROM stops s
    LEFT JOIN stops p ON p.id = s.parent_ref

@@ -159,9 +159,12 @@ export async function loadCatalog(dataDir: string, log: Logger, opts: { threads?
       await db.exec(`CREATE TABLE "${name}" (${cols})`);
       const files = parquetFiles(dataDir, manifest, name);
       if (files.length) {
-        const names = def.columns.map((c) => `"${c.name}"`).join(", ");
+        const source = `read_parquet([${files.map(sqlString).join(", ")}], union_by_name = true)`;
+        // a column no file has (versions imported before it existed, e.g. stops.adm0_name) reads as null
+        const present = new Set((await db.rows({ sql: `SELECT column_name FROM (DESCRIBE SELECT * FROM ${source})`, values: [] })).map((r) => String(r[0])));
+        const names = def.columns.map((c) => (present.has(c.name) ? `"${c.name}"` : `NULL::${c.type} AS "${c.name}"`)).join(", ");
         const order = def.sortedBy ? ` ORDER BY ${def.sortedBy}` : "";
-        await db.exec(`INSERT INTO "${name}" SELECT ${names} FROM read_parquet([${files.map(sqlString).join(", ")}], union_by_name = true)${order}`);
+        await db.exec(`INSERT INTO "${name}" SELECT ${names} FROM ${source}${order}`);
       }
     }
     // Versions: metadata from feed_version.parquet, state and license from the manifest.

@@ -9,8 +9,12 @@
  * - shapes: points in two Float64Arrays with per-shape offsets; LineString text rendered on first
  *   use and kept in a size-bounded cache;
  * - stop_times: CSR layout (per-trip [start, end) row ranges) over columns packed into the
- *   narrowest typed array their value range allows (~11 bytes a row on the MTA data).
+ *   narrowest typed array their value range allows (~11 bytes a row on the MTA data);
+ * - GTFS-Flex (FlexIndex): the zones (locations) and location groups of the versions, and the flex
+ *   fields of the stop_times that have them (few rows: a map by row, not a column).
  */
+import { existsSync } from "node:fs";
+import { dirname, join } from "node:path";
 import type { DuckDBDataChunk } from "@duckdb/node-api";
 import type { Database } from "./db.ts";
 import { dayNumber } from "../calendar.ts";
@@ -293,6 +297,47 @@ export class StopTimesIndex {
   }
 }
 
+/** The GTFS-Flex fields of a stop_time (pipeline/schema/catalog.ts stop_times). */
+export interface FlexStopTime {
+  locationId: string | null;
+  groupId: string | null;
+  /** start_pickup_drop_off_window, end_pickup_drop_off_window: seconds since service-day start */
+  start: number | null;
+  end: number | null;
+  pickupRule: string | null;
+  dropOffRule: string | null;
+}
+
+/** GTFS-Flex: zones and location groups per version, and the flex fields of stop_times rows. */
+export class FlexIndex {
+  /** in-memory stop_times row (StopTimesIndex position) → its flex fields */
+  readonly rows = new Map<number, FlexStopTime>();
+  /** key(fv, location_id) → the zone as a JSON object: {"type":"location","id","name","geometry"} */
+  readonly zones = new Map<string, string>();
+  /** key(fv, location_group_id) → the group's name and stops (stops.id, in file order) */
+  readonly groups = new Map<string, { name: string | null; stops: number[] }>();
+  static key(fv: number, id: string): string {
+    return `${fv}\u0000${id}`;
+  }
+}
+
+/** The flex columns of stop_times (older versions' files lack them). */
+export const FLEX_ST_COLUMNS = ["location_id", "location_group_id", "start_pickup_drop_off_window", "end_pickup_drop_off_window", "pickup_booking_rule_id", "drop_off_booking_rule_id"] as const;
+
+/** A flex stop_time's fields from its FLEX_ST_COLUMNS values, or null when it has none. */
+export function flexStopTime(v: unknown[]): FlexStopTime | null {
+  if (v.every((x) => x == null)) return null;
+  const s = (x: unknown) => (x == null ? null : String(x));
+  const n = (x: unknown) => (x == null ? null : Number(x));
+  return { locationId: s(v[0]), groupId: s(v[1]), start: n(v[2]), end: n(v[3]), pickupRule: s(v[4]), dropOffRule: s(v[5]) };
+}
+
+/** Whether every column of `cols` is in the relation `src`. */
+export async function hasColumns(db: Database, src: string, cols: readonly string[]): Promise<boolean> {
+  const names = new Set((await db.rows({ sql: `SELECT column_name FROM (DESCRIBE SELECT * FROM ${src})`, values: [] })).map((r) => String(r[0])));
+  return cols.every((c) => names.has(c));
+}
+
 export class TripIndex {
   n = 0;
   ids = new Int32Array(0);
@@ -322,6 +367,7 @@ export class TripIndex {
   readonly shapes = new ShapeIndex();
   /** null when stop_times are read from Parquet per request (very large datasets) */
   stopTimes: StopTimesIndex | null = null;
+  readonly flex = new FlexIndex();
 
   /** index of trip `id`, or -1 */
   indexOf(id: number): number {
@@ -492,8 +538,54 @@ export async function loadTripIndex(
     if (t >= 0) ix.frequencies.set(t, String(json));
   }
 
+  await loadFlexZones(db, ix, files.trips, quote);
   if (files.stopTimes) ix.stopTimes = await loadStopTimes(db, ix, files.stopTimes.length ? parquetList(files.stopTimes, quote) : null);
+  if (ix.stopTimes && files.stopTimes?.length) await loadFlexStopTimes(db, ix, ix.stopTimes, parquetList(files.stopTimes, quote));
   return ix;
+}
+
+/**
+ * The GTFS-Flex zones and location groups of the versions: their Parquet tables beside each
+ * version's trips.parquet (versions imported before GTFS-Flex have none).
+ */
+async function loadFlexZones(db: Database, ix: TripIndex, tripFiles: string[], quote: (s: string) => string): Promise<void> {
+  const beside = (table: string) => tripFiles.map((f) => join(dirname(f), `${table}.parquet`)).filter((f) => existsSync(f));
+  const [locs, groups, members] = [beside("locations"), beside("location_groups"), beside("location_group_stops")];
+  if (locs.length) {
+    const sql = `SELECT feed_version_id, location_id, stop_name, geometry FROM ${parquetList(locs, quote)}`;
+    for (const [fv, id, name, geometry] of await db.rows({ sql, values: [] })) {
+      const json = `{"type":"location","id":${JSON.stringify(String(id))},"name":${name == null ? "null" : JSON.stringify(String(name))},"geometry":${geometry ?? "null"}}`;
+      ix.flex.zones.set(FlexIndex.key(Number(fv), String(id)), json);
+    }
+  }
+  if (groups.length) {
+    for (const [fv, id, name] of await db.rows({ sql: `SELECT feed_version_id, location_group_id, location_group_name FROM ${parquetList(groups, quote)}`, values: [] })) {
+      ix.flex.groups.set(FlexIndex.key(Number(fv), String(id)), { name: name == null ? null : String(name), stops: [] });
+    }
+  }
+  if (members.length) {
+    for (const [fv, id, ref] of await db.rows({ sql: `SELECT feed_version_id, location_group_id, stop_ref FROM ${parquetList(members, quote)} WHERE stop_ref IS NOT NULL`, values: [] })) {
+      ix.flex.groups.get(FlexIndex.key(Number(fv), String(id)))?.stops.push(Number(ref));
+    }
+  }
+}
+
+/** The flex fields of the in-memory stop_times rows that have them, by row (after the rows are in place). */
+async function loadFlexStopTimes(db: Database, ix: TripIndex, st: StopTimesIndex, source: string): Promise<void> {
+  if (!(await hasColumns(db, source, FLEX_ST_COLUMNS))) return;
+  const sql = `SELECT trip_ref, stop_sequence, ${FLEX_ST_COLUMNS.join(", ")} FROM ${source}
+    WHERE ${FLEX_ST_COLUMNS.map((c) => `${c} IS NOT NULL`).join(" OR ")}`;
+  for (const [tripRef, seq, ...v] of await db.rows({ sql, values: [] })) {
+    const t = ix.indexOf(Number(tripRef));
+    const f = flexStopTime(v);
+    if (t < 0 || !f) continue;
+    for (let i = st.offsets[t]!, end = st.offsets[t + 1]!; i < end; i++) {
+      if (st.seq.get(i) === Number(seq)) {
+        ix.flex.rows.set(i, f);
+        break;
+      }
+    }
+  }
 }
 
 /**

@@ -19,7 +19,7 @@ import { type AlertLookup, NO_ALERTS, routeWithAlerts, stopRefWithAlerts } from 
 import { projectStopTimes, realtimeStopFields, type ScheduledStop, scheduleRelationship, serviceDayStart, type TripUpdateLookup } from "./trip-updates.ts";
 import { parseKey, resolveRouteKey, visibleVersions } from "./scope.ts";
 import type { CatalogData } from "./store.ts";
-import { NULL_I32 } from "./tripindex.ts";
+import { FLEX_ST_COLUMNS, FlexIndex, flexStopTime, type FlexStopTime, hasColumns, NULL_I32 } from "./tripindex.ts";
 
 /** What a trips request covers once its route key and dates are resolved. */
 export interface TripScope {
@@ -221,14 +221,41 @@ export async function* streamTrips(data: CatalogData, indexes: Iterable<number>,
 const pad = (n: number) => (n < 10 ? `0${n}` : String(n));
 const hms = (s: number | null) => (s === null ? "null" : `"${pad(Math.floor(s / 3600))}:${pad(Math.floor((s % 3600) / 60))}:${pad(s % 60)}"`);
 
-function stopTimeJson(data: CatalogData, arr: number | null, dep: number | null, seq: number | null, headsign: string | null, flags: (number | null)[], stopRef: number | null, alerts: AlertLookup | null = null): string {
+function stopTimeJson(
+  data: CatalogData, arr: number | null, dep: number | null, seq: number | null, headsign: string | null, flags: (number | null)[], stopRef: number | null,
+  alerts: AlertLookup | null = null, flex: FlexStopTime | null = null, fv = 0,
+): string {
   const d = stopRef === null ? undefined : data.stops.get(stopRef);
   const stop = d && alerts ? stopRefWithAlerts(d.ref, alerts, data.versions.get(d.fv)?.feedOnestopId ?? "", d.stopId) : d?.ref;
   return (
     `{"arrival_time":${hms(arr)},"departure_time":${hms(dep)},"stop_sequence":${Number(seq)},"stop_headsign":${str(headsign || null)},` +
-    `"pickup_type":${flags[0]},"drop_off_type":${flags[1]},"timepoint":${flags[2]},"interpolated":${flags[3]},"stop":${stop ?? "null"}}`
+    `"pickup_type":${flags[0]},"drop_off_type":${flags[1]},"timepoint":${flags[2]},"interpolated":${flags[3]},"stop":${stop ?? "null"}` +
+    (flex ? flexFields(data, flex, fv) : "") + "}"
   );
 }
+
+/**
+ * Interchange's GTFS-Flex fields of a stop_time (only on stop_times that have them): the zone or the
+ * location group served instead of a stop, the pickup/drop-off window, the booking rules' ids.
+ */
+function flexFields(data: CatalogData, f: FlexStopTime, fv: number): string {
+  const flex = data.trips.flex;
+  let location = "null";
+  if (f.locationId !== null) {
+    location = flex.zones.get(FlexIndex.key(fv, f.locationId)) ?? `{"type":"location","id":${JSON.stringify(f.locationId)},"name":null,"geometry":null}`;
+  } else if (f.groupId !== null) {
+    const g = flex.groups.get(FlexIndex.key(fv, f.groupId));
+    const stops = (g?.stops ?? []).map((ref) => data.stops.get(ref)?.ref).filter((x) => x !== undefined);
+    location = `{"type":"location_group","id":${JSON.stringify(f.groupId)},"name":${str(g?.name ?? null)},"stops":[${stops.join(",")}]}`;
+  }
+  return (
+    `,"location":${location},"start_pickup_drop_off_window":${hms(f.start)},"end_pickup_drop_off_window":${hms(f.end)},` +
+    `"pickup_booking_rule_id":${str(f.pickupRule)},"drop_off_booking_rule_id":${str(f.dropOffRule)}`
+  );
+}
+
+/** whether a version's stop_times.parquet has the GTFS-Flex columns (versions imported before them do not), by path */
+const flexColumnsIn = new Map<string, Promise<boolean>>();
 
 /** stop_times of trip index `t` as a JSON array. */
 async function stopTimesJson(data: CatalogData, t: number, alerts: AlertLookup | null = null, o: RenderOptions | null = null): Promise<string> {
@@ -242,7 +269,7 @@ async function stopTimesJson(data: CatalogData, t: number, alerts: AlertLookup |
     for (let i = st.offsets[t]!, end = st.offsets[t + 1]!; i < end; i++) {
       for (let k = 0; k < 4; k++) flags[k] = st.flags.get(i, k);
       const h = st.headsign.get(i);
-      parts.push(stopTimeJson(data, st.arrival.get(i), st.departure(i), st.seq.get(i), h === null ? null : st.headsigns[h]!, flags, st.stop.get(i), alerts));
+      parts.push(stopTimeJson(data, st.arrival.get(i), st.departure(i), st.seq.get(i), h === null ? null : st.headsigns[h]!, flags, st.stop.get(i), alerts, ix.flex.rows.get(i) ?? null, ix.fv[t]!));
       sched.push({ seq: Number(st.seq.get(i)), stopId: stopIdOf(st.stop.get(i)), arr: st.arrival.get(i), dep: st.departure(i) });
     }
     return `[${withRealtime(data, t, parts, sched, o).join(",")}]`;
@@ -250,15 +277,18 @@ async function stopTimesJson(data: CatalogData, t: number, alerts: AlertLookup |
   const path = data.versions.get(ix.fv[t]!)?.stopTimesPath;
   if (!path) return "[]";
   const p = new Params();
+  let withFlex = flexColumnsIn.get(path);
+  if (!withFlex) flexColumnsIn.set(path, (withFlex = hasColumns(data.db, `read_parquet(${sqlString(path)})`, FLEX_ST_COLUMNS)));
+  const flexCols = (await withFlex) ? `, ${FLEX_ST_COLUMNS.join(", ")}` : "";
   const rows = await data.db.rows(
     p.query(
-      `SELECT arrival_time, departure_time, stop_sequence, stop_headsign, pickup_type, drop_off_type, timepoint, interpolated, stop_ref
+      `SELECT arrival_time, departure_time, stop_sequence, stop_headsign, pickup_type, drop_off_type, timepoint, interpolated, stop_ref${flexCols}
        FROM read_parquet(${sqlString(path)}) WHERE trip_ref = ${p.add(ix.ids[t]!, INTEGER)} ORDER BY stop_sequence`,
     ),
   );
-  for (const [arr, dep, seq, headsign, pickup, dropoff, timepoint, interpolated, stopRef] of rows) {
+  for (const [arr, dep, seq, headsign, pickup, dropoff, timepoint, interpolated, stopRef, ...flex] of rows) {
     const n = (v: unknown) => (v == null ? null : Number(v));
-    parts.push(stopTimeJson(data, n(arr), n(dep), n(seq), (headsign as string | null) ?? null, [n(pickup), n(dropoff), n(timepoint), n(interpolated)], n(stopRef), alerts));
+    parts.push(stopTimeJson(data, n(arr), n(dep), n(seq), (headsign as string | null) ?? null, [n(pickup), n(dropoff), n(timepoint), n(interpolated)], n(stopRef), alerts, flexStopTime(flex), ix.fv[t]!));
     sched.push({ seq: Number(seq), stopId: stopIdOf(n(stopRef)), arr: n(arr), dep: n(dep) });
   }
   return `[${withRealtime(data, t, parts, sched, o).join(",")}]`;

@@ -46,7 +46,8 @@ describe("stop fields", () => {
       for (const f of ["stop_access", "wheelchair_boarding"]) expect(nullableInt(st[f])).toBe(true);
       expect([0, 1, 2, 3, 4]).toContain(st.location_type);
       expect(typeof st.onestop_id).toBe("string");
-      expect(st.place).toBeNull(); // no admin-boundary source yet: null, never made up
+      // the Natural Earth admin-1 polygon containing the stop (test/catalog/places.test.ts checks it)
+      expect(st.place).toEqual({ adm0_name: "United States of America", adm1_name: expect.any(String), adm0_iso: "US", adm1_iso: expect.stringMatching(/^US-(DC|MD|VA)$/) });
       expect(st.alerts).toEqual([]);
       expect(st.geometry.type).toBe("Point");
       expect(st.geometry.coordinates).toHaveLength(2);

@@ -17,8 +17,9 @@ import type { FastRows } from "./append.ts";
 import { NULL_INT } from "./fast.ts";
 
 /**
- * Stop times in (trip, stop_sequence) order, only those with a time (after the import every stop
- * time has both: missing ones are interpolated).
+ * Stop times in (trip, stop_sequence) order, only those with a stop and a time (after the import
+ * every stop time with a stop has both: missing ones are interpolated; GTFS-Flex stop_times, with a
+ * zone or group instead of a stop and a window instead of times, are left out: the planner ignores flex service).
  */
 export interface StopTimesColumns {
   /** stop time → trip (trips.id, stop_times.trip_ref) */
@@ -42,7 +43,7 @@ export async function readStopTimesColumns(conn: DuckDBConnection, stopTimes: st
   const sql = `SELECT coalesce(trip_ref, 0)::INTEGER, coalesce(stop_sequence, 0)::INTEGER, coalesce(stop_ref, 0)::INTEGER,
       coalesce(arrival_time, departure_time)::INTEGER, coalesce(departure_time, arrival_time)::INTEGER,
       coalesce(pickup_type, 0)::INTEGER, coalesce(drop_off_type, 0)::INTEGER
-     FROM ${stopTimes} WHERE arrival_time IS NOT NULL OR departure_time IS NOT NULL`;
+     FROM ${stopTimes} WHERE (arrival_time IS NOT NULL OR departure_time IS NOT NULL) AND stop_ref IS NOT NULL`;
   // row count (from the Parquet metadata: no scan): an upper bound, so the columns never grow
   const n = await scalar(conn, `SELECT count(*) AS n FROM ${stopTimes}`);
   let part = await intColumns(conn, sql, 7, n);

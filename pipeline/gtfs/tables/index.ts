@@ -5,6 +5,8 @@
  *   module           reads               makes                                   needs
  *   agency           agency.txt          agencies
  *   stops            stops.txt           stops
+ *   (GTFS-Flex, flex.ts) locations (locations.geojson, read by the module itself; stops), location_groups,
+ *   location_group_stops (stops, location_groups), booking_rules
  *   routes           routes.txt          routes                                  agency
  *   calendar         calendar.txt        c0
  *   calendar_dates   calendar_dates.txt  cd0
@@ -12,7 +14,7 @@
  *   trips            trips.txt           t1 (candidate trips)                    routes, calendars
  *   stop_times       stop_times.txt      st0                                     trips, stops
  *   shapes           shapes.txt (lane)   sh0, shape_ids; t1's unknown shapes     trips
- *   trip_check       -                   trip_check; st0 final: stop_times view  stop_times, shapes
+ *   trip_check       -                   trip_check; st0 final: stop_times view  stop_times, shapes, locations, location_groups
  *   patterns         -                   stop_patterns, shapes, trips            trip_check, shapes, stops, routes, calendars
  *   frequencies      frequencies.txt     frequencies                             patterns
  *   transfers        transfers.txt       transfers                               stops
@@ -20,10 +22,12 @@
  *   links            -                   route_stops, agency_stops               patterns, routes
  *   fare_attributes  fare_attributes.txt fare_attributes                         agency
  *   fare_rules       fare_rules.txt      fare_rules                              fare_attributes, routes
+ *   places           -                   stops.adm0_*, adm1_* (Natural Earth)    stops
  *   (GTFS Fares v2, fares-v2.ts: one module per file, the table named like the file)
  *   fare_media, rider_categories, fare_products (fare_media, rider_categories), areas, stop_areas (areas, stops),
  *   networks, route_networks (networks, routes), timeframes (calendars), fare_leg_rules (fare_products, areas,
  *   networks, routes, timeframes), fare_transfer_rules (fare_products)
+ * places runs last so that the boundary data set stops.ts starts reading is ready by then.
  */
 import type { TableModule } from "../build.ts";
 import type { GtfsFileSpec } from "../load.ts";
@@ -35,9 +39,11 @@ import { areas, fareLegRules, fareMedia, fareProducts, fareTransferRules, networ
 import { calendar } from "./calendar.ts";
 import { calendars } from "./calendars.ts";
 import { feedInfo } from "./feed-info.ts";
+import { bookingRules, locationGroups, locationGroupStops, locations } from "./flex.ts";
 import { frequencies } from "./frequencies.ts";
 import { links } from "./links.ts";
 import { patterns } from "./patterns.ts";
+import { places } from "./places.ts";
 import { routes } from "./routes.ts";
 import { shapes } from "./shapes.ts";
 import { stopTimes } from "./stop-times.ts";
@@ -47,8 +53,9 @@ import { transfers } from "./transfers.ts";
 import { trips } from "./trips.ts";
 
 export const TABLE_MODULES: readonly TableModule[] = [
-  agency, stops, routes, calendar, calendarDates, calendars, trips, stopTimes, shapes, tripCheck, patterns, frequencies, transfers, feedInfo, links,
+  agency, stops, locations, locationGroups, locationGroupStops, bookingRules, routes, calendar, calendarDates, calendars, trips, stopTimes, shapes, tripCheck, patterns, frequencies, transfers, feedInfo, links,
   fareAttributes, fareRules, fareMedia, riderCategories, fareProducts, areas, stopAreas, networks, routeNetworks, timeframes, fareLegRules, fareTransferRules,
+  places,
 ];
 
 /**
@@ -57,7 +64,7 @@ export const TABLE_MODULES: readonly TableModule[] = [
  */
 const READ_ORDER = ["agency.txt", "stops.txt", "routes.txt", "trips.txt", "stop_times.txt", "calendar.txt", "calendar_dates.txt", "shapes.txt", "frequencies.txt", "transfers.txt", "feed_info.txt",
   "fare_attributes.txt", "fare_rules.txt", "fare_media.txt", "rider_categories.txt", "fare_products.txt", "areas.txt", "stop_areas.txt", "networks.txt",
-  "route_networks.txt", "timeframes.txt", "fare_leg_rules.txt", "fare_transfer_rules.txt"];
+  "route_networks.txt", "timeframes.txt", "fare_leg_rules.txt", "fare_transfer_rules.txt", "location_groups.txt", "location_group_stops.txt", "booking_rules.txt"];
 
 /** The GTFS files the import reads, with the columns it keeps: the modules' (https://gtfs.org/documentation/schedule/reference/). */
 export const GTFS_FILES: readonly GtfsFileSpec[] = READ_ORDER.map((name) => {

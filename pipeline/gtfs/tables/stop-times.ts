@@ -36,6 +36,21 @@ export const ST_OPTIONAL: ReadonlyArray<readonly [name: string, conversion: stri
   ["timepoint", "gtfs_int(st.timepoint)", "INTEGER"],
 ];
 
+/**
+ * GTFS-Flex columns of stop_times.txt (name, conversion, type): st0 keeps those the file has, like
+ * ST_OPTIONAL, on the DuckDB paths; the fast reader takes no file with a flex value (nor one with
+ * windows or booking rules: stopTimesFast declines it), so its st0 has none (they are NULL).
+ * A flex row (a location_id or location_group_id, no stop_id) has `flex` set and stop_ref NULL.
+ */
+export const ST_FLEX: ReadonlyArray<readonly [name: string, conversion: string, type: string]> = [
+  ["location_id", "st.location_id", "VARCHAR"],
+  ["location_group_id", "st.location_group_id", "VARCHAR"],
+  ["start_pickup_drop_off_window", "gtfs_time(st.start_pickup_drop_off_window)", "INTEGER"],
+  ["end_pickup_drop_off_window", "gtfs_time(st.end_pickup_drop_off_window)", "INTEGER"],
+  ["pickup_booking_rule_id", "st.pickup_booking_rule_id", "VARCHAR"],
+  ["drop_off_booking_rule_id", "st.drop_off_booking_rule_id", "VARCHAR"],
+];
+
 /** a time the file has that does not parse (over st0's columns arr and dep of a raw row `st`) */
 export const BAD_TIME = `(st.arrival_time IS NOT NULL AND arr IS NULL) OR (st.departure_time IS NOT NULL AND dep IS NULL)`;
 
@@ -59,7 +74,7 @@ export const stopTimes: TableModule = {
     optional: [
       "arrival_time", "departure_time", "stop_id", "stop_headsign", "pickup_type", "drop_off_type", "continuous_pickup",
       "continuous_drop_off", "shape_dist_traveled", "timepoint", "location_id", "location_group_id",
-      "start_pickup_drop_off_window", "end_pickup_drop_off_window",
+      "start_pickup_drop_off_window", "end_pickup_drop_off_window", "pickup_booking_rule_id", "drop_off_booking_rule_id",
     ],
   },
   dependsOn: ["trips", "stops"],
@@ -150,6 +165,7 @@ function stTimeCols(present: (col: string) => boolean, badTime: boolean): string
     `CASE WHEN st.departure_time = st.arrival_time THEN arr ELSE gtfs_time(st.departure_time) END AS dep`,
     ...(badTime ? [`${BAD_TIME} AS bad_time`] : []),
     ...ST_OPTIONAL.filter(([c]) => present(c)).map(([c, conv]) => `${conv} AS ${c}`),
+    ...ST_FLEX.filter(([c]) => present(c)).map(([c, conv]) => `${conv} AS ${c}`),
   ].join(", ");
 }
 
@@ -173,6 +189,7 @@ async function stopTimesDirect(ctx: BuildContext, table: RawTable, plan: CsvPlan
     "tix IS NULL", "stop_ref IS NULL", "seq IS NULL", "seq < 0", BAD_TIME,
     ...ST_OPTIONAL.filter(([c]) => c !== "stop_headsign").flatMap(([c, conv]) => unconverted(c, conv)),
     ...(has("stop_headsign") ? [untrimmed("st.stop_headsign")] : []),
+    ...ST_FLEX.flatMap(([c, conv, type]) => (has(c) ? [type === "VARCHAR" ? untrimmed(`st.${c}`) : `(st.${c} IS NOT NULL AND ${conv} IS NULL)`] : [])),
     ...(plan.presentCols.includes(plan.first) ? [] : [untrimmed(`st.${q(plan.first)}`)]),
   ].join(" OR ");
   try {
@@ -200,6 +217,9 @@ async function stopTimesDirect(ctx: BuildContext, table: RawTable, plan: CsvPlan
 async function stopTimesFast(
   ctx: BuildContext, table: RawTable, fast: FastStopTimes, ids: IdPositions, append: typeof import("../stop-times/append.ts").appendFastStopTimes,
 ): Promise<FastRows | string> {
+  // (a GTFS-Flex window or booking rule column: st0 keeps those, the fast reader does not read them)
+  const flex = ST_FLEX.find(([c]) => c !== "location_id" && c !== "location_group_id" && fast.header.includes(c));
+  if (flex) return `a GTFS-Flex column (${flex[0]})`;
   const optional = ST_OPTIONAL.filter(([c]) => fast.header.includes(c));
   const rows = await append(ctx.conn, ctx.connect, fast, ids, optional.map(([c, , t]) => [c, t] as const));
   if (typeof rows === "string") return rows;

@@ -1,7 +1,10 @@
 /**
  * stops.txt → stops: stops without an id, duplicated or with impossible coordinates skipped; a
  * parent_station that does not exist, or whose chain leads back to the stop, dropped (the stop kept).
+ * adm0_* / adm1_* (the stop's administrative place) are left null for the places module
+ * (places.ts); the boundaries it needs start loading here, so the read overlaps the modules between.
  */
+import { loadBoundaries } from "../../places/boundaries.ts";
 import type { TableModule } from "../build.ts";
 
 export const stops: TableModule = {
@@ -17,6 +20,7 @@ export const stops: TableModule = {
   dependsOn: [],
   async build(ctx) {
     const { conn } = ctx;
+    void loadBoundaries(); // read once per process, in the background (places.ts awaits it)
     await conn.run(`CREATE TABLE s0 AS SELECT rowid AS rid, *, TRY_CAST(stop_lat AS DOUBLE) AS lat, TRY_CAST(stop_lon AS DOUBLE) AS lon,
         coalesce(gtfs_int(location_type), 0) AS lt FROM raw_stops`);
     if (ctx.skip("stops.txt", await ctx.reportSkipped("missing_required_value", "stops.txt", `SELECT rid FROM s0 WHERE stop_id IS NULL`, `'stop_id is empty'`))) await conn.run(`DELETE FROM s0 WHERE stop_id IS NULL`);
@@ -49,7 +53,8 @@ export const stops: TableModule = {
         coalesce(s1.lat, p.lat) AS stop_lat, coalesce(s1.lon, p.lon) AS stop_lon, s1.zone_id, s1.stop_url, s1.lt::INTEGER AS location_type,
         CASE WHEN p.id IS NULL THEN NULL ELSE s1.parent_station END AS parent_station, p.id AS parent_ref,
         s1.stop_timezone, gtfs_int(s1.wheelchair_boarding) AS wheelchair_boarding, s1.level_id, s1.platform_code,
-        gtfs_int(s1.stop_access) AS stop_access, NULL::VARCHAR AS onestop_id
+        gtfs_int(s1.stop_access) AS stop_access, NULL::VARCHAR AS onestop_id,
+        NULL::VARCHAR AS adm0_name, NULL::VARCHAR AS adm0_iso, NULL::VARCHAR AS adm1_name, NULL::VARCHAR AS adm1_iso
       FROM s1 LEFT JOIN s1 p ON p.stop_id = s1.parent_station ORDER BY s1.id`);
     ctx.step(`stops: ${nStops}`);
   },

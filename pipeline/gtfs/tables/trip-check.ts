@@ -1,9 +1,12 @@
 /**
  * trip_check (derived): the stop times of st0 checked trip by trip, and st0 made final behind the
- * catalog's `stop_times` view. Stop times of unknown trips or stops, GTFS-Flex ones, bad or
- * duplicated stop_sequences skipped; trips that cannot be used (fewer than 2 stop times, no time at
- * the first or last stop, times going backwards) skipped with their stop times; missing times
- * interpolated by distance along the shape (../interpolate.ts). trip_check holds, per trip, what the
+ * catalog's `stop_times` view. Stop times of unknown trips, stops or GTFS-Flex zones (locations,
+ * location groups), bad or duplicated stop_sequences skipped; trips that cannot be used (fewer than
+ * 2 stop times, no time at the first or last stop, times going backwards) skipped with their stop
+ * times; missing times interpolated by distance along the shape (../interpolate.ts). GTFS-Flex
+ * stop_times (a zone or group instead of a stop, a pickup/drop-off window instead of times) are
+ * kept as they are: the time checks and the interpolation are about the other rows, and a trip with
+ * a flex stop_time gets a stop pattern of its own (Transitland's rule). trip_check holds, per trip, what the
  * stop patterns need (patterns.ts). Once this module is built nothing changes st0: the importer
  * writes stop_times.parquet meanwhile (pipeline/import.ts) and the timetable may take its stop times.
  */
@@ -12,13 +15,13 @@ import { rows, sqlString } from "../../duck.ts";
 import type { TableModule } from "../build.ts";
 import { interpolateTrip, type StopRow } from "../interpolate.ts";
 import { stopTimesFromFastRows } from "../stop-times/columns.ts";
-import { ST_OPTIONAL } from "./stop-times.ts";
+import { ST_FLEX, ST_OPTIONAL } from "./stop-times.ts";
 
 export const tripCheck: TableModule = {
   name: "trip_check",
   file: null,
   columns: { required: [], optional: [] },
-  dependsOn: ["stop_times", "shapes"],
+  dependsOn: ["stop_times", "shapes", "locations", "location_groups"],
   async build(ctx) {
     const { conn } = ctx;
     const st = ctx.fact("stopTimes");
@@ -34,9 +37,16 @@ export const tripCheck: TableModule = {
     };
     await stSkip("unknown_trip", "tix IS NULL",
       `'stop_time of trip ' || coalesce(${rawSt("trip_id")}, '(empty)') || ': trip does not exist or was skipped'`);
-    await stSkip("flex_stop_time_unsupported", `stop_ref IS NULL AND ${st.column("flex", "false")}`,
-      `'trip ' || trip_id || ': GTFS-Flex stop_time (location_id/location_group_id) is not supported yet'`);
-    await stSkip("unknown_stop", "stop_ref IS NULL", `'trip ' || trip_id || ': stop_id ' || coalesce(${rawSt("stop_id")}, '(empty)') || ' does not exist'`);
+    // GTFS-Flex rows: their zone (location_id) or group (location_group_id) must exist
+    const flex = st.column("flex", "false");
+    if (st.has("flex")) {
+      const locId = st.column("location_id", "NULL::VARCHAR"), groupId = st.column("location_group_id", "NULL::VARCHAR");
+      await stSkip("unknown_location", `stop_ref IS NULL AND flex AND ${locId} IS NOT NULL AND ${locId} NOT IN (SELECT location_id FROM locations)`,
+        `'trip ' || trip_id || ': location_id ' || ${locId} || ' does not exist (not in locations.geojson)'`);
+      await stSkip("unknown_location_group", `stop_ref IS NULL AND flex AND ${locId} IS NULL AND ${groupId} NOT IN (SELECT location_group_id FROM location_groups)`,
+        `'trip ' || trip_id || ': location_group_id ' || ${groupId} || ' does not exist'`);
+    }
+    await stSkip("unknown_stop", `stop_ref IS NULL AND NOT ${flex}`, `'trip ' || trip_id || ': stop_id ' || coalesce(${rawSt("stop_id")}, '(empty)') || ' does not exist'`);
     await stSkip("invalid_stop_sequence", "seq IS NULL OR seq < 0", `'trip ' || trip_id || ': stop_sequence ' || coalesce(${rawSt("stop_sequence")}, '(empty)') || ' is not a non-negative integer'`);
     // One pass per trip (in stop_sequence order) finds duplicate stop_sequences and the trips that
     // cannot be used (< 2 stop_times, no time at the first or last stop, times going backwards), and
@@ -44,7 +54,8 @@ export const tripCheck: TableModule = {
     // (position, stop) pairs. Unparsable times count as missing; a time missing on one side takes the
     // other's. Later steps delete whole trips and interpolate interior times between earlier and
     // later ones, which changes none of these values for the trips that remain.
-    const tripCheckSql = `CREATE OR REPLACE TABLE trip_check AS
+    const hasFlex = st.has("flex") && (await ctx.scalar(`SELECT count(*) FROM st0 WHERE flex`)) > 0;
+    const tripCheckSql = hasFlex ? flexTripCheckSql(st.column("start_pickup_drop_off_window", "NULL::INTEGER"), st.column("end_pickup_drop_off_window", "NULL::INTEGER")) : `CREATE OR REPLACE TABLE trip_check AS
       WITH o AS (SELECT tix, seq, stop_ref, coalesce(arr, dep) AS a, coalesce(dep, arr) AS d, row_number() OVER w AS k,
                         count(*) OVER (PARTITION BY tix) AS n, lag(coalesce(dep, arr) IGNORE NULLS) OVER w AS prev_dep, lag(seq) OVER w AS prev_seq
                  FROM st0 WINDOW w AS (PARTITION BY tix ORDER BY seq))
@@ -106,13 +117,39 @@ export const tripCheck: TableModule = {
     await conn.run(`CREATE VIEW stop_times AS
       SELECT ${ctx.fvid}::INTEGER AS feed_version_id, (${tripBase} + st.tix - 1)::INTEGER AS trip_ref, st.trip_id, st.seq::INTEGER AS stop_sequence, st.stop_ref, st.stop_id,
         st.arr::INTEGER AS arrival_time, st.dep::INTEGER AS departure_time, ${ST_OPTIONAL.map(([c, , type]) => `${st.column(c, `NULL::${type}`)} AS ${c}`).join(", ")},
-        ${nInterpTrips > 0 ? "st.interpolated::INTEGER" : "0::INTEGER"} AS interpolated
+        ${nInterpTrips > 0 ? "st.interpolated::INTEGER" : "0::INTEGER"} AS interpolated,
+        ${ST_FLEX.map(([c, , type]) => `${st.column(c, `NULL::${type}`)} AS ${c}`).join(", ")}
       FROM st0 st`);
     // (and when st0 still holds exactly the fast reader's rows, the timetable takes its columns from them)
     const rowsNow = nInterpTrips === 0 ? st.fastRows : null;
     ctx.facts.fastStopTimesColumns = rowsNow ? () => stopTimesFromFastRows(rowsNow, tripBase) : null;
   },
 };
+
+/**
+ * trip_check of a feed with GTFS-Flex stop_times (st0 has `flex`): as the usual one over the rows with
+ * a stop, flex rows left out of the time checks (a window, not a time: a trip's first and last timed
+ * stop must have a time), and each trip with a flex row a stop pattern of its own (its digest is its
+ * tix). first_dep and last_arr fall back on the windows (`start`, `end`: st0's columns or NULLs), so
+ * flex service counts in the service levels.
+ */
+function flexTripCheckSql(start: string, end: string): string {
+  return `CREATE OR REPLACE TABLE trip_check AS
+      WITH o AS (SELECT tix, seq, stop_ref, flex, coalesce(arr, dep) AS a, coalesce(dep, arr) AS d, row_number() OVER w AS k,
+                        count(*) OVER (PARTITION BY tix) AS n, lag(coalesce(dep, arr) IGNORE NULLS) OVER w AS prev_dep, lag(seq) OVER w AS prev_seq,
+                        row_number() OVER (PARTITION BY tix, flex ORDER BY seq) AS kf, count(*) OVER (PARTITION BY tix, flex) AS nf,
+                        ${start} AS w0, ${end} AS w1
+                 FROM st0 WINDOW w AS (PARTITION BY tix ORDER BY seq))
+      SELECT tix, max(n)::INTEGER AS n,
+        bool_or(seq = prev_seq) AS dup_seq,
+        coalesce(bool_or(NOT flex AND (kf = 1 OR kf = nf) AND a IS NULL), false) AS missing_terminal,
+        bool_or(a > d OR a < prev_dep) AS backwards,
+        coalesce(bool_or(NOT flex AND a IS NULL), false) AS needs_interp,
+        min(coalesce(d, w0)) AS first_dep, max(coalesce(a, w1)) AS last_arr,
+        CASE WHEN bool_or(flex) THEN hash(tix, 'flex trip') ELSE sum(hash(k, stop_ref)) END AS h1,
+        CASE WHEN bool_or(flex) THEN hash('flex trip', tix) ELSE bit_xor(hash(stop_ref, k, 'stop pattern')) END AS h2
+      FROM o GROUP BY tix`;
+}
 
 /** `shapeDist`: st0's shape_dist_traveled over `st` (or a NULL when the file has none) */
 async function interpolateMissing(conn: DuckDBConnection, shapeDist: string): Promise<number> {
