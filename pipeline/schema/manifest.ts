@@ -8,8 +8,9 @@
  * Part of the dataset contract (pipeline/schema/): the pipeline writes what this says, the server
  * reads it with these functions. Imports nothing but Node's fs and path.
  */
-import { existsSync, mkdirSync, readFileSync, statSync, watch } from "node:fs";
+import { existsSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
+import { watchFolder } from "./watch.ts";
 
 export type LicenseValue = "yes" | "no" | "unknown";
 /** The five licence fields of a feed, in their one order (manifest, feed_version.parquet `license_<field>`, feeds file, catalog filters). */
@@ -125,20 +126,9 @@ export function watchManifest(dataDir: string, onChange: () => void | Promise<vo
       }
     }, 100);
   };
-  let watcher: ReturnType<typeof watch> | null = null;
-  try {
-    mkdirSync(dataDir, { recursive: true });
-    watcher = watch(dataDir, (_ev, name) => {
-      if (name === MANIFEST) check();
-    });
-  } catch {
-    watcher = null;
-  }
-  const poll = setInterval(check, 2000);
-  poll.unref?.();
+  const stop = watchFolder(dataDir, check, (name) => name === MANIFEST);
   return () => {
-    watcher?.close();
-    clearInterval(poll);
+    stop();
     if (timer) clearTimeout(timer);
   };
 }

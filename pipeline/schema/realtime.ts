@@ -14,9 +14,10 @@
  * so they are not stored inside the files. The README's realtime schema section is generated from
  * REALTIME_TABLES (docRealtimeSchemaMarkdown).
  */
-import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, watch } from "node:fs";
+import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import type { ColumnDef, TableDef } from "./catalog.ts";
+import { watchFolder } from "./watch.ts";
 
 export const REALTIME_DIR = "realtime";
 export const REALTIME_KINDS = ["alerts", "trip_updates", "vehicle_positions"] as const;
@@ -215,19 +216,7 @@ export function watchRealtime(dataDir: string, onChange: () => void): () => void
     last = now;
     onChange();
   };
-  let watcher: ReturnType<typeof watch> | null = null;
-  try {
-    mkdirSync(dir, { recursive: true });
-    watcher = watch(dir, () => check());
-  } catch {
-    watcher = null;
-  }
-  const poll = setInterval(check, 2000);
-  poll.unref?.();
-  return () => {
-    watcher?.close();
-    clearInterval(poll);
-  };
+  return watchFolder(dir, check);
 }
 
 export function docRealtimeSchemaMarkdown(): string {
