@@ -1,5 +1,5 @@
 /**
- * The `interchange` command line: import, serve, demo. Flags have environment-variable
+ * The `interchange` command line: import, import-rt, prune, serve, demo. Flags have environment-variable
  * equivalents (see `interchange <command> --help` and the README).
  */
 import { existsSync } from "node:fs";
@@ -7,11 +7,14 @@ import { join, resolve } from "node:path";
 import { helpText, parseFlags, UsageError } from "../config/flags.ts";
 import { runImport } from "../pipeline/cli.ts";
 import { SERVE_FLAGS, serverConfigFrom } from "../server/config.ts";
+import { FUTURE_TOLERANCE_S } from "../pipeline/schema/realtime.ts";
 
 const USAGE = `usage: interchange <command> [flags]
 
 commands:
   import   import GTFS feeds into a dataset (interchange import --help)
+  import-rt  import GTFS-Realtime snapshots of one feed (interchange import-rt --help)
+  prune    remove old feed versions, timetables and street datasets no server reads (interchange prune --help)
   serve    serve a dataset over HTTP (interchange serve --help)
   demo     import the demo feeds into data/demo and serve them without API keys (what npm start runs)
 `;
@@ -24,9 +27,26 @@ async function serve(argv: string[]): Promise<number> {
   const { values, positionals } = parseFlags(argv, SERVE_FLAGS);
   if (positionals.length) throw new UsageError(`unexpected argument ${positionals[0]}`);
   const config = serverConfigFrom(values);
+  const realtime = config.realtimeFeedsFile ? await import("../pipeline/realtime/poller.ts") : null;
+  let feeds: Awaited<ReturnType<NonNullable<typeof realtime>["readRealtimeFeedsFile"]>> = [];
+  try {
+    feeds = realtime && config.realtimeFeedsFile ? await realtime.readRealtimeFeedsFile(config.realtimeFeedsFile) : [];
+  } catch (e) {
+    throw new UsageError((e as Error).message);
+  }
   const { startServer } = await import("../server/main.ts");
   const server = await startServer(config);
+  // the realtime poller (pipeline/realtime) writes snapshots into the dataset; the server follows them
+  const poller = realtime && feeds.length
+    ? await realtime.startPoller({
+        dataDir: config.dataDir, feeds, timeoutMs: config.realtimeTimeoutMs, maxAgeS: config.realtimeMaxAgeS,
+        futureToleranceS: FUTURE_TOLERANCE_S, retentionDays: config.realtimeRetentionDays,
+        onChange: () => void server.refreshRealtime(),
+        log: { warn: (msg, fields) => console.error(JSON.stringify({ level: "warn", msg, ...fields })) },
+      })
+    : null;
   const stop = async () => {
+    await poller?.stop();
     await server.stop();
     process.exit(0);
   };
@@ -76,6 +96,10 @@ async function main(argv: string[]): Promise<number> {
   switch (cmd) {
     case "import":
       return runImport(rest);
+    case "import-rt":
+      return (await import("../pipeline/realtime/cli.ts")).runImportRt(rest);
+    case "prune":
+      return (await import("../pipeline/prune.ts")).runPrune(rest);
     case "serve":
       return serve(rest);
     case "demo":

@@ -19,6 +19,8 @@ export interface AppDeps {
   features: Feature[];
   log: Logger;
   now: () => number;
+  /** told the account of each request that passed the key check (server/ops: the request log) */
+  onAuthenticated?: (request: Request, account: string) => void;
 }
 
 export function createApp(deps: AppDeps) {
@@ -55,6 +57,7 @@ export function createApp(deps: AppDeps) {
       if (request.method === "OPTIONS") return cors ? new Response(null, { status: 204, headers: CORS_HEADERS }) : undefined;
       try {
         const account = deps.auth.authenticate(request, url);
+        deps.onAuthenticated?.(request, account.account);
         const decision = await deps.rateLimiter.take(account, deps.now());
         if (!decision.allowed) {
           throw new AppError("RATE_LIMITED", `rate limit exceeded for this API key (${account.rateLimitPerMinute} requests per minute); retry after ${Math.ceil(decision.retryAfterSec)} s`, {

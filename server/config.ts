@@ -24,6 +24,18 @@ export interface ServerConfig {
   readonly defaultRateLimitPerMinute: number;
   /** Redis for rate limits shared by every process and machine (null: each process limits alone) */
   readonly redisUrl: string | null;
+  /** JSON file of realtime feeds to poll ([{feed_id, alerts_url, trip_updates_url, vehicle_positions_url, interval_s}]), or null */
+  readonly realtimeFeedsFile: string | null;
+  /** realtime snapshots older than this (header timestamp) are refused by the poller and not served */
+  readonly realtimeMaxAgeS: number;
+  /** realtime snapshot partitions older than this many days are removed (0 keeps all) */
+  readonly realtimeRetentionDays: number;
+  /** time-out of one realtime fetch */
+  readonly realtimeTimeoutMs: number;
+  /** port of the Prometheus /metrics listener (null: none; 0: any free port) */
+  readonly metricsPort: number | null;
+  /** address the /metrics listener binds to */
+  readonly metricsHost: string;
 }
 
 export const SERVE_FLAGS: FlagSpec[] = [
@@ -38,6 +50,12 @@ export const SERVE_FLAGS: FlagSpec[] = [
   { name: "allow-hard-exclusions", env: "INTERCHANGE_ALLOW_HARD_EXCLUSIONS", type: "boolean", default: false, description: "pass exclude_bridges/tolls/... to the engine instead of dropping them with a warning" },
   { name: "redis-url", env: "INTERCHANGE_REDIS_URL", type: "string", description: "Redis URL (redis://host:6379): rate limits shared by every process and machine; without it each process limits on its own" },
   { name: "default-rate-limit", env: "INTERCHANGE_DEFAULT_RATE_LIMIT", type: "number", default: 0, description: "requests per minute for keys without rate_limit_per_minute (0 = unlimited)" },
+  { name: "realtime", env: "INTERCHANGE_REALTIME", type: "string", description: "JSON file of GTFS-Realtime feeds to poll: [{feed_id, alerts_url, trip_updates_url, vehicle_positions_url, interval_s}]" },
+  { name: "realtime-max-age-s", env: "INTERCHANGE_REALTIME_MAX_AGE_S", type: "number", default: 600, description: "realtime snapshots older than this many seconds (header timestamp) are refused and no longer served" },
+  { name: "realtime-retention-days", env: "INTERCHANGE_REALTIME_RETENTION_DAYS", type: "number", default: 7, description: "remove realtime snapshot partitions older than this many days (0 = keep all)" },
+  { name: "realtime-timeout-ms", env: "INTERCHANGE_REALTIME_TIMEOUT_MS", type: "number", default: 10000, description: "time-out for one fetch of a realtime feed" },
+  { name: "metrics-port", env: "INTERCHANGE_METRICS_PORT", type: "number", description: "serve Prometheus metrics at GET /metrics on this port, apart from the API (default: no metrics listener)" },
+  { name: "metrics-host", env: "INTERCHANGE_METRICS_HOST", type: "string", default: "127.0.0.1", description: "address the metrics listener binds to (0.0.0.0 for a scraper on another machine)" },
 ];
 
 export function serverConfigFrom(values: FlagValues): ServerConfig {
@@ -61,6 +79,15 @@ export function serverConfigFrom(values: FlagValues): ServerConfig {
     }
     valhallaUrl = valhallaUrl.replace(/\/+$/, "");
   }
+  const realtimeMaxAgeS = Number(values.realtimeMaxAgeS ?? 600);
+  if (!(realtimeMaxAgeS > 0)) throw new UsageError("--realtime-max-age-s must be > 0");
+  const realtimeRetentionDays = Number(values.realtimeRetentionDays ?? 7);
+  if (!(realtimeRetentionDays >= 0)) throw new UsageError("--realtime-retention-days must be >= 0");
+  const realtimeTimeoutMs = Number(values.realtimeTimeoutMs ?? 10000);
+  if (!(realtimeTimeoutMs > 0)) throw new UsageError("--realtime-timeout-ms must be > 0");
+  const metricsPort = values.metricsPort === undefined ? null : Number(values.metricsPort);
+  if (metricsPort !== null && !(Number.isInteger(metricsPort) && metricsPort >= 0 && metricsPort <= 65535)) throw new UsageError(`--metrics-port must be an integer 0..65535, got ${values.metricsPort}`);
+  if (metricsPort !== null && metricsPort !== 0 && metricsPort === port) throw new UsageError("--metrics-port must differ from --port: metrics are served apart from the API");
   return Object.freeze({
     dataDir: String(values.data ?? "data"),
     host: String(values.host ?? "0.0.0.0"),
@@ -73,5 +100,11 @@ export function serverConfigFrom(values: FlagValues): ServerConfig {
     engineConcurrency: engineConcurrency ?? null,
     defaultRateLimitPerMinute: Number(values.defaultRateLimit ?? 0),
     redisUrl: (values.redisUrl as string | undefined) || null,
+    realtimeFeedsFile: (values.realtime as string | undefined) || null,
+    realtimeMaxAgeS,
+    realtimeRetentionDays,
+    realtimeTimeoutMs,
+    metricsPort,
+    metricsHost: String(values.metricsHost ?? "127.0.0.1"),
   });
 }

@@ -10,30 +10,41 @@ import { consoleLogger, type Feature, type FeatureContext, type Logger } from ".
 import { createCatalogFeature } from "./catalog/index.ts";
 import { createPlannerFeature } from "./planner/index.ts";
 import { createStreetFeature } from "./street/index.ts";
+import { createRealtimeFeature } from "./realtime/index.ts";
 import { createEngine } from "./street/engine.ts";
 import { streetPaths } from "./street/paths.ts";
 import { watchManifest } from "../pipeline/schema/manifest.ts";
+import { Ops } from "./ops/index.ts";
 
 export interface RunningServer {
   readonly url: string;
   readonly port: number;
+  /** the Prometheus listener's base URL (GET /metrics), null without --metrics-port */
+  readonly metricsUrl: string | null;
   stop(): Promise<void>;
+  /** read the realtime status files now (the poller calls it after each snapshot; a file watch does it too) */
+  refreshRealtime(): Promise<void>;
 }
 
 export async function startServer(config: ServerConfig, opts: { log?: Logger; now?: () => number } = {}): Promise<RunningServer> {
-  const log = opts.log ?? consoleLogger;
   const now = opts.now ?? Date.now;
+  // metrics and the request log (server/ops): the logger, engine and rate limiter are wrapped to be measured
+  const ops = new Ops({ dataDir: config.dataDir, log: opts.log ?? consoleLogger, now });
+  const log = ops.tapLog(opts.log ?? consoleLogger);
   const ctx: FeatureContext = { config, log, now };
   const auth = config.apiKeysFile ? loadKeys(config.apiKeysFile, config.defaultRateLimitPerMinute) : noAuth();
   if (!auth.enabled) log.warn("serving WITHOUT API keys (--no-auth)");
   // one street engine: the street endpoints' and the planner's (walks, rides and drives on the streets)
-  const engine = createEngine(config, log);
+  const engine = ops.timeEngine(createEngine(config, log));
   const streets = streetPaths(engine, () => engine.kind !== "embedded" || Boolean(engine.health().street_dataset));
-  const features: Feature[] = [await createCatalogFeature(ctx), await createPlannerFeature(ctx, streets), await createStreetFeature(ctx, engine)];
-  const rateLimiter = createRateLimiter({ redisUrl: config.redisUrl, log });
-  const app = createApp({ auth, rateLimiter, features, log, now });
-  app.listen({ hostname: config.host, port: config.port });
-  const server = app.server!;
+  const realtime = await createRealtimeFeature(ctx);
+  const features: Feature[] = [await createCatalogFeature(ctx, realtime.store), await createPlannerFeature(ctx, streets), await createStreetFeature(ctx, engine), realtime.feature];
+  const rateLimiter = ops.countRefusals(createRateLimiter({ redisUrl: config.redisUrl, log }));
+  const app = createApp({ auth, rateLimiter, features, log, now, onAuthenticated: ops.noteAccount });
+  ops.follow(features, engine);
+  // Bun.serve over the app's fetch handler (app.listen would give routes native handlers that bypass it), observed by ops
+  const server = Bun.serve({ hostname: config.host, port: config.port, reusePort: true, idleTimeout: 30, fetch: ops.observe(app.fetch) });
+  const metrics = config.metricsPort === null ? null : ops.listen(config.metricsHost, config.metricsPort);
   const stopWatching = watchManifest(config.dataDir, async () => {
     for (const f of features) {
       try {
@@ -44,13 +55,17 @@ export async function startServer(config: ServerConfig, opts: { log?: Logger; no
     }
   });
   const host = config.host === "0.0.0.0" ? "127.0.0.1" : config.host;
-  log.info("listening", { url: `http://${host}:${server.port}`, data: config.dataDir });
+  const metricsUrl = metrics ? `http://${config.metricsHost === "0.0.0.0" ? "127.0.0.1" : config.metricsHost}:${metrics.port}` : null;
+  log.info("listening", { url: `http://${host}:${server.port}`, data: config.dataDir, ...(metricsUrl ? { metrics: `${metricsUrl}/metrics` } : {}) });
   return {
     url: `http://${host}:${server.port}`,
     port: server.port!,
+    metricsUrl,
+    refreshRealtime: () => realtime.store.refresh(),
     async stop() {
       stopWatching();
-      await app.stop(true);
+      await server.stop(true);
+      await metrics?.stop(true);
       for (const f of features) await f.close?.();
       rateLimiter.close?.();
     },

@@ -8,12 +8,14 @@ import { resolve } from "node:path";
 import { IMPORT_FLAGS } from "../pipeline/cli.ts";
 import { SERVE_FLAGS } from "../server/config.ts";
 import { docSchemaMarkdown } from "../pipeline/schema/catalog.ts";
+import { IMPORT_RT_FLAGS } from "../pipeline/realtime/cli.ts";
+import { docRealtimeSchemaMarkdown } from "../pipeline/schema/realtime.ts";
 
 const README = readFileSync(resolve(import.meta.dir, "..", "README.md"), "utf8");
 
 describe("README", () => {
-  test("documents every flag of import and serve with its environment variable", () => {
-    for (const f of [...IMPORT_FLAGS, ...SERVE_FLAGS]) {
+  test("documents every flag of import, import-rt and serve with its environment variable", () => {
+    for (const f of [...IMPORT_FLAGS, ...SERVE_FLAGS, ...IMPORT_RT_FLAGS]) {
       expect(README).toContain(`\`--${f.name}`);
       if (f.env) expect(README).toContain(`\`${f.env}\``);
     }
@@ -21,6 +23,10 @@ describe("README", () => {
 
   test("contains the Parquet schema generated from pipeline/schema/catalog.ts", () => {
     expect(README).toContain(docSchemaMarkdown());
+  });
+
+  test("contains the realtime Parquet schema generated from pipeline/schema/realtime.ts", () => {
+    expect(README).toContain(docRealtimeSchemaMarkdown());
   });
 
   test("quick start is the two commands", () => {

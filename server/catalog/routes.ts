@@ -107,6 +107,16 @@ export function catalogFormatPaths(): Record<string, { get: ReturnType<typeof de
 
 // ---- handlers
 
+/**
+ * A path parameter as Elysia decoded it; it hands over null for one that is not valid
+ * percent-encoded UTF-8 (e.g. /stops/%FF), a 400 here (it was a 500, found by test/fuzz).
+ */
+function pathParam(params: unknown, name: string): string {
+  const v = (params as Record<string, string | null | undefined>)[name];
+  if (typeof v !== "string") throw invalidParameter(name, `${name} is not valid percent-encoded UTF-8`);
+  return v;
+}
+
 export function catalogRoutes(service: CatalogService) {
   /** GET /stops[.format] */
   const stops = async (request: Request, rawFormat: string | null) => {
@@ -145,15 +155,15 @@ export function catalogRoutes(service: CatalogService) {
     return listingResponse(format, "trips", await service.trip(routeKey, id, tripsOf(request, format)), request.url);
   };
 
-  const formatParam = (params: unknown) => (params as Record<string, string>).format ?? null;
+  const formatParam = (params: unknown) => pathParam(params, "format");
   return new Elysia({ name: "catalog", prefix: BASE })
-    .get("/routes/:route_key/trips", ({ request, params }) => trips(request, params.route_key, null), {
+    .get("/routes/:route_key/trips", ({ request, params }) => trips(request, pathParam(params, "route_key"), null), {
       detail: detail("List trips of a route", tripsDoc + alsoAt("/routes/{route_key}/trips.{format}"), [ROUTE_KEY, ...TRIP_QUERY]),
     })
-    .get("/routes/:route_key/trips.:format", ({ request, params }) => trips(request, params.route_key, formatParam(params)), {
+    .get("/routes/:route_key/trips.:format", ({ request, params }) => trips(request, pathParam(params, "route_key"), formatParam(params)), {
       detail: detail("List trips of a route, in a format", tripsDoc, [ROUTE_KEY, FORMAT, ...TRIP_QUERY]),
     })
-    .get("/routes/:route_key/trips/:id", ({ request, params }) => trip(request, params.route_key, params.id), {
+    .get("/routes/:route_key/trips/:id", ({ request, params }) => trip(request, pathParam(params, "route_key"), pathParam(params, "id")), {
       detail: detail("One trip of a route, with stop_times and geometry", "`id` is the internal trip id." + alsoAt("/routes/{route_key}/trips/{id}.{format}"), [
         ROUTE_KEY,
         path("id", "internal trip id, optionally followed by .format"),
@@ -164,7 +174,7 @@ export function catalogRoutes(service: CatalogService) {
     .get("/stops.:format", ({ request, params }) => stops(request, formatParam(params)), {
       detail: detail("List or search stops, in a format", stopsDoc, [FORMAT, ...STOP_QUERY]),
     })
-    .get("/stops/:stop_key", ({ request, params }) => stop(request, params.stop_key), {
+    .get("/stops/:stop_key", ({ request, params }) => stop(request, pathParam(params, "stop_key")), {
       detail: detail("One stop by key", "Several stops when a Onestop ID is shared by feeds." + alsoAt("/stops/{stop_key}.{format}"), [STOP_KEY, ...STOP_BY_KEY_QUERY]),
     });
 }

@@ -81,10 +81,66 @@ export async function openActor(config: ValhallaConfig): Promise<ActorLike> {
   return actor;
 }
 
-/** A loaded street dataset: its Actor and what it was built from. */
+/** A loaded street dataset: its Actor, its centroid process and what it was built from. */
 interface Loaded {
   entry: StreetEntry;
   actor: ActorLike;
+  centroid: IsolatedCentroid;
+}
+
+/** What a centroid that took its process down is answered with: Valhalla's own "no path" (442). */
+export const CENTROID_CRASHED = "Centroid error: No path could be found for input";
+
+/**
+ * Centroid calls, run by an Actor in a child process (centroid-worker.ts) started on the first
+ * call: Valhalla 3.6.1 crashes its process when the locations' paths never meet, which must not
+ * take the server with it. A crash fails the calls in flight (CENTROID_CRASHED); the next call
+ * starts a new process.
+ */
+class IsolatedCentroid {
+  private child: ReturnType<typeof Bun.spawn> | null = null;
+  private readonly pending = new Map<number, { resolve: (text: string) => void; reject: (e: Error) => void }>();
+  private nextId = 1;
+  private closed = false;
+  constructor(
+    private readonly config: string,
+    private readonly log: Logger,
+  ) {}
+
+  call(query: string): Promise<string> {
+    if (this.closed) return Promise.reject(new AppError("ENGINE_UNAVAILABLE", "the street dataset was replaced"));
+    if (!this.child) {
+      const child = Bun.spawn([process.execPath, join(import.meta.dir, "centroid-worker.ts")], {
+        // its stderr would mix a crash report into the server's JSON log: the exit is logged instead
+        stdio: ["ignore", "ignore", "ignore"],
+        ipc: (m: { id: number; text?: string; error?: string }) => {
+          const p = this.pending.get(m.id);
+          this.pending.delete(m.id);
+          if (m.error !== undefined) p?.reject(new Error(m.error));
+          else p?.resolve(m.text ?? "");
+        },
+        onExit: (_proc, code, signal) => {
+          if (this.child === child) this.child = null;
+          if (this.pending.size && !this.closed) this.log.warn("the centroid process ended (a Valhalla crash); its calls are answered 442", { code, signal, calls: this.pending.size });
+          for (const p of this.pending.values()) p.reject(new Error(CENTROID_CRASHED));
+          this.pending.clear();
+        },
+      });
+      child.send({ config: this.config });
+      this.child = child;
+    }
+    const id = this.nextId++;
+    return new Promise((resolve, reject) => {
+      this.pending.set(id, { resolve, reject });
+      this.child!.send({ id, query });
+    });
+  }
+
+  close(): void {
+    this.closed = true;
+    this.child?.kill();
+    this.child = null;
+  }
 }
 
 export class EmbeddedEngine implements StreetEngine {
@@ -105,15 +161,18 @@ export class EmbeddedEngine implements StreetEngine {
     const entry = activeStreets(readManifest(this.opts.dataDir));
     if (!entry) {
       if (this.loaded) this.opts.log.warn("street dataset deactivated: street routing answers 503");
+      this.loaded?.centroid.close();
       this.loaded = null;
       return;
     }
     if (this.loaded?.entry.sha1 === entry.sha1) return;
-    const actor = await openActor(engineConfig(this.opts.dataDir, entry, { allowHardExclusions: this.opts.allowHardExclusions }));
+    const config = engineConfig(this.opts.dataDir, entry, { allowHardExclusions: this.opts.allowHardExclusions });
+    const actor = await openActor(config);
     // a first call opens the tiles: a broken dataset fails here, not on a user's request
     await actor.status!("{}");
     // (the replaced Actor stays open: openActor keeps every Actor, see OPENED)
-    this.loaded = { entry, actor };
+    this.loaded?.centroid.close();
+    this.loaded = { entry, actor, centroid: new IsolatedCentroid(JSON.stringify(config), this.opts.log) };
     this.opts.log.info("street dataset loaded", { sha1: entry.sha1, osm: entry.osm.map((o) => o.source), elevation_tiles: entry.elevation_tiles.length });
   }
 
@@ -126,7 +185,7 @@ export class EmbeddedEngine implements StreetEngine {
       throw new AppError("INVALID_PARAMETER", PBF_REFUSED, { engineCode: 199, parameter: "format" });
     }
     const query = call.body === null ? "{}" : call.merged();
-    const method = loaded.actor[METHOD[call.action]]!.bind(loaded.actor);
+    const method = call.action === "centroid" ? (q: string) => loaded.centroid.call(q) : loaded.actor[METHOD[call.action]]!.bind(loaded.actor);
     const lane = this.lanes[call.lane ?? "gateway"];
     await lane.acquire(call.signal);
     let text: string;
@@ -139,6 +198,10 @@ export class EmbeddedEngine implements StreetEngine {
       lane.release();
     }
     return { status: 200, contentType: contentType(call.format), body: text };
+  }
+
+  async close(): Promise<void> {
+    this.loaded?.centroid.close();
   }
 
   health() {

@@ -16,6 +16,8 @@ export function serviceDayStart(day: number, tz: string): number {
   const key = `${tz}|${day}`;
   let v = dayStartCache.get(key);
   if (v === undefined) {
+    // bounded: every date a client asks about adds keys (it grew without end under test/fuzz)
+    if (dayStartCache.size > 4096) dayStartCache.clear();
     v = localToUnix(day, 12 * 3600, tz) - 12 * 3600;
     dayStartCache.set(key, v);
   }

@@ -1,0 +1,90 @@
+/**
+ * One observation per HTTP request: its route family, status and duration go to the request
+ * metrics, and one structured JSON log line is written (method, path without the query string,
+ * family, status, duration, account). The query string is never read here: it may hold the API key
+ * (`?apikey=`), and the header never is either.
+ */
+import type { Logger } from "../feature.ts";
+
+export type RouteFamily = "catalog" | "plan" | "street" | "other";
+export const ROUTE_FAMILIES: readonly RouteFamily[] = ["catalog", "plan", "street", "other"];
+
+const FAMILY_PREFIXES: [string, RouteFamily][] = [
+  ["/api/v2/rest/", "catalog"],
+  ["/api/v2/routing/otp/", "plan"],
+  ["/api/v2/routing/valhalla/", "street"],
+];
+
+/** The family of a request path (as sent, percent-encoded): catalog, plan, street, or other. */
+export function routeFamily(path: string): RouteFamily {
+  for (const [prefix, family] of FAMILY_PREFIXES) if (path.startsWith(prefix) || path === prefix.slice(0, -1)) return family;
+  return "other";
+}
+
+/** Longest path a log line carries (Bun accepts URLs of several kB); longer ones are cut and marked. */
+export const LOGGED_PATH_MAX = 512;
+
+/** The path of a request URL as sent (percent-encoded), without the query string, cut to LOGGED_PATH_MAX. */
+export function pathOf(url: string): string {
+  const scheme = url.indexOf("://");
+  const start = scheme < 0 ? 0 : url.indexOf("/", scheme + 3);
+  if (start < 0) return "/";
+  const q = url.indexOf("?", start);
+  const path = q < 0 ? url.slice(start) : url.slice(start, q);
+  return path.length > LOGGED_PATH_MAX ? `${path.slice(0, LOGGED_PATH_MAX)}...(${path.length} chars)` : path;
+}
+
+/** Methods named as such in logs; anything else a client sends is logged as OTHER. */
+const METHODS = new Set(["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"]);
+
+export interface RequestRecord {
+  method: string;
+  path: string;
+  family: RouteFamily;
+  status: number;
+  duration_ms: number;
+  /** the API key's account (keys file), "anonymous" under --no-auth; absent when not known (no or a bad key, paths without keys) */
+  account?: string;
+}
+
+export interface RequestSink {
+  record(r: RequestRecord): void;
+}
+
+/**
+ * Wraps the app's fetch handler: every request, whatever answers it (a route, the key check, the
+ * rate limit, an unknown path, a thrown error), is observed once with the status sent. The
+ * duration runs to the answer's headers: a streamed body (geojsonl lists, an external engine's
+ * answer) goes on after it.
+ */
+export function observeRequests(
+  handle: (request: Request) => Response | Promise<Response>,
+  accounts: WeakMap<Request, string>,
+  sink: RequestSink,
+): (request: Request) => Promise<Response> {
+  return async (request) => {
+    const t0 = performance.now();
+    let status = 500;
+    try {
+      const res = await handle(request);
+      status = res.status;
+      return res;
+    } finally {
+      const path = pathOf(request.url);
+      const account = accounts.get(request);
+      sink.record({
+        method: METHODS.has(request.method) ? request.method : "OTHER",
+        path,
+        family: routeFamily(path),
+        status,
+        duration_ms: Math.round((performance.now() - t0) * 100) / 100,
+        ...(account !== undefined ? { account } : {}),
+      });
+    }
+  };
+}
+
+/** The log line of a request: `{"level":"info","msg":"request",method,path,family,status,duration_ms,account?}`. */
+export function logRequest(log: Logger, r: RequestRecord): void {
+  log.info("request", r as unknown as Record<string, unknown>);
+}
