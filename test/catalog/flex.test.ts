@@ -79,4 +79,13 @@ describe("GTFS-Flex trips", () => {
       expect("location" in x || "start_pickup_drop_off_window" in x).toBe(false);
     }
   });
+  test("licence filters keep flex trips as they keep any trip of the feed (the feed's licence is unknown: exclude_no keeps it, yes drops it)", async () => {
+    const route = csv("routes.txt")[0]!.route_id!;
+    const all = await allPages(s, `${routePath(route)}?limit=1000`, "trips");
+    expect(all.rows.length).toBeGreaterThan(0);
+    const kept = await allPages(s, `${routePath(route)}?limit=1000&license_commercial_use_allowed=exclude_no&license_redistribution_allowed=exclude_no`, "trips");
+    expect(kept.rows.map((t: any) => t.id)).toEqual(all.rows.map((t: any) => t.id));
+    const dropped = await allPages(s, `${routePath(route)}?limit=1000&license_commercial_use_allowed=yes`, "trips");
+    expect(dropped.rows).toEqual([]);
+  });
 });
