@@ -27,6 +27,8 @@ async function serve(argv: string[]): Promise<number> {
   const { values, positionals } = parseFlags(argv, SERVE_FLAGS);
   if (positionals.length) throw new UsageError(`unexpected argument ${positionals[0]}`);
   const config = serverConfigFrom(values);
+  // `serve --workers N`: this process is one of the N (started by the supervisor below) when marked so
+  const workerIndex = process.env.INTERCHANGE_WORKER_INDEX === undefined ? null : Number(process.env.INTERCHANGE_WORKER_INDEX);
   const realtime = config.realtimeFeedsFile ? await import("../pipeline/realtime/poller.ts") : null;
   let feeds: Awaited<ReturnType<NonNullable<typeof realtime>["readRealtimeFeedsFile"]>> = [];
   try {
@@ -34,20 +36,66 @@ async function serve(argv: string[]): Promise<number> {
   } catch (e) {
     throw new UsageError((e as Error).message);
   }
+  if (workerIndex === null && config.workers > 1) return supervise(argv, config.workers, Boolean(config.apiKeysFile && !config.redisUrl));
   const { startServer } = await import("../server/main.ts");
-  const server = await startServer(config);
-  // the realtime poller (pipeline/realtime) writes snapshots into the dataset; the server follows them
-  const poller = realtime && feeds.length
+  const server = await startServer(config, workerIndex === null ? {} : { worker: { index: workerIndex } });
+  // the realtime poller (pipeline/realtime) writes snapshots into the dataset; the server follows them.
+  // Under --workers N only worker 0 polls: the others follow the status files it writes (a file watch).
+  const poller = realtime && feeds.length && !workerIndex
     ? await realtime.startPoller({
         dataDir: config.dataDir, feeds, timeoutMs: config.realtimeTimeoutMs, maxAgeS: config.realtimeMaxAgeS,
         futureToleranceS: FUTURE_TOLERANCE_S, retentionDays: config.realtimeRetentionDays,
         onChange: () => void server.refreshRealtime(),
-        log: { warn: (msg, fields) => console.error(JSON.stringify({ level: "warn", msg, ...fields })) },
+        log: { warn: (msg, fields) => console.error(JSON.stringify({ level: "warn", msg, ...fields, ...(workerIndex === null ? {} : { worker: workerIndex, pid: process.pid }) })) },
       })
     : null;
+  let stopping = false;
   const stop = async () => {
+    if (stopping) return;
+    stopping = true;
     await poller?.stop();
     await server.stop();
+    process.exit(0);
+  };
+  process.on("SIGINT", stop);
+  process.on("SIGTERM", stop);
+  if (workerIndex !== null && process.send) {
+    // a worker stops when its supervisor is gone (the IPC channel closes), so none outlives it
+    process.on("disconnect", stop);
+    process.send({ type: "ready", index: workerIndex, pid: process.pid, url: server.url, port: server.port, metricsUrl: server.metricsUrl });
+  }
+  return -1; // keep running
+}
+
+/** `serve --workers N` (N > 1): N worker processes on one port, restarted when they die (server/workers.ts). */
+async function supervise(argv: string[], count: number, limitsPerWorker: boolean): Promise<number> {
+  const { superviseWorkers } = await import("../server/workers.ts");
+  const { consoleLogger } = await import("../server/feature.ts");
+  const log = {
+    info: (msg: string, f?: Record<string, unknown>) => consoleLogger.info(msg, { ...f, supervisor: process.pid }),
+    warn: (msg: string, f?: Record<string, unknown>) => consoleLogger.warn(msg, { ...f, supervisor: process.pid }),
+    error: (msg: string, f?: Record<string, unknown>) => consoleLogger.error(msg, { ...f, supervisor: process.pid }),
+  };
+  if (limitsPerWorker) log.warn("rate limits are kept by each worker alone (no --redis-url): an account may get up to --workers times its rate_limit_per_minute", { workers: count });
+  let sup: Awaited<ReturnType<typeof superviseWorkers>>;
+  try {
+    sup = await superviseWorkers({
+      count,
+      // the same command line; once worker 0 has bound it, the port (for --port 0: the one it got)
+      command: (_i, port) => [process.execPath, import.meta.path, "serve", ...argv, ...(port === null ? [] : ["--port", String(port)])],
+      env: process.env,
+      log,
+    });
+  } catch (e) {
+    log.error("workers did not start", { error: (e as Error).message });
+    return 1;
+  }
+  log.info("workers listening", { url: sup.url, workers: count, pids: sup.pids(), ...(sup.metricsUrls()[0] ? { metrics: sup.metricsUrls().map((u) => `${u}/metrics`) } : {}) });
+  let stopping = false;
+  const stop = async () => {
+    if (stopping) return;
+    stopping = true;
+    await sup.stop();
     process.exit(0);
   };
   process.on("SIGINT", stop);
@@ -85,7 +133,8 @@ async function demo(argv: string[]): Promise<number> {
     console.error("demo: ../shared/data is missing: serving the hand-written fixture feed only; street routing has no street dataset and answers 503 (import one with `interchange import --osm FILE.osm.pbf`)");
   }
   console.error("demo: serving WITHOUT API keys (--no-auth); use `interchange serve --api-keys FILE` for a real deployment");
-  const args = ["--data", dataDir, "--no-auth"];
+  // one process: the demo is for trying the service on a laptop (one import, one readable log)
+  const args = ["--data", dataDir, "--no-auth", "--workers", "1"];
   if (values.port !== undefined) args.push("--port", String(values.port));
   if (values.valhallaUrl) args.push("--valhalla-url", String(values.valhallaUrl));
   return serve(args);

@@ -21,6 +21,8 @@ export interface AppDeps {
   now: () => number;
   /** told the account of each request that passed the key check (server/ops: the request log) */
   onAuthenticated?: (request: Request, account: string) => void;
+  /** which server process answers (`serve --workers N`: index 0..N-1; a single process is worker 0) */
+  worker?: { index: number; pid: number };
 }
 
 export function createApp(deps: AppDeps) {
@@ -84,6 +86,7 @@ export function createApp(deps: AppDeps) {
       auth: deps.auth.enabled,
       rate_limit: deps.rateLimiter.health?.() ?? { limiter: "in-process" },
       features: Object.fromEntries(deps.features.map((f) => [f.name, f.health?.() ?? {}])),
+      worker: deps.worker ?? { index: 0, pid: process.pid },
     }));
   for (const f of deps.features) app = app.use(f.routes) as unknown as typeof app;
   return app;

@@ -36,6 +36,8 @@ export interface ServerConfig {
   readonly metricsPort: number | null;
   /** address the /metrics listener binds to */
   readonly metricsHost: string;
+  /** server processes on the port (server/workers.ts; 1: this process serves, no supervisor) */
+  readonly workers: number;
 }
 
 export const SERVE_FLAGS: FlagSpec[] = [
@@ -55,6 +57,7 @@ export const SERVE_FLAGS: FlagSpec[] = [
   { name: "realtime-retention-days", env: "INTERCHANGE_REALTIME_RETENTION_DAYS", type: "number", default: 7, description: "remove realtime snapshot partitions older than this many days (0 = keep all)" },
   { name: "realtime-timeout-ms", env: "INTERCHANGE_REALTIME_TIMEOUT_MS", type: "number", default: 10000, description: "time-out for one fetch of a realtime feed" },
   { name: "metrics-port", env: "INTERCHANGE_METRICS_PORT", type: "number", description: "serve Prometheus metrics at GET /metrics on this port, apart from the API (default: no metrics listener)" },
+  { name: "workers", env: "INTERCHANGE_WORKERS", type: "number", description: "server processes sharing the port (SO_REUSEPORT) under a supervisor that restarts them (default: one per core; 1 = a single process, no supervisor)" },
   { name: "metrics-host", env: "INTERCHANGE_METRICS_HOST", type: "string", default: "127.0.0.1", description: "address the metrics listener binds to (0.0.0.0 for a scraper on another machine)" },
 ];
 
@@ -88,6 +91,13 @@ export function serverConfigFrom(values: FlagValues): ServerConfig {
   const metricsPort = values.metricsPort === undefined ? null : Number(values.metricsPort);
   if (metricsPort !== null && !(Number.isInteger(metricsPort) && metricsPort >= 0 && metricsPort <= 65535)) throw new UsageError(`--metrics-port must be an integer 0..65535, got ${values.metricsPort}`);
   if (metricsPort !== null && metricsPort !== 0 && metricsPort === port) throw new UsageError("--metrics-port must differ from --port: metrics are served apart from the API");
+  const workers = values.workers === undefined ? Math.max(1, navigator.hardwareConcurrency || 1) : Number(values.workers);
+  if (!(Number.isInteger(workers) && workers >= 1 && workers <= 256)) throw new UsageError(`--workers must be an integer 1..256, got ${values.workers}`);
+  // worker i serves its metrics on metrics-port + i (server/workers.ts)
+  if (metricsPort && workers > 1) {
+    if (metricsPort + workers - 1 > 65535) throw new UsageError(`--metrics-port + --workers - 1 must be <= 65535 (worker i serves metrics on metrics-port + i)`);
+    if (port >= metricsPort && port < metricsPort + workers) throw new UsageError(`--port must not be one of the metrics ports ${metricsPort}..${metricsPort + workers - 1} (worker i serves metrics on metrics-port + i)`);
+  }
   return Object.freeze({
     dataDir: String(values.data ?? "data"),
     host: String(values.host ?? "0.0.0.0"),
@@ -106,5 +116,6 @@ export function serverConfigFrom(values: FlagValues): ServerConfig {
     realtimeTimeoutMs,
     metricsPort,
     metricsHost: String(values.metricsHost ?? "127.0.0.1"),
+    workers,
   });
 }

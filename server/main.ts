@@ -15,6 +15,7 @@ import { createEngine } from "./street/engine.ts";
 import { streetPaths } from "./street/paths.ts";
 import { watchManifest } from "../pipeline/schema/manifest.ts";
 import { Ops } from "./ops/index.ts";
+import { workerLogger } from "./workers.ts";
 
 export interface RunningServer {
   readonly url: string;
@@ -26,11 +27,19 @@ export interface RunningServer {
   refreshRealtime(): Promise<void>;
 }
 
-export async function startServer(config: ServerConfig, opts: { log?: Logger; now?: () => number } = {}): Promise<RunningServer> {
+export interface StartOptions {
+  log?: Logger;
+  now?: () => number;
+  /** one of `serve --workers N`'s processes (server/workers.ts): its lines name it, its metrics listen on metrics-port + index */
+  worker?: { index: number };
+}
+
+export async function startServer(config: ServerConfig, opts: StartOptions = {}): Promise<RunningServer> {
   const now = opts.now ?? Date.now;
+  const baseLog = opts.worker ? workerLogger(opts.log ?? consoleLogger, opts.worker.index) : (opts.log ?? consoleLogger);
   // metrics and the request log (server/ops): the logger, engine and rate limiter are wrapped to be measured
-  const ops = new Ops({ dataDir: config.dataDir, log: opts.log ?? consoleLogger, now });
-  const log = ops.tapLog(opts.log ?? consoleLogger);
+  const ops = new Ops({ dataDir: config.dataDir, log: baseLog, now });
+  const log = ops.tapLog(baseLog);
   const ctx: FeatureContext = { config, log, now };
   const auth = config.apiKeysFile ? loadKeys(config.apiKeysFile, config.defaultRateLimitPerMinute) : noAuth();
   if (!auth.enabled) log.warn("serving WITHOUT API keys (--no-auth)");
@@ -40,11 +49,13 @@ export async function startServer(config: ServerConfig, opts: { log?: Logger; no
   const realtime = await createRealtimeFeature(ctx);
   const features: Feature[] = [await createCatalogFeature(ctx, realtime.store), await createPlannerFeature(ctx, streets), await createStreetFeature(ctx, engine), realtime.feature];
   const rateLimiter = ops.countRefusals(createRateLimiter({ redisUrl: config.redisUrl, log }));
-  const app = createApp({ auth, rateLimiter, features, log, now, onAuthenticated: ops.noteAccount });
+  const app = createApp({ auth, rateLimiter, features, log, now, onAuthenticated: ops.noteAccount, worker: { index: opts.worker?.index ?? 0, pid: process.pid } });
   ops.follow(features, engine);
   // Bun.serve over the app's fetch handler (app.listen would give routes native handlers that bypass it), observed by ops
   const server = Bun.serve({ hostname: config.host, port: config.port, reusePort: true, idleTimeout: 30, fetch: ops.observe(app.fetch) });
-  const metrics = config.metricsPort === null ? null : ops.listen(config.metricsHost, config.metricsPort);
+  // one metrics listener per process: worker i on metrics-port + i (a shared port would show a scrape one worker at a time)
+  const metricsPort = config.metricsPort ? config.metricsPort + (opts.worker?.index ?? 0) : config.metricsPort;
+  const metrics = metricsPort === null ? null : ops.listen(config.metricsHost, metricsPort);
   const stopWatching = watchManifest(config.dataDir, async () => {
     for (const f of features) {
       try {

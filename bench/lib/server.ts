@@ -16,7 +16,7 @@ export function rssKb(pid: number, field = "VmRSS"): number {
 
 /** Start `interchange serve` on `dataDir` (any free port) and wait until it listens. */
 export async function startServer(dataDir: string): Promise<{ url: string; pid: number; stop: () => void }> {
-  const child = spawn(process.execPath, [join(ROOT, "bin", "interchange.ts"), "serve", "--data", dataDir, "--port", "0", "--host", "127.0.0.1", "--no-auth"], {
+  const child = spawn(process.execPath, [join(ROOT, "bin", "interchange.ts"), "serve", "--data", dataDir, "--port", "0", "--host", "127.0.0.1", "--no-auth", "--workers", "1"], {
     stdio: ["ignore", "ignore", "pipe"],
   });
   let log = "";

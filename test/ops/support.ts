@@ -40,7 +40,7 @@ export async function serveChild(args: string[], env: Record<string, string> = {
   const proc = Bun.spawn([process.execPath, BIN, "serve", "--port", "0", "--host", "127.0.0.1", ...args], {
     stdout: "ignore",
     stderr: "pipe",
-    env: { ...process.env, ...env },
+    env: { ...process.env, INTERCHANGE_WORKERS: "1", ...env }, // one process unless the test asks for --workers
   });
   const lines: string[] = [];
   let code: number | null = null;

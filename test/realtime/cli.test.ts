@@ -58,7 +58,7 @@ describe("interchange serve --realtime", () => {
     const feed = feedIdOf(data, "bart");
     const file = join(tempDir(), "rt.json");
     writeFileSync(file, JSON.stringify([{ feed_id: feed, alerts_url: `${feedServer.url}alerts.pb`, interval_s: 0.2 }]));
-    const p = Bun.spawn(["node", SHIM, "serve", "--data", data, "--no-auth", "--port", "0", "--realtime", file], { cwd: ROOT, stdout: "pipe", stderr: "pipe" });
+    const p = Bun.spawn(["node", SHIM, "serve", "--data", data, "--no-auth", "--port", "0", "--realtime", file], { cwd: ROOT, env: { ...process.env }, stdout: "pipe", stderr: "pipe" }); // env: test/setup.ts INTERCHANGE_WORKERS=1
     try {
       const reader = p.stderr.getReader();
       let text = "";

@@ -13,8 +13,22 @@ import { FARE_TIMETABLE_TABLES, type FareTimetableTables } from "../../../pipeli
 
 type Cols = Map<string, unknown>;
 
+/**
+ * The file is memory-mapped (copy-on-write, MAP_PRIVATE), not read into the heap: the columns kept
+ * as views (a format 3+ file's packed stop times, most of its size) are then the page cache's pages,
+ * which every process serving the same file (`serve --workers N`) shares instead of holding a copy
+ * each. Safe with the pipeline's writes: a new timetable is a new file renamed into place and an old
+ * one is unlinked, never rewritten or truncated, so a mapping of it stays valid for as long as a
+ * planner holds it (a write into a view would copy the page, never reach the file).
+ */
 export function loadTimetableFile(path: string): Timetable {
-  return loadTimetable(readFileSync(path));
+  let bytes: Uint8Array;
+  try {
+    bytes = Bun.mmap(path, { shared: false });
+  } catch {
+    bytes = readFileSync(path); // e.g. an empty file, which mmap refuses: the reader says what is wrong
+  }
+  return loadTimetable(bytes);
 }
 
 export function loadTimetable(bytes: Uint8Array): Timetable {

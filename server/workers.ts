@@ -1,0 +1,152 @@
+/**
+ * `interchange serve --workers N` (N > 1): a supervisor process that runs N server processes on one
+ * port. Each worker is `interchange serve` again (the command line is handed in by bin/interchange.ts,
+ * this module knows nothing of it) with the same flags, marked by INTERCHANGE_WORKER_INDEX; each
+ * binds the port with Bun.serve's `reusePort` (Linux SO_REUSEPORT: the kernel spreads the
+ * connections over the workers). The supervisor serves nothing and loads no dataset:
+ * - worker 0 starts first; the port it bound (port 0: any free one) is the port every other worker,
+ *   and every restarted one, is given;
+ * - a worker tells the supervisor it listens over the IPC channel ({type: "ready"}); a worker whose
+ *   channel closes (the supervisor died) stops itself, so no worker outlives its supervisor;
+ * - a worker that exits unexpectedly is started again after a back-off (250 ms, doubling up to 30 s
+ *   while it keeps dying within 30 s of its start), so a crash loop does not spin;
+ * - stop(): SIGTERM to every worker, SIGKILL to those still running after the grace period.
+ * A worker that exits before it listens during the first start makes start fail (the same error N
+ * times over is not worth retrying: a bad dataset, a port in use).
+ */
+import type { Logger } from "./feature.ts";
+
+/** The IPC message a worker sends once it listens. */
+export interface WorkerReady {
+  type: "ready";
+  index: number;
+  pid: number;
+  url: string;
+  port: number;
+  metricsUrl: string | null;
+}
+
+export interface SupervisorOptions {
+  count: number;
+  /** the worker's command line; `port` is the port to bind (null for worker 0's first start: the configured one) */
+  command(index: number, port: number | null): string[];
+  /** the workers' environment (INTERCHANGE_WORKER_INDEX and INTERCHANGE_WORKER_COUNT are added) */
+  env: Record<string, string | undefined>;
+  log: Logger;
+  /** back-off before restarting a worker after its n-th consecutive early exit (n >= 1) */
+  restartDelayMs?(failures: number): number;
+  /** how long stop() waits for a worker after SIGTERM before SIGKILL */
+  stopGraceMs?: number;
+}
+
+export interface Supervisor {
+  readonly url: string;
+  readonly port: number;
+  /** the pids of the workers running now, by index (0 while one is being restarted) */
+  pids(): number[];
+  /** the metrics listeners' URLs, by index (null without --metrics-port) */
+  metricsUrls(): (string | null)[];
+  stop(): Promise<void>;
+}
+
+/** A worker that lived this long before dying is restarted without back-off. */
+const HEALTHY_AFTER_MS = 30_000;
+const defaultDelay = (failures: number) => Math.min(30_000, 250 * 2 ** (failures - 1));
+
+interface Slot {
+  index: number;
+  proc: ReturnType<typeof Bun.spawn> | null;
+  ready: WorkerReady | null;
+  startedAt: number;
+  failures: number;
+  timer: ReturnType<typeof setTimeout> | null;
+}
+
+export async function superviseWorkers(opts: SupervisorOptions): Promise<Supervisor> {
+  const { count, log } = opts;
+  const delay = opts.restartDelayMs ?? defaultDelay;
+  const grace = opts.stopGraceMs ?? 10_000;
+  const slots: Slot[] = Array.from({ length: count }, (_, index) => ({ index, proc: null, ready: null, startedAt: 0, failures: 0, timer: null }));
+  let port: number | null = null;
+  let stopping = false;
+  let starting = true;
+
+  /** Start the worker of a slot; resolves when it listens, rejects if it exits first. */
+  const spawn = (slot: Slot): Promise<WorkerReady> =>
+    new Promise((resolve, reject) => {
+      slot.ready = null;
+      slot.startedAt = Date.now();
+      const proc = Bun.spawn(opts.command(slot.index, port), {
+        env: { ...opts.env, INTERCHANGE_WORKER_INDEX: String(slot.index), INTERCHANGE_WORKER_COUNT: String(count) },
+        stdin: "ignore",
+        stdout: "inherit",
+        stderr: "inherit",
+        ipc(message) {
+          const m = message as WorkerReady;
+          if (m?.type !== "ready" || slot.proc !== proc) return;
+          slot.ready = m;
+          resolve(m);
+        },
+        onExit(_p, exitCode, signalCode) {
+          if (slot.proc !== proc) return;
+          slot.proc = null;
+          const wasReady = slot.ready !== null;
+          slot.ready = null;
+          if (!wasReady) reject(new Error(`worker ${slot.index} exited with ${signalCode ?? exitCode} before it listened`));
+          if (stopping || (starting && !wasReady)) return;
+          slot.failures = Date.now() - slot.startedAt >= HEALTHY_AFTER_MS ? 1 : slot.failures + 1;
+          const wait = delay(slot.failures);
+          log.error("worker exited; restarting it", { worker: slot.index, pid: proc.pid, code: exitCode, signal: signalCode, restart_in_ms: wait });
+          slot.timer = setTimeout(() => {
+            slot.timer = null;
+            if (stopping) return;
+            spawn(slot).then(
+              (r) => log.info("worker restarted", { worker: slot.index, pid: r.pid }),
+              () => {}, // its exit was logged and has scheduled the next attempt
+            );
+          }, wait);
+        },
+      });
+      slot.proc = proc;
+    });
+
+  const stop = async () => {
+    stopping = true;
+    for (const s of slots) if (s.timer) clearTimeout(s.timer);
+    const running = slots.flatMap((s) => (s.proc ? [s.proc] : []));
+    for (const p of running) p.kill("SIGTERM");
+    const killer = setTimeout(() => {
+      for (const p of running) if (p.exitCode === null && p.signalCode === null) p.kill("SIGKILL");
+    }, grace);
+    await Promise.all(running.map((p) => p.exited));
+    clearTimeout(killer);
+  };
+
+  let first: WorkerReady;
+  try {
+    first = await spawn(slots[0]!);
+    port = first.port;
+    await Promise.all(slots.slice(1).map(spawn));
+  } catch (e) {
+    await stop();
+    throw e;
+  }
+  starting = false;
+  return {
+    url: first.url,
+    port: port!,
+    pids: () => slots.map((s) => s.proc?.pid ?? 0),
+    metricsUrls: () => slots.map((s) => s.ready?.metricsUrl ?? null),
+    stop,
+  };
+}
+
+/** The worker's log: every line names the worker (index and pid). */
+export function workerLogger(base: Logger, index: number): Logger {
+  const tag = { worker: index, pid: process.pid };
+  return {
+    info: (msg, f) => base.info(msg, { ...f, ...tag }),
+    warn: (msg, f) => base.warn(msg, { ...f, ...tag }),
+    error: (msg, f) => base.error(msg, { ...f, ...tag }),
+  };
+}
