@@ -3,17 +3,11 @@
  * starts Bun): import exit codes and messages, and the `demo` command behind `npm start`.
  */
 import { describe, expect, test } from "bun:test";
-import { join, resolve } from "node:path";
+import { join } from "node:path";
+import { ROOT, runCli, startCli } from "../support/cli.ts";
 import { gtfs, tempDir } from "../support/dataset.ts";
 
-const ROOT = resolve(import.meta.dir, "..", "..");
-const SHIM = join(ROOT, "bin", "interchange.cjs");
-
-async function run(args: string[], env: Record<string, string> = {}) {
-  const p = Bun.spawn(["node", SHIM, ...args], { cwd: ROOT, env: { ...process.env, ...env }, stdout: "pipe", stderr: "pipe" });
-  const [out, err, code] = await Promise.all([new Response(p.stdout).text(), new Response(p.stderr).text(), p.exited]);
-  return { out, err, code };
-}
+const run = runCli;
 
 describe("interchange CLI", () => {
   test("import --help lists every flag with its environment variable", async () => {
@@ -48,18 +42,9 @@ describe("interchange CLI", () => {
 
   test("demo (npm start) imports the demo feeds and serves them", async () => {
     const data = tempDir();
-    const p = Bun.spawn(["node", SHIM, "demo", "--port", "0"], { cwd: ROOT, env: { ...process.env, INTERCHANGE_DEMO_DATA: data }, stdout: "pipe", stderr: "pipe" });
+    const { proc: p, url, log } = await startCli(["demo", "--port", "0"], { INTERCHANGE_DEMO_DATA: data });
     try {
-      const reader = p.stderr.getReader();
-      let text = "";
-      let url: string | null = null;
-      while (!url) {
-        const { value, done } = await reader.read();
-        if (done) break;
-        text += new TextDecoder().decode(value);
-        url = /"url":"(http:\/\/[^"]+)"/.exec(text)?.[1] ?? null;
-      }
-      expect(text).toContain("WITHOUT API keys");
+      expect(log()).toContain("WITHOUT API keys");
       expect(url).not.toBeNull();
       const health = (await (await fetch(`${url}/health`)).json()) as { status: string; auth: boolean };
       expect(health.status).toBe("ok");

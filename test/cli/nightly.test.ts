@@ -6,22 +6,16 @@
  */
 import { afterAll, describe, expect, test } from "bun:test";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
-import { join, resolve } from "node:path";
+import { join } from "node:path";
 import { PRUNE_FLAGS } from "../../pipeline/prune.ts";
 import type { RunReport } from "../../pipeline/run-report.ts";
 import { readManifest } from "../../pipeline/schema/manifest.ts";
 import type { PruneReport } from "../../pipeline/store/prune.ts";
+import { ROOT, runCli } from "../support/cli.ts";
 import { gtfs, tempDir } from "../support/dataset.ts";
 import { startFeedServer, withZipComment } from "../pipeline/feed-server.ts";
 
-const ROOT = resolve(import.meta.dir, "..", "..");
-const SHIM = join(ROOT, "bin", "interchange.cjs");
-
-async function run(args: string[], env: Record<string, string> = {}) {
-  const p = Bun.spawn(["node", SHIM, ...args], { cwd: ROOT, env: { ...process.env, ...env }, stdout: "pipe", stderr: "pipe" });
-  const [out, err, code] = await Promise.all([new Response(p.stdout).text(), new Response(p.stderr).text(), p.exited]);
-  return { out, err, code };
-}
+const run = runCli;
 
 const servers: { stop(): void }[] = [];
 afterAll(() => servers.forEach((s) => s.stop()));

@@ -6,16 +6,11 @@
 import { afterAll, describe, expect, test } from "bun:test";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { runCli, startCli } from "../support/cli.ts";
 import { tempDir } from "../support/dataset.ts";
 import { alertEntity, datasetCopy, encodeFeed, feedIdOf, ROOT, rtFile } from "./support.ts";
 
-const SHIM = join(ROOT, "bin", "interchange.cjs");
-
-async function run(args: string[]) {
-  const p = Bun.spawn(["node", SHIM, ...args], { cwd: ROOT, stdout: "pipe", stderr: "pipe" });
-  const [out, err, code] = await Promise.all([new Response(p.stdout).text(), new Response(p.stderr).text(), p.exited]);
-  return { out, err, code };
-}
+const run = (args: string[]) => runCli(args);
 
 const feedServer = Bun.serve({
   port: 0,
@@ -58,23 +53,10 @@ describe("interchange serve --realtime", () => {
     const feed = feedIdOf(data, "bart");
     const file = join(tempDir(), "rt.json");
     writeFileSync(file, JSON.stringify([{ feed_id: feed, alerts_url: `${feedServer.url}alerts.pb`, interval_s: 0.2 }]));
-    const p = Bun.spawn(["node", SHIM, "serve", "--data", data, "--no-auth", "--port", "0", "--realtime", file], { cwd: ROOT, env: { ...process.env }, stdout: "pipe", stderr: "pipe" }); // env: test/setup.ts INTERCHANGE_WORKERS=1
+    // (the environment is this process's: test/setup.ts INTERCHANGE_WORKERS=1)
+    const { proc: p, url } = await startCli(["serve", "--data", data, "--no-auth", "--port", "0", "--realtime", file]);
     try {
-      const reader = p.stderr.getReader();
-      let text = "";
-      let url: string | null = null;
-      while (!url) {
-        const { value, done } = await reader.read();
-        if (done) break;
-        text += new TextDecoder().decode(value);
-        url = /"url":"(http:\/\/[^"]+)"/.exec(text)?.[1] ?? null;
-      }
       expect(url).not.toBeNull();
-      void (async () => {
-        while (!(await reader.read()).done) {
-          /* drain */
-        }
-      })();
       let alerts: any[] = [];
       for (let i = 0; i < 200 && !alerts.length; i++) {
         const b = (await (await fetch(`${url}/api/v2/rest/routes/${encodeURIComponent(`${feed}:1`)}/trips?limit=1&include_alerts=true`)).json()) as any;
