@@ -11,9 +11,12 @@ import type { Logger } from "../feature.ts";
 import { holding, type Item, type Listing } from "./listing.ts";
 import type { CommonQuery, StopQuery, TripQuery } from "./params.ts";
 import { findStopPage, findStopsByKey, streamStops } from "./stops.ts";
-import { type CatalogData, loadCatalog } from "./store.ts";
+import { type CatalogData, IncompleteVersionError, loadCatalog } from "./store.ts";
 import { findTrip, renderOptions, renderTrips, selectTrips, streamTrips, tripPage, tripScope } from "./trips.ts";
 import { readManifest } from "../../pipeline/schema/manifest.ts";
+
+/** How soon a failed catalog load is tried again (while the manifest names data that did not load). */
+export const CATALOG_RETRY_MS = 2000;
 
 export class CatalogService {
   private data: CatalogData | null = null;
@@ -49,13 +52,29 @@ export class CatalogService {
       } catch (e) {
         this.lastError = String((e as Error)?.message ?? e);
         this.log.error("catalog load failed; still serving the previous dataset", { error: this.lastError });
+        // tried again while the manifest still names data that did not load (files still arriving on a
+        // synced replica): the manifest does not change again when they arrive
+        if (e instanceof IncompleteVersionError) this.retryLater();
         if (!this.data) throw e;
       }
     });
     return this.loading;
   }
 
+  private retry: ReturnType<typeof setTimeout> | null = null;
+
+  private retryLater(): void {
+    if (this.retry) return;
+    this.retry = setTimeout(() => {
+      this.retry = null;
+      this.reload().catch(() => {}); // (failures are logged and retried by reload itself)
+    }, CATALOG_RETRY_MS);
+    this.retry.unref?.();
+  }
+
   close(): void {
+    if (this.retry) clearTimeout(this.retry);
+    this.retry = null;
     this.data?.retire();
     this.data = null;
   }

@@ -145,10 +145,29 @@ function parquetFiles(dataDir: string, m: Manifest, table: string): string[] {
   return m.versions.map((v) => join(dataDir, v.path, `${table}.parquet`)).filter((p) => existsSync(p));
 }
 
+/**
+ * The files every feed version has had since the first import: a listed version without one of them
+ * is not all there yet (a replica's folder synced with the manifest before the data, or a copy still
+ * arriving), and loading it would serve the manifest's generation without that version.
+ */
+const VERSION_CORE_FILES = ["feed_version.parquet", "stops.parquet", "routes.parquet", "trips.parquet", "stop_times.parquet"];
+
+/** A version the manifest lists is not all in the folder yet (see VERSION_CORE_FILES). */
+export class IncompleteVersionError extends Error {}
+
+/** Throws IncompleteVersionError when a version the manifest lists is not complete in the folder. */
+function checkVersionsPresent(dataDir: string, m: Manifest): void {
+  for (const v of m.versions) {
+    const missing = VERSION_CORE_FILES.filter((f) => !existsSync(join(dataDir, v.path, f)));
+    if (missing.length) throw new IncompleteVersionError(`feed version ${v.sha1} listed by the manifest is incomplete in ${join(dataDir, v.path)} (missing ${missing.join(", ")}): its files have not arrived yet`);
+  }
+}
+
 /** Load every version listed in the manifest into a fresh DuckDB instance. */
 export async function loadCatalog(dataDir: string, log: Logger, opts: { threads?: number; poolSize?: number } = {}): Promise<CatalogData> {
   const started = Date.now();
   const manifest = readManifest(dataDir);
+  checkVersionsPresent(dataDir, manifest);
   const db = await Database.create({ threads: opts.threads ?? 2, poolSize: opts.poolSize ?? 4 });
   try {
     const data = new CatalogData(db, manifest.generation, started);
