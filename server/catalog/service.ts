@@ -40,7 +40,8 @@ export class CatalogService {
 
   /** (Re)load when the manifest generation differs from the one being served. */
   reload(): Promise<void> {
-    this.loading = this.loading.then(async () => {
+    // (after a failed first load, the chain goes on: a later reload must still run)
+    this.loading = this.loading.catch(() => {}).then(async () => {
       const generation = readManifest(this.dataDir).generation;
       if (this.data && this.data.generation === generation) return;
       try {

@@ -187,4 +187,23 @@ describe("two machines on two synced copies of the dataset folder", () => {
     expect(afterData.catalog.error ?? null).toBeNull();
     expect(afterRecopy.catalog.active).toBe(2);
   });
+  test("a new replica whose first sync brings the manifest before the data answers 503, then serves once the files arrive (no restart)", async () => {
+    const C = join(tempDir("interchange-machine-c-"), "data");
+    syncDataset(A, C, { only: "manifest" });
+    const onC = await serveChild(["--data", C, "--no-auth"]);
+    try {
+      const stops = () => fetch(`${onC.url}/api/v2/rest/stops?limit=1`);
+      expect((await stops()).status).toBe(503); // no catalog yet: its first load refused the incomplete manifest
+      syncDataset(A, C, { only: "data" });
+      let status = 0;
+      for (let i = 0; i < 100 && status !== 200; i++) {
+        status = (await stops()).status;
+        if (status !== 200) await Bun.sleep(100);
+      }
+      expect(status).toBe(200); // the catalog tried again (every 2 s) and loaded it
+      expect(onC.exited()).toBeNull();
+    } finally {
+      await onC.stop();
+    }
+  });
 });
