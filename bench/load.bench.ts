@@ -24,7 +24,7 @@ import { chmodSync, cpSync, existsSync, mkdirSync, readFileSync, readdirSync, rm
 import { join, resolve } from "node:path";
 import { readManifest } from "../pipeline/schema/manifest.ts";
 import { loadTimetableFile } from "../server/planner/timetable/arrow-loader.ts";
-import { freePort, requireBinary, startRedis, type RedisServer } from "../test/support/services.ts";
+import { edgeConfig, freePort, requireBinary, startRedis, type RedisServer } from "../test/support/services.ts";
 import { hostProbeMs, machineInfo } from "./lib/machine.ts";
 import { flag, hasFlag, rng } from "./lib/args.ts";
 import { mdTable } from "./lib/measure.ts";
@@ -35,7 +35,6 @@ const WORK = join(ROOT, "bench", ".work");
 const DATA = join(WORK, "load");
 const MTA = join(ROOT, "bench", ".mta");
 const OSM = resolve(ROOT, "..", "shared", "data", "osm", "sf-downtown.osm.pbf");
-const CONF = join(ROOT, "deploy", "nginx.conf");
 const FEEDS = ["mta-subway", "mta-bus-bk", "mta-bus-bx", "mta-bus-m", "mta-bus-qns", "mta-bus-si", "mta-bus-busco", "mta-lirr", "mta-mnr"];
 const SECONDS = Number(flag("seconds", "10"));
 const WARMUP = Number(flag("warmup", "2"));
@@ -328,32 +327,17 @@ async function startServe(dir: string, keys: string, workers: number, redisUrl: 
   return { url, proc };
 }
 
-/** deploy/nginx.conf with this run's ports, a private folder, and the per-address rate raised. */
-function edgeConfig(dir: string, listen: number, upstream: number): string {
-  const swaps: [string, string][] = [
-    ["listen 80;", `listen 127.0.0.1:${listen};`],
-    ["server 127.0.0.1:8080;", `server 127.0.0.1:${upstream};`],
-    ["/run/interchange-nginx.pid", join(dir, "nginx.pid")],
-    ["/var/log/nginx/", `${dir}/`],
-    ["/var/lib/nginx/", `${dir}/tmp-`],
-    ["rate=20r/s", "rate=100000r/s"],
-    // nginx counts a burst per millisecond of its cached clock: 16 connections answered in one event
-    // loop pass exceed burst=40 even at 100000 r/s (the first run refused 0.2 % of stop-by-key requests)
-    ["burst=40 ", "burst=100000 "],
-  ];
-  let out = readFileSync(CONF, "utf8");
-  for (const [from, to] of swaps) {
-    if (!out.includes(from)) throw new Error(`deploy/nginx.conf no longer contains "${from}"`);
-    out = out.split(from).join(to);
-  }
-  return out;
-}
 
 async function startNginx(dir: string, upstream: number): Promise<{ url: string; proc: ReturnType<typeof Bun.spawn> }> {
   const bin = requireBinary("/usr/sbin/nginx", "nginx");
   const port = await freePort();
   const conf = join(dir, "nginx.conf");
-  writeFileSync(conf, edgeConfig(dir, port, upstream));
+  writeFileSync(conf, edgeConfig(dir, port, upstream, [
+    ["rate=20r/s", "rate=100000r/s"],
+    // nginx counts a burst per millisecond of its cached clock: 16 connections answered in one event
+    // loop pass exceed burst=40 even at 100000 r/s (the first run refused 0.2 % of stop-by-key requests)
+    ["burst=40 ", "burst=100000 "],
+  ]));
   mkdirSync(join(dir, "conf"), { recursive: true });
   const proc = Bun.spawn([bin, "-c", conf, "-p", dir, "-g", "daemon off;"], { stdout: "ignore", stderr: "ignore" });
   started.push({ name: "nginx", proc });

@@ -4,32 +4,14 @@
  * {"message"}, the service's own 429 stays plain text, oversized bodies get JSON, JSON is gzipped.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { chmodSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
-import { join, resolve } from "node:path";
+import { chmodSync, mkdirSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
 import { gunzipSync } from "node:zlib";
 import { tempDir } from "../support/dataset.ts";
-import { freePort, requireBinary } from "../support/services.ts";
+import { edgeConfig, freePort, requireBinary } from "../support/services.ts";
 import { type Gateway, startGateway } from "../support/street-server.ts";
 
-const CONF = resolve(import.meta.dir, "..", "..", "deploy", "nginx.conf");
 
-/** The deployment file with this test's ports and a private folder for pid, logs and temp files. */
-function edgeConfig(dir: string, listen: number, upstream: number): string {
-  const conf = readFileSync(CONF, "utf8");
-  const swaps: [string, string][] = [
-    ["listen 80;", `listen 127.0.0.1:${listen};`],
-    ["server 127.0.0.1:8080;", `server 127.0.0.1:${upstream};`],
-    ["/run/interchange-nginx.pid", join(dir, "nginx.pid")],
-    ["/var/log/nginx/", `${dir}/`],
-    ["/var/lib/nginx/", `${dir}/tmp-`],
-  ];
-  let out = conf;
-  for (const [from, to] of swaps) {
-    if (!out.includes(from)) throw new Error(`deploy/nginx.conf no longer contains "${from}"`);
-    out = out.split(from).join(to);
-  }
-  return out;
-}
 
 describe("the nginx edge", () => {
   let gw: Gateway;

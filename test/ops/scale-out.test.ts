@@ -15,7 +15,7 @@ import { utimesSync } from "node:fs";
 import { join } from "node:path";
 import { gtfs, tempDir } from "../support/dataset.ts";
 import { syncDataset } from "../support/sync.ts";
-import { BIN, CIVIC_CENTER, type ChildServer, serveChild } from "./support.ts";
+import { BIN, CIVIC_CENTER, type ChildServer, serveChild, until } from "./support.ts";
 
 const FEED = "f-9q9-bart";
 const OAKLAND = { lat: 37.8044, lon: -122.2712 };
@@ -87,14 +87,6 @@ function load(servers: Record<string, string>, loops = 2) {
   };
 }
 
-async function until(what: string, ok: () => Promise<boolean>, ms = 20_000): Promise<number> {
-  const t0 = Date.now();
-  while (Date.now() - t0 < ms) {
-    if (await ok()) return Date.now() - t0;
-    await Bun.sleep(50);
-  }
-  throw new Error(`${what}: not within ${ms} ms`);
-}
 
 describe("two machines on two synced copies of the dataset folder", () => {
   let A: string;

@@ -85,3 +85,13 @@ export function rssOf(pid: number): number {
   if (!m) throw new Error(`no VmRSS for ${pid}`);
   return Number(m[1]) * 1024;
 }
+
+/** Poll `ok` every 50 ms until it holds (returns the milliseconds it took) or `ms` have passed (throws, naming `what`). */
+export async function until(what: string, ok: () => Promise<boolean>, ms = 20_000): Promise<number> {
+  const t0 = Date.now();
+  while (Date.now() - t0 < ms) {
+    if (await ok()) return Date.now() - t0;
+    await Bun.sleep(50);
+  }
+  throw new Error(`${what}: not within ${ms} ms`);
+}

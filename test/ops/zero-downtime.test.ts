@@ -11,34 +11,16 @@
  * each new item before the run ends. Figures (BENCHMARKS.md "Zero-downtime updates") are printed.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { chmodSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
-import { join, resolve } from "node:path";
+import { chmodSync, mkdirSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
 import { readManifest } from "../../pipeline/schema/manifest.ts";
 import { osm, gtfs, tempDir } from "../support/dataset.ts";
-import { freePort, requireBinary } from "../support/services.ts";
+import { edgeConfig, freePort, requireBinary } from "../support/services.ts";
 import { alertEntity, encodeFeed, pbFile } from "../realtime/support.ts";
-import { BIN, CIVIC_CENTER, EMBARCADERO, type ChildServer, opsDataset, serveChild } from "./support.ts";
+import { BIN, CIVIC_CENTER, EMBARCADERO, type ChildServer, opsDataset, serveChild, until } from "./support.ts";
 
-const CONF = resolve(import.meta.dir, "..", "..", "deploy", "nginx.conf");
 const LOAD_S = 25;
 
-/** deploy/nginx.conf with this test's ports, a private folder, and the per-address rate raised. */
-function edgeConfig(dir: string, listen: number, upstream: number): string {
-  const swaps: [string, string][] = [
-    ["listen 80;", `listen 127.0.0.1:${listen};`],
-    ["server 127.0.0.1:8080;", `server 127.0.0.1:${upstream};`],
-    ["/run/interchange-nginx.pid", join(dir, "nginx.pid")],
-    ["/var/log/nginx/", `${dir}/`],
-    ["/var/lib/nginx/", `${dir}/tmp-`],
-    ["rate=20r/s", "rate=10000r/s"],
-  ];
-  let out = readFileSync(CONF, "utf8");
-  for (const [from, to] of swaps) {
-    if (!out.includes(from)) throw new Error(`deploy/nginx.conf no longer contains "${from}"`);
-    out = out.split(from).join(to);
-  }
-  return out;
-}
 
 /** The wrk script: catalog, plan, street in turn; `pauseMs` between a connection's requests; a JSON summary line. */
 function wrkScript(pauseMs: number): string {
@@ -70,14 +52,6 @@ async function cli(args: string[]): Promise<number> {
   return code;
 }
 
-async function until(what: string, ok: () => Promise<boolean>, ms = 20_000): Promise<number> {
-  const t0 = Date.now();
-  while (Date.now() - t0 < ms) {
-    if (await ok()) return Date.now() - t0;
-    await Bun.sleep(50);
-  }
-  throw new Error(`${what}: not within ${ms} ms`);
-}
 
 describe("updates under wrk load through the nginx edge", () => {
   let data: string;
@@ -94,7 +68,7 @@ describe("updates under wrk load through the nginx edge", () => {
     dir = tempDir("interchange-nginx-load-");
     chmodSync(dir, 0o777); // nginx's workers run as nobody
     const port = await freePort();
-    writeFileSync(join(dir, "nginx.conf"), edgeConfig(dir, port, Number(new URL(server.url).port)));
+    writeFileSync(join(dir, "nginx.conf"), edgeConfig(dir, port, Number(new URL(server.url).port), [["rate=20r/s", "rate=10000r/s"]]) /* the per-address rate raised: one load generator */);
     mkdirSync(join(dir, "conf"), { recursive: true });
     nginx = Bun.spawn([bin, "-c", join(dir, "nginx.conf"), "-p", dir, "-g", "daemon off;"], { stdout: "ignore", stderr: "pipe" });
     edge = `http://127.0.0.1:${port}`;

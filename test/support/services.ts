@@ -3,9 +3,9 @@
  * scripts/install-services.sh): each started on a free port of its own, its PID kept, stopped after.
  */
 import { createServer } from "node:net";
-import { existsSync, mkdtempSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { join, resolve } from "node:path";
 
 /** A free TCP port on 127.0.0.1. */
 export function freePort(): Promise<number> {
@@ -79,4 +79,30 @@ export async function startRedis(): Promise<RedisServer> {
       rmSync(dir, { recursive: true, force: true });
     },
   };
+}
+
+/** The deployment's nginx configuration (deploy/nginx.conf). */
+export const NGINX_CONF = resolve(import.meta.dir, "..", "..", "deploy", "nginx.conf");
+
+/**
+ * deploy/nginx.conf as written, but for a private run: this run's listen and upstream ports, and
+ * its pid, logs and temp files in `dir`; `extra` swaps more (e.g. a per-address rate raised for a
+ * single load generator). Each swapped text must be in the file, so a change to the deployment
+ * file that these runs depend on fails loudly instead of testing something else.
+ */
+export function edgeConfig(dir: string, listen: number, upstream: number, extra: [string, string][] = []): string {
+  const swaps: [string, string][] = [
+    ["listen 80;", `listen 127.0.0.1:${listen};`],
+    ["server 127.0.0.1:8080;", `server 127.0.0.1:${upstream};`],
+    ["/run/interchange-nginx.pid", join(dir, "nginx.pid")],
+    ["/var/log/nginx/", `${dir}/`],
+    ["/var/lib/nginx/", `${dir}/tmp-`],
+    ...extra,
+  ];
+  let out = readFileSync(NGINX_CONF, "utf8");
+  for (const [from, to] of swaps) {
+    if (!out.includes(from)) throw new Error(`deploy/nginx.conf no longer contains "${from}"`);
+    out = out.split(from).join(to);
+  }
+  return out;
 }
