@@ -6,7 +6,7 @@ import type { Feature, FeatureContext } from "../feature.ts";
 import { catalogErrors, catalogFormatPaths, catalogRoutes } from "./routes.ts";
 import { CatalogService } from "./service.ts";
 import type { AlertSource } from "./alerts.ts";
-import type { TripUpdateSource } from "./trip-updates.ts";
+import type { TripUpdateSource } from "../trip-updates.ts";
 
 /**
  * `realtime` (server/realtime): the alerts the catalog attaches with include_alerts=true and the

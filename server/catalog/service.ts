@@ -6,7 +6,8 @@
  */
 import { AppError } from "../errors.ts";
 import { type AlertLookup, type AlertSource, NO_ALERTS, stopItemWithAlerts } from "./alerts.ts";
-import { NO_TRIP_UPDATES, type TripUpdateSource } from "./trip-updates.ts";
+import { NO_TRIP_UPDATES } from "./trip-updates.ts";
+import type { TripUpdateSource } from "../trip-updates.ts";
 import type { Logger } from "../feature.ts";
 import { holding, type Item, type Listing } from "./listing.ts";
 import type { CommonQuery, StopQuery, TripQuery } from "./params.ts";

@@ -1,6 +1,6 @@
 /**
- * Realtime trip updates in catalog documents (issue 20 item 4). The catalog owns this interface;
- * server/realtime implements it (main.ts hands it over). A trip's `schedule_relationship` is
+ * Realtime trip updates in catalog documents (issue 20 item 4), through the port server/trip-updates.ts
+ * (server/realtime implements it, main.ts hands it over). A trip's `schedule_relationship` is
  * `STATIC` when no update of its feed's current trip updates snapshot names its trip_id, else the
  * update's (SCHEDULED when the update gives none). On the single-trip form, each stop_time gets
  * realtime fields beside the scheduled ones (README "Trip updates in the catalog"): the update of
@@ -8,37 +8,8 @@
  * carried on to later stops without an update of their own (GTFS-Realtime's propagation rule).
  */
 import { dayNumber, isValidTimezone, localParts, localToUnix } from "../calendar.ts";
+import type { StopTimeUpdate, TripUpdate, TripUpdateSource } from "../trip-updates.ts";
 
-export interface StopTimeUpdate {
-  stop_sequence: number | null;
-  stop_id: string | null;
-  /** POSIX seconds */
-  arrival_time: number | null;
-  arrival_delay: number | null;
-  departure_time: number | null;
-  departure_delay: number | null;
-  /** SCHEDULED, SKIPPED, NO_DATA, UNSCHEDULED */
-  schedule_relationship: string | null;
-}
-
-export interface TripUpdate {
-  /** the trip's: SCHEDULED, ADDED, UNSCHEDULED, CANCELED, ... (null when absent) */
-  schedule_relationship: string | null;
-  /** YYYYMMDD */
-  start_date: string | null;
-  /** TripUpdate.delay, seconds */
-  delay: number | null;
-  /** of the snapshot, POSIX seconds */
-  header_timestamp: number | null;
-  stops: StopTimeUpdate[];
-}
-
-export interface TripUpdateLookup {
-  trip(feed: string, tripId: string): TripUpdate | null;
-}
-export interface TripUpdateSource {
-  tripUpdates(nowMs: number): TripUpdateLookup;
-}
 export const NO_TRIP_UPDATES: TripUpdateSource = { tripUpdates: () => ({ trip: () => null }) };
 
 /** A trip's schedule_relationship. */

@@ -15,7 +15,8 @@ import { FUTURE_TOLERANCE_S, type RealtimeFeedStatus, readRealtimeStatuses, type
 import type { Logger } from "../feature.ts";
 import { sqlString } from "../sql.ts";
 import { AlertIndex, type AlertRow, alertsText } from "./alerts.ts";
-import { TRIP_UPDATE_COLUMNS, type TripUpdate, TripUpdateIndex, type TripUpdateRow } from "./trip-updates.ts";
+import type { TripUpdate } from "../trip-updates.ts";
+import { TRIP_UPDATE_COLUMNS, TripUpdateIndex, type TripUpdateRow } from "./trip-updates.ts";
 
 /** The kinds the server serves, and what each is read into. */
 type Served = { alerts: AlertIndex; trip_updates: TripUpdateIndex };

@@ -5,6 +5,8 @@
  * updates without a trip_id are left out.
  */
 
+import type { TripUpdate } from "../trip-updates.ts";
+
 /** A row of the trip_updates snapshot table (pipeline/schema/realtime.ts), as DuckDB's to_json gives it. */
 export interface TripUpdateRow {
   entity_id: string;
@@ -26,23 +28,6 @@ export const TRIP_UPDATE_COLUMNS = [
   "entity_id", "is_deleted", "trip_id", "schedule_relationship", "start_date", "delay", "stop_sequence", "stop_id",
   "arrival_time", "arrival_delay", "departure_time", "departure_delay", "stop_schedule_relationship",
 ];
-
-/** The shape the catalog's TripUpdateSource asks for (server/catalog/trip-updates.ts). */
-export interface TripUpdate {
-  schedule_relationship: string | null;
-  start_date: string | null;
-  delay: number | null;
-  header_timestamp: number | null;
-  stops: {
-    stop_sequence: number | null;
-    stop_id: string | null;
-    arrival_time: number | null;
-    arrival_delay: number | null;
-    departure_time: number | null;
-    departure_delay: number | null;
-    schedule_relationship: string | null;
-  }[];
-}
 
 export class TripUpdateIndex {
   readonly byTrip = new Map<string, TripUpdate>();
