@@ -15,6 +15,8 @@ import { readManifest } from "../pipeline/schema/manifest.ts";
 import { writeManifest } from "../pipeline/store/manifest.ts";
 import { loadTimetableFile } from "../server/planner/timetable/arrow-loader.ts";
 import { PlanService } from "../server/planner/plan-service.ts";
+import { NO_ALERTS, type AppliedUpdates, type TripUpdateSnapshot } from "../server/planner/realtime.ts";
+import type { TripUpdate } from "../server/trip-updates.ts";
 import { searchJourneys } from "../server/planner/raptor/index.ts";
 import { DEFAULT_RAPTOR_CONFIG, type StopIdx } from "../server/planner/api.ts";
 import { buildServiceDays, localToUnix } from "../server/planner/timetable/calendar.ts";
@@ -100,10 +102,51 @@ function queries(tt: Timetable, n: number, seed: number): { qs: Query[]; day: nu
   return { qs, day, tz };
 }
 
+/**
+ * A realtime snapshot made up for the benchmark (no recorded one exists for these feeds): of the
+ * trips running on `day`, a seeded 30 % late by 0-10 min from their first stop, changing by -2..+5
+ * min at a stop half way (some catch up, faster than the schedule), 2 % canceled, 2 % skipping a
+ * stop; given by stop_id as recorded feeds do. `zero`: the same 34 % of trips updated with delay 0
+ * everywhere (the realtime path with the schedule's data: its own cost).
+ */
+function syntheticSnapshot(tt: Timetable, day: number, seed: number, zero = false): TripUpdateSnapshot[] {
+  const rand = rng(seed);
+  const { core, meta } = tt;
+  const byFeed = new Map<string, Map<string, TripUpdate>>();
+  const ymd = new Date(day * 86400_000).toISOString().slice(0, 10).replace(/-/g, "");
+  for (let r = 0; r < core.nRoutes; r++) {
+    const s0 = core.routeStopStart[r]!, nS = core.routeStopStart[r + 1]! - s0;
+    for (let t = core.routeTripStart[r]!; t < core.routeTripStart[r + 1]!; t++) {
+      const sv = core.tripService[t]!;
+      const at = meta.serviceStart[sv]! + day - meta.serviceDay0[sv]!;
+      if (at < meta.serviceStart[sv]! || at >= meta.serviceStart[sv + 1]! || meta.serviceDays[at] !== 1) continue;
+      const x = rand();
+      if (x >= 0.34) continue;
+      const feed = meta.feeds[meta.agencies[meta.gtfsRoutes[meta.tripGtfsRoute[t]!]!.agency]!.feed]!.onestopId.toLowerCase();
+      const stopAt = (j: number) => meta.stopId[core.routeStops[s0 + j]!]!;
+      const su = (j: number, more: Partial<TripUpdate["stops"][number]>) => ({ stop_sequence: null, stop_id: stopAt(j), arrival_time: null, arrival_delay: null, departure_time: null, departure_delay: null, schedule_relationship: null, ...more });
+      let u: TripUpdate;
+      if (zero) u = { schedule_relationship: "SCHEDULED", start_date: ymd, delay: null, header_timestamp: null, stops: [su(0, { departure_delay: 0 })] };
+      else if (x < 0.02) u = { schedule_relationship: "CANCELED", start_date: ymd, delay: null, header_timestamp: null, stops: [] };
+      else if (x < 0.04) u = { schedule_relationship: "SCHEDULED", start_date: ymd, delay: null, header_timestamp: null, stops: [su(Math.floor(rand() * nS), { schedule_relationship: "SKIPPED" })] };
+      else {
+        const d0 = Math.floor(rand() * 600);
+        const d1 = Math.max(0, d0 + Math.floor(rand() * 420) - 120);
+        const mid = Math.floor(nS / 2);
+        u = { schedule_relationship: "SCHEDULED", start_date: ymd, delay: null, header_timestamp: null, stops: [su(0, { departure_delay: d0 }), ...(mid > 0 ? [su(mid, { arrival_delay: d1 })] : [])] };
+      }
+      let m = byFeed.get(feed);
+      if (!m) byFeed.set(feed, (m = new Map()));
+      m.set(meta.tripId[t]!, u);
+    }
+  }
+  return [...byFeed].map(([feed, byTrip]) => ({ feed, key: `synthetic-${seed}-${zero}`, byTrip }));
+}
+
 const work = { routesScanned: 0, stopsVisited: 0, footpaths: 0, n: 0 };
 /** the plan search without destination pruning (and, in raptorOnce, without keepEarliest): the previous algorithm */
 const PRUNING_OFF = { ...DEFAULT_RAPTOR_CONFIG, destinationPruning: false };
-function raptorOnce(svc: PlanService, q: Query, windowSec: number, count = false, plan: boolean | "off" = false): number {
+function raptorOnce(svc: PlanService, q: Query, windowSec: number, count = false, plan: boolean | "off" = false, applied?: AppliedUpdates): number {
   const epoch = q.t - 2 * 86400;
   const { stopLat, stopLon } = svc.tt.meta;
   // plan = the plan request's search: walking access/egress within 1609 m, 3 earliest itineraries wanted
@@ -111,7 +154,7 @@ function raptorOnce(svc: PlanService, q: Query, windowSec: number, count = false
   const egress = plan ? svc.walkStops(stopLat[q.d]!, stopLon[q.d]!, 1609, 1.33, false) : [{ stop: q.d as StopIdx, walkSec: 0 }];
   const res = searchJourneys(
     svc.prepared,
-    { epochSec: epoch, timeSec: q.t - epoch, arriveBy: false, windowSec, horizonSec: 86400, access, egress, maxTransfers: 5, walkSpeed: 1.33, days: buildServiceDays(svc.tt, epoch, q.t), wheelchair: false, keepEarliest: plan === true ? 3 : undefined },
+    { epochSec: epoch, timeSec: q.t - epoch, arriveBy: false, windowSec, horizonSec: 86400, access, egress, maxTransfers: 5, walkSpeed: 1.33, days: applied ? svc.searchDays(epoch, q.t, applied) : buildServiceDays(svc.tt, epoch, q.t), wheelchair: false, keepEarliest: plan === true ? 3 : undefined },
     svc.pool,
     plan === "off" ? PRUNING_OFF : DEFAULT_RAPTOR_CONFIG,
   );
@@ -233,6 +276,28 @@ async function benchDataset(ds: (typeof DATASETS)[number]) {
     }
   }
   const planWork = { ...work, p50: pct(planMs, 50), offP50: pct(planOffMs, 50), off: offWork };
+  // the plan search with a realtime snapshot applied, interleaved with the same search on the
+  // schedules: the made-up delays, and the same trips updated with delay 0 (the realtime path's own cost)
+  const realtimeRun = (zero: boolean) => {
+    const snaps = syntheticSnapshot(tt, day, 4242, zero);
+    const a0 = performance.now();
+    const rtSvc = new PlanService(tt, { tripUpdates: () => snaps, alerts: () => NO_ALERTS });
+    const applied = rtSvc.appliedUpdates(Date.now());
+    const applyMs = performance.now() - a0;
+    const rtMs: number[] = [], schedMs: number[] = [];
+    for (const q of warm.slice(0, 50)) raptorOnce(rtSvc, q, 3600, false, true, applied);
+    planQs.forEach((q, i) => {
+      const runs: [number[], AppliedUpdates | undefined][] = [[schedMs, undefined], [rtMs, applied]];
+      for (const [into, a] of i % 2 ? runs.reverse() : runs) {
+        const s = performance.now();
+        raptorOnce(rtSvc, q, 3600, false, true, a);
+        into.push(performance.now() - s);
+      }
+    });
+    return { applyMs, counts: applied.counts, faster: applied.fasterHops?.sec.length ?? 0, p50: pct(rtMs, 50), schedP50: pct(schedMs, 50), p95: pct(rtMs, 95), schedP95: pct(schedMs, 95) };
+  };
+  const realtime = realtimeRun(false);
+  const realtimeZero = realtimeRun(true);
   const range: number[] = [];
   for (const q of warm.slice(0, 50)) raptorOnce(svc, q, 3600);
   for (const q of qs.slice(0, Math.min(qs.length, 200))) {
@@ -295,7 +360,7 @@ async function benchDataset(ds: (typeof DATASETS)[number]) {
     }
     rjp = { p50: pct(times, 50), p95: pct(times, 95), n, agree, build, oursEarlier, rjpEarlier };
   } else rjpNote = `skipped: ${tt.core.stopTimes.length / 2} stop times > --rjp-max-stop-times ${RJP_MAX} (its object-per-stop-time model needs several GB)`;
-  return { ds, tt, loadMs, single, range, http, rss: rssLoaded, rss0, serverMem, rjp, rjpNote, iso, singleWork, planWork };
+  return { ds, tt, loadMs, single, range, http, rss: rssLoaded, rss0, serverMem, rjp, rjpNote, iso, singleWork, planWork, realtime, realtimeZero };
 }
 
 const probeBefore = hostProbeMs();
@@ -331,6 +396,12 @@ for (const r of results) {
   const w = r.singleWork;
   const pw = r.planWork;
   console.log(`- ${r.ds.label}: timetable load ${r.loadMs.toFixed(0)} ms; ${r.single.length} queries; RAPTOR alone per query: ${Math.round(w.routesScanned / w.n)} route scans, ${Math.round(w.stopsVisited / w.n)} route stops visited, ${Math.round(w.footpaths / w.n)} footpaths relaxed; plan search in process (1609 m access/egress, 1 h window, 3 itineraries, ${pw.n} queries): p50 ${ms(pw.p50)} ms, ${Math.round(pw.routesScanned / pw.n)} route scans, ${Math.round(pw.stopsVisited / pw.n)} route stops visited, ${Math.round(pw.footpaths / pw.n)} footpaths relaxed per request (without destination pruning and keepEarliest, interleaved: p50 ${ms(pw.offP50)} ms, ${Math.round(pw.off.routesScanned / pw.off.n)} / ${Math.round(pw.off.stopsVisited / pw.off.n)} / ${Math.round(pw.off.footpaths / pw.off.n)})${r.rjp ? `; raptor-journey-planner build ${(r.rjp.build / 1000).toFixed(1)} s, same earliest arrival under its rules on ${r.rjp.agree}/${r.rjp.n} queries (ours earlier ${r.rjp.oursEarlier}, its earlier ${r.rjp.rjpEarlier})` : `; raptor-journey-planner ${r.rjpNote}`}`);
+}
+console.log("");
+for (const r of results) {
+  const x = r.realtime;
+  const z = r.realtimeZero;
+  console.log(`- ${r.ds.label}, realtime (a synthetic trip updates snapshot, bench/plan.bench.ts syntheticSnapshot: ${x.counts.updated} trips updated, ${x.counts.canceled} canceled, ${x.faster} faster rides; applied in ${x.applyMs.toFixed(0)} ms): plan search p50 ${ms(x.p50)} ms / p95 ${ms(x.p95)} ms with it, ${ms(x.schedP50)} / ${ms(x.schedP95)} ms on the schedules, interleaved on the same ${r.planWork.n} queries (ratio ${(x.p50 / x.schedP50).toFixed(2)}); the same ${z.counts.updated} trips updated with delay 0 (the realtime path, the schedule's data): p50 ${ms(z.p50)} ms against ${ms(z.schedP50)} ms (ratio ${(z.p50 / z.schedP50).toFixed(2)})`);
 }
 // plans on the streets (rnv + its OSM extract, side by side with straight-line walks): its own script
 if (!ONLY || ONLY === "streets") {

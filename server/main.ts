@@ -47,7 +47,7 @@ export async function startServer(config: ServerConfig, opts: StartOptions = {})
   const engine = ops.timeEngine(createEngine(config, log));
   const streets = streetPaths(engine, () => engine.kind !== "embedded" || Boolean(engine.health().street_dataset));
   const realtime = await createRealtimeFeature(ctx);
-  const features: Feature[] = [await createCatalogFeature(ctx, realtime.store), await createPlannerFeature(ctx, streets), await createStreetFeature(ctx, engine), realtime.feature];
+  const features: Feature[] = [await createCatalogFeature(ctx, realtime.store), await createPlannerFeature(ctx, streets, { tripUpdates: (now) => realtime.store.tripUpdateSnapshots(now), alerts: (now) => realtime.store.alertDocs(now) }), await createStreetFeature(ctx, engine), realtime.feature];
   const rateLimiter = ops.countRefusals(createRateLimiter({ redisUrl: config.redisUrl, log }));
   const app = createApp({ auth, rateLimiter, features, log, now, onAuthenticated: ops.noteAccount, worker: { index: opts.worker?.index ?? 0, pid: process.pid } });
   ops.follow(features, engine);

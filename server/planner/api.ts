@@ -34,6 +34,35 @@ export interface ServiceDays {
   nSlots: number;
   offsetSec: Int32Array;
   active: Uint8Array;
+  /** the realtime trip times of these days (GTFS-Realtime trip updates applied); absent: the schedules */
+  realtime?: RealtimeDays;
+}
+
+/**
+ * One trip's realtime times on one service day, in the forward timetable: `stopTimes` packed like
+ * TransitCore.stopTimes (two words per route position, service-day seconds * 4 + flags; a skipped
+ * stop has NO_PICKUP | NO_DROP_OFF), never decreasing along the trip; null when the trip is canceled
+ * that day (not boarded).
+ */
+export interface RealtimeTrip {
+  stopTimes: Int32Array | null;
+}
+
+/**
+ * Realtime trips per service-day slot: `trips[slot * nTz + tz]` maps a forward trip index to its
+ * realtime times that day (null or absent: the schedule), and `key[slot * nTz + tz]` names that
+ * map (equal keys, equal maps: the day views built from them are kept by key).
+ */
+export interface RealtimeDays {
+  key: (string | null)[];
+  trips: (ReadonlyMap<number, RealtimeTrip> | null)[];
+  /**
+   * Rides of updated trips from a stop to the next faster than any scheduled trip of their route
+   * (a trip catching up), as (forward) stop pairs and seconds: the destination bounds
+   * (raptor/heuristic.ts, from the schedules) take them in, so they stay lower bounds. `key` names
+   * the list. Null: none.
+   */
+  fasterHops: { key: string; from: Int32Array; to: Int32Array; sec: Int32Array } | null;
 }
 
 /**

@@ -13,11 +13,17 @@ import { PlanService } from "./plan-service.ts";
 import { StreetPlanner } from "./street-legs.ts";
 import { plannerErrors, plannerRoutes } from "./routes.ts";
 import { NO_STREETS, type StreetPaths } from "../street-paths.ts";
+import { NO_REALTIME, type PlannerRealtime } from "./realtime.ts";
 
-/** `streets`: the street engine's paths (server/main.ts hands the street feature's over), for walks on the streets. */
-export async function createPlannerFeature(ctx: FeatureContext, streets: StreetPaths = NO_STREETS): Promise<Feature> {
+/**
+ * `streets`: the street engine's paths (server/main.ts hands the street feature's over), for walks
+ * on the streets; `realtime`: the trip updates and alerts served (the realtime feature's), for
+ * plans on realtime times with leg alerts (realtime.ts).
+ */
+export async function createPlannerFeature(ctx: FeatureContext, streets: StreetPaths = NO_STREETS, realtime: PlannerRealtime = NO_REALTIME): Promise<Feature> {
   /** the loaded timetable's plan service, behind the street layer (street-legs.ts) */
   let service: StreetPlanner | null = null;
+  let planService: PlanService | null = null;
   let loadedPath: string | null = null;
   let loadError: string | null = null;
 
@@ -26,6 +32,7 @@ export async function createPlannerFeature(ctx: FeatureContext, streets: StreetP
     const rel = m.timetable?.path ?? null;
     if (!rel) {
       service = null;
+      planService = null;
       loadedPath = null;
       return;
     }
@@ -38,7 +45,9 @@ export async function createPlannerFeature(ctx: FeatureContext, streets: StreetP
     }
     const t0 = performance.now();
     const tt = loadTimetableFile(path);
-    service = new StreetPlanner(new PlanService(tt), streets);
+    const plans = new PlanService(tt, realtime);
+    service = new StreetPlanner(plans, streets);
+    planService = plans;
     loadedPath = rel;
     loadError = null;
     ctx.log.info("planner timetable loaded", { path: rel, stops: tt.core.nStops, routes: tt.core.nRoutes, trips: tt.core.nTrips, ms: Math.round(performance.now() - t0) });
@@ -61,7 +70,8 @@ export async function createPlannerFeature(ctx: FeatureContext, streets: StreetP
     reload: load,
     async close() {
       service = null;
+      planService = null;
     },
-    health: () => ({ timetable: loadedPath, loaded: service !== null, ...(loadError ? { error: loadError } : {}) }),
+    health: () => ({ timetable: loadedPath, loaded: service !== null, ...(loadError ? { error: loadError } : {}), ...(planService ? { realtime: planService.realtimeHealth() } : {}) }),
   };
 }

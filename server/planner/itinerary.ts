@@ -28,6 +28,14 @@ import { scopedId } from "./ids.ts";
 import { modeOfRouteType, type PlanParams } from "./plan-params.ts";
 import { dayToIso, localParts, tzOffsetSec } from "./timetable/calendar.ts";
 import { TRANSFER_TYPE, arrAt, depAt, type Timetable, type TimetableMeta } from "./timetable/types.ts";
+import { activeDuring, localizedAlert, type LegAlertLookup, type LocalizedAlert, type PlanAlert } from "./realtime.ts";
+
+/** The alerts legs show (realtime.ts): those served now, only the ones active during the leg unless `all`. */
+export interface LegAlerts {
+  lookup: LegAlertLookup;
+  all: boolean;
+  language: string | null;
+}
 
 export interface Itinerary {
   duration: number;
@@ -192,6 +200,7 @@ function walkLeg(from: Place, to: Place, startSec: number, durationSec: number, 
 export function renderItinerary(
   tt: Timetable, j: Journey | null, epochSec: number, p: PlanParams, days: ServiceDays | null,
   walkOnly?: { startSec: number; durationSec: number; distanceM: number; /** the itinerary's timezone; default: that of the served stop nearest to the origin */ tz?: string },
+  alerts?: LegAlerts,
 ): Itinerary {
   const m = tt.meta;
   const rd = dataOf(tt);
@@ -246,7 +255,7 @@ export function renderItinerary(
         prevRide = null;
       } else {
         rides++;
-        const leg = rideLeg(tt, rd, l, prevRide, epochSec, showMid, days!, stopPlace);
+        const leg = rideLeg(tt, rd, l, prevRide, epochSec, showMid, days!, stopPlace, alerts);
         legs.push(leg);
         legTz.push(rd.routeTz[m.tripGtfsRoute[l.trip]!]!);
         transitTime += leg.duration as number;
@@ -316,6 +325,7 @@ function rideLeg(
   showIntermediate: boolean,
   days: ServiceDays,
   stopPlace: (s: number) => Place,
+  alerts?: LegAlerts,
 ): Leg {
   const { core, meta: m } = tt;
   const r = l.route;
@@ -323,7 +333,11 @@ function rideLeg(
   const nS = core.routeStopStart[r + 1]! - s0;
   const tbase = core.routeTime0[r]! + (l.trip - core.routeTripStart[r]!) * nS;
   const off = days.offsetSec[l.slot * core.nTz + core.routeTz[r]!]!;
-  const at = (pos: number, which: "arr" | "dep") => (epochSec + off + (which === "arr" ? arrAt : depAt)(core.stopTimes, tbase + pos)) * 1000;
+  // the trip's realtime times that day (GTFS-Realtime trip updates, realtime.ts), else its schedule
+  const rt = days.realtime?.trips[l.slot * core.nTz + core.routeTz[r]!]?.get(l.trip)?.stopTimes ?? null;
+  const times = rt ?? core.stopTimes;
+  const rtBase = rt ? 0 : tbase;
+  const at = (pos: number, which: "arr" | "dep") => (epochSec + off + (which === "arr" ? arrAt : depAt)(times, rtBase + pos)) * 1000;
   const g = m.tripGtfsRoute[l.trip]!;
   const gr = m.gtfsRoutes[g]!;
   const agency = m.agencies[gr.agency];
@@ -350,6 +364,12 @@ function rideLeg(
     route: rd.routeName[g],
     agencyName: agency?.name ?? "",
   };
+  if (rt) {
+    // OTP1: the delays (seconds) against the schedule at the boarding and the alighting stop
+    leg.departureDelay = depAt(rt, l.boardPos) - depAt(core.stopTimes, tbase + l.boardPos);
+    leg.arrivalDelay = arrAt(rt, l.alightPos) - arrAt(core.stopTimes, tbase + l.alightPos);
+    leg.realTime = true;
+  }
   if (agency?.url) leg.agencyUrl = agency.url;
   leg.agencyTimeZoneOffset = 0; // set with the walk legs' (renderItinerary)
   leg.routeColor = gr.color;
@@ -388,6 +408,10 @@ function rideLeg(
   }
   leg.legGeometry = geometry(pts);
   leg.steps = [];
+  if (alerts) {
+    const onLeg = legAlerts(alerts, feed?.onestopId ?? "", m.tripId[l.trip]!, gr.routeId, agency?.agencyId ?? null, [m.stopId[l.fromStop]!, m.stopId[l.toStop]!], start / 1000, end / 1000);
+    if (onLeg.length) leg.alerts = onLeg;
+  }
   leg.routeShortName = gr.shortName;
   leg.routeLongName = gr.longName;
   leg.rentedBike = false;
@@ -471,4 +495,26 @@ export function rideGeometry(tt: Timetable, r: number, from: number, to: number)
   pts.length = 0;
   for (let pos = from; pos <= to; pos++) pts.push(stopPt(pos));
   return pts;
+}
+
+/**
+ * OTP1's alerts of a ride leg: those on its trip, route, agency, boarding and alighting stop
+ * (realtime.ts), each once, active at some time of the leg (any time with disableAlertFiltering).
+ */
+function legAlerts(a: LegAlerts, feed: string, tripId: string, routeId: string, agencyId: string | null, stopIds: string[], startS: number, endS: number): LocalizedAlert[] {
+  if (!feed) return [];
+  const seen = new Set<PlanAlert>();
+  const out: LocalizedAlert[] = [];
+  const add = (list: readonly PlanAlert[]) => {
+    for (const x of list) {
+      if (seen.has(x)) continue;
+      seen.add(x);
+      if (a.all || activeDuring(x, startS, endS)) out.push(localizedAlert(x, a.language));
+    }
+  };
+  add(a.lookup.trip(feed, tripId));
+  add(a.lookup.route(feed, routeId));
+  if (agencyId !== null) add(a.lookup.agency(feed, agencyId));
+  for (const s of stopIds) add(a.lookup.stop(feed, s));
+  return out;
 }

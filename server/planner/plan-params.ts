@@ -102,8 +102,12 @@ export interface PlanParams {
   /** seconds of departures (arrivals for arriveBy) searched after (before) the requested time */
   searchWindow: number;
   optimize: Optimize;
-  /** OTP1 locale (answers stay in English) */
+  /** OTP1 locale (answers stay in English; alerts in its language where they have it) */
   locale: string | null;
+  /** plan on the schedules only, without the served GTFS-Realtime trip updates */
+  ignoreRealtimeUpdates: boolean;
+  /** legs show every alert on their trip, route, agency and stops, not only those active during the leg */
+  disableAlertFiltering: boolean;
   criteria: PlanCriteria;
   /**
    * Parameters OTP1 clamps, given out of its range: parameter -> the value used instead (e.g.
@@ -359,12 +363,12 @@ export const PLAN_PARAMS = {
   walkOnStreetReluctance: number("walkOnStreetReluctance", null, 0, 1000, "extra reluctance to walk on streets with cars: no effect (the street engine's pedestrian costing weighs the streets)"),
   carParkCarLegWeight: number("carParkCarLegWeight", null, 0, 1000, "weight of the car leg of park and ride: no effect, car legs are not available yet"),
   locale: param({ type: "string" }, "OTP1 locale: accepted, answers are in English", null, (raw) => raw.trim()),
-  ignoreRealtimeUpdates: bool("ignoreRealtimeUpdates", "accepted: the planner has no realtime data, every plan follows the schedules"),
+  ignoreRealtimeUpdates: bool("ignoreRealtimeUpdates", "plan on the schedules only, without the GTFS-Realtime trip updates served (delays, cancellations, skipped stops)"),
   disableRemainingWeightHeuristic: bool("disableRemainingWeightHeuristic", "true: the search does without its destination lower bounds (same itineraries, more work)"),
   reverseOptimizeOnTheFly: bool("reverseOptimizeOnTheFly", "accepted: itineraries already leave as late as they can (range search)"),
   batch: bool("batch", "accepted: OTP1's full path tree, the same itineraries"),
   clampInitialWait: number("clampInitialWait", null, -1, Number.MAX_SAFE_INTEGER, "accepted: no effect in OTP1's plan API (an Analyst setting)", true),
-  disableAlertFiltering: bool("disableAlertFiltering", "accepted: plans carry no alerts"),
+  disableAlertFiltering: bool("disableAlertFiltering", "legs show every alert on their trip, route, agency and stops, not only those active during the leg"),
   geoidElevation: bool("geoidElevation", "echoed in elevationMetadata; plans carry no elevation"),
 };
 const PLAN_RULES = { aliases: { maxWalkDistance: ["maxWalkingDistance"], walkSpeed: ["walkingSpeed"], numItineraries: ["maxItineraries"] } };
@@ -473,6 +477,8 @@ export function parsePlanParams(q: Record<string, string | undefined>): PlanPara
     searchWindow: v.searchWindow,
     optimize: v.optimize ?? "QUICK",
     locale: v.locale,
+    ignoreRealtimeUpdates: v.ignoreRealtimeUpdates,
+    disableAlertFiltering: v.disableAlertFiltering,
     criteria: {
       bannedRoutes: v.bannedRoutes,
       whiteListedRoutes: v.whiteListedRoutes,

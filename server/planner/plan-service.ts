@@ -15,7 +15,9 @@ import { RaptorStatePool, earliestArrivals, nonDominated, prepare, searchJourney
 import { buildServiceDays, localParts, localToUnix } from "./timetable/calendar.ts";
 import { reverseCore } from "./timetable/reverse.ts";
 import type { Timetable } from "./timetable/types.ts";
-import { renderItinerary, type Itinerary } from "./itinerary.ts";
+import { renderItinerary, type Itinerary, type LegAlerts } from "./itinerary.ts";
+import { applyTripUpdates, NO_REALTIME, NOTHING_APPLIED, tripIndex, type AppliedUpdates, type PlannerRealtime, type TripIndex } from "./realtime.ts";
+import type { RealtimeDays, ServiceDays } from "./api.ts";
 import { searchCriteria } from "./criteria.ts";
 import { haversineM } from "../geo.ts";
 
@@ -101,7 +103,16 @@ export class PlanService {
    */
   private readonly dayDeltas: number[];
 
-  constructor(readonly tt: Timetable) {
+  /** trip_id -> trips of the timetable, for trip updates (built on the first snapshot) */
+  private tripIx: TripIndex | null = null;
+  /** the trip updates applied last (kept while the snapshots served stay the same) */
+  private applied: AppliedUpdates = NOTHING_APPLIED;
+
+  /** `realtime`: the trip updates and alerts served (the realtime feature's, handed over by server/main.ts) */
+  constructor(
+    readonly tt: Timetable,
+    private readonly realtime: PlannerRealtime = NO_REALTIME,
+  ) {
     let [s, w, n, e] = [90, 180, -90, -180];
     const { stopLat, stopLon } = tt.meta;
     for (let i = 0; i < stopLat.length; i++) {
@@ -117,6 +128,38 @@ export class PlanService {
     const back = Math.max(1, Math.floor(maxArr / 86400));
     this.dayDeltas = Array.from({ length: back + 2 }, (_, i) => i - back);
     this.prepared = prepare(this.cores());
+  }
+
+  /** The trip updates served at `nowMs`, applied to the timetable (once per set of snapshots). */
+  appliedUpdates(nowMs: number): AppliedUpdates {
+    const snaps = this.realtime.tripUpdates(nowMs);
+    if (snaps.length === 0) return (this.applied = NOTHING_APPLIED);
+    const key = snaps.map((x) => `${x.feed}=${x.key}`).join(";");
+    if (key !== this.applied.key) this.applied = applyTripUpdates(this.tt, (this.tripIx ??= tripIndex(this.tt)), snaps, nowMs);
+    return this.applied;
+  }
+
+  /** The service days a search from `aroundUnix` rides on (times relative to `epochSec`), with the realtime trips of `applied`. */
+  searchDays(epochSec: number, aroundUnix: number, applied: AppliedUpdates = NOTHING_APPLIED): ServiceDays {
+    const days = buildServiceDays(this.tt, epochSec, aroundUnix, this.dayDeltas);
+    if (applied.byDay.size === 0) return days;
+    const { nTz } = this.tt.core;
+    const rt: RealtimeDays = { key: [], trips: [], fasterHops: applied.fasterHops };
+    for (let z = 0; z < nTz; z++) {
+      const today = localParts(aroundUnix, this.tt.meta.timezones[z]!).day;
+      this.dayDeltas.forEach((delta, slot) => {
+        const trips = applied.byDay.get(today + delta) ?? null;
+        rt.key[slot * nTz + z] = trips ? `${applied.key}@${today + delta}` : null;
+        rt.trips[slot * nTz + z] = trips;
+      });
+    }
+    return { ...days, realtime: rt };
+  }
+
+  /** For /health: what the trip updates applied last came to. */
+  realtimeHealth(): Record<string, unknown> {
+    const a = this.applied;
+    return { trip_updates: a.counts, ...(a.lastRejection ? { last_rejection: a.lastRejection } : {}) };
   }
 
   cores() {
@@ -184,6 +227,9 @@ export class PlanService {
     const walkReach = walkDirectM <= walkCap ? walkDirectSec : null;
     const itineraries: Itinerary[] = [];
     let earliest: Record<string, unknown>[] | undefined;
+    // realtime (realtime.ts): the trip updates served now, unless ignoreRealtimeUpdates; the alerts always
+    const applied = p.ignoreRealtimeUpdates ? NOTHING_APPLIED : this.appliedUpdates(nowMs);
+    const alerts: LegAlerts = { lookup: this.realtime.alerts(nowMs), all: p.disableAlertFiltering, language: p.locale };
     if (!p.walkOnly) {
       const access = streets.access ?? this.walkStops(p.from.lat, p.from.lon, p.maxWalkDistance, p.walkSpeed, p.wheelchair);
       const egress = streets.egress ?? this.walkStops(p.to.lat, p.to.lon, p.maxWalkDistance, p.walkSpeed, p.wheelchair);
@@ -197,7 +243,7 @@ export class PlanService {
         egress,
         maxTransfers: p.maxTransfers,
         walkSpeed: p.walkSpeed,
-        days: buildServiceDays(this.tt, epochSec, timeUnix, this.dayDeltas),
+        days: this.searchDays(epochSec, timeUnix, applied),
         routeAllowed: this.routeFilter(p.transitModes),
         wheelchair: p.wheelchair,
         // selectJourneys keeps the numItineraries earliest arrivals (latest departures for arriveBy)
@@ -206,7 +252,7 @@ export class PlanService {
         ...searchCriteria(this.tt, p, () => this.routeFilter(p.transitModes), timeUnix - epochSec),
       };
       if (q.access.length && q.egress.length) {
-        for (const j of this.searchWidening(q, p.numItineraries, walkReach)) itineraries.push(renderItinerary(this.tt, j, epochSec, p, q.days));
+        for (const j of this.searchWidening(q, p.numItineraries, walkReach)) itineraries.push(renderItinerary(this.tt, j, epochSec, p, q.days, undefined, alerts));
       }
       if (p.includeEarliestArrivals) earliest = this.earliest({ ...q, arriveBy: false, timeSec: timeUnix - epochSec }, epochSec);
     }

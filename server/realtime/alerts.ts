@@ -35,10 +35,16 @@ interface Selector {
   trip: { trip_id: string | null } | null;
 }
 
-/** One alert: its Alert object as JSON text, and its active periods (POSIX seconds, null = open). */
+/**
+ * One alert: its Alert object as JSON text (the catalog's), its active periods (POSIX seconds, null
+ * = open), and its texts as plans show them (header, description, url translations).
+ */
 export interface AlertDoc {
   json: string;
   periods: { start: number | null; end: number | null }[];
+  header: { language: string | null; text: string }[];
+  description: { language: string | null; text: string }[];
+  url: { language: string | null; text: string }[] | null;
 }
 
 const translations = (t: Translation[] | null, nullable: boolean) =>
@@ -83,7 +89,13 @@ export class AlertIndex {
   add(r: AlertRow): void {
     if (r.is_deleted) return;
     this.count++;
-    const doc: AlertDoc = { json: alertJson(r), periods: (r.active_period ?? []).map((p) => ({ start: p.start ?? null, end: p.end ?? null })) };
+    const doc: AlertDoc = {
+      json: alertJson(r),
+      periods: (r.active_period ?? []).map((p) => ({ start: p.start ?? null, end: p.end ?? null })),
+      header: translations(r.header_text, false)!,
+      description: translations(r.description_text, false)!,
+      url: translations(r.url, true),
+    };
     // one alert appears once per entity, however many of its selectors name it
     const seen = new Set<string>();
     const put = (m: Map<string, AlertDoc[]>, kind: string, id: string | null) => {

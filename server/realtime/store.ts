@@ -14,7 +14,7 @@ import { join } from "node:path";
 import { FUTURE_TOLERANCE_S, type RealtimeFeedStatus, readRealtimeStatuses, type SnapshotRef } from "../../pipeline/schema/realtime.ts";
 import type { Logger } from "../feature.ts";
 import { sqlString } from "../sql.ts";
-import { AlertIndex, type AlertRow, alertsText } from "./alerts.ts";
+import { type AlertDoc, AlertIndex, type AlertRow, alertsText } from "./alerts.ts";
 import type { TripUpdate } from "../trip-updates.ts";
 import { TRIP_UPDATE_COLUMNS, TripUpdateIndex, type TripUpdateRow } from "./trip-updates.ts";
 
@@ -173,6 +173,29 @@ export class RealtimeStore {
   tripUpdates(nowMs: number): { trip(feed: string, tripId: string): TripUpdate | null } {
     const feeds = new Map(this.served(Math.floor(nowMs / 1000)).trip_updates);
     return { trip: (feed, id) => feeds.get(feed.toLowerCase())?.index.byTrip.get(id) ?? null };
+  }
+
+  /**
+   * The trip updates snapshots served at `nowMs`, one per feed, each named by its file (the
+   * planner's PlannerRealtime.tripUpdates: it applies them to the timetable once per snapshot).
+   */
+  tripUpdateSnapshots(nowMs: number): { feed: string; key: string; byTrip: ReadonlyMap<string, TripUpdate> }[] {
+    const out = [];
+    for (const [feed, f] of this.served(Math.floor(nowMs / 1000)).trip_updates) out.push({ feed, key: f.path, byTrip: f.index.byTrip });
+    return out;
+  }
+
+  /** The alerts served at `nowMs` per entity, as documents (the planner's leg alerts; it filters by the leg's time). */
+  alertDocs(nowMs: number): { trip(feed: string, id: string): AlertDoc[]; route(feed: string, id: string): AlertDoc[]; agency(feed: string, id: string): AlertDoc[]; stop(feed: string, id: string): AlertDoc[] } {
+    const feeds = new Map(this.served(Math.floor(nowMs / 1000)).alerts);
+    const ix = (feed: string) => feeds.get(feed.toLowerCase())?.index;
+    const none: AlertDoc[] = [];
+    return {
+      trip: (feed, id) => ix(feed)?.byTrip.get(id) ?? none,
+      route: (feed, id) => ix(feed)?.byRoute.get(id) ?? none,
+      agency: (feed, id) => ix(feed)?.byAgency.get(id) ?? none,
+      stop: (feed, id) => ix(feed)?.byStop.get(id) ?? none,
+    };
   }
 
   lookup(nowMs: number, activeOnly: boolean): AlertLookup {

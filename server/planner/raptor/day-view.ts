@@ -6,8 +6,16 @@
  * A route scan then reads and binary-searches active trips only, and routes with no active trip in
  * any slot are never marked. Views are built in O(stop times) on first use (~30 ms on all MTA
  * feeds) and kept by the prepared timetable (a handful of days), so queries pay nothing.
+ *
+ * Realtime (GTFS-Realtime trip updates, ServiceDays.realtime): a day with updated trips gets a view
+ * of its own, made from the scheduled one: canceled trips left out, updated trips with their
+ * realtime times (mirrored in the mirrored core), each route's trips in order of their departure at
+ * its first stop. A delayed trip that overtakes another one of its route breaks the order the
+ * trip search relies on at later stops: the search then may board a later trip than it could
+ * (never one that has left), as OTP2's Raptor does with overtaking realtime trips.
  */
-import { arrAt, depAt, type TransitCore } from "../timetable/types.ts";
+import type { RealtimeTrip } from "../api.ts";
+import { arrAt, depAt, NO_DROP_OFF, NO_PICKUP, type TransitCore } from "../timetable/types.ts";
 
 export interface DayView {
   /** distinct per view of one DayViews (keys the boarding lists of a set of views) */
@@ -51,14 +59,20 @@ export class DayViews {
   private readonly boarding = new Map<string, DayBoarding>();
   private nextId = 0;
 
-  constructor(private readonly core: TransitCore) {}
+  /** `mirrored`: the core is the mirror of the forward timetable (realtime trips are given in the forward one) */
+  constructor(
+    private readonly core: TransitCore,
+    private readonly mirrored = false,
+  ) {}
 
   /**
    * The view of the routes of timezone `tz` for the services flagged in `active[base .. base + nServices)`;
-   * `wheelchair` keeps only trips with wheelchair_accessible = 1.
+   * `wheelchair` keeps only trips with wheelchair_accessible = 1; `realtime`: that day's realtime
+   * trips (forward trip index -> times) and the key naming them.
    */
-  get(tz: number, active: Uint8Array, base: number, wheelchair: boolean): DayView {
-    const key = `${tz}|${wheelchair ? 1 : 0}|${activeKey(active, base, this.core.nServices)}`;
+  get(tz: number, active: Uint8Array, base: number, wheelchair: boolean, realtime: { key: string; trips: ReadonlyMap<number, RealtimeTrip> } | null = null): DayView {
+    const scheduledKey = `${tz}|${wheelchair ? 1 : 0}|${activeKey(active, base, this.core.nServices)}`;
+    const key = realtime ? `${scheduledKey}|rt|${realtime.key}` : scheduledKey;
     let v = this.views.get(key);
     if (v) {
       // LRU: move to the end
@@ -66,7 +80,9 @@ export class DayViews {
       this.views.set(key, v);
       return v;
     }
-    v = buildView(this.core, tz, active, base, wheelchair, this.nextId++);
+    v = realtime
+      ? withRealtime(this.core, this.mirrored, this.get(tz, active, base, wheelchair), tz, realtime.trips, this.nextId++)
+      : buildView(this.core, tz, active, base, wheelchair, this.nextId++);
     if (this.views.size >= MAX_VIEWS) this.views.delete(this.views.keys().next().value!);
     this.views.set(key, v);
     return v;
@@ -172,4 +188,104 @@ function buildView(core: TransitCore, tz: number, active: Uint8Array, base: numb
     }
   }
   return { id, tripStart, trips: tmp.slice(0, n), times, time0, minDep, maxArr, maxDep };
+}
+
+/**
+ * The view `v` (scheduled) with a day's realtime trips: canceled trips left out, updated ones with
+ * their times (forward words; in the mirrored core each position's words mirrored as
+ * timetable/reverse.ts does), the trips of each changed route ordered by departure at its first
+ * stop (stable), and the route's first departure and last arrival recomputed. Routes without an
+ * updated active trip are copied as they are.
+ */
+function withRealtime(core: TransitCore, mirrored: boolean, v: DayView, tz: number, trips: ReadonlyMap<number, RealtimeTrip>, id: number): DayView {
+  const { nRoutes, routeTripStart, routeStopStart, routeTz, tripOrig } = core;
+  // forward trip -> route: trips are numbered route by route
+  const changed = new Map<number, Map<number, RealtimeTrip>>(); // route -> route-relative trip (this core) -> update
+  for (const [t, u] of trips) {
+    if (t < 0 || t >= core.nTrips) continue;
+    let lo = 0, hi = nRoutes - 1;
+    while (lo < hi) {
+      const mid = (lo + hi + 1) >>> 1;
+      if (routeTripStart[mid]! <= t) lo = mid;
+      else hi = mid - 1;
+    }
+    const r = lo;
+    if (routeTz[r] !== tz) continue;
+    const nT = routeTripStart[r + 1]! - routeTripStart[r]!;
+    let i = t - routeTripStart[r]!;
+    // the mirror numbers a route's trips the other way round (reverse.ts)
+    if (mirrored) i = nT - 1 - i;
+    if (tripOrig[routeTripStart[r]! + i] !== t) continue;
+    let m = changed.get(r);
+    if (!m) changed.set(r, (m = new Map()));
+    m.set(i, u);
+  }
+  if (changed.size === 0) return { ...v, id };
+  const tripStart = new Int32Array(nRoutes + 1);
+  const time0 = new Int32Array(nRoutes);
+  const minDep = v.minDep.slice(), maxArr = v.maxArr.slice(), maxDep = v.maxDep.slice();
+  // sizes first (canceled trips leave), then the copy
+  let nTrips = 0, size = 0;
+  for (let r = 0; r < nRoutes; r++) {
+    tripStart[r] = nTrips;
+    time0[r] = size;
+    let n = v.tripStart[r + 1]! - v.tripStart[r]!;
+    const m = changed.get(r);
+    if (m) for (let c = v.tripStart[r]!; c < v.tripStart[r + 1]!; c++) if (m.get(v.trips[c]!)?.stopTimes === null) n--;
+    nTrips += n;
+    size += n * (routeStopStart[r + 1]! - routeStopStart[r]!);
+  }
+  tripStart[nRoutes] = nTrips;
+  const outTrips = new Int32Array(nTrips);
+  const times = new Int32Array(2 * size);
+  for (let r = 0; r < nRoutes; r++) {
+    const nS = routeStopStart[r + 1]! - routeStopStart[r]!;
+    const c0 = v.tripStart[r]!, c1 = v.tripStart[r + 1]!;
+    const m = changed.get(r);
+    if (!m) {
+      outTrips.set(v.trips.subarray(c0, c1), tripStart[r]!);
+      times.set(v.times.subarray(2 * v.time0[r]!, 2 * (v.time0[r]! + (c1 - c0) * nS)), 2 * time0[r]!);
+      continue;
+    }
+    // the route's active trips with their words (scheduled: the view's; updated: realtime)
+    const rows: { trip: number; words: Int32Array }[] = [];
+    for (let c = c0; c < c1; c++) {
+      const i = v.trips[c]!;
+      const u = m.get(i);
+      if (u?.stopTimes === null) continue;
+      const at = 2 * (v.time0[r]! + (c - c0) * nS);
+      rows.push({ trip: i, words: u ? (mirrored ? mirrorWords(u.stopTimes!, nS) : u.stopTimes!.subarray(0, 2 * nS)) : v.times.subarray(at, at + 2 * nS) });
+    }
+    rows.sort((a, b) => (a.words[1]! >> 2) - (b.words[1]! >> 2));
+    let lo = 0x3fffffff, hi = -0x3fffffff, hiDep = -0x3fffffff;
+    let at = 2 * time0[r]!;
+    rows.forEach((row, k) => {
+      outTrips[tripStart[r]! + k] = row.trip;
+      times.set(row.words, at);
+      at += 2 * nS;
+      for (let j = 0; j < nS; j++) {
+        const a = row.words[2 * j]! >> 2, d = row.words[2 * j + 1]! >> 2;
+        if (d < lo) lo = d;
+        if (d > hiDep) hiDep = d;
+        if (a > hi) hi = a;
+      }
+    });
+    minDep[r] = lo;
+    maxArr[r] = hi;
+    maxDep[r] = hiDep;
+  }
+  return { id, tripStart, trips: outTrips, times, time0, minDep, maxArr, maxDep };
+}
+
+/** A forward trip's words as the mirrored core holds them: positions reversed, times negated, arrival and departure, pickup and drop-off swapped. */
+function mirrorWords(w: Int32Array, nS: number): Int32Array {
+  const out = new Int32Array(2 * nS);
+  for (let j = 0; j < nS; j++) {
+    const from = nS - 1 - j;
+    const f = w[2 * from]! & 3;
+    const g = (f & NO_PICKUP ? NO_DROP_OFF : 0) | (f & NO_DROP_OFF ? NO_PICKUP : 0);
+    out[2 * j] = -(w[2 * from + 1]! >> 2) * 4 + g;
+    out[2 * j + 1] = -(w[2 * from]! >> 2) * 4 + g;
+  }
+  return out;
 }

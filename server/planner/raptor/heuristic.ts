@@ -9,7 +9,7 @@
  * t + h[p] >= bound (the best destination arrival so far) cannot lead to an arrival below bound and is
  * pruned; labels on the path of any journey arriving below bound all pass, so results are unchanged.
  */
-import { UNREACHED, type StopWalk } from "../api.ts";
+import { UNREACHED, type RealtimeDays, type StopWalk } from "../api.ts";
 import { arrAt, depAt, type TransitCore } from "../timetable/types.ts";
 import type { PreparedCore } from "./prepare.ts";
 import type { RaptorState } from "./state.ts";
@@ -86,8 +86,8 @@ export function hopGraph(core: TransitCore): HopGraph {
  * the search's transfer slack (the footpaths' seconds the search uses). Returns the number of edges
  * relaxed, -1 if the capacity did not suffice (then toTarget is not valid).
  */
-export function destinationBounds(pc: PreparedCore, st: RaptorState, egress: StopWalk[], walkSpeed: number, limit: number, transferSlack = 0): number {
-  const { hopStart, hopFrom, hopSec } = pc.hops;
+export function destinationBounds(pc: PreparedCore, st: RaptorState, egress: StopWalk[], walkSpeed: number, limit: number, transferSlack = 0, realtime?: RealtimeDays): number {
+  const { hopStart, hopFrom, hopSec } = realtime?.fasterHops ? pc.rtHops.of(realtime.fasterHops) : pc.hops;
   const inStart = pc.footIn.start;
   const inFromSec = st.incomingFootpaths(pc, walkSpeed, transferSlack);
   // transfer rules (transfer-rules.ts) may join stops no footpath joins, or sooner: 0 s into each target from its sources
@@ -157,4 +157,35 @@ export function destinationBounds(pc: PreparedCore, st: RaptorState, egress: Sto
   // stops not settled below the limit are at least `lim` away
   for (let p = 0; p < h.length; p++) if (h[p]! > lim) h[p] = lim;
   return relaxed;
+}
+
+/**
+ * The hop graph with the faster rides of realtime trips (RealtimeDays.fasterHops) taken in: the
+ * scheduled graph's seconds lowered where a realtime ride between two stops is faster. The last
+ * list's graph is kept (a pure function of the timetable and the list, named by its key).
+ */
+export class RealtimeHops {
+  private last: { key: string; graph: HopGraph } | null = null;
+
+  /** `mirrored`: the graph is the mirrored core's, whose hops run the other way */
+  constructor(
+    private readonly hops: HopGraph,
+    private readonly mirrored: boolean,
+  ) {}
+
+  of(faster: NonNullable<RealtimeDays["fasterHops"]>): HopGraph {
+    if (this.last?.key === faster.key) return this.last.graph;
+    const { hopStart, hopFrom } = this.hops;
+    const hopSec = this.hops.hopSec.slice();
+    for (let i = 0; i < faster.sec.length; i++) {
+      // incoming hops of stop q from stop p: forward p -> q; in the mirror the ride runs q -> p
+      const p = this.mirrored ? faster.to[i]! : faster.from[i]!;
+      const q = this.mirrored ? faster.from[i]! : faster.to[i]!;
+      const sec = Math.max(0, faster.sec[i]!);
+      for (let y = hopStart[q]!; y < hopStart[q + 1]!; y++) if (hopFrom[y] === p && sec < hopSec[y]!) hopSec[y] = sec;
+    }
+    const graph = { hopStart, hopFrom, hopSec };
+    this.last = { key: faster.key, graph };
+    return graph;
+  }
 }

@@ -68,7 +68,7 @@ export function raptorRequest(q: SearchQuery, mirrored: boolean, back?: TransitC
     maxArrivalSec: q.arrivalLimitSec === undefined ? maxArrivalSec : Math.min(maxArrivalSec, -q.arrivalLimitSec + 1),
     access: q.egress,
     egress: q.access,
-    days: { nSlots: q.days.nSlots, offsetSec, active: q.days.active },
+    days: { nSlots: q.days.nSlots, offsetSec, active: q.days.active, realtime: q.days.realtime },
     ...mirrorTrips(back, q.tripAllowed, q.tripStopBans),
     accessSlackSec: q.alightSlackSec ?? 0,
     egressSlackSec: q.boardSlackSec ?? 0,

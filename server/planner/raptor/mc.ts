@@ -31,10 +31,10 @@ import { STOP_NO_PASS, UNREACHED, type Journey, type JourneyLeg, type RaptorConf
 import { NO_DROP_OFF, NO_PICKUP, arrAt, depAt, type TransitCore } from "../timetable/types.ts";
 import { destinationBounds } from "./heuristic.ts";
 import { L_ACCESS, L_RIDE, L_RULE, L_STAY, L_WALK, McScratch } from "./mc-state.ts";
-import { boardingAt, nonDominated, walkSec } from "./paths.ts";
+import { boardingAt, nonDominated, rideTimes, walkSec } from "./paths.ts";
 import type { PreparedCore } from "./prepare.ts";
 import { searchForward, withSlacks } from "./range.ts";
-import { dayViews, markLiveRoutes, scanContext } from "./slots.ts";
+import { dayViews, markLiveRoutes, scanContext, type ScanContext } from "./slots.ts";
 import type { RaptorState } from "./state.ts";
 import { collectRoutes } from "./transfers.ts";
 import { classOf, isRulePair, namesTrips, ruleFor, useRules } from "./transfer-rules.ts";
@@ -180,7 +180,7 @@ export function searchMc(pc: PreparedCore, req: RaptorRequest, st: RaptorState, 
     const bans = req.tripStopBans && req.tripStopBans.size > 0 ? req.tripStopBans : null;
     // lower bounds of the time left to the destination (the slack after the last ride included)
     const h = st.toTarget;
-    if (destinationBounds(pc, st, withSlacks(req).egress, req.walkSpeed, Math.min(Math.max(0, maxArr - T), MAX_BOUND_SEC), tSlack) < 0) h.fill(0);
+    if (destinationBounds(pc, st, withSlacks(req).egress, req.walkSpeed, Math.min(Math.max(0, maxArr - T), MAX_BOUND_SEC), tSlack, req.days.realtime) < 0) h.fill(0);
     const { routeStopStart, routeTime0, routeTz, routeTripStart, footStart, footMinSec, footDistM, stopSlackSec, nTz } = core;
     const { slotC0, slotNT, slotMin, slotMax, slotMaxDep, slotT0, routeMarkedPos, routeMarkedLast, routeList } = st;
     const { routeStopBoard, bpStart, bpRoutePos, tripsOf, timesOf } = cx;
@@ -453,7 +453,7 @@ export function searchMc(pc: PreparedCore, req: RaptorRequest, st: RaptorState, 
         }
       }
     }
-    const journeys = dest.filter((d) => d.cost <= bound).map((d) => path(core, req, st, d));
+    const journeys = dest.filter((d) => d.cost <= bound).map((d) => path(core, req, st, cx, d));
     return { journeys, stats };
   } finally {
     for (const a of req.access) accessSec[a.stop] = -1;
@@ -463,7 +463,7 @@ export function searchMc(pc: PreparedCore, req: RaptorRequest, st: RaptorState, 
 }
 
 /** The journey of a destination label, rebuilt from the label parents (search frame). */
-function path(core: TransitCore, req: RaptorRequest, st: RaptorState, d: DestLabel): Journey {
+function path(core: TransitCore, req: RaptorRequest, st: RaptorState, cx: ScanContext, d: DestLabel): Journey {
   const mc = st.mc!;
   const legs: JourneyLeg[] = [];
   let l = d.label;
@@ -473,13 +473,14 @@ function path(core: TransitCore, req: RaptorRequest, st: RaptorState, d: DestLab
   for (;;) {
     const p = mc.stop[l]!;
     const bIdx = mc.boardIdx[l]!;
-    const { r, s0, boardPos, tbase, trip } = boardingAt(core, bIdx);
+    const { r, s0, boardPos, trip } = boardingAt(core, bIdx);
     const slot = mc.slot[l]!;
     const off = req.days.offsetSec[slot * core.nTz + core.routeTz[r]!]!;
     const alightPos = mc.pos[l]!;
-    const dep = off + depAt(core.stopTimes, tbase + boardPos);
+    const { times, tbase } = rideTimes(core, cx, slot, r, trip);
+    const dep = off + depAt(times, tbase + boardPos);
     const from = core.routeStops[s0 + boardPos]!;
-    legs.push({ kind: "ride", route: r as RouteIdx, trip: trip as TripIdx, slot, boardPos, alightPos, fromStop: from as StopIdx, toStop: p as StopIdx, depSec: dep, arrSec: off + arrAt(core.stopTimes, tbase + alightPos) });
+    legs.push({ kind: "ride", route: r as RouteIdx, trip: trip as TripIdx, slot, boardPos, alightPos, fromStop: from as StopIdx, toStop: p as StopIdx, depSec: dep, arrSec: off + arrAt(times, tbase + alightPos) });
     const b = mc.parent[l]!;
     if (mc.kind[b] === L_ACCESS) {
       const w = st.accessSec[from]!;

@@ -4,6 +4,7 @@
  */
 import type { Journey, JourneyLeg, RaptorRequest, RouteIdx, StopIdx, TripIdx } from "../api.ts";
 import { NO_DROP_OFF, arrAt, depAt, flagsAt, type TransitCore } from "../timetable/types.ts";
+import type { ScanContext } from "./slots.ts";
 import { SRC_ACCESS, SRC_INHERITED, type RaptorState } from "./state.ts";
 import { boardKey, keepsRules, ruleFor } from "./transfer-rules.ts";
 
@@ -55,13 +56,30 @@ export function boardingAt(core: TransitCore, bIdx: number) {
 }
 
 /**
+ * The stop times a ride read: those of `trip` (route r, this core's trip index) in the day view of
+ * `slot` (its realtime times where the day has them), `tbase` the index of its first stop time in
+ * `times`; the core's own when the view does not hold the trip.
+ */
+export function rideTimes(core: TransitCore, cx: ScanContext, slot: number, r: number, trip: number): { times: Int32Array; tbase: number } {
+  const nS = core.routeStopStart[r + 1]! - core.routeStopStart[r]!;
+  const rel = trip - core.routeTripStart[r]!;
+  const v = cx.views[slot * core.nTz + core.routeTz[r]!];
+  if (v) {
+    for (let c = v.tripStart[r]!, end = v.tripStart[r + 1]!; c < end; c++) {
+      if (v.trips[c] === rel) return { times: v.times, tbase: v.time0[r]! + (c - v.tripStart[r]!) * nS };
+    }
+  }
+  return { times: core.stopTimes, tbase: core.routeTime0[r]! + rel * nS };
+}
+
+/**
  * Walk the labels back from the destination (round k, via egress stop e) to the access walk. A
  * boarding a transfer rule let happen (transfer-rules.ts, RuleState.boardFrom) continues from its
  * class label. Null when the journey breaks a transfer rule: class labels of a range search can be
  * improved, in a later iteration, by a ride of another trip of the class that a rule on a trip
  * treats otherwise (the README's approximation; such a journey is not returned).
  */
-export function reconstruct(core: TransitCore, req: RaptorRequest, st: RaptorState, k: number, e: number): Journey | null {
+export function reconstruct(core: TransitCore, req: RaptorRequest, st: RaptorState, cx: ScanContext, k: number, e: number): Journey | null {
   const n = core.nStops;
   const legs: JourneyLeg[] = [];
   let egressWalk = 0;
@@ -78,14 +96,15 @@ export function reconstruct(core: TransitCore, req: RaptorRequest, st: RaptorSta
   let bIdx = st.rideBoard[k * n + e]!;
   let slot = st.rideSlot[k * n + e]!;
   for (;;) {
-    const { r, s0, nS, boardPos, tbase, trip } = boardingAt(core, bIdx);
+    const { r, s0, nS, boardPos, trip } = boardingAt(core, bIdx);
     const off = req.days.offsetSec[slot * core.nTz + core.routeTz[r]!]!;
+    const { times, tbase } = rideTimes(core, cx, slot, r, trip);
     // the alighting position: the first visit of p after boarding that arrives at the label's time
     let alightPos = boardPos + 1;
-    while (alightPos < nS - 1 && !(core.routeStops[s0 + alightPos] === p && off + arrAt(core.stopTimes, tbase + alightPos) === at && !(flagsAt(core.stopTimes, tbase + alightPos) & NO_DROP_OFF))) alightPos++;
+    while (alightPos < nS - 1 && !(core.routeStops[s0 + alightPos] === p && off + arrAt(times, tbase + alightPos) === at && !(flagsAt(times, tbase + alightPos) & NO_DROP_OFF))) alightPos++;
     const b = core.routeStops[core.routeStopStart[r]! + boardPos]!;
-    const dep = off + depAt(core.stopTimes, tbase + boardPos);
-    legs.push({ kind: "ride", route: r as RouteIdx, trip: trip as TripIdx, slot, boardPos, alightPos, fromStop: b as StopIdx, toStop: p as StopIdx, depSec: dep, arrSec: off + arrAt(core.stopTimes, tbase + alightPos) });
+    const dep = off + depAt(times, tbase + boardPos);
+    legs.push({ kind: "ride", route: r as RouteIdx, trip: trip as TripIdx, slot, boardPos, alightPos, fromStop: b as StopIdx, toStop: p as StopIdx, depSec: dep, arrSec: off + arrAt(times, tbase + alightPos) });
     rides++;
     const from = rs !== null && rs.boardFrom.size > 0 ? rs.boardFrom.get(boardKey(round, bIdx, slot)) : undefined;
     if (from !== undefined) {

@@ -6,7 +6,7 @@
  */
 import { NO_PICKUP, arrAt, depAt, flagsAt, type TransitCore } from "../timetable/types.ts";
 import { DayViews } from "./day-view.ts";
-import { hopGraph, type HopGraph } from "./heuristic.ts";
+import { hopGraph, RealtimeHops, type HopGraph } from "./heuristic.ts";
 import { ruleIndex, type RuleIndex } from "./transfer-rules.ts";
 
 /** The cores a timetable is searched on: forward, and the mirror (timetable/reverse.ts) for arriveBy. */
@@ -30,6 +30,8 @@ export interface PreparedCore {
   readonly footIn: { start: Int32Array; from: Int32Array; edge: Int32Array };
   /** the relaxed ride network of the destination bounds (heuristic.ts) */
   readonly hops: HopGraph;
+  /** that network with realtime trips' faster rides taken in (built per list of them, the last one kept) */
+  readonly rtHops: RealtimeHops;
   /** per-service-day trip views and the boarding lists of the sets of them searched (built on first use per day) */
   readonly days: DayViews;
   /** the transfer rules naming routes or trips, indexed for the search (transfer-rules.ts); null when the timetable has none */
@@ -45,10 +47,11 @@ export interface Prepared {
 export function prepare(cores: Cores): Prepared {
   const forward = prepareCore(cores.forward);
   let backward: PreparedCore | undefined;
-  return { forward, backward: () => (backward ??= prepareCore(cores.backward())) };
+  return { forward, backward: () => (backward ??= prepareCore(cores.backward(), true)) };
 }
 
-export function prepareCore(core: TransitCore): PreparedCore {
+/** `mirrored`: the core is the mirror of the forward one (timetable/reverse.ts), whose realtime trip times day views mirror too. */
+export function prepareCore(core: TransitCore, mirrored = false): PreparedCore {
   const { canBoard, stopStart, route, pos } = boardingPositions(core);
   const routeStopBoard = new Int32Array(core.routeStops.length);
   for (let i = 0; i < routeStopBoard.length; i++) routeStopBoard[i] = core.routeStops[i]! * 2 + (canBoard[i] ? 1 : 0);
@@ -59,7 +62,8 @@ export function prepareCore(core: TransitCore): PreparedCore {
     bpRoutePos[2 * i] = route[i]!;
     bpRoutePos[2 * i + 1] = pos[i]!;
   }
-  return { core, monotone: monotoneRoutes(core), routeStopBoard, bpStart, bpRoutePos, footIn: incomingFootpaths(core), hops: hopGraph(core), days: new DayViews(core), rules: ruleIndex(core) };
+  const hops = hopGraph(core);
+  return { core, monotone: monotoneRoutes(core), routeStopBoard, bpStart, bpRoutePos, footIn: incomingFootpaths(core), hops, rtHops: new RealtimeHops(hops, mirrored), days: new DayViews(core, mirrored), rules: ruleIndex(core) };
 }
 
 /**

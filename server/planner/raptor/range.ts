@@ -123,7 +123,7 @@ function iterate(pc: PreparedCore, req: RaptorRequest, st: RaptorState, cx: Scan
     for (let k = 1; k < rounds; k++) {
       if (improvedEgress[k]! >= 0) {
         // (null: a transfer rule no longer holds on its labels, transfer-rules.ts)
-        const j = reconstruct(pc.core, req, st, k, improvedEgress[k]!);
+        const j = reconstruct(pc.core, req, st, cx, k, improvedEgress[k]!);
         if (j) journeys.push(j);
         found = true;
       }
@@ -171,7 +171,6 @@ export function departures(pc: PreparedCore, req: RaptorRequest, st: RaptorState
   const out: number[] = [];
   const { offsetSec, nSlots } = req.days;
   const nTz = core.nTz;
-  const { stopTimes } = core;
   const end = req.departSec + req.windowSec;
   for (let ai = 0; ai < req.access.length; ai++) {
     const a = req.access[ai]!;
@@ -180,10 +179,12 @@ export function departures(pc: PreparedCore, req: RaptorRequest, st: RaptorState
       if (!st.routeLive[r]) continue;
       const pos = core.stopRoutePos[e]!;
       const nS = core.routeStopStart[r + 1]! - core.routeStopStart[r]!;
-      const time0 = core.routeTime0[r]! + pos;
       const tz = core.routeTz[r]!;
       for (let slot = 0; slot < nSlots; slot++) {
         const v = views[slot * nTz + tz]!;
+        // the view's stop times (realtime ones where the day has them): active trip m at time0 + m * nS
+        const { times } = v;
+        const time0 = v.time0[r]! + pos;
         const c0 = v.tripStart[r]!;
         const nT = v.tripStart[r + 1]! - c0;
         const off = offsetSec[slot * nTz + tz]!;
@@ -194,14 +195,14 @@ export function departures(pc: PreparedCore, req: RaptorRequest, st: RaptorState
         let hi = nT;
         while (lo < hi) {
           const mid = (lo + hi) >>> 1;
-          if (depAt(stopTimes, time0 + v.trips[c0 + mid]! * nS) < want) lo = mid + 1;
+          if (depAt(times, time0 + mid * nS) < want) lo = mid + 1;
           else hi = mid;
         }
         for (let m = lo; m < nT; m++) {
-          const idx = time0 + v.trips[c0 + m]! * nS;
-          const d = depAt(stopTimes, idx);
+          const idx = time0 + m * nS;
+          const d = depAt(times, idx);
           if (d > last) break;
-          if (flagsAt(stopTimes, idx) & NO_PICKUP) continue;
+          if (flagsAt(times, idx) & NO_PICKUP) continue;
           out.push((off + d - a.walkSec) * PAIR + ai);
         }
       }

@@ -121,7 +121,7 @@ export function runIteration(pc: PreparedCore, req: RaptorRequest, st: RaptorSta
       // first arrival: lower bounds to the destination, explored up to this arrival (every label is
       // at or after departSec, so a bound capped at bound - departSec prunes exactly as the full one)
       st.boundsReady = true;
-      if (destinationBounds(pc, st, req.egress, req.walkSpeed, bound - req.departSec, req.transferSlackSec) < 0) toTarget.fill(0);
+      if (destinationBounds(pc, st, req.egress, req.walkSpeed, bound - req.departSec, req.transferSlackSec, req.days.realtime) < 0) toTarget.fill(0);
       else useH = st.boundsSet = true;
     }
   }

@@ -23,22 +23,29 @@ export interface ScanContext {
   timesOf: Int32Array[];
   /** the transfer rules (PreparedCore.rules), null when none */
   rules: RuleIndex | null;
+  /** the day views themselves (paths.ts reads a ridden trip's times from its view) */
+  views: DayView[];
 }
 
-/** One day view per (slot, timezone): the trips that run on that service day. */
+/** One day view per (slot, timezone): the trips that run on that service day (with its realtime trips, if any). */
 export function dayViews(pc: PreparedCore, req: RaptorRequest): DayView[] {
   const { core, days } = pc;
-  const { nSlots, active } = req.days;
+  const { nSlots, active, realtime } = req.days;
   const out: DayView[] = [];
   for (let slot = 0; slot < nSlots; slot++) {
-    for (let tz = 0; tz < core.nTz; tz++) out.push(days.get(tz, active, (slot * core.nTz + tz) * core.nServices, req.wheelchair));
+    for (let tz = 0; tz < core.nTz; tz++) {
+      const v = slot * core.nTz + tz;
+      const key = realtime?.key[v] ?? null;
+      const trips = realtime?.trips[v] ?? null;
+      out.push(days.get(tz, active, v * core.nServices, req.wheelchair, key !== null && trips !== null && trips.size > 0 ? { key, trips } : null));
+    }
   }
   return out;
 }
 
 export function scanContext(pc: PreparedCore, views: DayView[]): ScanContext {
   const { bpStart, bpRoutePos } = pc.days.boardingOf(views, pc.bpStart, pc.bpRoutePos);
-  return { monotone: pc.monotone, routeStopBoard: pc.routeStopBoard, bpStart, bpRoutePos, tripsOf: views.map((v) => v.trips), timesOf: views.map((v) => v.times), rules: pc.rules };
+  return { monotone: pc.monotone, routeStopBoard: pc.routeStopBoard, bpStart, bpRoutePos, tripsOf: views.map((v) => v.trips), timesOf: views.map((v) => v.times), rules: pc.rules, views };
 }
 
 /**
