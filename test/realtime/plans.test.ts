@@ -10,6 +10,8 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import GtfsRealtimeBindings from "gtfs-realtime-bindings";
+import checkPropTypes from "prop-types/checkPropTypes";
+import * as types4 from "core-utils-4/lib/types.js";
 import { cpSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { readManifest } from "../../pipeline/schema/manifest.ts";
@@ -320,6 +322,25 @@ describe("BART's recorded trip updates and alert through import-rt and the serve
     expect(compared).toBeGreaterThan(3);
     const health = await s.json("/health");
     expect(health.features.planner.realtime.trip_updates.updated).toBeGreaterThan(50);
+  });
+
+  test("OTP-UI core-utils 4 PropTypes accept the itineraries with realtime legs and alerts", async () => {
+    const body = await planAt(`fromPlace=${A24TH}&toPlace=${EMBR}&time=10:50&showIntermediateStops=true`);
+    const warnings: string[] = [];
+    const [err, warn] = [console.error, console.warn];
+    console.error = console.warn = (...a: unknown[]) => void warnings.push(a.map(String).join(" "));
+    try {
+      let i = 0;
+      for (const it of body.plan.itineraries) {
+        checkPropTypes({ value: types4.itineraryType }, { value: it }, "prop", `RtItinerary${i++}`);
+        for (const l of it.legs) checkPropTypes({ value: types4.legType }, { value: l }, "prop", `RtLeg${i++}`);
+      }
+    } finally {
+      [console.error, console.warn] = [err, warn];
+    }
+    expect(warnings).toEqual([]);
+    const legs = rides(body);
+    expect(legs.some((l: Json) => l.realTime === true && l.alerts?.length === 1)).toBe(true);
   });
 
   test("BART's agency-wide alert is on every ride leg, not on walk legs", async () => {
