@@ -1,8 +1,10 @@
 /**
  * Feed sources: a GTFS zip, an unpacked GTFS folder, or an http(s) URL of a zip. Each is turned into
  * a folder of GTFS .txt files in the staging area plus the SHA-1 that identifies the feed version:
- * the SHA-1 of the zip bytes; for a folder, the SHA-1 of a canonical serialisation of its .txt
- * files (sorted names, each as `name NUL size NUL bytes`), so the same folder always gets the same id.
+ * the SHA-1 of the zip bytes; for a folder, the SHA-1 of a canonical serialisation of the files the
+ * import reads, its .txt files and the GTFS-Flex zones' locations.geojson (sorted names, each as
+ * `name NUL size NUL bytes`), so the same folder always gets the same id and a change to any of
+ * them a new one.
  */
 import { createHash } from "node:crypto";
 import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
@@ -41,9 +43,12 @@ export function sha1Hex(bytes: Uint8Array): string {
   return createHash("sha1").update(bytes).digest("hex");
 }
 
+/** Is `name` (a file of a feed folder or zip) one the import reads? */
+const isFeedFile = (name: string) => name.toLowerCase().endsWith(".txt") || basename(name) === "locations.geojson";
+
 export function folderSha1(dir: string): string {
   const h = createHash("sha1");
-  for (const name of readdirSync(dir).filter((n) => n.endsWith(".txt")).sort()) {
+  for (const name of readdirSync(dir).filter((n) => n.endsWith(".txt") || n === "locations.geojson").sort()) {
     const b = readFileSync(join(dir, name));
     h.update(name).update("\0").update(String(b.length)).update("\0").update(b);
   }
@@ -60,7 +65,7 @@ export function folderSha1(dir: string): string {
 export async function unpackZip(bytes: Uint8Array, outDir: string, sourceName: string, deferStopTimes = false): Promise<{ size: number; stopTimes: StopTimesOffThread | null }> {
   const unreadable = (e: unknown) => new DataError(`not a readable zip file (${(e as Error).message})`, basename(sourceName));
   // (.txt files, and the GTFS-Flex zones, locations.geojson)
-  const wanted = (name: string) => (name.toLowerCase().endsWith(".txt") || basename(name) === "locations.geojson") && !name.startsWith("__MACOSX/") && !basename(name).startsWith("._");
+  const wanted = (name: string) => isFeedFile(name) && !name.startsWith("__MACOSX/") && !basename(name).startsWith("._");
   let members: ZipMember[] | null;
   try {
     members = listMembers(bytes);

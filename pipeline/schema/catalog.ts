@@ -33,7 +33,7 @@ export const TABLES: TableDef[] = [
     sortedBy: "",
     columns: [
       c("id", "INTEGER", "feed version id (unique in the dataset)"),
-      c("sha1", "VARCHAR", "SHA-1 of the zip bytes (of a canonical zip of the files for a folder import), 40 lowercase hex"),
+      c("sha1", "VARCHAR", "SHA-1 of the zip bytes (for a folder import: of a canonical serialisation of its .txt files and locations.geojson), 40 lowercase hex"),
       c("feed_id", "INTEGER", "integer id of the feed"),
       c("feed_onestop_id", "VARCHAR", "Onestop-style feed id, f-<geohash>-<name>"),
       c("fetched_at", "TIMESTAMPTZ", "when the bytes were fetched/read"),
