@@ -137,7 +137,10 @@ async function demo(argv: string[]): Promise<number> {
   const args = ["--data", dataDir, "--no-auth", "--workers", "1"];
   if (values.port !== undefined) args.push("--port", String(values.port));
   if (values.valhallaUrl) args.push("--valhalla-url", String(values.valhallaUrl));
-  return serve(args);
+  const served = await serve(args);
+  // the web map (server/map): the demo's datasets on a map, planned on and measured from the browser
+  if (served < 0) console.error(`demo: open the map at http://localhost:${values.port ?? 8080}/map (API docs: /docs)`);
+  return served;
 }
 
 async function main(argv: string[]): Promise<number> {

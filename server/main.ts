@@ -11,6 +11,7 @@ import { createCatalogFeature } from "./catalog/index.ts";
 import { createPlannerFeature } from "./planner/index.ts";
 import { createStreetFeature } from "./street/index.ts";
 import { createRealtimeFeature } from "./realtime/index.ts";
+import { createMapFeature } from "./map/index.ts";
 import { createEngine } from "./street/engine.ts";
 import { streetPaths } from "./street/paths.ts";
 import { watchManifest } from "../pipeline/schema/manifest.ts";
@@ -48,6 +49,8 @@ export async function startServer(config: ServerConfig, opts: StartOptions = {})
   const streets = streetPaths(engine, () => engine.kind !== "embedded" || Boolean(engine.health().street_dataset));
   const realtime = await createRealtimeFeature(ctx);
   const features: Feature[] = [await createCatalogFeature(ctx, realtime.store), await createPlannerFeature(ctx, streets, { tripUpdates: (now) => realtime.store.tripUpdateSnapshots(now), alerts: (now) => realtime.store.alertDocs(now) }), await createStreetFeature(ctx, engine), realtime.feature];
+  // the web map page (server/map): an example client of the API above, served beside it
+  features.push(await createMapFeature(ctx));
   const rateLimiter = ops.countRefusals(createRateLimiter({ redisUrl: config.redisUrl, log }));
   const app = createApp({ auth, rateLimiter, features, log, now, onAuthenticated: ops.noteAccount, worker: { index: opts.worker?.index ?? 0, pid: process.pid } });
   ops.follow(features, engine);

@@ -27,6 +27,12 @@ export const STREET_LAYOUT = {
   elevation: "elevation",
   /** the engine configuration, its paths relative to the folder (withDatasetPaths makes them absolute) */
   config: "valhalla.json",
+  /**
+   * the map page's street background (pipeline/street/street-map.ts): the extracts' roads as a
+   * GeoJSON FeatureCollection of LineStrings with a `class` property (major, minor, path), gzip.
+   * Datasets built before STREET_BUILD_FORMAT 2 have none (the map then draws no background).
+   */
+  map: "map-streets.geojson.gz",
 } as const;
 
 /**

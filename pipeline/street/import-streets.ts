@@ -17,9 +17,13 @@ import { readManifest, type StreetEntry } from "../schema/manifest.ts";
 import { STREET_LAYOUT, withDatasetPaths } from "../schema/street.ts";
 import { acquireLock, fsyncDir, fsyncTreeAsync, writeFileDurable, writeManifest } from "../store/manifest.ts";
 import { defaultValhallaConfig, runValhallaTool, valhallaVersion } from "./valhalla.ts";
+import { writeStreetMap } from "./street-map.ts";
 
-/** Bumped when the way tiles are built changes (config, tools run), so old datasets are rebuilt. */
-export const STREET_BUILD_FORMAT = 1;
+/**
+ * Bumped when the way tiles are built changes (config, tools run), so old datasets are rebuilt.
+ * 2: the dataset also holds the map page's street background (STREET_LAYOUT.map).
+ */
+export const STREET_BUILD_FORMAT = 2;
 
 export interface StreetImportOptions {
   dataDir: string;
@@ -190,6 +194,13 @@ export async function importStreets(opts: StreetImportOptions): Promise<StreetIm
     if (!tiles["2"] && !tiles["1"] && !tiles["0"]) throw new DataError(`no routable streets in ${opts.osm.join(", ")}: the engine built no tiles`);
     progress(`tiles built in ${((performance.now() - t0) / 1000).toFixed(1)} s: ${Object.entries(tiles).map(([l, n]) => `level ${l}: ${n}`).join(", ")}`);
     writeFileDurable(join(out, STREET_LAYOUT.config), JSON.stringify(base, null, 1));
+    // the map page's background: never a reason to refuse streets the engine could build
+    try {
+      const background = await writeStreetMap(osmFiles, join(out, STREET_LAYOUT.map), writeFileDurable);
+      progress(`map background: ${background.ways} ways, ${background.points} points (${background.classes.join(", ")}), ${Math.round(background.bytes / 1024)} kB`);
+    } catch (e) {
+      progress(`map background left out: ${(e as Error).message}`);
+    }
     const entry: StreetEntry = {
       sha1: key, path: `streets/${key}`, built_at: now().toISOString(), engine_version: engineVersion,
       osm: osmInfo, elevation: elevationInfo, elevation_tiles: elevationTiles, tiles, bbox,

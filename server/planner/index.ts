@@ -12,6 +12,7 @@ import { AppError } from "../errors.ts";
 import { PlanService } from "./plan-service.ts";
 import { StreetPlanner } from "./street-legs.ts";
 import { plannerErrors, plannerRoutes } from "./routes.ts";
+import { reachabilityOf } from "./reachability.ts";
 import { NO_STREETS, type StreetPaths } from "../street-paths.ts";
 import { NO_REALTIME, type PlannerRealtime } from "./realtime.ts";
 
@@ -65,6 +66,11 @@ export async function createPlannerFeature(ctx: FeatureContext, streets: StreetP
       const loaded = service;
       if (!loaded) throw new AppError("UNAVAILABLE", loadError ?? "");
       return (params) => loaded.plan(params, ctx.now());
+    }, () => {
+      // transit reachability (reachability.ts) over the same loaded timetable
+      const loaded = planService;
+      if (!loaded) throw new AppError("UNAVAILABLE", loadError ?? "");
+      return (params) => reachabilityOf(loaded, streets).reach(params, ctx.now());
     }),
     errors: plannerErrors,
     reload: load,

@@ -101,7 +101,7 @@ export class PlanService {
    * Service days searched, relative to the request's local date: yesterday, today, tomorrow, and
    * earlier days when trips run past 48:00 (a trip at 49:10 of a service day runs two days later).
    */
-  private readonly dayDeltas: number[];
+  readonly dayDeltas: number[];
 
   /** trip_id -> trips of the timetable, for trip updates (built on the first snapshot) */
   private tripIx: TripIndex | null = null;
@@ -349,7 +349,7 @@ export class PlanService {
    * (a feed may hold agencies in several timezones), else the feed's first agency, else the
    * dataset's first timezone.
    */
-  private tzNear(lat: number, lon: number): string {
+  tzNear(lat: number, lon: number): string {
     const { stopLat, stopLon, stopFeed, agencies, timezones } = this.tt.meta;
     const { stopRouteStart, stopRouteRoute, routeTz } = this.tt.core;
     let best = -1, bestD = Infinity, served = -1, servedD = Infinity;

@@ -1,5 +1,6 @@
 /**
- * HTTP edge of the planner: GET /api/v2/routing/otp/plan (OTP1 parameters, OTP1's response body).
+ * HTTP edge of the planner: GET /api/v2/routing/otp/plan (OTP1 parameters, OTP1's response body)
+ * and GET /api/v2/routing/otp/reachability (reachability.ts).
  * The query string becomes typed PlanParams through the zod schemas of plan-params.ts (which also
  * give /docs its parameters); the body is OTP1's Response: `requestParameters`, then `plan` or
  * `error`, then `elevationMetadata`. Errors are answered by plannerErrors, registered with the app
@@ -11,6 +12,7 @@ import type { FeatureErrors } from "../feature.ts";
 import { openApiParameters } from "../params.ts";
 import { PLAN_PARAMS, type PlanParams, parsePlanParams } from "./plan-params.ts";
 import { otpError, type PlanResponse } from "./plan-service.ts";
+import { parseReachabilityParams, REACHABILITY_PARAMS, REACHABILITY_PATH, type ReachabilityAnswer, type ReachabilityParams } from "./reachability.ts";
 
 export const PLAN_PATH = "/api/v2/routing/otp/plan";
 
@@ -75,8 +77,34 @@ export const plannerErrors: FeatureErrors = {
  * `planner()` gives the plan function of the loaded timetable, or throws UNAVAILABLE (before the
  * parameters are looked at, as OTP answers GRAPH_UNAVAILABLE).
  */
-export function plannerRoutes(planner: () => (params: PlanParams) => Promise<PlanResponse>) {
-  return new Elysia({ name: "planner" }).get(
+export function plannerRoutes(planner: () => (params: PlanParams) => Promise<PlanResponse>, reachability?: () => (params: ReachabilityParams) => Promise<ReachabilityAnswer>) {
+  const app = new Elysia({ name: "planner" });
+  if (reachability) {
+    // transit reachability (reachability.ts): the earliest arrival at every stop within maxTravelTime
+    app.get(
+      REACHABILITY_PATH,
+      async ({ request }) => {
+        const echo = requestParameters(new URL(request.url));
+        try {
+          const reach = reachability();
+          const body = await reach(parseReachabilityParams(echo));
+          return new Response(JSON.stringify({ requestParameters: echo, ...body }), { status: 200, headers: { "content-type": "application/json" } });
+        } catch (err) {
+          throw withParameters(err, echo);
+        }
+      },
+      {
+        detail: {
+          summary: "Transit reachability: earliest arrival at every stop from a place",
+          description:
+            "From fromPlace at date/time (local, in the time zone of the agency nearest fromPlace), the stops reachable within maxTravelTime minutes (access on foot, or by bicycle with mode BICYCLE,TRANSIT, on the streets where a street network covers the place; rides; transfers), each with its earliest `arrival` (ms since epoch) and `travelTime` (seconds), by travel time. `error` (OUTSIDE_BOUNDS, NO_TRANSIT_TIMES) says why nothing can be reached. A bad parameter is a 400 BOGUS_PARAMETER naming it, a missing timetable a 503 GRAPH_UNAVAILABLE.",
+          tags: ["planner"],
+          parameters: openApiParameters(REACHABILITY_PARAMS),
+        },
+      },
+    );
+  }
+  return app.get(
     PLAN_PATH,
     async ({ request }) => {
       // the parameters are read as OTP1 reads them and echoes them: the first value of each

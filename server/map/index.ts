@@ -1,0 +1,116 @@
+/**
+ * Map feature: the web map page (issue 21), served by the same server, offline.
+ *
+ * - `GET /` redirects to `/map`; `GET /map` is the page (server/map/web/index.html), and
+ *   `/map/<file>` its hand-written ES modules and CSS (no build step).
+ * - `/map/vendor/<file>`: maplibre-gl's dist files from node_modules (the ESM build, its worker
+ *   module beside it, the CSS), so the page needs nothing from the internet.
+ * - `/map/data/{routes,streets}.geojson`, `/map/data/dataset.json`: the layers the public API has
+ *   no endpoint for (layers.ts), rebuilt when the manifest changes.
+ *
+ * Everything else the page shows comes from the public API (catalog, plan, reachability, street
+ * routing), called from the browser with the `apikey` header: the page is an example client. The
+ * page and its files need no API key (server/app.ts checks keys under /api/ only).
+ */
+import { existsSync, readFileSync } from "node:fs";
+import { createRequire } from "node:module";
+import { dirname, join } from "node:path";
+import { gunzipSync } from "node:zlib";
+import { Elysia } from "elysia";
+import type { Feature, FeatureContext } from "../feature.ts";
+import { notFound } from "../errors.ts";
+import { localDate } from "../calendar.ts";
+import { buildMapLayers, EMPTY_FEATURES, type MapLayers } from "./layers.ts";
+
+export const MAP_PATH = "/map";
+const WEB_DIR = join(import.meta.dir, "web");
+
+/** The page's own files (server/map/web), by name. */
+const WEB_FILES: Record<string, string> = {
+  "app.js": "text/javascript; charset=utf-8",
+  "api.js": "text/javascript; charset=utf-8",
+  "util.js": "text/javascript; charset=utf-8",
+  "style.css": "text/css; charset=utf-8",
+};
+
+/** maplibre-gl's dist files the page loads (the worker module is fetched by maplibre beside its own URL). */
+const VENDOR_FILES: Record<string, string> = {
+  "maplibre-gl.mjs": "text/javascript; charset=utf-8",
+  "maplibre-gl-worker.mjs": "text/javascript; charset=utf-8",
+  "maplibre-gl.css": "text/css; charset=utf-8",
+  "maplibre-gl.mjs.map": "application/json",
+  "maplibre-gl-worker.mjs.map": "application/json",
+};
+
+function maplibreDist(): string {
+  const require = createRequire(import.meta.url);
+  return join(dirname(require.resolve("maplibre-gl/package.json")), "dist");
+}
+
+const hidden = { detail: { hide: true } };
+
+/** A gzip body: as it is for a client that takes gzip (every browser), unpacked otherwise. */
+function gzAnswer(request: Request, gz: Uint8Array, type: string): Response {
+  const accepts = /\bgzip\b/.test(request.headers.get("accept-encoding") ?? "");
+  const headers: Record<string, string> = { "content-type": type, "cache-control": "no-cache", vary: "accept-encoding" };
+  if (accepts) return new Response(gz, { headers: { ...headers, "content-encoding": "gzip" } });
+  return new Response(gunzipSync(gz), { headers });
+}
+
+export async function createMapFeature(ctx: FeatureContext): Promise<Feature> {
+  const dist = maplibreDist();
+  let layers: MapLayers | null = null;
+  let building: Promise<void> | null = null;
+  let error: string | null = null;
+  const build = async () => {
+    const t0 = performance.now();
+    try {
+      layers = await buildMapLayers(ctx.config.dataDir, (tz) => localDate(ctx.now(), tz));
+      error = null;
+      ctx.log.info("map layers built", { routes: layers.routes, streets_background: layers.streetsGz !== null, ms: Math.round(performance.now() - t0) });
+    } catch (e) {
+      error = String(e);
+      ctx.log.error("map layers failed to build; the map keeps the previous ones", { error });
+    }
+  };
+  // built in the background: the page's data routes wait for the first build, nothing else does
+  building = build();
+  const current = async (): Promise<MapLayers | null> => {
+    await building;
+    return layers;
+  };
+  const file = (dir: string, name: string, types: Record<string, string>, cache: string) => {
+    const type = types[name];
+    const path = join(dir, name);
+    if (!type || !existsSync(path)) throw notFound(`no such file: ${name}`);
+    return new Response(readFileSync(path), { headers: { "content-type": type, "cache-control": cache } });
+  };
+  const page = () => file(WEB_DIR, "index.html", { "index.html": "text/html; charset=utf-8" }, "no-cache");
+
+  const routes = new Elysia({ name: "map" })
+    .get("/", ({ redirect }) => redirect(MAP_PATH, 302), hidden)
+    .get(MAP_PATH, page, hidden)
+    .get(`${MAP_PATH}/`, page, hidden)
+    .get(`${MAP_PATH}/vendor/:file`, ({ params }) => file(dist, params.file, VENDOR_FILES, "public, max-age=86400"), hidden)
+    .get(`${MAP_PATH}/data/routes.geojson`, async ({ request }) => gzAnswer(request, (await current())?.routesGz ?? EMPTY_FEATURES, "application/geo+json"), hidden)
+    .get(`${MAP_PATH}/data/streets.geojson`, async ({ request }) => gzAnswer(request, (await current())?.streetsGz ?? EMPTY_FEATURES, "application/geo+json"), hidden)
+    .get(`${MAP_PATH}/data/dataset.json`, async () => {
+      const l = await current();
+      const dataset = l?.dataset ?? { feeds: [], bbox: null, suggested_date: null, streets: null };
+      // street routing answers with the active street dataset (embedded engine) or an external engine
+      const streetRouting = ctx.config.valhallaUrl ? "external" : dataset.streets ? "embedded" : null;
+      return new Response(JSON.stringify({ ...dataset, street_routing: streetRouting }), { headers: { "content-type": "application/json", "cache-control": "no-cache" } });
+    }, hidden)
+    .get(`${MAP_PATH}/:file`, ({ params }) => file(WEB_DIR, params.file, WEB_FILES, "no-cache"), hidden);
+
+  return {
+    name: "map",
+    routes,
+    async reload() {
+      // one build at a time, in manifest order
+      building = (building ?? Promise.resolve()).then(build);
+      await building;
+    },
+    health: () => ({ routes: layers?.routes ?? 0, streets_background: layers ? layers.streetsGz !== null : false, ...(error ? { error } : {}) }),
+  };
+}

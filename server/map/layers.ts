@@ -1,0 +1,189 @@
+/**
+ * The map page's data layers that the public API has no endpoint for, built from the active
+ * dataset when it loads (and again when the manifest changes):
+ *
+ * - the **route layer** (`/map/data/routes.geojson`): one Feature per route of the active feed
+ *   versions, its geometry the distinct shapes its trips use (MultiLineString, the
+ *   MAX_SHAPES_PER_ROUTE most used; coordinates rounded to 5 decimals), its properties the route's
+ *   catalog keys (`id`, `key` = `<feed onestop id>:<route_id>` as the catalog's route_key takes it,
+ *   `onestop_id`), names, type, colours, agency, and `stops`: the catalog ids of the stops it serves
+ *   (route_stops.parquet), so the page finds the routes of a stop it clicked. The REST catalog
+ *   lists trips of a route and stops, not routes: this layer is where the page finds the routes;
+ *   everything else it shows comes from the public API.
+ * - the **dataset summary** (`/map/data/dataset.json`): the active feed versions with their
+ *   service dates (so the page opens on a date with service), time zones, the stops' bounding
+ *   box, and the active street dataset.
+ * - the **street background** (`/map/data/streets.geojson`): the active street dataset's
+ *   STREET_LAYOUT.map file (written at street import by pipeline/street/street-map.ts), gzip as
+ *   stored; an empty FeatureCollection for a dataset built before it existed, or none.
+ *
+ * Read with DuckDB from the versions' Parquet files (the dataset contract, pipeline/schema).
+ */
+import { existsSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { gzipSync } from "node:zlib";
+import { DuckDBInstance } from "@duckdb/node-api";
+import { activeStreets, activeVersions, readManifest } from "../../pipeline/schema/manifest.ts";
+import { STREET_LAYOUT } from "../../pipeline/schema/street.ts";
+import { sqlString } from "../sql.ts";
+
+/** Shapes drawn per route at most (the most used first): a bus route of a large feed has dozens of variants. */
+export const MAX_SHAPES_PER_ROUTE = 8;
+
+export interface MapLayers {
+  /** the manifest generation they were built from */
+  generation: number;
+  /** gzip of the route layer's GeoJSON */
+  routesGz: Uint8Array;
+  routes: number;
+  dataset: DatasetSummary;
+  /** gzip of the street background, or null (no street dataset, or one without a background) */
+  streetsGz: Uint8Array | null;
+}
+
+export interface FeedSummary {
+  feed_onestop_id: string;
+  sha1: string;
+  timezone: string | null;
+  earliest_calendar_date: string | null;
+  latest_calendar_date: string | null;
+  best_week_start: string | null;
+  routes: number;
+  stops: number;
+  trips: number;
+}
+
+export interface DatasetSummary {
+  feeds: FeedSummary[];
+  /** [min_lon, min_lat, max_lon, max_lat] of the stops with coordinates, or null */
+  bbox: [number, number, number, number] | null;
+  /** a date with service to open the page on: today when a feed runs today, else the Tuesday of the busiest feed's best week */
+  suggested_date: string | null;
+  streets: { sha1: string; bbox: [number, number, number, number] | null; background: boolean } | null;
+}
+
+export const EMPTY_FEATURES = gzipSync('{"type":"FeatureCollection","features":[]}\n');
+
+const round5 = (x: number) => Math.round(x * 1e5) / 1e5;
+const isoDate = (v: unknown): string | null => (v === null || v === undefined ? null : String(v).slice(0, 10));
+
+/** Builds the layers of the dataset in `dataDir` as its manifest is now. `todayOf(tz)`: today's date in a time zone. */
+export async function buildMapLayers(dataDir: string, todayOf: (tz: string) => string): Promise<MapLayers> {
+  const m = readManifest(dataDir);
+  const versions = activeVersions(m).filter((v) => existsSync(join(dataDir, v.path, "routes.parquet")));
+  const street = activeStreets(m);
+  const streetFile = street ? join(dataDir, street.path, STREET_LAYOUT.map) : null;
+  const streetsGz = streetFile && existsSync(streetFile) ? readFileSync(streetFile) : null;
+  const streets = street ? { sha1: street.sha1, bbox: street.bbox, background: streetsGz !== null } : null;
+  if (!versions.length) {
+    return { generation: m.generation, routesGz: EMPTY_FEATURES, routes: 0, dataset: { feeds: [], bbox: null, suggested_date: null, streets }, streetsGz };
+  }
+  const files = (table: string) => `[${versions.map((v) => sqlString(join(dataDir, v.path, `${table}.parquet`))).join(", ")}]`;
+  const db = await DuckDBInstance.create(":memory:", { threads: "1" });
+  const conn = await db.connect();
+  const rows = async (sql: string) => (await conn.runAndReadAll(sql)).getRowObjectsJS() as Record<string, unknown>[];
+  try {
+    const feeds = await rows(`
+      SELECT fv.id, fv.feed_onestop_id, fv.sha1, fv.default_timezone AS timezone, CAST(fv.earliest_calendar_date AS VARCHAR) AS earliest_calendar_date, CAST(fv.latest_calendar_date AS VARCHAR) AS latest_calendar_date, CAST(fv.best_week_start AS VARCHAR) AS best_week_start,
+        (SELECT count(*) FROM read_parquet(${files("routes")}) r WHERE r.feed_version_id = fv.id) AS routes,
+        (SELECT count(*) FROM read_parquet(${files("stops")}) s WHERE s.feed_version_id = fv.id) AS stops,
+        (SELECT count(*) FROM read_parquet(${files("trips")}) t WHERE t.feed_version_id = fv.id) AS trips
+      FROM read_parquet(${files("feed_version")}) fv ORDER BY fv.id`);
+    const [box] = await rows(`SELECT min(stop_lon) w, min(stop_lat) s, max(stop_lon) e, max(stop_lat) n FROM read_parquet(${files("stops")}) WHERE stop_lat IS NOT NULL AND stop_lon IS NOT NULL`);
+    const routes = await rows(`
+      SELECT r.id, r.route_id, r.route_short_name, r.route_long_name, r.route_type, r.route_color, r.route_text_color, r.route_sort_order, r.onestop_id,
+        fv.feed_onestop_id, a.agency_name, a.agency_id
+      FROM read_parquet(${files("routes")}) r
+      JOIN read_parquet(${files("feed_version")}) fv ON fv.id = r.feed_version_id
+      LEFT JOIN read_parquet(${files("agencies")}) a ON a.id = r.agency_ref
+      ORDER BY r.id`);
+    const shapes = await rows(`
+      WITH used AS (
+        SELECT feed_version_id AS fv, route_ref, shape_id, count(*) AS n FROM read_parquet(${files("trips")}) WHERE shape_id IS NOT NULL GROUP BY ALL
+      ), chosen AS (
+        SELECT * FROM used QUALIFY row_number() OVER (PARTITION BY route_ref ORDER BY n DESC, shape_id) <= ${MAX_SHAPES_PER_ROUTE}
+      )
+      SELECT c.route_ref, list([s.shape_pt_lon, s.shape_pt_lat] ORDER BY s.shape_pt_sequence) AS pts
+      FROM chosen c JOIN read_parquet(${files("shapes")}) s ON s.feed_version_id = c.fv AND s.shape_id = c.shape_id
+      GROUP BY c.route_ref, c.fv, c.shape_id, c.n ORDER BY c.route_ref, c.n DESC, c.shape_id`);
+    const served = await rows(`SELECT route_ref, list(DISTINCT stop_ref ORDER BY stop_ref) AS stops FROM read_parquet(${files("route_stops")}) GROUP BY route_ref`);
+
+    const linesOf = new Map<number, number[][][]>();
+    for (const s of shapes) {
+      const pts = (s.pts as number[][]).map(([x, y]) => [round5(x!), round5(y!)]);
+      const line = pts.filter((p, i) => i === 0 || p[0] !== pts[i - 1]![0] || p[1] !== pts[i - 1]![1]);
+      if (line.length < 2) continue;
+      const ref = Number(s.route_ref);
+      if (!linesOf.has(ref)) linesOf.set(ref, []);
+      linesOf.get(ref)!.push(line);
+    }
+    const stopsOf = new Map(served.map((s) => [Number(s.route_ref), (s.stops as number[]).map(Number)]));
+    const features = routes.map((r) => {
+      const id = Number(r.id);
+      const lines = linesOf.get(id) ?? [];
+      return {
+        type: "Feature",
+        id,
+        properties: {
+          id,
+          key: `${r.feed_onestop_id}:${r.route_id}`,
+          route_id: r.route_id,
+          onestop_id: r.onestop_id,
+          feed_onestop_id: r.feed_onestop_id,
+          route_short_name: r.route_short_name ?? null,
+          route_long_name: r.route_long_name ?? null,
+          route_type: r.route_type === null || r.route_type === undefined ? null : Number(r.route_type),
+          route_color: r.route_color ? `#${r.route_color}` : null,
+          route_text_color: r.route_text_color ? `#${r.route_text_color}` : null,
+          route_sort_order: r.route_sort_order === null || r.route_sort_order === undefined ? null : Number(r.route_sort_order),
+          agency_name: r.agency_name ?? null,
+          agency_id: r.agency_id ?? null,
+          stops: stopsOf.get(id) ?? [],
+        },
+        geometry: lines.length ? { type: "MultiLineString", coordinates: lines } : null,
+      };
+    });
+    const feedList: FeedSummary[] = feeds.map((f) => ({
+      feed_onestop_id: String(f.feed_onestop_id),
+      sha1: String(f.sha1),
+      timezone: (f.timezone as string | null) ?? null,
+      earliest_calendar_date: isoDate(f.earliest_calendar_date),
+      latest_calendar_date: isoDate(f.latest_calendar_date),
+      best_week_start: isoDate(f.best_week_start),
+      routes: Number(f.routes),
+      stops: Number(f.stops),
+      trips: Number(f.trips),
+    }));
+    const bbox = box && box.w !== null ? ([box.w, box.s, box.e, box.n].map(Number) as [number, number, number, number]) : null;
+    return {
+      generation: m.generation,
+      routesGz: gzipSync(JSON.stringify({ type: "FeatureCollection", features })),
+      routes: features.length,
+      dataset: { feeds: feedList, bbox, suggested_date: suggestDate(feedList, todayOf), streets },
+      streetsGz,
+    };
+  } finally {
+    conn.closeSync();
+    db.closeSync();
+  }
+}
+
+/**
+ * The date the page opens on: today (in the feed's time zone) when some feed has service today,
+ * else the Tuesday of the best week of the feed with the most trips (a weekday with service), else
+ * that feed's first date with service.
+ */
+export function suggestDate(feeds: FeedSummary[], todayOf: (tz: string) => string): string | null {
+  for (const f of feeds) {
+    const today = todayOf(f.timezone ?? "UTC");
+    if (f.earliest_calendar_date && f.latest_calendar_date && today >= f.earliest_calendar_date && today <= f.latest_calendar_date) return today;
+  }
+  const busiest = [...feeds].sort((a, b) => b.trips - a.trips)[0];
+  if (!busiest) return null;
+  if (busiest.best_week_start) {
+    const d = new Date(`${busiest.best_week_start}T00:00:00Z`);
+    d.setUTCDate(d.getUTCDate() + 1);
+    return d.toISOString().slice(0, 10);
+  }
+  return busiest.earliest_calendar_date;
+}

@@ -1,0 +1,108 @@
+// The public API, as the page calls it: every request to /api/ carries the `apikey` header (the key
+// typed into the page, kept in localStorage, or passed as ?apikey= in the page's URL).
+
+const KEY_STORE = "interchange.apikey";
+
+export class ApiError extends Error {
+  constructor(status, message, body) {
+    super(message);
+    this.status = status;
+    this.body = body;
+  }
+}
+
+export class Api {
+  constructor(base = "") {
+    this.base = base;
+    const fromUrl = new URLSearchParams(location.search).get("apikey");
+    if (fromUrl) localStorage.setItem(KEY_STORE, fromUrl);
+    this.key = localStorage.getItem(KEY_STORE) ?? "";
+  }
+
+  setKey(key) {
+    this.key = key.trim();
+    if (this.key) localStorage.setItem(KEY_STORE, this.key);
+    else localStorage.removeItem(KEY_STORE);
+  }
+
+  headers(extra = {}) {
+    return this.key ? { apikey: this.key, ...extra } : extra;
+  }
+
+  async request(path, init = {}) {
+    let res;
+    // a rate limit (the account's, 429 with Retry-After; or the nginx edge's per-address one): wait and retry
+    for (let attempt = 0; ; attempt++) {
+      res = await fetch(this.base + path, { ...init, headers: this.headers(init.headers) });
+      if (res.status !== 429 || attempt >= 5) break;
+      const after = Number(res.headers.get("retry-after"));
+      await new Promise((r) => setTimeout(r, 1000 * Math.min(10, Number.isFinite(after) && after > 0 ? after : attempt + 1)));
+    }
+    if (!res.ok) {
+      const text = await res.text();
+      let body = null;
+      try {
+        body = JSON.parse(text);
+      } catch { /* plain text (429, 503) */ }
+      const msg = body?.error?.msg ?? body?.error?.message ?? (typeof body?.error === "string" ? body.error : null) ?? text.slice(0, 300);
+      throw new ApiError(res.status, res.status === 401 ? `API key needed or not valid: ${msg}` : `${res.status}: ${msg}`, body);
+    }
+    return res;
+  }
+
+  async get(path) {
+    return (await this.request(path)).json();
+  }
+
+  async post(path, body) {
+    return (await this.request(path, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) })).json();
+  }
+
+  /** Every line of a geojsonl (newline-delimited) answer, parsed. */
+  async lines(path) {
+    const text = await (await this.request(path)).text();
+    return text.split("\n").filter((l) => l.trim()).map((l) => JSON.parse(l));
+  }
+
+  // ---- the calls the page makes
+
+  /** Every stop (geojsonl streams all of them), with the active alerts. */
+  allStops() {
+    return this.lines("/api/v2/rest/stops.geojsonl?include_alerts=true&active_alerts=true");
+  }
+
+  /** Trips of a route on a date (geojson: with their shapes), up to 1000. */
+  routeTrips(routeKey, date, extra = "") {
+    return this.get(`/api/v2/rest/routes/${encodeURIComponent(routeKey)}/trips.geojson?service_date=${date}&use_service_window=false&limit=1000${extra}`);
+  }
+
+  /** Trips of a route on a date that pass within `radius` m of a point (json list, no shapes). */
+  routeTripsNear(routeKey, date, lat, lon, radius) {
+    return this.get(`/api/v2/rest/routes/${encodeURIComponent(routeKey)}/trips?service_date=${date}&use_service_window=false&lat=${lat}&lon=${lon}&radius=${radius}&limit=1000`);
+  }
+
+  /** One trip with its stop_times (realtime delays where present) and its alerts. */
+  async trip(routeKey, id) {
+    const body = await this.get(`/api/v2/rest/routes/${encodeURIComponent(routeKey)}/trips/${id}?include_alerts=true&active_alerts=true`);
+    return body.trips[0];
+  }
+
+  /** The route's and its agency's active alerts (from one trip of the route). */
+  async routeAlerts(routeKey) {
+    const r = await this.get(`/api/v2/rest/routes/${encodeURIComponent(routeKey)}/trips?limit=1&active_alerts=true`);
+    const t = r.trips?.[0];
+    return t ? { route: t.route.alerts ?? [], agency: t.route.agency?.alerts ?? [], agencyName: t.route.agency?.agency_name ?? "" } : { route: [], agency: [], agencyName: "" };
+  }
+
+  plan(params) {
+    return this.get(`/api/v2/routing/otp/plan?${new URLSearchParams(params)}`);
+  }
+
+  reachability(params) {
+    return this.get(`/api/v2/routing/otp/reachability?${new URLSearchParams(params)}`);
+  }
+
+  isochrone(body) {
+    return this.post("/api/v2/routing/valhalla/isochrone", body);
+  }
+}

@@ -1,0 +1,664 @@
+// The Interchange map page: the active dataset on a MapLibre map, explored, planned on and measured
+// through the service's public API (api.js). Plain ES modules, no build step; maplibre-gl is served
+// by the same server (/map/vendor/), so the page works offline.
+import * as maplibregl from "/map/vendor/maplibre-gl.mjs";
+import { Api, ApiError } from "/map/api.js";
+import { clock, clockIn, decodePolyline, distance, duration, esc, hhmm, hmsSeconds, pool, routeColor, textOn, translated } from "/map/util.js";
+
+const api = new Api();
+const $ = (id) => document.getElementById(id);
+
+/** Colours of stops by GTFS location_type. */
+const LOCATION_TYPES = [
+  [0, "stop / platform", "#2563eb"],
+  [1, "station", "#dc2626"],
+  [2, "entrance / exit", "#16a34a"],
+  [3, "generic node", "#6b7280"],
+  [4, "boarding area", "#9333ea"],
+];
+/** Stops are clustered up to this zoom; above it every stop is drawn on its own. */
+const CLUSTER_MAX_ZOOM = 12;
+/** Isochrone contour colours, innermost first. */
+const ISO_COLORS = ["#1a9850", "#91cf60", "#fee08b", "#fc8d59", "#d73027"];
+/** Travel-time ramp of the reachability view (fraction of the maximum -> colour). */
+const REACH_RAMP = [0, "#1a9850", 0.25, "#91cf60", 0.5, "#fee08b", 0.75, "#fc8d59", 1, "#d73027"];
+/** Trips whose stop_times are read to list a stop's departures, at most (the catalog has no departures endpoint). */
+const DEPARTURE_TRIPS_MAX = 600;
+
+const state = {
+  tab: "explore",
+  dataset: null,
+  stops: [], // catalog stop features
+  stopById: new Map(),
+  childrenOf: new Map(), // station id -> child stop ids
+  routes: [], // route layer features
+  routeById: new Map(),
+  from: null,
+  to: null,
+  plan: null,
+  selectedItinerary: 0,
+  iso: null,
+  reach: null,
+  alerts: { stops: new Map(), routes: new Map(), list: [] },
+  ready: false,
+};
+
+// ---------------------------------------------------------------- the map
+
+const empty = () => ({ type: "FeatureCollection", features: [] });
+
+const map = new maplibregl.Map({
+  container: "map",
+  style: {
+    version: 8,
+    sources: {
+      streets: { type: "geojson", data: "/map/data/streets.geojson" },
+      routes: { type: "geojson", data: empty(), promoteId: "id" },
+      stops: { type: "geojson", data: empty(), cluster: true, clusterMaxZoom: CLUSTER_MAX_ZOOM, clusterRadius: 40 },
+      selection: { type: "geojson", data: empty() },
+      plan: { type: "geojson", data: empty() },
+      iso: { type: "geojson", data: empty() },
+      reach: { type: "geojson", data: empty() },
+    },
+    layers: [
+      { id: "background", type: "background", paint: { "background-color": "#f4f3ef" } },
+      { id: "streets-path", type: "line", source: "streets", minzoom: 14, filter: ["==", ["get", "class"], "path"], paint: { "line-color": "#d6d3cb", "line-width": 0.8, "line-dasharray": [2, 1] } },
+      { id: "streets-minor", type: "line", source: "streets", minzoom: 11, filter: ["==", ["get", "class"], "minor"], paint: { "line-color": "#ffffff", "line-width": ["interpolate", ["linear"], ["zoom"], 11, 0.4, 14, 1.5, 17, 6] } },
+      { id: "streets-major", type: "line", source: "streets", filter: ["==", ["get", "class"], "major"], paint: { "line-color": "#fbe3b0", "line-width": ["interpolate", ["linear"], ["zoom"], 8, 0.5, 12, 1.2, 14, 2.5, 17, 8] } },
+      { id: "iso-fill", type: "fill", source: "iso", paint: { "fill-color": ["get", "fill"], "fill-opacity": 0.28 } },
+      { id: "iso-line", type: "line", source: "iso", paint: { "line-color": ["get", "fill"], "line-width": 1.5 } },
+      { id: "routes-casing", type: "line", source: "routes", layout: { "line-join": "round", "line-cap": "round" }, paint: { "line-color": "#ffffff", "line-width": ["interpolate", ["linear"], ["zoom"], 8, 2.5, 16, 7] } },
+      { id: "routes", type: "line", source: "routes", layout: { "line-join": "round", "line-cap": "round" }, paint: { "line-color": ["coalesce", ["get", "route_color"], "#6b7280"], "line-width": ["interpolate", ["linear"], ["zoom"], 8, 1.2, 16, 4], "line-opacity": ["case", ["boolean", ["feature-state", "dim"], false], 0.25, 0.9] } },
+      { id: "routes-alert", type: "line", source: "routes", filter: ["in", ["get", "id"], ["literal", []]], paint: { "line-color": "#ea580c", "line-width": ["interpolate", ["linear"], ["zoom"], 8, 1.5, 16, 3], "line-dasharray": [2, 2], "line-offset": ["interpolate", ["linear"], ["zoom"], 8, 3, 16, 7] } },
+      { id: "selection-line", type: "line", source: "selection", filter: ["==", ["geometry-type"], "LineString"], layout: { "line-join": "round", "line-cap": "round" }, paint: { "line-color": ["coalesce", ["get", "color"], "#111827"], "line-width": 6, "line-opacity": 0.85 } },
+      { id: "plan-casing", type: "line", source: "plan", layout: { "line-join": "round", "line-cap": "round" }, paint: { "line-color": "#ffffff", "line-width": 9 } },
+      { id: "plan-legs", type: "line", source: "plan", filter: ["==", ["get", "transit"], true], layout: { "line-join": "round", "line-cap": "round" }, paint: { "line-color": ["get", "color"], "line-width": 6 } },
+      { id: "plan-street", type: "line", source: "plan", filter: ["==", ["get", "transit"], false], layout: { "line-join": "round", "line-cap": "round" }, paint: { "line-color": ["get", "color"], "line-width": 4, "line-dasharray": [1, 1.5] } },
+      { id: "stop-clusters", type: "circle", source: "stops", filter: ["has", "point_count"], paint: { "circle-color": "#2563eb", "circle-opacity": 0.55, "circle-stroke-color": "#fff", "circle-stroke-width": 1.5, "circle-radius": ["step", ["get", "point_count"], 9, 10, 13, 50, 17, 200, 22] } },
+      { id: "stops", type: "circle", source: "stops", filter: ["!", ["has", "point_count"]], paint: {
+        "circle-color": ["match", ["get", "location_type"], ...LOCATION_TYPES.flatMap(([t, , c]) => [t, c]), "#6b7280"],
+        "circle-radius": ["interpolate", ["linear"], ["zoom"], 8, 2.5, 13, 4, 17, 7],
+        "circle-stroke-color": ["case", ["get", "alert"], "#f59e0b", "#ffffff"],
+        "circle-stroke-width": ["case", ["get", "alert"], 3, 1],
+        "circle-opacity": ["case", ["boolean", ["get", "dim"], false], 0.3, 1],
+      } },
+      { id: "reach", type: "circle", source: "reach", paint: {
+        "circle-color": ["interpolate", ["linear"], ["get", "share"], ...REACH_RAMP],
+        "circle-radius": ["interpolate", ["linear"], ["zoom"], 8, 4, 14, 8],
+        "circle-stroke-color": "#1f2937", "circle-stroke-width": 1,
+      } },
+      { id: "selection-point", type: "circle", source: "selection", filter: ["==", ["geometry-type"], "Point"], paint: { "circle-color": "#111827", "circle-radius": 8, "circle-stroke-color": "#facc15", "circle-stroke-width": 3 } },
+    ],
+  },
+  center: [0, 0],
+  zoom: 1,
+  attributionControl: { compact: true, customAttribution: "Transit data: the imported GTFS feeds · Streets: © OpenStreetMap contributors" },
+});
+map.addControl(new maplibregl.NavigationControl({ showCompass: false }), "top-right");
+map.addControl(new maplibregl.ScaleControl({ unit: "metric" }), "bottom-right");
+
+const loaded = new Promise((resolve) => map.on("load", resolve));
+const setData = (source, data) => map.getSource(source)?.setData(data);
+
+// ---------------------------------------------------------------- status and settings
+
+function status(text, error = false) {
+  const el = $("status");
+  el.textContent = text;
+  el.className = error ? "error" : "muted";
+}
+function failed(where, e) {
+  const msg = e instanceof ApiError ? e.message : String(e?.message ?? e);
+  status(`${where}: ${msg}`, true);
+  return msg;
+}
+
+$("apikey").value = api.key;
+$("apikey").addEventListener("change", () => {
+  api.setKey($("apikey").value);
+  loadStops();
+  loadAlerts();
+});
+const dateValue = () => $("date").value;
+const timeValue = () => $("time").value || "08:00";
+$("date").addEventListener("change", () => {
+  if (state.selectedStop) showStop(state.selectedStop);
+  if (state.selectedRoute) showRoute(state.selectedRoute);
+  if (state.from && state.to) runPlan();
+});
+
+$("stop-legend").innerHTML = LOCATION_TYPES.map(([, name, c]) => `<span><i style="background:${c}"></i>${esc(name)}</span>`).join("") + `<span><i style="background:#fff;border:2px solid #f59e0b"></i>alert</span>`;
+
+for (const b of document.querySelectorAll("#tabs button")) b.addEventListener("click", () => setTab(b.dataset.tab));
+function setTab(tab) {
+  state.tab = tab;
+  for (const b of document.querySelectorAll("#tabs button")) b.classList.toggle("active", b.dataset.tab === tab);
+  for (const s of document.querySelectorAll(".tab")) s.classList.toggle("active", s.id === `tab-${tab}`);
+  map.getCanvas().style.cursor = tab === "plan" || tab === "iso" ? "crosshair" : "";
+}
+
+// ---------------------------------------------------------------- loading the dataset
+
+async function loadDataset() {
+  state.dataset = await (await fetch("/map/data/dataset.json")).json();
+  const d = state.dataset;
+  if (!$("date").value) $("date").value = d.suggested_date ?? new Date().toISOString().slice(0, 10);
+  const feeds = d.feeds.map((f) => `${esc(f.feed_onestop_id)} (${f.earliest_calendar_date ?? "?"} – ${f.latest_calendar_date ?? "?"})`).join(", ");
+  $("summary").innerHTML = d.feeds.length ? `${feeds}${d.streets ? "; streets " + (d.streets.background ? "with background" : "without background") : d.street_routing ? "; external street engine" : "; no street dataset"}` : "no feeds imported";
+  if (!d.street_routing) {
+    // bicycle and car legs, and street isochrones, need a street network
+    for (const o of $("modes").options) if (/BICYCLE|CAR/.test(o.value)) o.disabled = true;
+    $("iso-costing").value = "";
+  }
+  if (d.bbox) map.fitBounds([[d.bbox[0], d.bbox[1]], [d.bbox[2], d.bbox[3]]], { padding: 30, animate: false });
+}
+
+async function loadRoutes() {
+  const fc = await (await fetch("/map/data/routes.geojson")).json();
+  state.routes = fc.features;
+  state.routeById = new Map(fc.features.map((f) => [f.properties.id, f]));
+  setData("routes", fc);
+}
+
+async function loadStops() {
+  try {
+    status("loading stops…");
+    const features = await api.allStops();
+    const out = [];
+    state.stopById.clear();
+    state.childrenOf.clear();
+    state.alerts.stops.clear();
+    for (const f of features) {
+      const p = f.properties;
+      const stop = {
+        id: p.id, stop_id: p.stop_id, stop_name: p.stop_name, stop_code: p.stop_code, platform_code: p.platform_code,
+        location_type: p.location_type ?? 0, wheelchair_boarding: p.wheelchair_boarding, onestop_id: p.onestop_id,
+        feed: p.feed_version?.feed?.onestop_id ?? "", parent: p.parent?.id ?? null, alerts: p.alerts ?? [],
+        coords: f.geometry?.coordinates ?? null,
+      };
+      state.stopById.set(stop.id, stop);
+      if (stop.parent !== null) {
+        if (!state.childrenOf.has(stop.parent)) state.childrenOf.set(stop.parent, []);
+        state.childrenOf.get(stop.parent).push(stop.id);
+      }
+      if (stop.alerts.length) state.alerts.stops.set(stop.id, stop.alerts);
+      if (!stop.coords) continue;
+      out.push({ type: "Feature", id: stop.id, geometry: f.geometry, properties: { id: stop.id, name: stop.stop_name ?? stop.stop_id, location_type: stop.location_type, alert: stop.alerts.length > 0 } });
+    }
+    state.stops = out;
+    setData("stops", { type: "FeatureCollection", features: out });
+    status(`${out.length} stops, ${state.routes.length} routes`);
+    renderAlerts();
+  } catch (e) {
+    failed("stops", e);
+  }
+}
+
+// ---------------------------------------------------------------- explore: search, stops, routes, trips
+
+$("search").addEventListener("input", () => {
+  const q = $("search").value.trim().toLowerCase();
+  const ul = $("search-results");
+  if (q.length < 2) {
+    ul.innerHTML = "";
+    return;
+  }
+  const hits = [...state.stopById.values()].filter((s) => (s.stop_name ?? "").toLowerCase().includes(q) || s.stop_id.toLowerCase() === q || (s.stop_code ?? "").toLowerCase() === q)
+    .sort((a, b) => (a.parent === null ? 0 : 1) - (b.parent === null ? 0 : 1) || (a.stop_name ?? "").localeCompare(b.stop_name ?? "")).slice(0, 30);
+  ul.innerHTML = hits.map((s) => `<li data-id="${s.id}"><i style="display:inline-block;width:8px;height:8px;border-radius:50%;background:${LOCATION_TYPES[s.location_type]?.[2] ?? "#6b7280"}"></i> ${esc(s.stop_name)} <span class="muted">${esc(s.stop_id)} · ${esc(s.feed)}</span></li>`).join("") || `<li class="muted">no stop matches</li>`;
+});
+$("search-results").addEventListener("click", (ev) => {
+  const li = ev.target.closest("li[data-id]");
+  if (!li) return;
+  const stop = state.stopById.get(Number(li.dataset.id));
+  if (stop?.coords) map.flyTo({ center: stop.coords, zoom: Math.max(map.getZoom(), 15) });
+  showStop(stop.id);
+});
+
+function alertHtml(alerts) {
+  return alerts.map((a) => `<div class="alert"><b>${esc(translated(a.header_text) || a.effect || "Alert")}</b>${esc(translated(a.description_text))}${a.effect ? ` <span class="muted">${esc(a.cause ?? "")} ${esc(a.effect)}</span>` : ""}</div>`).join("");
+}
+
+function routeBadge(p) {
+  const bg = routeColor(p.route_color);
+  const fg = p.route_text_color ? routeColor(p.route_text_color, textOn(bg)) : textOn(bg);
+  return `<span class="badge" style="background:${bg};color:${fg}">${esc(p.route_short_name || p.route_long_name || p.route_id)}</span>`;
+}
+
+function select(features) {
+  setData("selection", { type: "FeatureCollection", features });
+}
+
+/** The routes serving a stop (and a station's platforms), from the route layer's served stops. */
+function routesOfStop(ids) {
+  const set = new Set(ids);
+  return state.routes.filter((r) => r.properties.stops.some((s) => set.has(s)));
+}
+
+async function showStop(id) {
+  const stop = state.stopById.get(id);
+  if (!stop) return;
+  state.selectedStop = id;
+  state.selectedRoute = null;
+  setTab("explore");
+  if (stop.coords) select([{ type: "Feature", geometry: { type: "Point", coordinates: stop.coords }, properties: {} }]);
+  const ids = [id, ...(state.childrenOf.get(id) ?? [])];
+  const routes = routesOfStop(ids);
+  const el = $("details");
+  el.innerHTML = `<h2>${esc(stop.stop_name)}</h2>
+    <div class="muted">${esc(LOCATION_TYPES[stop.location_type]?.[1] ?? "stop")} · ${esc(stop.stop_id)}${stop.stop_code ? " · code " + esc(stop.stop_code) : ""} · ${esc(stop.feed)}${stop.wheelchair_boarding === 1 ? " · wheelchair boarding" : ""}</div>
+    ${alertHtml(stop.alerts)}
+    <h3>Routes</h3><div class="legs">${routes.map((r) => `<button class="link" data-route="${r.properties.id}">${routeBadge(r.properties)}</button>`).join(" ") || '<span class="muted">no route serves it</span>'}</div>
+    <h3>Departures on ${esc(dateValue())} from ${esc(timeValue())}</h3><div id="departures" class="muted">reading the trips…</div>`;
+  for (const b of el.querySelectorAll("[data-route]")) b.addEventListener("click", () => showRoute(Number(b.dataset.route)));
+  try {
+    const deps = await departures(stop, ids, routes);
+    if (state.selectedStop !== id) return;
+    const from = hmsSeconds(`${timeValue()}:00`);
+    const next = deps.rows.filter((d) => (d.realtimeSec ?? d.sec) >= from).slice(0, 12);
+    $("departures").className = "";
+    $("departures").innerHTML = (next.length
+      ? `<table><tr><th>time</th><th>route</th><th>to</th><th>realtime</th></tr>${next.map((d) => `<tr class="clickable" data-route="${d.route.properties.id}" data-trip="${d.trip.id}"><td>${hhmm(d.sec)}</td><td>${routeBadge(d.route.properties)}</td><td>${esc(d.trip.trip_headsign ?? "")}</td><td>${d.delay === null ? "" : `<span class="${d.delay > 60 ? "late" : d.delay < -60 ? "early" : ""}">${d.delay >= 0 ? "+" : ""}${Math.round(d.delay / 60)} min</span>`}${d.skipped ? ' <span class="late">skipped</span>' : ""}</td></tr>`).join("")}</table>`
+      : `<span class="muted">no departure after ${esc(timeValue())} on ${esc(dateValue())}</span>`) + (deps.truncated ? `<div class="muted">read the first ${DEPARTURE_TRIPS_MAX} of ${deps.total} trips</div>` : "");
+    for (const tr of $("departures").querySelectorAll("tr[data-trip]")) tr.addEventListener("click", () => showTrip(state.routeById.get(Number(tr.dataset.route)), Number(tr.dataset.trip)));
+  } catch (e) {
+    if (state.selectedStop === id) $("departures").innerHTML = `<span class="error">${esc(failed("departures", e))}</span>`;
+  }
+}
+
+/**
+ * A stop's departures on the chosen date, from the public catalog: the trips of each route serving
+ * it that pass near it on that date (trips?service_date&lat&lon&radius), then each trip's
+ * stop_times (with realtime delays) for the time at this stop. The catalog has no departures
+ * endpoint, so this reads one trip per departure (at most DEPARTURE_TRIPS_MAX).
+ */
+async function departures(stop, ids, routes) {
+  const date = dateValue();
+  const [lon, lat] = stop.coords ?? [0, 0];
+  const radius = stop.location_type === 1 ? 300 : 30;
+  const lists = await pool(routes, 4, (r) => api.routeTripsNear(r.properties.key, date, lat, lon, radius).then((x) => x.trips.map((t) => ({ route: r, t }))));
+  const all = lists.flat();
+  const chosen = all.slice(0, DEPARTURE_TRIPS_MAX);
+  const here = new Set(ids);
+  const rows = [];
+  await pool(chosen, 6, async ({ route, t }) => {
+    const trip = await api.trip(route.properties.key, t.id);
+    for (const st of trip.stop_times ?? []) {
+      if (!st.stop || !here.has(st.stop.id) || !st.departure_time) continue;
+      const sec = hmsSeconds(st.departure_time);
+      const delay = st.departure_delay ?? st.arrival_delay ?? null;
+      rows.push({ route, trip, sec, realtimeSec: st.realtime_departure_time ? hmsSeconds(st.realtime_departure_time) : null, delay, skipped: st.realtime_schedule_relationship === "SKIPPED" });
+    }
+  });
+  rows.sort((a, b) => a.sec - b.sec);
+  return { rows, truncated: all.length > chosen.length, total: all.length };
+}
+
+async function showRoute(id) {
+  const route = state.routeById.get(id);
+  if (!route) return;
+  state.selectedRoute = id;
+  state.selectedStop = null;
+  setTab("explore");
+  const p = route.properties;
+  const alerts = state.alerts.routes.get(id) ?? [];
+  const el = $("details");
+  el.innerHTML = `<h2>${routeBadge(p)} ${esc(p.route_long_name ?? "")}</h2>
+    <div class="muted">${esc(p.agency_name ?? "")} · ${esc(p.key)} · ${esc(p.onestop_id ?? "")}</div>${alertHtml(alerts)}
+    <h3>Trips on ${esc(dateValue())}</h3><div id="trips" class="muted">loading…</div>`;
+  if (route.geometry) select([{ type: "Feature", geometry: route.geometry, properties: { color: routeColor(p.route_color, "#111827") } }]);
+  try {
+    const fc = await api.routeTrips(p.key, dateValue());
+    if (state.selectedRoute !== id) return;
+    const trips = fc.features;
+    // each distinct shape once (a route's trips share a few)
+    const shapes = new Map();
+    for (const t of trips) if (t.geometry) shapes.set(t.properties.shape?.shape_id ?? JSON.stringify(t.geometry.coordinates[0]), t.geometry);
+    select([...shapes.values()].map((geometry) => ({ type: "Feature", geometry, properties: { color: routeColor(p.route_color, "#111827") } })));
+    $("trips").className = "";
+    $("trips").innerHTML = trips.length
+      ? `<div class="muted">${trips.length} trips${fc.meta?.next ? " (first page)" : ""}; their shapes are drawn on the map</div><table><tr><th>trip</th><th>to</th><th>dir</th><th></th></tr>${trips.map((t) => `<tr class="clickable" data-trip="${t.properties.id}"><td>${esc(t.properties.trip_short_name ?? t.properties.trip_id)}</td><td>${esc(t.properties.trip_headsign ?? "")}</td><td>${t.properties.direction_id ?? ""}</td><td>${t.properties.schedule_relationship !== "STATIC" ? esc(t.properties.schedule_relationship) : ""}</td></tr>`).join("")}</table>`
+      : `<span class="muted">no trips on ${esc(dateValue())}</span>`;
+    for (const tr of $("trips").querySelectorAll("tr[data-trip]")) tr.addEventListener("click", () => showTrip(route, Number(tr.dataset.trip)));
+  } catch (e) {
+    if (state.selectedRoute === id) $("trips").innerHTML = `<span class="error">${esc(failed("trips", e))}</span>`;
+  }
+}
+
+async function showTrip(route, tripId) {
+  const p = route.properties;
+  try {
+    const t = await api.trip(p.key, tripId);
+    const color = routeColor(p.route_color, "#111827");
+    const features = [];
+    if (t.shape?.geometry) features.push({ type: "Feature", geometry: t.shape.geometry, properties: { color } });
+    for (const st of t.stop_times ?? []) if (st.stop?.geometry) features.push({ type: "Feature", geometry: st.stop.geometry, properties: {} });
+    select(features);
+    const el = $("details");
+    el.innerHTML = `<h2>${routeBadge(p)} ${esc(t.trip_headsign ?? "")}</h2>
+      <div class="muted">trip ${esc(t.trip_id)} · ${esc(dateValue())} · ${esc(t.schedule_relationship)}</div>${alertHtml(t.alerts ?? [])}
+      <button class="link" id="back-route">← all trips of the route</button>
+      <table><tr><th>stop</th><th>arr</th><th>dep</th><th>realtime</th></tr>${(t.stop_times ?? []).map((st) => `<tr class="clickable" data-stop="${st.stop?.id ?? ""}"><td>${esc(st.stop?.stop_name ?? st.location?.name ?? "")}</td><td>${esc((st.arrival_time ?? "").slice(0, 5))}</td><td>${esc((st.departure_time ?? "").slice(0, 5))}</td><td>${st.realtime_departure_time || st.realtime_arrival_time ? `<span class="${(st.departure_delay ?? st.arrival_delay ?? 0) > 60 ? "late" : ""}">${esc((st.realtime_departure_time ?? st.realtime_arrival_time).slice(0, 5))}</span>` : ""}${st.realtime_schedule_relationship === "SKIPPED" ? ' <span class="late">skipped</span>' : ""}</td></tr>`).join("")}</table>`;
+    $("back-route").addEventListener("click", () => showRoute(p.id));
+    for (const tr of el.querySelectorAll("tr[data-stop]")) if (tr.dataset.stop) tr.addEventListener("click", () => showStop(Number(tr.dataset.stop)));
+  } catch (e) {
+    failed("trip", e);
+  }
+}
+
+// ---------------------------------------------------------------- plan
+
+const markerEl = (cls, text) => {
+  const el = document.createElement("div");
+  el.className = `marker ${cls}`;
+  el.textContent = text;
+  return el;
+};
+const markers = { from: null, to: null };
+function setPlace(which, lngLat) {
+  state[which] = { lat: +lngLat.lat.toFixed(6), lon: +lngLat.lng.toFixed(6) };
+  if (!markers[which]) {
+    markers[which] = new maplibregl.Marker({ element: markerEl(which, which === "from" ? "A" : "B"), draggable: true }).setLngLat(lngLat).addTo(map);
+    markers[which].on("dragend", () => {
+      setPlace(which, markers[which].getLngLat());
+      if (state.from && state.to) runPlan();
+    });
+  } else markers[which].setLngLat(lngLat);
+  $(`${which}-text`).textContent = `${state[which].lat}, ${state[which].lon}`;
+  $(`${which}-text`).className = "";
+}
+$("plan-go").addEventListener("click", () => runPlan());
+$("modes").addEventListener("change", () => state.from && state.to && runPlan());
+for (const r of document.querySelectorAll("input[name=when]")) r.addEventListener("change", () => state.from && state.to && runPlan());
+$("plan-clear").addEventListener("click", () => {
+  for (const w of ["from", "to"]) {
+    markers[w]?.remove();
+    markers[w] = null;
+    state[w] = null;
+  }
+  $("from-text").textContent = "click the map";
+  $("to-text").textContent = "then click again";
+  state.plan = null;
+  setData("plan", empty());
+  $("itineraries").innerHTML = "";
+  $("plan-status").textContent = "";
+});
+
+const STREET_COLORS = { WALK: "#4b5563", BICYCLE: "#059669", CAR: "#1f2937" };
+
+async function runPlan() {
+  if (!state.from || !state.to) return;
+  const arriveBy = document.querySelector("input[name=when]:checked").value === "arrive";
+  const params = {
+    fromPlace: `${state.from.lat},${state.from.lon}`, toPlace: `${state.to.lat},${state.to.lon}`,
+    date: dateValue(), time: timeValue(), arriveBy: String(arriveBy), mode: $("modes").value, numItineraries: "3",
+  };
+  $("plan-status").textContent = "planning…";
+  $("plan-status").className = "muted";
+  state.planSeq = (state.planSeq ?? 0) + 1;
+  const seq = state.planSeq;
+  try {
+    const body = await api.plan(params);
+    if (seq !== state.planSeq) return;
+    state.plan = body;
+    if (!body.plan) {
+      setData("plan", empty());
+      $("itineraries").innerHTML = "";
+      $("plan-status").textContent = `${body.error?.message ?? "no plan"}: ${body.error?.msg ?? ""}`;
+      return;
+    }
+    $("plan-status").textContent = `${body.plan.itineraries.length} itineraries${body.plan.streetNetwork ? " · walks on the streets" : ""}`;
+    renderItineraries(body.plan.itineraries);
+    drawItinerary(0);
+  } catch (e) {
+    if (seq !== state.planSeq) return;
+    $("plan-status").textContent = failed("plan", e);
+    $("plan-status").className = "error";
+  }
+}
+
+function legColor(leg) {
+  return leg.transitLeg ? routeColor(leg.routeColor, "#2563eb") : STREET_COLORS[leg.mode] ?? "#4b5563";
+}
+
+function renderItineraries(its) {
+  $("itineraries").innerHTML = its.map((it, i) => {
+    const off = it.legs[0]?.agencyTimeZoneOffset ?? 0;
+    const legs = it.legs.map((l) => l.transitLeg
+      ? `<span class="badge leg" style="background:${legColor(l)};color:${l.routeTextColor ? routeColor(l.routeTextColor) : textOn(legColor(l))}">${esc(l.route || l.mode)}</span>`
+      : `<span class="leg muted">${l.mode === "WALK" ? "walk" : l.mode === "BICYCLE" ? "bike" : "drive"} ${duration(l.duration)}</span>`).join(" ");
+    const detail = it.legs.map((l) => {
+      const o = l.agencyTimeZoneOffset ?? off;
+      const head = l.transitLeg
+        ? `<b>${clock(l.startTime, o)}</b> ${esc(l.mode)} ${esc(l.route)} ${l.headsign ? "→ " + esc(l.headsign) : ""}<br><span class="muted">${esc(l.from.name)} → ${esc(l.to.name)} · arrive ${clock(l.endTime, o)}</span>`
+        : `<b>${clock(l.startTime, o)}</b> ${esc(l.mode.toLowerCase())} ${distance(l.distance)} (${duration(l.duration)}) to ${esc(l.to.name)}${l.onStreets === false ? ' <span class="muted">(straight line)</span>' : ""}`;
+      const steps = !l.transitLeg && l.steps?.length ? `<ol class="steps">${l.steps.map((s) => `<li>${esc(s.relativeDirection.toLowerCase().replace(/_/g, " "))} on ${esc(s.streetName)} <span class="muted">${distance(s.distance)}</span></li>`).join("")}</ol>` : "";
+      return `<div class="step">${head}</div>${steps}`;
+    }).join("");
+    return `<div class="itinerary${i === 0 ? " selected" : ""}" data-i="${i}">
+      <div class="summary"><span>${clock(it.startTime, off)} – ${clock(it.endTime, off)}</span><span>${duration(it.duration)}</span></div>
+      <div class="muted">${it.transfers} transfer${it.transfers === 1 ? "" : "s"} · walk ${distance(it.walkDistance ?? 0)}${it.fare?.fare?.regular?.cents > 0 ? ` · fare ${(it.fare.fare.regular.cents / 10 ** it.fare.fare.regular.currency.defaultFractionDigits).toFixed(2)} ${esc(it.fare.fare.regular.currency.currencyCode)}` : ""}</div>
+      <div class="legs">${legs}</div>
+      <div class="detail" ${i === 0 ? "" : "hidden"}>${detail}</div></div>`;
+  }).join("");
+  for (const card of $("itineraries").querySelectorAll(".itinerary")) card.addEventListener("click", () => drawItinerary(Number(card.dataset.i)));
+}
+
+function drawItinerary(i) {
+  const it = state.plan?.plan?.itineraries?.[i];
+  if (!it) return;
+  state.selectedItinerary = i;
+  for (const card of $("itineraries").querySelectorAll(".itinerary")) {
+    const on = Number(card.dataset.i) === i;
+    card.classList.toggle("selected", on);
+    card.querySelector(".detail").hidden = !on;
+  }
+  const features = it.legs.map((l, k) => ({
+    type: "Feature",
+    properties: { leg: k, mode: l.mode, transit: Boolean(l.transitLeg), color: legColor(l) },
+    geometry: { type: "LineString", coordinates: l.legGeometry?.points ? decodePolyline(l.legGeometry.points) : [[l.from.lon, l.from.lat], [l.to.lon, l.to.lat]] },
+  }));
+  setData("plan", { type: "FeatureCollection", features });
+}
+
+// ---------------------------------------------------------------- isochrones and reachability
+
+async function runIsochrone(lngLat) {
+  const origin = { lat: +lngLat.lat.toFixed(6), lon: +lngLat.lng.toFixed(6) };
+  state.isoOrigin = origin;
+  if (!markers.origin) markers.origin = new maplibregl.Marker({ element: markerEl("origin", "◎"), draggable: true }).setLngLat(lngLat).addTo(map).on("dragend", () => runIsochrone(markers.origin.getLngLat()));
+  else markers.origin.setLngLat(lngLat);
+  const costing = $("iso-costing").value;
+  const minutes = $("iso-contours").value.split(",").map((x) => Number(x.trim())).filter((x) => x > 0).slice(0, 5).sort((a, b) => a - b);
+  const reachOn = $("reach-on").checked;
+  const maxMin = Math.min(240, Math.max(5, Number($("reach-max").value) || 45));
+  const notes = [];
+  $("iso-status").textContent = "measuring…";
+  state.isoSeq = (state.isoSeq ?? 0) + 1;
+  const seq = state.isoSeq;
+  const jobs = [];
+  const streetRouting = state.dataset?.street_routing;
+  const sb = state.dataset?.streets?.bbox;
+  // the embedded engine's tiles cover the street dataset's bbox only (a click outside is the engine's 400)
+  const covered = streetRouting === "external" || (streetRouting === "embedded" && (!sb || (origin.lon >= sb[0] && origin.lon <= sb[2] && origin.lat >= sb[1] && origin.lat <= sb[3])));
+  if (costing && minutes.length && !streetRouting) notes.push("no street dataset: no street isochrones (import one with interchange import --osm)");
+  else if (costing && minutes.length && !covered) notes.push("outside the street dataset: no street isochrone here");
+  if (costing && minutes.length && covered) {
+    jobs.push(api.isochrone({ locations: [origin], costing, contours: minutes.map((time) => ({ time })), polygons: true, denoise: 0.5, generalize: 20 }).then((fc) => {
+      if (seq !== state.isoSeq) return;
+      // biggest first, so the smaller contours are drawn over them; our colours, innermost green
+      const feats = fc.features.filter((f) => f.geometry?.type === "Polygon" || f.geometry?.type === "MultiPolygon")
+        .sort((a, b) => b.properties.contour - a.properties.contour)
+        .map((f) => ({ ...f, properties: { ...f.properties, fill: ISO_COLORS[Math.min(ISO_COLORS.length - 1, minutes.indexOf(f.properties.contour))] ?? ISO_COLORS[0] } }));
+      state.iso = { type: "FeatureCollection", features: feats };
+      setData("iso", state.iso);
+      notes.push(`${feats.length} ${costing} contours`);
+    }).catch((e) => {
+      setData("iso", empty());
+      notes.push(`isochrone: ${e.message}`);
+    }));
+  } else setData("iso", empty());
+  if (reachOn) {
+    jobs.push(api.reachability({ fromPlace: `${origin.lat},${origin.lon}`, date: dateValue(), time: timeValue(), maxTravelTime: String(maxMin) }).then((r) => {
+      if (seq !== state.isoSeq) return;
+      state.reach = r;
+      setData("reach", { type: "FeatureCollection", features: r.stops.map((s) => ({ type: "Feature", geometry: { type: "Point", coordinates: [s.lon, s.lat] }, properties: { name: s.stopName, minutes: Math.round(s.travelTime / 60), share: Math.min(1, s.travelTime / (maxMin * 60)), arrival: s.arrival, tz: r.timeZone } })) });
+      notes.push(r.error ? `transit: ${r.error}` : `${r.stops.length} stops within ${maxMin} min by transit`);
+    }).catch((e) => {
+      setData("reach", empty());
+      notes.push(`reachability: ${e.message}`);
+    }));
+  } else setData("reach", empty());
+  await Promise.all(jobs);
+  if (seq !== state.isoSeq) return;
+  $("iso-status").textContent = notes.join(" · ");
+  $("iso-legend").innerHTML = (costing ? minutes.map((m, i) => `<span><i style="background:${ISO_COLORS[i]}"></i>${m} min</span>`).join("") : "")
+    + (reachOn ? `<span>transit 0 <span class="ramp" style="background:linear-gradient(to right, ${REACH_RAMP.filter((_, i) => i % 2).join(",")})"></span> ${maxMin} min</span>` : "");
+}
+
+$("iso-clear").addEventListener("click", () => {
+  state.isoSeq = (state.isoSeq ?? 0) + 1;
+  markers.origin?.remove();
+  markers.origin = null;
+  state.iso = state.reach = null;
+  setData("iso", empty());
+  setData("reach", empty());
+  $("iso-status").textContent = "";
+  $("iso-legend").innerHTML = "";
+});
+
+// ---------------------------------------------------------------- alerts
+
+async function loadAlerts() {
+  $("alerts-status").textContent = "reading the routes' alerts…";
+  state.alerts.routes.clear();
+  const agencyAlerts = new Map();
+  try {
+    const routes = state.routes.slice(0, 300);
+    await pool(routes, 4, async (r) => {
+      const a = await api.routeAlerts(r.properties.key);
+      if (a.route.length) state.alerts.routes.set(r.properties.id, a.route);
+      for (const x of a.agency) agencyAlerts.set(JSON.stringify(x), { alert: x, agency: a.agencyName });
+    });
+    state.agencyAlerts = [...agencyAlerts.values()];
+    $("alerts-status").textContent = "";
+  } catch (e) {
+    $("alerts-status").textContent = failed("alerts", e);
+  }
+  map.setFilter("routes-alert", ["in", ["get", "id"], ["literal", [...state.alerts.routes.keys()]]]);
+  renderAlerts();
+}
+
+function renderAlerts() {
+  const items = [];
+  const seen = new Map();
+  const add = (alert, where) => {
+    const k = JSON.stringify([alert.header_text, alert.description_text, alert.active_period]);
+    if (!seen.has(k)) {
+      seen.set(k, { alert, where: [] });
+      items.push(seen.get(k));
+    }
+    seen.get(k).where.push(where);
+  };
+  for (const a of state.agencyAlerts ?? []) add(a.alert, { text: a.agency || "agency" });
+  for (const [id, alerts] of state.alerts.routes) for (const a of alerts) add(a, { route: id });
+  for (const [id, alerts] of state.alerts.stops) for (const a of alerts) add(a, { stop: id });
+  state.alerts.list = items;
+  $("alert-count").textContent = items.length ? `(${items.length})` : "";
+  $("alerts").innerHTML = items.map((it, i) => `<li data-i="${i}">${alertHtml([it.alert])}<div class="muted">${it.where.slice(0, 8).map((w) => w.route ? routeBadge(state.routeById.get(w.route).properties) : w.stop ? esc(state.stopById.get(w.stop)?.stop_name ?? w.stop) : esc(w.text)).join(", ")}${it.where.length > 8 ? ` and ${it.where.length - 8} more` : ""}</div></li>`).join("") || `<li class="muted">no active alerts</li>`;
+  for (const li of $("alerts").querySelectorAll("li[data-i]")) li.addEventListener("click", () => {
+    const w = items[Number(li.dataset.i)].where[0];
+    if (w.stop) {
+      const s = state.stopById.get(w.stop);
+      if (s?.coords) map.flyTo({ center: s.coords, zoom: 15 });
+      showStop(w.stop);
+    } else if (w.route) showRoute(w.route);
+  });
+}
+
+// ---------------------------------------------------------------- clicks
+
+map.on("click", (ev) => {
+  if (state.tab === "plan") {
+    if (!state.from || (state.from && state.to)) {
+      if (state.from && state.to) {
+        markers.to?.remove();
+        markers.to = null;
+        state.to = null;
+        $("to-text").textContent = "then click again";
+      }
+      setPlace("from", ev.lngLat);
+    } else {
+      setPlace("to", ev.lngLat);
+      runPlan();
+    }
+    return;
+  }
+  if (state.tab === "iso") {
+    runIsochrone(ev.lngLat);
+    return;
+  }
+  const box = [[ev.point.x - 4, ev.point.y - 4], [ev.point.x + 4, ev.point.y + 4]];
+  const cluster = map.queryRenderedFeatures(box, { layers: ["stop-clusters"] })[0];
+  if (cluster) {
+    map.getSource("stops").getClusterExpansionZoom(cluster.properties.cluster_id).then((zoom) => map.easeTo({ center: cluster.geometry.coordinates, zoom }));
+    return;
+  }
+  // the stops layer, also under the reachability view's circles
+  const stop = map.queryRenderedFeatures(box, { layers: ["stops"] })[0];
+  if (stop) return void showStop(stop.properties.id);
+  const route = map.queryRenderedFeatures(box, { layers: ["routes"] })[0];
+  if (route) return void showRoute(route.properties.id);
+});
+
+const popup = new maplibregl.Popup({ closeButton: false, closeOnClick: false, offset: 8 });
+map.on("mousemove", (ev) => {
+  const f = map.queryRenderedFeatures(ev.point, { layers: ["reach", "stops", "routes"] })[0];
+  if (!f) {
+    popup.remove();
+    if (state.tab === "explore") map.getCanvas().style.cursor = "";
+    return;
+  }
+  if (state.tab === "explore") map.getCanvas().style.cursor = "pointer";
+  const p = f.properties;
+  const html = f.layer.id === "reach" ? `${esc(p.name)}<br>${p.minutes} min (arrive ${clockIn(p.arrival, p.tz)})`
+    : f.layer.id === "stops" ? esc(p.name)
+    : `${esc(p.route_short_name || p.route_long_name || p.route_id)} <span class="muted">${esc(p.agency_name ?? "")}</span>`;
+  popup.setLngLat(ev.lngLat).setHTML(html).addTo(map);
+});
+
+// ---------------------------------------------------------------- the page's hook for tests and checks
+
+/**
+ * The stops drawn in the current view: every stop rendered on its own whose coordinates are inside
+ * the view's bbox, and, for each cluster drawn, its member stops inside the bbox (so the answer is
+ * the same at any zoom). `bbox` is the view as the catalog's bbox parameter takes it: compare `ids`
+ * with /api/v2/rest/stops?bbox=... (at low zoom, a cluster whose centre is just outside the view is
+ * not drawn, so a stop inside the view's edge may be missing there).
+ */
+async function stopsInView() {
+  const b = map.getBounds();
+  const bbox = [b.getWest(), b.getSouth(), b.getEast(), b.getNorth()];
+  const inside = (c) => c && c[0] >= bbox[0] && c[0] <= bbox[2] && c[1] >= bbox[1] && c[1] <= bbox[3];
+  const ids = new Set();
+  const clusters = new Set();
+  for (const f of map.queryRenderedFeatures({ layers: ["stops", "stop-clusters"] })) {
+    if (f.properties.cluster) clusters.add(f.properties.cluster_id);
+    else if (inside(state.stopById.get(f.properties.id)?.coords)) ids.add(f.properties.id);
+  }
+  const source = map.getSource("stops");
+  for (const c of clusters) for (const leaf of await source.getClusterLeaves(c, Infinity, 0)) if (inside(leaf.geometry.coordinates)) ids.add(leaf.properties.id);
+  return { bbox: bbox.join(","), zoom: map.getZoom(), clusters: clusters.size, ids: [...ids].sort((x, y) => x - y) };
+}
+
+// ---------------------------------------------------------------- start
+
+window.__interchange = { map, state, api, setTab, showStop, showRoute, runPlan, stopsInView, ready: null, CLUSTER_MAX_ZOOM };
+window.__interchange.ready = (async () => {
+  await loaded;
+  await loadDataset().catch((e) => failed("dataset", e));
+  await loadRoutes().catch((e) => failed("routes", e));
+  await loadStops();
+  state.ready = true;
+  loadAlerts();
+})();

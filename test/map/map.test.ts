@@ -1,0 +1,311 @@
+/**
+ * FEATURE UNDER TEST: the web map page (server/map, issue 21) in a real headless browser (Debian's
+ * chromium, playwright-core; test/map/browser.ts), over the real server with API keys, BART and
+ * Caltrain, downtown San Francisco's streets and a realtime alerts snapshot made for the run:
+ * the page loads with no console error and no request to another host; the stop layer draws as
+ * many stops as the catalog has in view; a stop click lists its routes and departures; a route
+ * click its trips; two clicks plan a trip and draw its legs; a click draws isochrone contours and
+ * the transit reachability; alerts are listed and marked. Screenshots go to test/artifacts/map/.
+ * The tests skip (only) when /usr/bin/chromium is absent; CI installs it.
+ */
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
+import type { Browser, Page } from "playwright-core";
+import { refreshTimetable } from "../../pipeline/timetable/publish.ts";
+import { startServer, type RunningServer } from "../../server/main.ts";
+import { serverConfigFrom } from "../../server/config.ts";
+import { streetDataset, tempDir } from "../support/dataset.ts";
+import { alertEntity, encodeFeed, feedIdOf, ingester, tr } from "../realtime/support.ts";
+import { clickMap, hasChromium, launchBrowser, mapIdle, openPage, screenshot, type PageLog } from "./browser.ts";
+
+type Json = Record<string, any>;
+const KEY = "map-test-key-0001";
+const DATE = "2019-02-12"; // the Tuesday of BART's best week: what the page suggests
+const EMBR = { lon: -122.39702, lat: 37.792874 };
+const quiet = { info() {}, warn() {}, error: (m: string, f?: unknown) => console.error(m, f) };
+
+let server: RunningServer;
+let browser: Browser;
+let page: Page;
+let log: PageLog;
+let bart: string;
+
+const api = async (path: string): Promise<Json> => {
+  const r = await fetch(server.url + path, { headers: { apikey: KEY } });
+  if (r.status !== 200) throw new Error(`${path}: ${r.status} ${await r.text()}`);
+  return (await r.json()) as Json;
+};
+/** Every page of a catalog list. */
+async function allPages(path: string, key: string): Promise<Json[]> {
+  const out: Json[] = [];
+  let next: string | null = path;
+  while (next) {
+    const body: Json = await api(next);
+    out.push(...body[key]);
+    next = body.meta?.next ? body.meta.next.replace(server.url, "") : null;
+  }
+  return out;
+}
+const evaluate = <T>(fn: () => T) => page.evaluate(fn) as Promise<Awaited<T>>;
+
+beforeAll(async () => {
+  const data = await streetDataset("map", ["sf-downtown"], [], ["bart", "caltrain"]);
+  await refreshTimetable(data);
+  // an alerts snapshot of now for BART: one on a stop (Embarcadero), one on a route (Yellow)
+  bart = feedIdOf(data, "bart");
+  const now = Math.floor(Date.now() / 1000);
+  const ing = await ingester(data, "poller");
+  try {
+    const alerts = [
+      alertEntity("stop", [{ stopId: "EMBR" }], { headerText: tr("Embarcadero: escalator out of service"), effect: "ACCESSIBILITY_ISSUE" }),
+      alertEntity("route", [{ routeId: "1" }], { headerText: tr("Yellow line: delays"), effect: "SIGNIFICANT_DELAYS" }),
+    ];
+    const [r] = await ing.ingest(bart, "alerts", encodeFeed(now, alerts), "hand-made", new Date(now * 1000));
+    expect(r!.outcome).toBe("accepted");
+  } finally {
+    ing.close();
+  }
+  const keys = join(tempDir("interchange-map-keys-"), "keys.json");
+  writeFileSync(keys, JSON.stringify([{ key: KEY, account: "map" }]));
+  server = await startServer(serverConfigFrom({ data, port: 0, host: "127.0.0.1", apiKeys: keys }), { log: quiet });
+});
+
+afterAll(async () => {
+  await browser?.close();
+  await server?.stop();
+});
+
+describe("the map feature's files and layers (no browser)", () => {
+  test("/ redirects to /map; the page, its modules and maplibre's files need no key; the API does", async () => {
+    const root = await fetch(`${server.url}/`, { redirect: "manual" });
+    expect(root.status).toBe(302);
+    expect(root.headers.get("location")).toEndWith("/map");
+    const pageRes = await fetch(`${server.url}/map`);
+    expect(pageRes.status).toBe(200);
+    expect(await pageRes.text()).toContain('<script type="module" src="/map/app.js">');
+    for (const f of ["/map/app.js", "/map/api.js", "/map/util.js", "/map/style.css", "/map/vendor/maplibre-gl.mjs", "/map/vendor/maplibre-gl-worker.mjs", "/map/vendor/maplibre-gl.css"]) {
+      const r = await fetch(server.url + f);
+      expect(r.status, f).toBe(200);
+      expect(r.headers.get("content-type") ?? "", f).toMatch(f.endsWith(".css") ? /text\/css/ : /javascript/);
+    }
+    expect((await fetch(`${server.url}/map/vendor/package.json`)).status).toBe(404);
+    expect((await fetch(`${server.url}/map/..%2Fmap%2Findex.ts`)).status).toBe(404);
+    expect((await fetch(`${server.url}/api/v2/rest/stops?limit=1`)).status).toBe(401);
+    expect((await fetch(`${server.url}/health`)).status).toBe(200);
+    expect((await fetch(`${server.url}/docs`)).status).toBe(200);
+  });
+
+  test("the route layer has every route of the active versions, with its colour, shapes and served stops", async () => {
+    const fc = (await (await fetch(`${server.url}/map/data/routes.geojson`)).json()) as Json;
+    const yellow = fc.features.find((f: Json) => f.properties.key === `${bart}:1`);
+    expect(fc.features.length).toBe(8 + 9); // BART 8, Caltrain 9 routes
+    expect(yellow.properties.route_color).toBe("#FFFF33");
+    expect(yellow.geometry.type).toBe("MultiLineString");
+    // the served stops are the catalog's: Embarcadero is on the Yellow line
+    const [embr] = (await api(`/api/v2/rest/stops?stop_id=EMBR&feed_onestop_id=${bart}`)).stops;
+    expect(yellow.properties.stops).toContain(embr.id);
+    // every route's key is a catalog route_key
+    const trips = await api(`/api/v2/rest/routes/${encodeURIComponent(yellow.properties.key)}/trips?limit=1`);
+    expect(trips.trips[0].route.route_color).toBe("FFFF33");
+  });
+
+  test("the street background lies on the engine's streets (locate finds an edge at its points)", async () => {
+    const fc = (await (await fetch(`${server.url}/map/data/streets.geojson`)).json()) as Json;
+    expect(fc.features.length).toBeGreaterThan(100);
+    expect(new Set(fc.features.map((f: Json) => f.properties.class))).toEqual(new Set(["major", "minor", "path"]));
+    // a vertex in the middle of 30 lines of each class, located with a costing that may use it
+    for (const [cls, costing] of [["major", "auto"], ["minor", "pedestrian"], ["path", "pedestrian"]] as const) {
+      const lines = fc.features.filter((f: Json) => f.properties.class === cls);
+      const sample = Array.from({ length: 30 }, (_, i) => {
+        const c = lines[Math.floor((i * lines.length) / 30)].geometry.coordinates;
+        return c[Math.floor(c.length / 2)];
+      });
+      const r = await fetch(`${server.url}/api/v2/routing/valhalla/locate`, {
+        method: "POST", headers: { apikey: KEY, "content-type": "application/json" },
+        body: JSON.stringify({ locations: sample.map(([lon, lat]: number[]) => ({ lat, lon, radius: 10 })), costing, verbose: false }),
+      });
+      const located = (await r.json()) as Json[];
+      const near = located.filter((l, i) => {
+        const [lon, lat] = sample[i];
+        return (l.edges ?? []).some((e: Json) => Math.hypot((e.correlated_lon - lon) * Math.cos((lat * Math.PI) / 180), e.correlated_lat - lat) * 111_320 < 10);
+      });
+      // the background is rounded and simplified to ~1 m, and the engine's edges are the same ways;
+      // but a way cut by the extract's edge is drawn up to it, while the engine may leave it out
+      // (2 of the 30 major-road points here, on I-80 ramps at the extract's edge)
+      expect(near.length, cls).toBeGreaterThanOrEqual(sample.length - 3);
+    }
+  });
+});
+
+describe.skipIf(!hasChromium)("the page in headless Chromium", () => {
+  beforeAll(async () => {
+    browser = await launchBrowser();
+    ({ page, log } = await openPage(browser, server.url));
+    // the key as a demo passes it (?apikey=), kept by the page in localStorage
+    await page.goto(`${server.url}/map?apikey=${KEY}`);
+    await page.waitForFunction(() => (globalThis as any).__interchange?.state?.ready === true, null, { timeout: 60_000 });
+    await mapIdle(page);
+  });
+
+  test("loads: the dataset's date, every stop drawn (clusters counted), no console error, no outside request", async () => {
+    expect(await page.inputValue("#date")).toBe(DATE);
+    const lines = await fetch(`${server.url}/api/v2/rest/stops.geojsonl`, { headers: { apikey: KEY } }).then((r) => r.text());
+    const withCoords = lines.split("\n").filter((l) => l.trim()).map((l) => JSON.parse(l)).filter((f) => f.geometry);
+    const drawn = await evaluate(() => (globalThis as any).__interchange.stopsInView());
+    const catalog = await allPages(`/api/v2/rest/stops?bbox=${drawn.bbox}&limit=1000`, "stops");
+    expect(drawn.ids).toEqual(catalog.map((s) => s.id).sort((a, b) => a - b));
+    expect(drawn.clusters).toBeGreaterThan(0); // at the dataset's extent the stops are clustered
+    expect(drawn.ids.length).toBe(withCoords.length); // and every stop is in view
+    await screenshot(page, "1-dataset");
+    expect(log.errors).toEqual([]);
+    expect(log.external).toEqual([]);
+    // the page's own requests carried the key: the stops came from the API
+    expect(log.requests.some((u) => u.includes("/api/v2/rest/stops.geojsonl"))).toBe(true);
+  });
+
+  for (const [name, center, zoom] of [["downtown", [-122.401, 37.789], 14], ["4th-and-king", [-122.3947, 37.7766], 15]] as const) {
+    test(`stop layer at ${name}: the stops drawn in view are the catalog's stops in that bbox, coloured by location_type`, async () => {
+      await evaluate(() => (globalThis as any).__interchange.setTab("explore"));
+      await page.evaluate(([c, z]) => (globalThis as any).__interchange.map.jumpTo({ center: c, zoom: z }), [center, zoom] as const);
+      await mapIdle(page);
+      const view = await evaluate(() => (globalThis as any).__interchange.stopsInView());
+      // every stop drawn on its own (above the clustering zoom), each in its location_type's colour
+      const drawn = await evaluate(() => (globalThis as any).__interchange.map.queryRenderedFeatures({ layers: ["stops"] }).map((f: any) => [f.properties.id, f.properties.location_type, f.layer.paint["circle-color"]]));
+      const types = [...new Set(drawn.filter(([id]: number[]) => view.ids.includes(id)).map(([, t]: number[]) => t))];
+      const colours = new Set(drawn.map((d: unknown[]) => JSON.stringify(d[2])));
+      expect(view.clusters).toBe(0);
+      const catalog = await allPages(`/api/v2/rest/stops?bbox=${view.bbox}&limit=1000`, "stops");
+      expect(view.ids.length).toBeGreaterThan(0);
+      expect(view.ids).toEqual(catalog.map((s) => s.id).sort((a, b) => a - b));
+      if (name === "4th-and-king") {
+        expect(types.sort()).toEqual([0, 1]); // Caltrain: the station and its platforms
+        expect(colours.size).toBe(2); // in two colours
+      }
+      await screenshot(page, `2-stops-${name}`);
+    });
+  }
+
+  test("search finds a stop by name; a click on a stop lists its routes and next departures (with alerts)", async () => {
+    await page.fill("#search", "embarc");
+    await page.waitForSelector("#search-results li[data-id]");
+    expect(await page.textContent("#search-results")).toContain("Embarcadero");
+    await page.evaluate(([lon, lat]) => (globalThis as any).__interchange.map.jumpTo({ center: [lon, lat], zoom: 15 }), [EMBR.lon, EMBR.lat]);
+    await mapIdle(page);
+    await clickMap(page, EMBR.lon, EMBR.lat);
+    await page.waitForSelector("#departures table", { timeout: 60_000 });
+    const details = await page.textContent("#details");
+    expect(details).toContain("Embarcadero");
+    expect(details).toContain("escalator out of service");
+    const routes = await page.$$eval("#details [data-route] .badge", (els) => els.map((e) => e.textContent));
+    expect(routes).toContain("Yellow");
+    const times = await page.$$eval("#departures tr[data-trip] td:first-child", (els) => els.map((e) => e.textContent!));
+    expect(times.length).toBeGreaterThan(5);
+    expect(times.every((t) => t >= "08:00")).toBe(true);
+    expect([...times].sort()).toEqual(times);
+    await screenshot(page, "3-stop-embarcadero");
+  });
+
+  test("a click on a route line lists its trips on the date and draws their shapes", async () => {
+    const fc = (await (await fetch(`${server.url}/map/data/routes.geojson`)).json()) as Json;
+    const yellow = fc.features.find((f: Json) => f.properties.key === `${bart}:1`);
+    // a point of the line between two stations (Concord - Pleasant Hill)
+    const line: number[][] = yellow.geometry.coordinates[0];
+    const at = line[Math.floor(line.length * 0.12)]!;
+    await page.evaluate((c) => (globalThis as any).__interchange.map.jumpTo({ center: c, zoom: 14 }), at);
+    await mapIdle(page);
+    await clickMap(page, at[0]!, at[1]!);
+    await page.waitForSelector("#trips table", { timeout: 30_000 });
+    const expected = await allPages(`/api/v2/rest/routes/${encodeURIComponent(`${bart}:1`)}/trips?service_date=${DATE}&use_service_window=false&limit=1000`, "trips");
+    expect(await page.$$eval("#trips tr[data-trip]", (els) => els.length)).toBe(expected.length);
+    expect(await page.textContent("#details")).toContain("Yellow line: delays");
+    await mapIdle(page);
+    expect(await evaluate(() => (globalThis as any).__interchange.map.queryRenderedFeatures({ layers: ["selection-line"] }).length)).toBeGreaterThan(0);
+  });
+
+  test("plan: two clicks (origin, destination) draw the itinerary's legs in their colours, steps and times listed", async () => {
+    await page.click("#tabs button[data-tab=plan]");
+    await evaluate(() => (globalThis as any).__interchange.map.fitBounds([[-122.43, 37.77], [-122.26, 37.81]], { animate: false }));
+    await mapIdle(page);
+    const from = { lon: -122.4193, lat: 37.7793 }; // Civic Center
+    const to = { lon: -122.2712, lat: 37.8044 }; // downtown Oakland
+    await clickMap(page, from.lon, from.lat);
+    await clickMap(page, to.lon, to.lat);
+    await page.waitForSelector("#itineraries .itinerary", { timeout: 30_000 });
+    await mapIdle(page);
+    const r = await evaluate(() => {
+      const ic = (globalThis as any).__interchange;
+      const plan = ic.state.plan;
+      const drawn = ic.map.queryRenderedFeatures({ layers: ["plan-legs", "plan-street"] });
+      return {
+        params: plan.requestParameters,
+        legs: plan.plan.itineraries[0].legs.map((l: any) => ({ mode: l.mode, transit: l.transitLeg, color: l.routeColor })),
+        drawnLegs: [...new Set(drawn.map((f: any) => f.properties.leg))].sort(),
+        colors: [...new Set(drawn.filter((f: any) => f.properties.transit).map((f: any) => f.properties.color))],
+      };
+    });
+    const [fl, fo] = r.params.fromPlace.split(",").map(Number);
+    const [tl, to2] = r.params.toPlace.split(",").map(Number);
+    expect(Math.abs(fl - from.lat) + Math.abs(fo - from.lon)).toBeLessThan(0.001);
+    expect(Math.abs(tl - to.lat) + Math.abs(to2 - to.lon)).toBeLessThan(0.001);
+    expect(r.params.date).toBe(DATE);
+    expect(r.legs.some((l: Json) => l.transit)).toBe(true);
+    expect(r.drawnLegs).toEqual(r.legs.map((_: unknown, i: number) => i));
+    expect(r.colors.sort()).toEqual([...new Set(r.legs.filter((l: Json) => l.transit).map((l: Json) => `#${l.color}`))].sort());
+    const text = await page.textContent("#itineraries .itinerary.selected");
+    expect(text).toMatch(/\d\d:\d\d – \d\d:\d\d/);
+    expect(text).toContain("Civic Center");
+    await screenshot(page, "4-plan");
+  });
+
+  test("isochrones: a click draws the street engine's contours and the stops reached by transit, coloured by travel time", async () => {
+    await page.click("#tabs button[data-tab=iso]");
+    await evaluate(() => (globalThis as any).__interchange.map.jumpTo({ center: [-122.405, 37.787], zoom: 14 }));
+    await mapIdle(page);
+    await clickMap(page, -122.4072, 37.7847);
+    await page.waitForFunction(() => /contours/.test((globalThis as any).document.getElementById("iso-status").textContent) && /stops within/.test((globalThis as any).document.getElementById("iso-status").textContent), null, { timeout: 30_000 });
+    await mapIdle(page);
+    const iso = await evaluate(() => {
+      const m = (globalThis as any).__interchange.map;
+      return {
+        contours: [...new Set(m.queryRenderedFeatures({ layers: ["iso-fill"] }).map((f: any) => f.properties.contour))].sort((a: any, b: any) => a - b),
+        fills: [...new Set(m.queryRenderedFeatures({ layers: ["iso-fill"] }).map((f: any) => f.properties.fill))].length,
+      };
+    });
+    expect(iso.contours).toEqual([5, 10, 15]);
+    expect(iso.fills).toBe(3);
+    await screenshot(page, "5-isochrone");
+    await evaluate(() => (globalThis as any).__interchange.map.jumpTo({ center: [-122.3, 37.75], zoom: 10 }));
+    await mapIdle(page);
+    const reach = await evaluate(() => {
+      const ic = (globalThis as any).__interchange;
+      const drawn = ic.map.queryRenderedFeatures({ layers: ["reach"] });
+      return { answered: ic.state.reach.stops.length, drawn: new Set(drawn.map((f: any) => f.properties.name)).size, shades: new Set(drawn.map((f: any) => f.properties.minutes)).size, max: Math.max(...ic.state.reach.stops.map((s: any) => s.travelTime)) };
+    });
+    expect(reach.answered).toBeGreaterThan(10);
+    expect(reach.drawn).toBeGreaterThan(10);
+    expect(reach.shades).toBeGreaterThan(5);
+    expect(reach.max).toBeLessThanOrEqual(45 * 60);
+    await screenshot(page, "6-reachability");
+  });
+
+  test("alerts: listed, on their stop and their route; still no console error and no outside request", async () => {
+    await page.click("#tabs button[data-tab=alerts]");
+    await page.waitForFunction(() => (globalThis as any).document.querySelectorAll("#alerts li[data-i]").length >= 2, null, { timeout: 30_000 });
+    const text = await page.textContent("#alerts");
+    expect(text).toContain("escalator out of service");
+    expect(text).toContain("Yellow line: delays");
+    const marked = await evaluate(() => {
+      const ic = (globalThis as any).__interchange;
+      const embr = [...ic.state.stopById.values()].find((s: any) => s.stop_id === "EMBR");
+      const filter = ic.map.getFilter("routes-alert");
+      return { stop: ic.state.stops.find((f: any) => f.id === embr.id)?.properties.alert, routes: filter[2][1] };
+    });
+    expect(marked.stop).toBe(true);
+    const fc = (await (await fetch(`${server.url}/map/data/routes.geojson`)).json()) as Json;
+    expect(marked.routes).toEqual([fc.features.find((f: Json) => f.properties.key === `${bart}:1`).properties.id]);
+    await screenshot(page, "7-alerts");
+    expect(log.errors).toEqual([]);
+    expect(log.external).toEqual([]);
+  });
+});
