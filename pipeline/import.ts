@@ -91,7 +91,8 @@ async function importVersion(run: ImportRun, src: FetchedSource): Promise<void> 
     conn, connect: () => session.connect(), raw, issues: run.issues, fvid, allocate: (kind, n) => allocateIds(scratch, kind, n), progress: run.progress,
     shapes, fastStopTimes: feed.stopTimes?.parsed, stopTimesFile: feed.stopTimes?.ensureFile,
   });
-  // stop_times.parquet, the largest file, is written on a connection of its own once st0 is final
+  // stop_times.parquet, the largest file, is written on a connection of its own once the stop times
+  // are final: from the relation of the stop-times contract (gtfs/stop-times/columns.ts)
   const stopTimesWritten = session.lanes.add(build.after("trip_check").andThen("write stop_times.parquet", () =>
     writeParquet(stopTimesConn, session.versionDir, TABLE_BY_NAME.get("stop_times")!)));
   timetable?.follow(build);

@@ -72,8 +72,11 @@ export interface BuildFacts {
   tripBase: number;
   /** stop_times: how st0 was made */
   stopTimes: StopTimesState;
-  /** trip_check: the timetable's stop times made from the fast reader's rows, when st0 still holds exactly them; else null */
-  fastStopTimesColumns: (() => StopTimesColumns) | null;
+  /**
+   * trip_check: the stop-times contract's columns when its producer made them (the fast reader's
+   * rows, which no check changed), else null: the timetable then reads them from the relation `stop_times`
+   */
+  stopTimesColumns: StopTimesColumns | null;
 }
 
 /** What every module's build gets. */

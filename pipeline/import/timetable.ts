@@ -4,8 +4,8 @@
  * in-memory tables (and the other active versions' Parquet files) while its Parquet files are
  * written, staged in the session's folder and placed after the manifest switch
  * (pipeline/timetable/publish.ts). Its lanes: a connection of its own; this version's stop times
- * as soon as the trip_check module is built (from the fast reader's rows when st0 still holds
- * exactly them, else read from the in-memory stop_times view: the StopTimesColumns producers);
+ * as soon as the trip_check module is built (the stop-times contract, pipeline/gtfs/stop-times/columns.ts:
+ * its columns when its producer made them, else read from its relation, the in-memory `stop_times`);
  * and the timetable itself, once the version is described.
  */
 import type { DuckDBConnection } from "@duckdb/node-api";
@@ -34,8 +34,7 @@ export class PreparedTimetable {
   /** This version's stop times, taken as soon as the build's trip_check module is done. */
   follow(build: Build): void {
     this.stopTimes = this.session.lanes.add(build.after("trip_check").andThen("timetable: this version's stop times", async () => {
-      const fromFastRows = build.facts.fastStopTimesColumns;
-      return fromFastRows ? fromFastRows() : readStopTimesColumns(await this.conn.result(), inMemoryTables("stop_times"));
+      return build.facts.stopTimesColumns ?? readStopTimesColumns(await this.conn.result(), inMemoryTables("stop_times"));
     }));
   }
 

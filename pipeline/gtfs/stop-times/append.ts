@@ -1,17 +1,17 @@
 /**
- * The fast reader's columns (fast.ts) into st0, the table the stop_times module (../tables/stop-times.ts) makes of
- * stop_times.txt: the same columns, types and rows its direct path would make of the same file.
- * The values go in a chunk of 2048 rows at a time, each column copied as a block of memory (the
- * binding's data-chunk calls: node-api's per-vector objects rebuild an ENUM type's value list for
- * every chunk): st0's rows through a table function, in two parts inserted at once
- * (insertColumns), trip_check's through an appender.
+ * The fast reader's columns (fast.ts) into DuckDB: mapped to the import's trips and stops
+ * (fastRowsOf), checked trip by trip (fastTripCheck, the table trip_check), and inserted as a table:
+ * st0, the table the stop_times module (../tables/stop-times.ts) makes of stop_times.txt, with the
+ * same columns, types and rows its direct path would make of the same file (insertSt0), or the
+ * stop-times contract's table (columns.ts storeStopTimes). The values go in a chunk of 2048 rows
+ * at a time, each column copied as a block of memory (the binding's data-chunk calls: node-api's
+ * per-vector objects rebuild an ENUM type's value list for every chunk): a table's rows through a
+ * table function, in two parts inserted at once (insertColumns), trip_check's through an appender.
  */
 import type { DuckDBAppender, DuckDBConnection } from "@duckdb/node-api";
 import duckdb from "@duckdb/node-bindings";
 import { sqlString, stringColumns } from "../../duck.ts";
-import { Task } from "../../tasks.ts";
 import { NULL_INT, type FastStopTimes } from "./fast.ts";
-
 
 /** Rows per appended chunk (DuckDB's vector size). */
 const CHUNK = 2048;
@@ -27,19 +27,24 @@ function codesFor(type: duckdb.LogicalType, n: number): Codes {
   }
 }
 
-/** What st0 holds after appendFastStopTimes, per row in st0's order, for checks made in JavaScript (fastTripCheck). */
+/**
+ * The fast reader's rows mapped to the import's ids, in (tix, stop_sequence) order: what st0 holds
+ * when it is made from them (insertSt0), and what the stop-times contract is made of when no check
+ * changes them (../stop-times/columns.ts stopTimesFromFastRows). For checks made in JavaScript (fastTripCheck).
+ */
 export interface FastRows {
+  /** the reader's columns, in this order (sorted when the file is not: `order`) */
+  fast: FastStopTimes;
+  /** per row: its trip (t1.tix) and stop (stops.id) */
   tix: Int32Array;
   stopRef: Int32Array;
-  seq: Int32Array;
-  arr: Int32Array;
-  dep: Int32Array;
-  /** when the file has the column (NULL_INT when empty) */
-  pickup?: Int32Array;
-  dropOff?: Int32Array;
-  /** the file's rows were not in (tix, stop_sequence) order: st0 has them sorted (rid still the place in the file) */
-  sorted: boolean;
-  /** st0's columns */
+  /** per row, its place in the file when the file's rows were not in (tix, stop_sequence) order; null when they were */
+  order: Int32Array | null;
+  /** the optional columns st0 keeps (the file's), with their SQL types */
+  optional: ReadonlyArray<readonly [name: string, type: string]>;
+  /** the stop id of stop_enum's code 0 */
+  stopBase: number;
+  /** st0's columns (when made from these rows) */
   columns: string[];
 }
 
@@ -50,7 +55,7 @@ export interface IdPositions {
   stopBase: number;
 }
 
-/** t1's trip ids (in tix order) and the stops' ids (in id order, from `stopBase`), as IdPositions: all appendFastStopTimes needs of the database besides st0. */
+/** t1's trip ids (in tix order) and the stops' ids (in id order, from `stopBase`), as IdPositions: all fastRowsOf needs of the database. */
 export async function idPositions(conn: DuckDBConnection, stopBase: number): Promise<IdPositions> {
   const [tripIds] = await stringColumns(conn, `(SELECT tix AS id, trip_id FROM t1)`, ["trip_id"]);
   const [stopIds] = await stringColumns(conn, "stops", ["stop_id"]);
@@ -58,16 +63,13 @@ export async function idPositions(conn: DuckDBConnection, stopBase: number): Pro
 }
 
 /**
- * Creates st0 from `fast` when every trip_id is one of t1's and every stop_id one of stops' (the
- * ENUM types trip_enum and stop_enum hold them in tix and id order; stop ids start at `stopBase`)
- * and returns its rows; otherwise creates nothing and says why (the direct path then reads the
- * file). `optional`: the optional columns st0 keeps (the file's), with their SQL types. st0 gets
- * rid (the row's place in the file) like the direct path's, and is in (tix, stop_sequence) order
- * (sorted here when the file is not).
+ * `fast`'s rows with their trip (tix) and stop (stop_ref), when every trip_id is one of t1's and
+ * every stop_id one of stops' (the ENUM types trip_enum and stop_enum hold them in tix and id
+ * order; stop ids start at `stopBase`); otherwise why not (the direct path then reads the file).
+ * `optional`: the optional columns st0 keeps (the file's), with their SQL types. The rows are put
+ * in (tix, stop_sequence) order here when the file's are not, each keeping its place in the file.
  */
-export async function appendFastStopTimes(
-  conn: DuckDBConnection, connect: () => Promise<DuckDBConnection>, fast: FastStopTimes, ids: IdPositions, optional: ReadonlyArray<readonly [name: string, type: string]>,
-): Promise<FastRows | string> {
+export function fastRowsOf(fast: FastStopTimes, ids: IdPositions, optional: ReadonlyArray<readonly [name: string, type: string]>): FastRows | string {
   const { tixOf, refOf, stopBase } = ids;
   const codeTix = new Int32Array(fast.tripIds.length);
   for (let c = 0; c < fast.tripIds.length; c++) {
@@ -82,54 +84,86 @@ export async function appendFastStopTimes(
     codeRef[c] = s;
   }
   for (const [c] of optional) if (c !== "stop_headsign" && c !== "shape_dist_traveled" && !fast.ints[c]) return `no values for column ${c}`;
-  // st0 (and the column types of its rows) made by DuckDB while the rows are mapped here
-  const hsType = fast.headsigns?.length ? "st_headsign" : "VARCHAR";
-  const spec: [name: string, type: string][] = [
-    ["trip_id", "trip_enum"], ["stop_id", "stop_enum"], ["seq", "INTEGER"], ["arr", "INTEGER"], ["dep", "INTEGER"],
-    ...optional.map(([c, t]): [string, string] => [c, c === "stop_headsign" ? hsType : t]),
-    ["tix", "INTEGER"], ["stop_ref", "INTEGER"], ["rid", "BIGINT"],
-  ];
-  const headsigns = fast.headsigns;
-  const table = new Task("create st0", async () => {
-    if (hsType === "st_headsign") await conn.run(`CREATE TYPE st_headsign AS ENUM (${headsigns!.map(sqlString).join(", ")})`);
-    await conn.run(`CREATE TABLE st0 (${spec.map(([c, t]) => `${c} ${t}`).join(", ")})`);
-    return columnTypes(conn, "st0", spec.length);
-  });
   const n = fast.rows;
-  // per row: tix and stop_ref (the ENUM codes are tix - 1 and stop_ref - stopBase), rid
+  // per row: tix and stop_ref (the ENUM codes are tix - 1 and stop_ref - stopBase)
   let tix = new Int32Array(n), stopRef = new Int32Array(n);
   for (let i = 0; i < n; i++) {
     tix[i] = codeTix[fast.trip[i]!]!;
     stopRef[i] = codeRef[fast.stop[i]!]!;
   }
-  // st0 is in (tix, stop_sequence) order: a file in another order is sorted here, each row keeping
-  // its rid (its place in the file), as the other paths sort st0 in SQL
+  // a file in another order is sorted here, each row keeping its place in the file (st0's rid),
+  // as the other paths sort st0 in SQL
   const order = tripOrder(tix, fast.seq, tixOf.size);
   if (order) {
     fast = permuted(fast, order);
     [tix, stopRef] = [pick(tix, order), pick(stopRef, order)];
   }
-  const rid = rowNumbers(n, order);
-  const ints = (a: Int32Array): AppendColumn => ({ data: a, isNull: a.includes(NULL_INT) ? (i) => a[i] === NULL_INT : undefined });
-  const enumCodes = (values: Int32Array, offset: number): AppendColumn => ({ data: values, enumOffset: offset });
-  const columns: AppendColumn[] = [enumCodes(tix, 1), enumCodes(stopRef, stopBase), { data: fast.seq }, ints(fast.arr), ints(fast.dep)];
+  const columns = ["trip_id", "stop_id", "seq", "arr", "dep", ...optional.map(([c]) => c), "tix", "stop_ref", "rid"];
+  return { fast, tix, stopRef, order, optional, stopBase, columns };
+}
+
+/**
+ * A dictionary column's values as the ENUM type `name` (created here), or null when it has none
+ * (the column is then all NULL, a VARCHAR).
+ */
+export async function dictionaryType(conn: DuckDBConnection, name: string, values: readonly string[] | undefined): Promise<string | null> {
+  if (!values?.length) return null;
+  await conn.run(`CREATE TYPE ${name} AS ENUM (${values.map(sqlString).join(", ")})`);
+  return name;
+}
+
+/**
+ * Creates st0 from `r`: the same columns, types and rows the direct path would make of the file
+ * (st0 gets rid, the row's place in the file, like the direct path's). null when done, else why
+ * not (nothing is left created).
+ */
+export async function insertSt0(conn: DuckDBConnection, connect: () => Promise<DuckDBConnection>, r: FastRows): Promise<string | null> {
+  const { fast, optional } = r;
+  const hsType = await dictionaryType(conn, "st_headsign", optional.some(([c]) => c === "stop_headsign") ? fast.headsigns : undefined);
+  const spec: [name: string, type: string][] = [
+    ["trip_id", "trip_enum"], ["stop_id", "stop_enum"], ["seq", "INTEGER"], ["arr", "INTEGER"], ["dep", "INTEGER"],
+    ...optional.map(([c, t]): [string, string] => [c, c === "stop_headsign" ? hsType ?? "VARCHAR" : t]),
+    ["tix", "INTEGER"], ["stop_ref", "INTEGER"], ["rid", "BIGINT"],
+  ];
+  const columns: AppendColumn[] = [enumCodes(r.tix, 1), enumCodes(r.stopRef, r.stopBase), { data: fast.seq }, nullableInts(fast.arr), nullableInts(fast.dep)];
   for (const [c] of optional) {
-    if (c === "stop_headsign") {
-      const h = fast.headsign!;
-      columns.push(hsType === "st_headsign" ? { data: h, enumOffset: 0, isNull: h.includes(-1) ? (i) => h[i]! < 0 : undefined } : { data: null, isNull: () => true });
-    } else if (c === "shape_dist_traveled") {
-      const d = fast.shapeDist!;
-      columns.push({ data: d, isNull: d.some(Number.isNaN) ? (i) => Number.isNaN(d[i]!) : undefined });
-    } else columns.push(ints(fast.ints[c]!));
+    if (c === "stop_headsign") columns.push(dictionaryCodes(fast.headsign!, hsType));
+    else if (c === "shape_dist_traveled") columns.push(nullableDoubles(fast.shapeDist!));
+    else columns.push(nullableInts(fast.ints[c]!));
   }
-  columns.push({ data: tix }, { data: stopRef }, { data: rid });
-  const types = await table.result().catch((e: Error) => `making st0 failed: ${e.message}`);
-  const why = typeof types === "string" ? types : await insertColumns(conn, connect, "st0", n, types, columns.map((col, j) => ({ ...col, name: spec[j]![0] })));
-  if (why !== null) {
-    await conn.run(`DROP TABLE IF EXISTS st0`);
-    return why;
+  columns.push({ data: r.tix }, { data: r.stopRef }, { data: rowNumbers(fast.rows, r.order) });
+  const why = await insertTable(conn, connect, "st0", spec, fast.rows, columns);
+  if (why !== null && hsType) await conn.run(`DROP TYPE IF EXISTS ${hsType}`);
+  return why;
+}
+
+/** An Int32 column, NULL_INT as NULL. */
+export const nullableInts = (a: Int32Array): AppendColumn => ({ data: a, isNull: a.includes(NULL_INT) ? (i) => a[i] === NULL_INT : undefined });
+/** A Float64 column, NaN as NULL. */
+export const nullableDoubles = (d: Float64Array): AppendColumn => ({ data: d, isNull: d.some(Number.isNaN) ? (i) => Number.isNaN(d[i]!) : undefined });
+/** Values of an ENUM type whose codes are value - `offset`. */
+export const enumCodes = (values: Int32Array, offset: number): AppendColumn => ({ data: values, enumOffset: offset });
+/** A dictionary column's codes (-1: NULL) as values of its ENUM type (dictionaryType), or all NULL when it has none. */
+export const dictionaryCodes = (codes: Int32Array, type: string | null): AppendColumn =>
+  type ? { data: codes, enumOffset: 0, isNull: codes.includes(-1) ? (i) => codes[i]! < 0 : undefined } : { data: null, isNull: () => true };
+
+/**
+ * Creates `table` (`spec`: its columns and SQL types) and inserts `n` rows of `columns` (in
+ * `spec`'s order) at once (insertColumns). null when done, else why not (the table is dropped).
+ */
+export async function insertTable(
+  conn: DuckDBConnection, connect: () => Promise<DuckDBConnection>, table: string, spec: ReadonlyArray<readonly [name: string, type: string]>, n: number, columns: AppendColumn[],
+): Promise<string | null> {
+  let why: string | null;
+  try {
+    await conn.run(`CREATE TABLE ${table} (${spec.map(([c, t]) => `${c} ${t}`).join(", ")})`);
+    const types = await columnTypes(conn, table, spec.length);
+    why = await insertColumns(conn, connect, table, n, types, columns.map((col, j) => ({ ...col, name: spec[j]![0] })));
+  } catch (e) {
+    why = `making ${table} failed: ${(e as Error).message}`;
   }
-  return { tix, stopRef, seq: fast.seq, arr: fast.arr, dep: fast.dep, pickup: fast.ints.pickup_type, dropOff: fast.ints.drop_off_type, sorted: order !== null, columns: spec.map(([c]) => c) };
+  if (why !== null) await conn.run(`DROP TABLE IF EXISTS ${table}`);
+  return why;
 }
 
 /**
@@ -186,7 +220,7 @@ function permuted(f: FastStopTimes, order: Int32Array): FastStopTimes {
  * A column for appendColumns: `data` in the table's type (null when every value is NULL), or, with
  * `enumOffset`, values whose ENUM codes are value - enumOffset; `isNull` when some rows are NULL.
  */
-interface AppendColumn {
+export interface AppendColumn {
   data: Int32Array | BigInt64Array | Float64Array | Codes | null;
   enumOffset?: number;
   isNull?: (row: number) => boolean;
@@ -344,20 +378,36 @@ async function appendColumns(conn: DuckDBConnection, table: string, n: number, c
 
 /** (tix, seq) strictly ascending row by row: st0 is in the order the later steps need, unsorted. */
 export function fastInOrder(r: FastRows): boolean {
-  const { tix, seq } = r;
+  const { tix } = r, { seq } = r.fast;
   for (let i = 1; i < tix.length; i++) if (tix[i]! < tix[i - 1]! || (tix[i] === tix[i - 1] && seq[i]! <= seq[i - 1]!)) return false;
   return true;
 }
 
+/** The table trip_check as fastTripCheck computes it, a column per field, and whether a check changes a row. */
+export interface FastTripCheck {
+  trips: number;
+  columns: {
+    tix: Int32Array; n: Int32Array; dup: Uint8Array; missing: Uint8Array; back: Uint8Array; interp: Uint8Array;
+    firstDep: Int32Array; lastArr: Int32Array; h1: BigInt64Array; h2: BigInt64Array;
+  };
+  /**
+   * some trip has a duplicate stop_sequence, fewer than 2 stop times, no time at its first or last
+   * stop, times going backwards, or a time to interpolate: the checks of ../tables/trip-check.ts
+   * change rows (else they change none: the fast reader's rows have known trips and stops and valid
+   * stop_sequences and times)
+   */
+  changesRows: boolean;
+}
+
 /**
- * The table trip_check (see ../tables/trip-check.ts, tripCheckSql) from st0's rows in JavaScript, when they are in
- * (tix, seq) order and none was deleted since appendFastStopTimes: per trip its stop count, the
- * checks, first departure, last arrival, and a stop pattern key. The SQL groups trips by a digest
- * of their (position, stop) pairs (n, h1, h2); here h1 numbers the distinct stop sequences exactly
- * (compared stop by stop) and h2 is 0, which groups the trips the same way.
+ * The table trip_check (see ../tables/trip-check.ts, tripCheckSql) of the rows `r`, in JavaScript
+ * (written by writeTripCheck): per trip its stop count, the checks, first departure, last arrival,
+ * and a stop pattern key. The SQL groups trips by a digest of their (position, stop) pairs (n, h1,
+ * h2); here h1 numbers the distinct stop sequences exactly (compared stop by stop) and h2 is 0,
+ * which groups the trips the same way. Valid for st0 while it holds exactly these rows.
  */
-export async function fastTripCheck(conn: DuckDBConnection, r: FastRows): Promise<string | null> {
-  const { tix, stopRef, seq, arr, dep } = r;
+export function fastTripCheck(r: FastRows): FastTripCheck {
+  const { tix, stopRef } = r, { seq, arr, dep } = r.fast;
   const rows = tix.length;
   const out = {
     tix: new Int32Array(rows), n: new Int32Array(rows), dup: new Uint8Array(rows), missing: new Uint8Array(rows), back: new Uint8Array(rows),
@@ -365,7 +415,7 @@ export async function fastTripCheck(conn: DuckDBConnection, r: FastRows): Promis
   };
   const patterns = new Map<number, number[]>(); // digest -> first row of each distinct sequence with it
   const patternId = new Map<number, number>(); // first row -> pattern number
-  let trips = 0;
+  let trips = 0, changesRows = false;
   for (let from = 0; from < rows; ) {
     let to = from + 1;
     while (to < rows && tix[to] === tix[from]) to++;
@@ -407,13 +457,20 @@ export async function fastTripCheck(conn: DuckDBConnection, r: FastRows): Promis
     out.firstDep[trips] = firstDep;
     out.lastArr[trips] = lastArr;
     out.h1[trips] = BigInt(patternId.get(first)!);
+    if (dup || missing || back || interp || n < 2) changesRows = true;
     trips++;
     from = to;
   }
+  return { trips, columns: out, changesRows };
+}
+
+/** Writes the table trip_check of `c` (fastTripCheck); null when done, else why not. */
+export async function writeTripCheck(conn: DuckDBConnection, c: FastTripCheck): Promise<string | null> {
+  const out = c.columns;
   await conn.run(`CREATE OR REPLACE TABLE trip_check (tix INTEGER, n INTEGER, dup_seq BOOLEAN, missing_terminal BOOLEAN, backwards BOOLEAN,
       needs_interp BOOLEAN, first_dep INTEGER, last_arr INTEGER, h1 BIGINT, h2 BIGINT)`);
   const nullable = (a: Int32Array): AppendColumn => ({ data: a, isNull: (i) => a[i] === NULL_INT });
-  return appendColumns(conn, "trip_check", trips, [
+  return appendColumns(conn, "trip_check", c.trips, [
     { data: out.tix }, { data: out.n }, { data: out.dup }, { data: out.missing }, { data: out.back }, { data: out.interp },
     nullable(out.firstDep), nullable(out.lastArr), { data: out.h1 }, { data: out.h2 },
   ]);

@@ -12,9 +12,11 @@
  *   calendar_dates   calendar_dates.txt  cd0
  *   calendars        -                   calendars                               calendar, calendar_dates
  *   trips            trips.txt           t1 (candidate trips)                    routes, calendars
- *   stop_times       stop_times.txt      st0                                     trips, stops
+ *   stop_times       stop_times.txt      st0, or (the fast reader's rows, which  trips, stops
+ *                                        no check changes) the stop_times relation
  *   shapes           shapes.txt (lane)   sh0, shape_ids; t1's unknown shapes     trips
- *   trip_check       -                   trip_check; st0 final: stop_times view  stop_times, shapes, locations, location_groups
+ *   trip_check       -                   trip_check; the stop_times relation     stop_times, shapes, locations, location_groups
+ *                                        (the stop-times contract, ../stop-times/columns.ts)
  *   patterns         -                   stop_patterns, shapes, trips            trip_check, shapes, stops, routes, calendars
  *   frequencies      frequencies.txt     frequencies                             patterns
  *   transfers        transfers.txt       transfers                               stops

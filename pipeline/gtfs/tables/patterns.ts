@@ -24,8 +24,8 @@ export const patterns: TableModule = {
     await conn.run(`CREATE TABLE pat_key AS SELECT n, h1, h2, min(tix) AS rep, row_number() OVER (ORDER BY min(tix))::INTEGER AS stop_pattern_id,
         count(*)::INTEGER AS trip_count FROM trip_check GROUP BY n, h1, h2`);
     await conn.run(`CREATE TABLE trip_pat AS SELECT c.tix, c.first_dep, c.last_arr, c.n, k.stop_pattern_id FROM trip_check c JOIN pat_key k USING (n, h1, h2)`);
-    await conn.run(`CREATE TABLE patterns AS SELECT k.stop_pattern_id, k.trip_count, coalesce(list(st.stop_ref ORDER BY st.seq) FILTER (WHERE st.stop_ref IS NOT NULL), []) AS pat
-      FROM pat_key k JOIN st0 st ON st.tix = k.rep GROUP BY k.stop_pattern_id, k.trip_count`);
+    await conn.run(`CREATE TABLE patterns AS SELECT k.stop_pattern_id, k.trip_count, coalesce(list(st.stop_ref ORDER BY st.stop_sequence) FILTER (WHERE st.stop_ref IS NOT NULL), []) AS pat
+      FROM pat_key k JOIN stop_times st ON st.trip_ref = ${ctx.fact("tripBase") - 1} + k.rep GROUP BY k.stop_pattern_id, k.trip_count`);
     await conn.run(`DROP TABLE pat_key`);
     await reportShapesNotReachingStops(ctx);
     await conn.run(`CREATE TABLE stop_patterns AS SELECT ${ctx.fvid}::INTEGER AS feed_version_id, stop_pattern_id, pat AS stop_refs, trip_count FROM patterns ORDER BY stop_pattern_id`);

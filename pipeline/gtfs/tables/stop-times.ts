@@ -2,7 +2,9 @@
  * stop_times.txt → st0, the stop times in (trip, stop_sequence) order with their trip (tix) and
  * stop (stop_ref), by the first of three readers that takes the file:
  * - the fast reader (../stop-times/fast.ts, in a worker thread while the other files load), its
- *   columns appended to st0 (../stop-times/append.ts);
+ *   columns checked trip by trip in JavaScript and inserted (../stop-times/append.ts): into st0 when
+ *   a check of trip-check.ts is to change rows, else, as they are the stop times then, straight as
+ *   the stop-times contract (../stop-times/columns.ts: the relation `stop_times`), with no st0;
  * - DuckDB straight into st0 (stopTimesDirect), when nothing in the file needs trimming;
  * - DuckDB into the raw table of trimmed strings like every other file, then st0 from it.
  * On a clean file the three give the same rows (tests compare them). Checks: trip-check.ts.
@@ -19,7 +21,8 @@ import type { DuckDBConnection } from "@duckdb/node-api";
 import { DataError } from "../../report.ts";
 import type { BuildContext, TableModule } from "../build.ts";
 import { csvReader, loadDeferred, openDeferred, q, recordRejects, untrimmed, type CsvPlan, type RawTable } from "../load.ts";
-import type { FastRows, IdPositions } from "../stop-times/append.ts";
+import type { FastRows, FastTripCheck, IdPositions } from "../stop-times/append.ts";
+import { stopTimesFromFastRows, storeStopTimes, type StopTimesColumns } from "../stop-times/columns.ts";
 import type { FastStopTimes } from "../stop-times/fast.ts";
 
 /**
@@ -56,8 +59,16 @@ export const BAD_TIME = `(st.arrival_time IS NOT NULL AND arr IS NULL) OR (st.de
 
 /** How st0 was made, for the modules after this one. */
 export interface StopTimesState {
-  /** st0's rows as the fast reader's path appended them, while st0 still holds exactly those, in order; else null */
+  /**
+   * The stop times as they are, when the fast reader's rows need no check's change
+   * (`fastCheck.changesRows` false): the stop-times contract (../stop-times/columns.ts), stored as
+   * the relation `stop_times` already; there is no st0 then. Else null.
+   */
+  final: StopTimesColumns | null;
+  /** the fast reader's rows, while st0 (or `final`) holds exactly those, in order; else null */
   fastRows: FastRows | null;
+  /** their trip_check, while fastRows is set (../stop-times/append.ts fastTripCheck) */
+  fastCheck: FastTripCheck | null;
   /** the fast path's code (loaded only when the fast reader ran) */
   fastAppend: typeof import("../stop-times/append.ts") | null;
   /** st0's column, or `absent` (a typed NULL, or false) when st0 does not have it */
@@ -95,8 +106,10 @@ export const stopTimes: TableModule = {
     const stRaw = ctx.raw.get("stop_times.txt")!;
     let direct = false;
     let readBy = "direct";
-    // st0's rows as the fast reader's path appended them, while st0 still holds exactly those (in order)
+    // the fast reader's rows while st0 (or the stored contract) holds exactly those (in order), their trip_check and the contract
     let fastRows: FastRows | null = null;
+    let fastCheck: FastTripCheck | null = null;
+    let final: StopTimesColumns | null = null;
     // the file's columns (st0 keeps the optional ones it has; raw_stop_times has every column, NULL when absent)
     let present: (col: string) => boolean = () => true;
     // (loaded here, not with this module: it loads DuckDB's binding, which `interchange import` loads
@@ -108,10 +121,10 @@ export const stopTimes: TableModule = {
         // (the ids' positions are read while the worker may still be reading the file)
         const ids = fastAppend.idPositions(conn, stopBase);
         const fast = await ctx.fastStopTimes;
-        const read = "declined" in fast ? (await ids, fast.declined) : await stopTimesFast(ctx, stRaw, fast, await ids, fastAppend.appendFastStopTimes);
+        const read = "declined" in fast ? (await ids, fast.declined) : await stopTimesFast(ctx, stRaw, fast, await ids, fastAppend);
         if (typeof read === "string") ctx.progress(`stop_times.txt: read with DuckDB (the fast reader declined: ${read})`);
         else {
-          [fastRows, direct, readBy] = [read, true, "fast"];
+          [fastRows, fastCheck, final, direct, readBy] = [read.rows, read.check, read.final, true, "fast"];
           present = (col) => (fast as FastStopTimes).header.includes(col);
         }
       }
@@ -134,8 +147,8 @@ export const stopTimes: TableModule = {
         FROM (SELECT CASE WHEN seq >= 0 THEN (tix::BIGINT << 32) + seq END AS k FROM st0)) WHERE k <= pk`);
       if (unordered > 0) {
         await conn.run(`CREATE OR REPLACE TABLE st0 AS SELECT * FROM st0 ORDER BY tix, seq`);
-        fastRows = null;
-      } else if (!fastRows?.sorted) order = "in file order";
+        [fastRows, fastCheck] = [null, null];
+      } else if (!fastRows?.order) order = "in file order";
     } else {
       await conn.run(`CREATE TABLE st0 AS SELECT st.rowid AS rid, st.trip_id, st.stop_id, ${stTimeCols(present, true)}, t.tix, s.id AS stop_ref${stFlex(present)}
         FROM raw_stop_times st LEFT JOIN t1 t ON t.trip_id = st.trip_id LEFT JOIN stops s ON s.stop_id = st.stop_id
@@ -145,12 +158,14 @@ export const stopTimes: TableModule = {
     // true): the others are named as typed NULLs (or false)
     const stHas = new Set(fastRows?.columns ?? (await ctx.rows(`SELECT column_name FROM duckdb_columns() WHERE table_name = 'st0'`)).map((r) => String(r.column_name)));
     ctx.facts.stopTimes = {
+      final,
       fastRows,
+      fastCheck,
       fastAppend,
       has: (col) => stHas.has(col),
       column: (col, absent) => (stHas.has(col) ? col : absent),
     };
-    ctx.step(`stop_times read: ${await ctx.scalar("SELECT count(*) FROM st0")} (${order}${direct ? `, ${readBy}` : ""})`);
+    ctx.step(`stop_times read: ${fastRows?.fast.rows ?? (await ctx.scalar("SELECT count(*) FROM st0"))} (${order}${direct ? `, ${readBy}` : ""})`);
   },
 };
 
@@ -210,24 +225,31 @@ async function stopTimesDirect(ctx: BuildContext, table: RawTable, plan: CsvPlan
 }
 
 /**
- * stop_times.txt into st0 from the fast reader's columns (stop-times/append.ts), with what
- * stopTimesDirect records besides: the row count, no rejected rows, no line map (the fast reader
- * takes no file with quotes or blank lines). Its rows when done, else why not (nothing created).
+ * stop_times.txt from the fast reader's columns (stop-times/append.ts), with what stopTimesDirect
+ * records besides: the row count, no rejected rows, no line map (the fast reader takes no file with
+ * quotes or blank lines). The rows are checked trip by trip first (fastTripCheck): when no check of
+ * trip-check.ts changes any of them they are the stop times as they are, and go into DuckDB once,
+ * as the stop-times contract's relation (`final`, ../stop-times/columns.ts), with no st0; else
+ * they go into st0 for the checks. The rows when done, else why not (nothing created).
  */
 async function stopTimesFast(
-  ctx: BuildContext, table: RawTable, fast: FastStopTimes, ids: IdPositions, append: typeof import("../stop-times/append.ts").appendFastStopTimes,
-): Promise<FastRows | string> {
+  ctx: BuildContext, table: RawTable, fast: FastStopTimes, ids: IdPositions, append: typeof import("../stop-times/append.ts"),
+): Promise<{ rows: FastRows; check: FastTripCheck; final: StopTimesColumns | null } | string> {
   // (a GTFS-Flex window or booking rule column: st0 keeps those, the fast reader does not read them)
   const flex = ST_FLEX.find(([c]) => c !== "location_id" && c !== "location_group_id" && fast.header.includes(c));
   if (flex) return `a GTFS-Flex column (${flex[0]})`;
   const optional = ST_OPTIONAL.filter(([c]) => fast.header.includes(c));
-  const rows = await append(ctx.conn, ctx.connect, fast, ids, optional.map(([c, , t]) => [c, t] as const));
+  const rows = append.fastRowsOf(fast, ids, optional.map(([c, , t]) => [c, t] as const));
   if (typeof rows === "string") return rows;
+  const check = append.fastTripCheck(rows);
+  const final = check.changesRows ? null : stopTimesFromFastRows(rows, ctx.fact("tripBase"), ctx.fvid);
+  const why = final ? await storeStopTimes(ctx.conn, ctx.connect, final) : await append.insertSt0(ctx.conn, ctx.connect, rows);
+  if (why !== null) return why;
   table.deferred = undefined;
   table.rows = fast.rows;
   table.rejectedLines = [];
   table.lineMap = null;
-  return rows;
+  return { rows, check, final };
 }
 
 /**

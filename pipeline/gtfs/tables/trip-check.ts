@@ -1,21 +1,24 @@
 /**
- * trip_check (derived): the stop times of st0 checked trip by trip, and st0 made final behind the
- * catalog's `stop_times` view. Stop times of unknown trips, stops or GTFS-Flex zones (locations,
+ * trip_check (derived): the stop times of st0 checked trip by trip, and the stop-times contract
+ * made of them (../stop-times/columns.ts: the relation `stop_times`, which the Parquet writer
+ * writes, and the columns the timetable takes). Stop times of unknown trips, stops or GTFS-Flex zones (locations,
  * location groups), bad or duplicated stop_sequences skipped; trips that cannot be used (fewer than
  * 2 stop times, no time at the first or last stop, times going backwards) skipped with their stop
  * times; missing times interpolated by distance along the shape (../interpolate.ts). GTFS-Flex
  * stop_times (a zone or group instead of a stop, a pickup/drop-off window instead of times) are
  * kept as they are: the time checks and the interpolation are about the other rows, and a trip with
  * a flex stop_time gets a stop pattern of its own (Transitland's rule). trip_check holds, per trip, what the
- * stop patterns need (patterns.ts). Once this module is built nothing changes st0: the importer
- * writes stop_times.parquet meanwhile (pipeline/import.ts) and the timetable may take its stop times.
+ * stop patterns need (patterns.ts). When the fast reader's rows need no check's change, the
+ * stop_times module made the contract of them already and there is no st0: trip_check is the
+ * reader's (../stop-times/append.ts fastTripCheck). Once this module is built nothing changes the
+ * stop times: the importer writes stop_times.parquet meanwhile (pipeline/import.ts) and the timetable may take them.
  */
 import type { DuckDBConnection } from "@duckdb/node-api";
 import { rows, sqlString } from "../../duck.ts";
-import type { TableModule } from "../build.ts";
+import type { BuildContext, TableModule } from "../build.ts";
 import { interpolateTrip, type StopRow } from "../interpolate.ts";
-import { stopTimesFromFastRows } from "../stop-times/columns.ts";
-import { ST_FLEX, ST_OPTIONAL } from "./stop-times.ts";
+import { stopTimesOverSt0 } from "../stop-times/columns.ts";
+import type { StopTimesState } from "./stop-times.ts";
 
 export const tripCheck: TableModule = {
   name: "trip_check",
@@ -23,108 +26,115 @@ export const tripCheck: TableModule = {
   columns: { required: [], optional: [] },
   dependsOn: ["stop_times", "shapes", "locations", "location_groups"],
   async build(ctx) {
-    const { conn } = ctx;
     const st = ctx.fact("stopTimes");
-    const tripBase = ctx.fact("tripBase");
-    const rawSt = (col: string) => `(SELECT r.${col} FROM raw_stop_times r WHERE r.rowid = rid)`;
-    const stSkip = async (kind: string, where: string, msg: string) => {
-      const n = await ctx.reportSkipped(kind, "stop_times.txt", `SELECT * FROM st0 WHERE ${where}`, msg);
-      ctx.skip("stop_times.txt", n);
-      if (n) {
-        await conn.run(`DELETE FROM st0 WHERE ${where}`);
-        st.fastRows = null;
-      }
-    };
-    await stSkip("unknown_trip", "tix IS NULL",
-      `'stop_time of trip ' || coalesce(${rawSt("trip_id")}, '(empty)') || ': trip does not exist or was skipped'`);
-    // GTFS-Flex rows: their zone (location_id) or group (location_group_id) must exist
-    const flex = st.column("flex", "false");
-    if (st.has("flex")) {
-      const locId = st.column("location_id", "NULL::VARCHAR"), groupId = st.column("location_group_id", "NULL::VARCHAR");
-      await stSkip("unknown_location", `stop_ref IS NULL AND flex AND ${locId} IS NOT NULL AND ${locId} NOT IN (SELECT location_id FROM locations)`,
-        `'trip ' || trip_id || ': location_id ' || ${locId} || ' does not exist (not in locations.geojson)'`);
-      await stSkip("unknown_location_group", `stop_ref IS NULL AND flex AND ${locId} IS NULL AND ${groupId} NOT IN (SELECT location_group_id FROM location_groups)`,
-        `'trip ' || trip_id || ': location_group_id ' || ${groupId} || ' does not exist'`);
-    }
-    await stSkip("unknown_stop", `stop_ref IS NULL AND NOT ${flex}`, `'trip ' || trip_id || ': stop_id ' || coalesce(${rawSt("stop_id")}, '(empty)') || ' does not exist'`);
-    await stSkip("invalid_stop_sequence", "seq IS NULL OR seq < 0", `'trip ' || trip_id || ': stop_sequence ' || coalesce(${rawSt("stop_sequence")}, '(empty)') || ' is not a non-negative integer'`);
-    // One pass per trip (in stop_sequence order) finds duplicate stop_sequences and the trips that
-    // cannot be used (< 2 stop_times, no time at the first or last stop, times going backwards), and
-    // computes what the stop patterns need: first departure, last arrival, and a digest of the
-    // (position, stop) pairs. Unparsable times count as missing; a time missing on one side takes the
-    // other's. Later steps delete whole trips and interpolate interior times between earlier and
-    // later ones, which changes none of these values for the trips that remain.
-    const hasFlex = st.has("flex") && (await ctx.scalar(`SELECT count(*) FROM st0 WHERE flex`)) > 0;
-    const tripCheckSql = hasFlex ? flexTripCheckSql(st.column("start_pickup_drop_off_window", "NULL::INTEGER"), st.column("end_pickup_drop_off_window", "NULL::INTEGER")) : `CREATE OR REPLACE TABLE trip_check AS
-      WITH o AS (SELECT tix, seq, stop_ref, coalesce(arr, dep) AS a, coalesce(dep, arr) AS d, row_number() OVER w AS k,
-                        count(*) OVER (PARTITION BY tix) AS n, lag(coalesce(dep, arr) IGNORE NULLS) OVER w AS prev_dep, lag(seq) OVER w AS prev_seq
-                 FROM st0 WINDOW w AS (PARTITION BY tix ORDER BY seq))
-      SELECT tix, max(n)::INTEGER AS n,
-        bool_or(seq = prev_seq) AS dup_seq,
-        bool_or((k = 1 OR k = n) AND a IS NULL) AS missing_terminal,
-        bool_or(a > d OR a < prev_dep) AS backwards,
-        bool_or(a IS NULL) AS needs_interp,
-        min(d) AS first_dep, max(a) AS last_arr, sum(hash(k, stop_ref)) AS h1, bit_xor(hash(stop_ref, k, 'stop pattern')) AS h2
-      FROM o GROUP BY tix`;
-    // (from the fast reader's rows when st0 still holds exactly them, in order: no sort, no window)
-    if (!st.fastRows || (await st.fastAppend!.fastTripCheck(conn, st.fastRows)) !== null) await conn.run(tripCheckSql);
-    if ((await ctx.scalar(`SELECT count(*) FROM trip_check WHERE dup_seq`)) > 0) {
-      const dupSt = `rid IN (SELECT rid FROM st0 QUALIFY row_number() OVER (PARTITION BY tix, seq ORDER BY rid) > 1)`;
-      await stSkip("duplicate_key", dupSt, `'trip ' || trip_id || ': duplicate stop_sequence ' || seq`);
-      await conn.run(tripCheckSql);
-    }
-    // unparsable times become missing (then interpolated between their neighbours)
-    await ctx.reportSkipped("invalid_time", "stop_times.txt", `SELECT * FROM st0 WHERE ${st.column("bad_time", "false")}`,
-      `'trip ' || trip_id || ' stop_sequence ' || seq || ': unparsable time ' || coalesce(${rawSt("arrival_time")}, '') || '/' || coalesce(${rawSt("departure_time")}, '') || ' (treated as missing and interpolated)'`);
-    await conn.run(`UPDATE st0 SET arr = coalesce(arr, dep), dep = coalesce(dep, arr) WHERE arr IS NULL OR dep IS NULL`);
-    // no message needs the raw strings any more: give their memory to the steps that follow
-    await conn.run(`DROP TABLE IF EXISTS raw_stop_times`);
-
-    const badTrip = async (kind: string, cond: string, msg: string) => {
-      const fromSql = `SELECT t.rid, t.trip_id FROM t1 t JOIN trip_check c USING (tix) WHERE ${cond}`;
-      const n = await ctx.reportSkipped(kind, "trips.txt", fromSql, msg);
-      if (n) {
-        ctx.skip("trips.txt", n);
-        const stN = await ctx.scalar(`SELECT count(*) FROM st0 WHERE tix IN (SELECT tix FROM trip_check c WHERE ${cond})`);
-        ctx.issues.add("stop_time_of_skipped_trip", { file: "stop_times.txt", message: `${stN} stop_times of trips skipped as ${kind}` }, stN);
-        ctx.skip("stop_times.txt", stN);
-        await conn.run(`DELETE FROM st0 WHERE tix IN (SELECT tix FROM trip_check c WHERE ${cond})`);
-        st.fastRows = null;
-        await conn.run(`DELETE FROM t1 WHERE tix IN (SELECT tix FROM trip_check c WHERE ${cond})`);
-        await conn.run(`DELETE FROM trip_check c WHERE ${cond}`);
-      }
-    };
-    await badTrip("too_few_stop_times", "c.n < 2", `'trip ' || trip_id || ': fewer than 2 usable stop_times'`);
-    await badTrip("missing_terminal_time", "c.missing_terminal", `'trip ' || trip_id || ': first or last stop has no arrival/departure time'`);
-    await badTrip("decreasing_times", "c.backwards", `'trip ' || trip_id || ': times go backwards along the trip'`);
+    let interpolated = 0;
+    if (st.final) {
+      // the fast reader's rows, which no check changes: their trip_check is the reader's
+      const why = await st.fastAppend!.writeTripCheck(ctx.conn, st.fastCheck!);
+      if (why !== null) throw new Error(`trip_check not written: ${why}`);
+    } else interpolated = await checkSt0(ctx, st);
     const noStopTimes = `SELECT rid, trip_id FROM t1 WHERE tix NOT IN (SELECT tix FROM trip_check)`;
     const nNoSt = await ctx.reportSkipped("trip_without_stop_times", "trips.txt", noStopTimes, `'trip ' || trip_id || ': has no stop_times'`);
     ctx.skip("trips.txt", nNoSt);
-    if (nNoSt) await conn.run(`DELETE FROM t1 WHERE tix NOT IN (SELECT tix FROM trip_check)`);
-
-    // interpolation of missing times by distance along the shape (pipeline/gtfs/interpolate.ts)
-    const nInterpTrips = await ctx.scalar(`SELECT count(*) FROM trip_check WHERE needs_interp`);
-    let interpolated = 0;
-    // (a column only when some time is interpolated: otherwise the view says 0 for every row)
-    if (nInterpTrips > 0) {
-      await conn.run(`ALTER TABLE st0 ADD COLUMN interpolated INTEGER DEFAULT 0`);
-      interpolated = await interpolateMissing(conn, st.has("shape_dist_traveled") ? "st.shape_dist_traveled" : "NULL::DOUBLE");
-    }
+    if (nNoSt) await ctx.conn.run(`DELETE FROM t1 WHERE tix NOT IN (SELECT tix FROM trip_check)`);
     ctx.derived.interpolated_stop_times = interpolated;
     ctx.step(`stop_times checked (${interpolated} interpolated)`);
-    // st0 is final from here on (only read): the Parquet writer reads it through a view, in st0's
-    // order, without a copy of 2.4 M rows, and may start now
-    await conn.run(`CREATE VIEW stop_times AS
-      SELECT ${ctx.fvid}::INTEGER AS feed_version_id, (${tripBase} + st.tix - 1)::INTEGER AS trip_ref, st.trip_id, st.seq::INTEGER AS stop_sequence, st.stop_ref, st.stop_id,
-        st.arr::INTEGER AS arrival_time, st.dep::INTEGER AS departure_time, ${ST_OPTIONAL.map(([c, , type]) => `${st.column(c, `NULL::${type}`)} AS ${c}`).join(", ")},
-        ${nInterpTrips > 0 ? "st.interpolated::INTEGER" : "0::INTEGER"} AS interpolated,
-        ${ST_FLEX.map(([c, , type]) => `${st.column(c, `NULL::${type}`)} AS ${c}`).join(", ")}
-      FROM st0 st`);
-    // (and when st0 still holds exactly the fast reader's rows, the timetable takes its columns from them)
-    const rowsNow = nInterpTrips === 0 ? st.fastRows : null;
-    ctx.facts.fastStopTimesColumns = rowsNow ? () => stopTimesFromFastRows(rowsNow, tripBase) : null;
+    // (the timetable takes the contract's columns when they were made, else reads them from the relation)
+    ctx.facts.stopTimesColumns = st.final;
   },
 };
+
+/**
+ * The checks over st0 (the DuckDB readers' rows, or the fast reader's when a check is to change
+ * some): skips, interpolation; then the contract's relation over st0 (stopTimesOverSt0). Returns
+ * the number of interpolated stop times.
+ */
+async function checkSt0(ctx: BuildContext, st: StopTimesState): Promise<number> {
+  const { conn } = ctx;
+  const rawSt = (col: string) => `(SELECT r.${col} FROM raw_stop_times r WHERE r.rowid = rid)`;
+  const stSkip = async (kind: string, where: string, msg: string) => {
+    const n = await ctx.reportSkipped(kind, "stop_times.txt", `SELECT * FROM st0 WHERE ${where}`, msg);
+    ctx.skip("stop_times.txt", n);
+    if (n) {
+      await conn.run(`DELETE FROM st0 WHERE ${where}`);
+      [st.fastRows, st.fastCheck] = [null, null];
+    }
+  };
+  await stSkip("unknown_trip", "tix IS NULL",
+    `'stop_time of trip ' || coalesce(${rawSt("trip_id")}, '(empty)') || ': trip does not exist or was skipped'`);
+  // GTFS-Flex rows: their zone (location_id) or group (location_group_id) must exist
+  const flex = st.column("flex", "false");
+  if (st.has("flex")) {
+    const locId = st.column("location_id", "NULL::VARCHAR"), groupId = st.column("location_group_id", "NULL::VARCHAR");
+    await stSkip("unknown_location", `stop_ref IS NULL AND flex AND ${locId} IS NOT NULL AND ${locId} NOT IN (SELECT location_id FROM locations)`,
+      `'trip ' || trip_id || ': location_id ' || ${locId} || ' does not exist (not in locations.geojson)'`);
+    await stSkip("unknown_location_group", `stop_ref IS NULL AND flex AND ${locId} IS NULL AND ${groupId} NOT IN (SELECT location_group_id FROM location_groups)`,
+      `'trip ' || trip_id || ': location_group_id ' || ${groupId} || ' does not exist'`);
+  }
+  await stSkip("unknown_stop", `stop_ref IS NULL AND NOT ${flex}`, `'trip ' || trip_id || ': stop_id ' || coalesce(${rawSt("stop_id")}, '(empty)') || ' does not exist'`);
+  await stSkip("invalid_stop_sequence", "seq IS NULL OR seq < 0", `'trip ' || trip_id || ': stop_sequence ' || coalesce(${rawSt("stop_sequence")}, '(empty)') || ' is not a non-negative integer'`);
+  // One pass per trip (in stop_sequence order) finds duplicate stop_sequences and the trips that
+  // cannot be used (< 2 stop_times, no time at the first or last stop, times going backwards), and
+  // computes what the stop patterns need: first departure, last arrival, and a digest of the
+  // (position, stop) pairs. Unparsable times count as missing; a time missing on one side takes the
+  // other's. Later steps delete whole trips and interpolate interior times between earlier and
+  // later ones, which changes none of these values for the trips that remain.
+  const hasFlex = st.has("flex") && (await ctx.scalar(`SELECT count(*) FROM st0 WHERE flex`)) > 0;
+  const tripCheckSql = hasFlex ? flexTripCheckSql(st.column("start_pickup_drop_off_window", "NULL::INTEGER"), st.column("end_pickup_drop_off_window", "NULL::INTEGER")) : `CREATE OR REPLACE TABLE trip_check AS
+    WITH o AS (SELECT tix, seq, stop_ref, coalesce(arr, dep) AS a, coalesce(dep, arr) AS d, row_number() OVER w AS k,
+                      count(*) OVER (PARTITION BY tix) AS n, lag(coalesce(dep, arr) IGNORE NULLS) OVER w AS prev_dep, lag(seq) OVER w AS prev_seq
+               FROM st0 WINDOW w AS (PARTITION BY tix ORDER BY seq))
+    SELECT tix, max(n)::INTEGER AS n,
+      bool_or(seq = prev_seq) AS dup_seq,
+      bool_or((k = 1 OR k = n) AND a IS NULL) AS missing_terminal,
+      bool_or(a > d OR a < prev_dep) AS backwards,
+      bool_or(a IS NULL) AS needs_interp,
+      min(d) AS first_dep, max(a) AS last_arr, sum(hash(k, stop_ref)) AS h1, bit_xor(hash(stop_ref, k, 'stop pattern')) AS h2
+    FROM o GROUP BY tix`;
+  // (the fast reader's when st0 still holds exactly its rows, in order: no sort, no window)
+  if (!st.fastRows || !st.fastCheck || (await st.fastAppend!.writeTripCheck(conn, st.fastCheck)) !== null) await conn.run(tripCheckSql);
+  if ((await ctx.scalar(`SELECT count(*) FROM trip_check WHERE dup_seq`)) > 0) {
+    const dupSt = `rid IN (SELECT rid FROM st0 QUALIFY row_number() OVER (PARTITION BY tix, seq ORDER BY rid) > 1)`;
+    await stSkip("duplicate_key", dupSt, `'trip ' || trip_id || ': duplicate stop_sequence ' || seq`);
+    await conn.run(tripCheckSql);
+  }
+  // unparsable times become missing (then interpolated between their neighbours)
+  await ctx.reportSkipped("invalid_time", "stop_times.txt", `SELECT * FROM st0 WHERE ${st.column("bad_time", "false")}`,
+    `'trip ' || trip_id || ' stop_sequence ' || seq || ': unparsable time ' || coalesce(${rawSt("arrival_time")}, '') || '/' || coalesce(${rawSt("departure_time")}, '') || ' (treated as missing and interpolated)'`);
+  await conn.run(`UPDATE st0 SET arr = coalesce(arr, dep), dep = coalesce(dep, arr) WHERE arr IS NULL OR dep IS NULL`);
+  // no message needs the raw strings any more: give their memory to the steps that follow
+  await conn.run(`DROP TABLE IF EXISTS raw_stop_times`);
+
+  const badTrip = async (kind: string, cond: string, msg: string) => {
+    const fromSql = `SELECT t.rid, t.trip_id FROM t1 t JOIN trip_check c USING (tix) WHERE ${cond}`;
+    const n = await ctx.reportSkipped(kind, "trips.txt", fromSql, msg);
+    if (n) {
+      ctx.skip("trips.txt", n);
+      const stN = await ctx.scalar(`SELECT count(*) FROM st0 WHERE tix IN (SELECT tix FROM trip_check c WHERE ${cond})`);
+      ctx.issues.add("stop_time_of_skipped_trip", { file: "stop_times.txt", message: `${stN} stop_times of trips skipped as ${kind}` }, stN);
+      ctx.skip("stop_times.txt", stN);
+      await conn.run(`DELETE FROM st0 WHERE tix IN (SELECT tix FROM trip_check c WHERE ${cond})`);
+      [st.fastRows, st.fastCheck] = [null, null];
+      await conn.run(`DELETE FROM t1 WHERE tix IN (SELECT tix FROM trip_check c WHERE ${cond})`);
+      await conn.run(`DELETE FROM trip_check c WHERE ${cond}`);
+    }
+  };
+  await badTrip("too_few_stop_times", "c.n < 2", `'trip ' || trip_id || ': fewer than 2 usable stop_times'`);
+  await badTrip("missing_terminal_time", "c.missing_terminal", `'trip ' || trip_id || ': first or last stop has no arrival/departure time'`);
+  await badTrip("decreasing_times", "c.backwards", `'trip ' || trip_id || ': times go backwards along the trip'`);
+  // interpolation of missing times by distance along the shape (pipeline/gtfs/interpolate.ts)
+  const nInterpTrips = await ctx.scalar(`SELECT count(*) FROM trip_check WHERE needs_interp`);
+  let interpolated = 0;
+  // (a column only when some time is interpolated: otherwise the relation says 0 for every row)
+  if (nInterpTrips > 0) {
+    await conn.run(`ALTER TABLE st0 ADD COLUMN interpolated INTEGER DEFAULT 0`);
+    interpolated = await interpolateMissing(conn, st.has("shape_dist_traveled") ? "st.shape_dist_traveled" : "NULL::DOUBLE");
+  }
+  // st0 is final from here on (only read): the contract's relation is a view over it, which the
+  // Parquet writer reads in st0's order, without a copy of 2.4 M rows, and may start now
+  await stopTimesOverSt0(conn, { feedVersionId: ctx.fvid, tripBase: ctx.fact("tripBase"), has: st.has, interpolated: nInterpTrips > 0 });
+  return interpolated;
+}
 
 /**
  * trip_check of a feed with GTFS-Flex stop_times (st0 has `flex`): as the usual one over the rows with
