@@ -117,43 +117,7 @@ export async function prune(opts: PruneOptions): Promise<PruneReport> {
     }
 
     // 2. remove what nothing protects
-    const listed = new Set([...current.versions.map((v) => v.path), ...(current.streets ?? []).map((s) => s.path), ...(current.timetable?.path ? [current.timetable.path] : [])]);
-    const protectedUntil = new Map<string, { until: number; reason: string }>();
-    for (const r of records) {
-      const until = Date.parse(r.replaced_at) + graceMs;
-      if (until <= now.getTime()) continue;
-      for (const p of r.paths) {
-        const had = protectedUntil.get(p);
-        if (!had || had.until < until) protectedUntil.set(p, { until, reason: `generation ${r.generation} (replaced at ${r.replaced_at})` });
-      }
-    }
-    const everListed = new Set(records.flatMap((r: GenerationRecord) => r.paths));
-    const removed: PruneReport["removed"] = { versions: [], timetables: [], streets: [] };
-    const waiting: Waiting[] = [];
-    for (const k of KINDS) {
-      const dir = join(dataDir, k.dir);
-      if (!existsSync(dir)) continue;
-      for (const e of readdirSync(dir, { withFileTypes: true })) {
-        if (!k.item(e.name, e.isDirectory())) continue;
-        const rel = `${k.dir}/${e.name}`;
-        if (listed.has(rel)) continue;
-        const held = protectedUntil.get(rel);
-        if (held) {
-          waiting.push({ path: rel, reason: held.reason, until: new Date(held.until).toISOString() });
-          continue;
-        }
-        if (!everListed.has(rel) && !e.name.endsWith(".tmp")) {
-          // never listed by a generation we know of: debris, or an item being published right now
-          const young = mtimeMs(join(dir, e.name)) + graceMs;
-          if (young > now.getTime()) {
-            waiting.push({ path: rel, reason: "recent (listed by no manifest)", until: new Date(young).toISOString() });
-            continue;
-          }
-        }
-        if (!dryRun) removeAtomically(dataDir, dir, e.name, k.kind);
-        removed[k.kind].push(rel);
-      }
-    }
+    const { removed, waiting } = removeUnprotected(dataDir, current, records, graceMs, now, dryRun, KINDS);
     const n = removed.versions.length + removed.timetables.length + removed.streets.length;
     progress(`${dryRun ? "would remove" : "removed"} ${n} item(s)${waiting.length ? `; ${waiting.length} unlisted item(s) wait for the grace period` : ""}`);
     return {
@@ -167,6 +131,64 @@ export async function prune(opts: PruneOptions): Promise<PruneReport> {
   } finally {
     release();
   }
+}
+
+/**
+ * Step 2 of the policy for the `kinds` given: remove each item the manifest `current` does not
+ * list, that no generation of `records` replaced less than `graceMs` before `now` points at, and
+ * that, if no generation ever listed it, is older than `graceMs` (temp files of interrupted
+ * compiles excepted). Under the import lock.
+ */
+function removeUnprotected(dataDir: string, current: Manifest, records: GenerationRecord[], graceMs: number, now: Date, dryRun: boolean, kinds: readonly (typeof KINDS)[number][]): { removed: PruneReport["removed"]; waiting: Waiting[] } {
+  const listed = new Set([...current.versions.map((v) => v.path), ...(current.streets ?? []).map((s) => s.path), ...(current.timetable?.path ? [current.timetable.path] : [])]);
+  const protectedUntil = new Map<string, { until: number; reason: string }>();
+  for (const r of records) {
+    const until = Date.parse(r.replaced_at) + graceMs;
+    if (until <= now.getTime()) continue;
+    for (const p of r.paths) {
+      const had = protectedUntil.get(p);
+      if (!had || had.until < until) protectedUntil.set(p, { until, reason: `generation ${r.generation} (replaced at ${r.replaced_at})` });
+    }
+  }
+  const everListed = new Set(records.flatMap((r: GenerationRecord) => r.paths));
+  const removed: PruneReport["removed"] = { versions: [], timetables: [], streets: [] };
+  const waiting: Waiting[] = [];
+  for (const k of kinds) {
+    const dir = join(dataDir, k.dir);
+    if (!existsSync(dir)) continue;
+    for (const e of readdirSync(dir, { withFileTypes: true })) {
+      if (!k.item(e.name, e.isDirectory())) continue;
+      const rel = `${k.dir}/${e.name}`;
+      if (listed.has(rel)) continue;
+      const held = protectedUntil.get(rel);
+      if (held) {
+        waiting.push({ path: rel, reason: held.reason, until: new Date(held.until).toISOString() });
+        continue;
+      }
+      if (!everListed.has(rel) && !e.name.endsWith(".tmp")) {
+        // never listed by a generation we know of: debris, or an item being published right now
+        const young = mtimeMs(join(dir, e.name)) + graceMs;
+        if (young > now.getTime()) {
+          waiting.push({ path: rel, reason: "recent (listed by no manifest)", until: new Date(young).toISOString() });
+          continue;
+        }
+      }
+      if (!dryRun) removeAtomically(dataDir, dir, e.name, k.kind);
+      removed[k.kind].push(rel);
+    }
+  }
+  return { removed, waiting };
+}
+
+/**
+ * The timetable files a compile leaves behind, removed by the policy's step 2 (under the import
+ * lock, which the caller holds): a replaced timetable stays while a generation replaced less than
+ * the grace period ago points at it (a server that loaded that generation a moment ago may still be
+ * opening it), so it goes with a later compile or prune. Returns the removed paths.
+ */
+export function pruneTimetableFiles(dataDir: string, graceMs = DEFAULT_GRACE_MS, now = new Date()): string[] {
+  const timetables = KINDS.filter((k) => k.kind === "timetables");
+  return removeUnprotected(dataDir, readManifest(dataDir), readGenerationRecords(dataDir), graceMs, now, false, timetables).removed.timetables.sort();
 }
 
 /** Which versions and street datasets step 1 takes out of the manifest. */

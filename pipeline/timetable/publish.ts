@@ -11,11 +11,12 @@
  *   the manifest at it and prunes the files nothing points at.
  */
 import { createHash } from "node:crypto";
-import { existsSync, mkdirSync, readdirSync, renameSync, rmSync } from "node:fs";
+import { existsSync, mkdirSync, renameSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { activeStreets, activeVersions, readManifest, type Manifest } from "../schema/manifest.ts";
 import { TIMETABLE_FORMAT, TIMETABLES_DIR } from "../schema/timetable.ts";
 import { acquireLock, fsyncDir, writeFileDurable, writeManifest } from "../store/manifest.ts";
+import { pruneTimetableFiles } from "../store/prune.ts";
 import { DEFAULT_WALK_RADIUS_M } from "./source.ts";
 
 /**
@@ -88,11 +89,11 @@ export async function refreshTimetable(dataDir: string, progress?: (msg: string)
       const result = await compileTimetable(dataDir, { progress });
       const now = readManifest(dataDir);
       if (!sameInputs(inputsOf(now), { active: result.active_sha1s, streets: result.streets_sha1 ?? null })) continue; // changed meanwhile
-      const previous = now.timetable?.path;
       now.timetable = result;
       writeManifest(dataDir, now);
       progress?.(`timetable: ${result.path} for ${result.active_sha1s.length} active versions (${((performance.now() - t0) / 1000).toFixed(2)} s)`);
-      const removed = pruneTimetables(dataDir, [result.path, previous]);
+      // older files go once no recent generation points at them (the retention policy's grace period)
+      const removed = pruneTimetableFiles(dataDir);
       if (removed.length) progress?.(`timetable: removed ${removed.length} older file(s): ${removed.join(", ")}`);
       return "compiled";
     }
@@ -102,21 +103,3 @@ export async function refreshTimetable(dataDir: string, progress?: (msg: string)
   }
 }
 
-/**
- * Removes the timetable files a nightly rebuild leaves behind: every `timetables/*.arrow` except
- * `keep` (the manifest's timetable and the one it replaced, which a server that read the manifest
- * just before the switch may still be opening), and the temp files of interrupted compiles. Only
- * under the import lock (no compile is writing). Returns the removed names.
- */
-export function pruneTimetables(dataDir: string, keep: (string | undefined)[]): string[] {
-  const dir = join(dataDir, TIMETABLES_DIR);
-  if (!existsSync(dir)) return [];
-  const kept = new Set(keep.filter((k): k is string => !!k).map((k) => k.split("/").pop()!));
-  const removed: string[] = [];
-  for (const name of readdirSync(dir)) {
-    if (kept.has(name) || !(name.endsWith(".arrow") || name.endsWith(".tmp"))) continue;
-    rmSync(join(dir, name), { force: true });
-    removed.push(name);
-  }
-  return removed.sort();
-}

@@ -10,11 +10,22 @@ import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { importFeed } from "../../pipeline/import.ts";
 import { refreshTimetable } from "../../pipeline/timetable/publish.ts";
+import { pruneTimetableFiles } from "../../pipeline/store/prune.ts";
+import { GENERATIONS_DIR } from "../../pipeline/store/generations.ts";
 import { timetableRelPath } from "../../pipeline/timetable/publish.ts";
 import { activeVersions, readManifest } from "../../pipeline/schema/manifest.ts";
 import { gtfs, importKilledAt, tempDir } from "../support/dataset.ts";
 import { compileFresh, fileSha1 } from "../support/timetable.ts";
 
+/** Every generation record's replacement moved `ms` into the past (what a day between rebuilds does). */
+function ageGenerations(dir: string, ms: number): void {
+  const gdir = join(dir, GENERATIONS_DIR);
+  for (const f of readdirSync(gdir)) {
+    const r = JSON.parse(readFileSync(join(gdir, f), "utf8"));
+    r.replaced_at = new Date(Date.parse(r.replaced_at) - ms).toISOString();
+    writeFileSync(join(gdir, f), JSON.stringify(r));
+  }
+}
 const timetables = (dir: string) => (existsSync(join(dir, "timetables")) ? readdirSync(join(dir, "timetables")).sort() : []);
 
 async function imported(dir: string, source: string, opts: { feedId?: string; prepare?: boolean; activate?: boolean } = {}) {
@@ -87,22 +98,34 @@ describe("timetable prepared during the import", () => {
     expect(fileSha1(join(dir, m.timetable!.path))).toBe(fileSha1(await compileFresh(dir)));
   });
 
-  test("the nightly rebuild keeps the current and the previous timetable, and removes older ones and temp debris", async () => {
+  test("a rebuild removes older timetables once no generation replaced within the grace period points at them, and temp debris at once", async () => {
     const dir = join(tempDir(), "data");
     const rels: string[] = [];
+    const logs: string[][] = [];
     for (const [source, feedId] of [[gtfs("bart"), "f-9q9-bart"], [gtfs("caltrain"), "f-9q9-caltrain"], [gtfs("bart-2023"), "f-9q9-bart"]] as const) {
       await imported(dir, source, { feedId, prepare: true });
       if (rels.length === 2) writeFileSync(join(dir, "timetables", "0123456789abcdef.arrow.999.tmp"), "debris of an interrupted compile");
       const log: string[] = [];
       expect(await refreshTimetable(dir, (m) => log.push(m))).toBe("compiled");
       rels.push(readManifest(dir).timetable!.path);
-      if (rels.length === 3) expect(log.some((l) => l.includes("removed 2 older file(s)"))).toBe(true);
+      logs.push(log);
     }
     expect(new Set(rels).size).toBe(3);
-    // after the third rebuild: the third (in the manifest) and the second (which a server may still be loading)
-    expect(timetables(dir)).toEqual([rels[2]!, rels[1]!].map((r) => r.split("/")[1]!).sort());
+    // three rebuilds in a row: every older timetable is pointed at by a generation replaced moments
+    // ago (a server may still be loading it), so only the debris goes
+    expect(logs[2]!.some((l) => l.includes("removed 1 older file(s)"))).toBe(true);
+    expect(timetables(dir)).toEqual(rels.map((r) => r.split("/")[1]!).sort());
+    // the nightly rhythm: the generations were replaced a day ago when the next compile runs
+    ageGenerations(dir, 24 * 3600_000);
+    await imported(dir, gtfs("caltrain-2017"), { feedId: "f-9q9-caltrain", prepare: true });
+    expect(await refreshTimetable(dir)).toBe("compiled");
+    const current = readManifest(dir).timetable!.path;
+    // the one just replaced stays (its generation was replaced now); the older ones are gone
+    expect(timetables(dir)).toEqual([current, rels[2]!].map((r) => r.split("/")[1]!).sort());
     expect(await refreshTimetable(dir)).toBe("unchanged");
-    expect(timetables(dir).length).toBe(2);
+    // and the retention policy's own step says the same with its grace period over
+    expect(pruneTimetableFiles(dir, 0)).toEqual([rels[2]!]);
+    expect(timetables(dir)).toEqual([current.split("/")[1]!]);
   });
 
   test("not with --no-activate, and not for a rejected feed", async () => {
