@@ -2,7 +2,7 @@
  * Catalog benchmark (`npm run bench:catalog`): every MTA feed imported (bench/.mta, built by
  * ../shared/tools/mta-gtfs), the real server in a child process, and a closed-loop HTTP load
  * generator over loopback. Reports p50/p99 latency and requests/s per scenario (the bbox and
- * lat/lon/radius stop lists among them), the server's user/sys CPU time under load, plus rows/s and
+ * lat/lon/radius stop lists, the routes list, a route by key and a stop's departures among them), the server's user/sys CPU time under load, plus rows/s and
  * the server's RSS while streaming geojsonl of every stop. Writes docs/bench-catalog.md.
  *
  * Env: BENCH_SECONDS (per scenario, default 10), BENCH_CONCURRENCY (default 16).
@@ -147,8 +147,18 @@ async function main() {
       oneTripUrls.push(`${api}/routes/${r.id}/trips/${t.trips[0].id}`);
     }
 
+    const routeUrls: string[] = [];
+    for (let next: string | null = `${api}/routes?limit=1000&include_stops=false`; next; ) {
+      const b: any = await (await fetch(next)).json();
+      routeUrls.push(...b.routes.map((r: any) => `${api}/routes/${r.id}`));
+      next = b.meta?.next ?? null;
+    }
+    const routeListUrls = shuffle(stops).slice(0, 500).map((s) => `${api}/routes?stop_key=${s.id}`);
+    // departures in the next hour from now (the default; a date outside a feed's window shows its best week)
+    const departureUrls = shuffle(stops).slice(0, 2000).map((s) => `${api}/stops/${s.id}/departures`);
+
     // warm-up
-    await load("warm-up", [...stopUrls.slice(0, 200), ...bboxUrls.slice(0, 50), ...radiusUrls.slice(0, 50), ...tripUrls.slice(0, 20), ...oneTripUrls.slice(0, 20)], 2);
+    await load("warm-up", [...stopUrls.slice(0, 200), ...bboxUrls.slice(0, 50), ...radiusUrls.slice(0, 50), ...tripUrls.slice(0, 20), ...oneTripUrls.slice(0, 20), ...routeUrls.slice(0, 50), ...departureUrls.slice(0, 50)], 2);
 
     // Latency unloaded (one request at a time), then throughput under CONCURRENCY workers.
     const scenarios: [string, string[]][] = [
@@ -157,6 +167,9 @@ async function main() {
       ["radius stop list (500 m, limit 20)", radiusUrls],
       ["trips of a route on a date (limit 20)", tripUrls],
       ["one trip with stop_times + shape", oneTripUrls],
+      ["routes serving a stop (stop_key, limit 20)", routeListUrls],
+      ["one route by key with geometry + route_stops", shuffle(routeUrls)],
+      ["departures of a stop (next hour, limit 20)", departureUrls],
     ];
     const results: { single: Result; loaded: Result }[] = [];
     for (const [name, urls] of scenarios) {

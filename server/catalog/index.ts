@@ -1,6 +1,6 @@
 /**
- * Catalog feature: the REST catalog of trips (under a route) and stops, served from the Parquet
- * dataset through DuckDB. See the README section "REST catalog" for the endpoints and their parameters.
+ * Catalog feature: the REST catalog of routes, trips (under a route), stops and a stop's
+ * departures, served from the Parquet dataset (DuckDB at load, JS indexes per request). See the README section "REST catalog" for the endpoints and their parameters.
  */
 import type { Feature, FeatureContext } from "../feature.ts";
 import { catalogErrors, catalogFormatPaths, catalogRoutes } from "./routes.ts";

@@ -83,6 +83,39 @@ export interface StopQuery extends CommonQuery {
   onestopId: string | null;
 }
 
+/** GET /routes[.format], /routes/{route_key}[.format] */
+export interface RouteQuery extends CommonQuery {
+  id: number | null;
+  routeKey: string | null;
+  routeId: string | null;
+  /** route_type and route_types together */
+  routeTypes: number[] | null;
+  onestopId: string | null;
+  agencyKey: string | null;
+  operatorOnestopId: string | null;
+  /** null when absent or shorter than 2 characters (the reference ignores those) */
+  search: string | null;
+  stopKey: string | null;
+  bbox: BBox | null;
+  near: Near | null;
+  includeGeometry: boolean;
+  includeStops: boolean;
+}
+
+/** GET /stops/{stop_key}/departures (json only; `after` is not taken) */
+export interface DepartureQuery extends CommonQuery {
+  serviceDate: string | null;
+  date: string | null;
+  relativeDate: RelativeDate | null;
+  /** seconds from now; null when not given */
+  next: number | null;
+  /** seconds since the start of the day (may exceed 24 h) */
+  startTime: number | null;
+  endTime: number | null;
+  useServiceWindow: boolean;
+  includeGeometry: boolean;
+}
+
 export interface TripQuery extends CommonQuery {
   serviceDate: string | null;
   relativeDate: RelativeDate | null;
@@ -160,6 +193,15 @@ const date = (name: string, description: string) =>
     const d = m && new Date(Date.UTC(Number(m[1]), Number(m[2]) - 1, Number(m[3])));
     const ok = m && d && d.getUTCFullYear() === Number(m[1]) && d.getUTCMonth() === Number(m[2]) - 1 && d.getUTCDate() === Number(m[3]);
     return ok ? raw : reject(ctx, `${name} must be a date YYYY-MM-DD, got "${raw}"`, "YYYY-MM-DD");
+  });
+
+/** HH:MM:SS (or HH:MM), hours 0 to 99 (times past midnight count on: 25:30:00), as seconds. */
+const TIME_ALLOWED = "HH:MM:SS (hours 0 to 99; past midnight is 24:00:00 and on)";
+const timeOfDay = (name: string, description: string) =>
+  param({ type: "string", pattern: "^\\d{1,2}:\\d{2}(:\\d{2})?$" }, description, null, (raw, ctx) => {
+    const m = /^(\d{1,2}):([0-5]\d)(?::([0-5]\d))?$/.exec(raw);
+    if (!m) return reject(ctx, `${name} must be a time HH:MM:SS, got "${raw}"`, TIME_ALLOWED);
+    return Number(m[1]) * 3600 + Number(m[2]) * 60 + Number(m[3] ?? 0);
   });
 
 const BBOX_ALLOWED = "min_lon,min_lat,max_lon,max_lat (four numbers, comma-separated)";
@@ -274,6 +316,45 @@ export const TRIP_PARAMS = {
   radius: number("radius", 0, MAX_RADIUS_M, `meters for lat/lon, default ${DEFAULT_TRIP_RADIUS_M}, at most ${MAX_RADIUS_M}`, " meters"),
 };
 
+export const ROUTE_PARAMS = {
+  ...COMMON,
+  id: integer("id", 1, INT32_MAX, "internal route id (reaches any feed version, like an integer key)", "a positive integer route id"),
+  route_key: text("a route key: an integer id, `<feed onestop_id>:<route_id>`, or a route Onestop ID"),
+  route_id: text("GTFS route_id"),
+  route_type: integer("route_type", 0, 9999, "GTFS route_type", "a GTFS route_type integer"),
+  route_types: list("comma-separated GTFS route_type integers", (t, ctx) => checkInteger(ctx, "route_types", t, 0, 9999, "comma-separated GTFS route_type integers")),
+  onestop_id: text("route Onestop ID"),
+  agency_key: text("the routes of an agency: an integer id, `<feed onestop_id>:<agency_id>`, or an agency (operator) Onestop ID"),
+  operator_onestop_id: text("the routes of the agency with this Onestop ID (o-...)"),
+  search: text("case-insensitive text in route_short_name or route_long_name (ignored when shorter than 2 characters)"),
+  stop_key: text("routes serving this stop (a station: its platforms): an integer id, `<feed onestop_id>:<stop_id>`, or a stop Onestop ID"),
+  bbox,
+  lat: number("lat", -90, 90, "with lon and radius (all three required): routes serving a stop within radius"),
+  lon: number("lon", -180, 180, "with lat and radius"),
+  radius: number("radius", 0, MAX_RADIUS_M, `meters, at most ${MAX_RADIUS_M}`, " meters"),
+  include_geometry: boolean("include_geometry", false, "true/false: the route's geometry (its most used shapes, MultiLineString) in json lists; always in geojson(l) and by key"),
+  include_stops: boolean("include_stops", true, "true (default)/false: route_stops, the stops the route serves"),
+};
+
+const { after: _after, ...COMMON_NO_CURSOR } = COMMON;
+
+export const DEPARTURE_PARAMS = {
+  ...COMMON_NO_CURSOR,
+  limit: integer("limit", 1, MAX_LIMIT, `departures per stop (and per child stop), 1..${MAX_LIMIT}, default ${DEFAULT_LIMIT}`),
+  service_date: date("service_date", "YYYY-MM-DD: departures of that GTFS service day (start_time/end_time count from its start, 25:00:00 is 1 am the next morning)"),
+  date: date("date", "YYYY-MM-DD: departures on that calendar day (from the previous service day's trips past midnight too)"),
+  relative_date: oneOf("relative_date", RELATIVE_DATES, (s) => s.toUpperCase(), "a calendar date relative to today in the feed's timezone (as date)"),
+  next: integer("next", 1, 172_800, "seconds: departures from now to now + next (default 3600 when no date or time is given)", "seconds, 1 to 172800"),
+  start_time: timeOfDay("start_time", "HH:MM:SS: departures at or after this time (default: the start of the day; not with next)"),
+  end_time: timeOfDay("end_time", "HH:MM:SS: departures at or before this time (default: the end of the day; past 24:00:00 reaches into the next day)"),
+  use_service_window: boolean(
+    "use_service_window",
+    true,
+    "true (default)/false: a day outside the feed version's service window shows the same weekday of its best week",
+  ),
+  include_geometry: boolean("include_geometry", false, "true/false: each departure's trip.shape with its geometry"),
+};
+
 const STOP_RULES = { before: { lat: nearTogether(true) } };
 const TRIP_RULES = {
   before: {
@@ -282,6 +363,23 @@ const TRIP_RULES = {
         ? invalidParameter("relative_date", "give service_date or relative_date, not both", "either service_date or relative_date")
         : null,
     lat: nearTogether(false),
+  },
+};
+
+const ROUTE_RULES = { before: { lat: nearTogether(true) } };
+const oneDay = "one of service_date, date or relative_date";
+const DEPARTURE_RULES = {
+  before: {
+    date: (raw: (name: string) => string | undefined) =>
+      raw("date") !== undefined && raw("service_date") !== undefined ? invalidParameter("date", `give ${oneDay}, not several`, oneDay) : null,
+    relative_date: (raw: (name: string) => string | undefined) =>
+      raw("relative_date") !== undefined && (raw("service_date") !== undefined || raw("date") !== undefined)
+        ? invalidParameter("relative_date", `give ${oneDay}, not several`, oneDay)
+        : null,
+    next: (raw: (name: string) => string | undefined) =>
+      raw("next") !== undefined && (raw("start_time") !== undefined || raw("end_time") !== undefined)
+        ? invalidParameter("next", "give next or start_time/end_time, not both", "either next or start_time/end_time")
+        : null,
   },
 };
 
@@ -359,5 +457,46 @@ export function tripQuery(raw: (name: string) => string | undefined, format: For
     includeGeometry: v.include_geometry,
     id: v.id,
     near: near(v.lat, v.lon, v.radius, DEFAULT_TRIP_RADIUS_M),
+  };
+}
+
+/** The routes query of a request (GET /routes[.format], /routes/{route_key}[.format]). */
+export function routeQuery(raw: (name: string) => string | undefined, format: Format): RouteQuery {
+  const v = parseParams(ROUTE_PARAMS, raw, ROUTE_RULES);
+  const types = [...(v.route_type === null ? [] : [v.route_type]), ...(v.route_types ?? [])];
+  return {
+    ...commonQuery(v, format),
+    id: v.id,
+    routeKey: v.route_key,
+    routeId: v.route_id,
+    routeTypes: types.length ? types : null,
+    onestopId: v.onestop_id,
+    agencyKey: v.agency_key,
+    operatorOnestopId: v.operator_onestop_id,
+    search: v.search !== null && v.search.length >= 2 ? v.search : null,
+    stopKey: v.stop_key,
+    bbox: v.bbox,
+    near: near(v.lat, v.lon, v.radius, 0),
+    includeGeometry: v.include_geometry,
+    includeStops: v.include_stops,
+  };
+}
+
+/** The departures query of a request (GET /stops/{stop_key}/departures): json only, no cursor. */
+export function departureQuery(raw: (name: string) => string | undefined): DepartureQuery {
+  const v = parseParams(DEPARTURE_PARAMS, raw, DEPARTURE_RULES);
+  if (v.start_time !== null && v.end_time !== null && v.end_time < v.start_time) {
+    throw invalidParameter("end_time", `end_time must not be before start_time`, "a time at or after start_time");
+  }
+  return {
+    ...commonQuery({ ...v, after: null }, "json"),
+    serviceDate: v.service_date,
+    date: v.date,
+    relativeDate: v.relative_date,
+    next: v.next,
+    startTime: v.start_time,
+    endTime: v.end_time,
+    useServiceWindow: v.use_service_window,
+    includeGeometry: v.include_geometry,
   };
 }

@@ -1,7 +1,7 @@
 /**
- * The catalog service: holds the loaded dataset, swaps it atomically on reload (the old one keeps
- * serving until the new one is ready, and closes when its last request or stream ends), and
- * answers typed queries with Listings (listing.ts): documents and the next page's cursor. No HTTP
+ * The catalog service (routes, trips, stops, departures): holds the loaded dataset, swaps it
+ * atomically on reload (the old one keeps serving until the new one is ready, and closes when its
+ * last request or stream ends), and answers typed queries with Listings (listing.ts): documents and the next page's cursor. No HTTP
  * here: routes.ts parses requests into queries (params.ts) and renders the listings (render.ts).
  */
 import { AppError } from "../errors.ts";
@@ -10,7 +10,9 @@ import { NO_TRIP_UPDATES } from "./trip-updates.ts";
 import type { TripUpdateSource } from "../trip-updates.ts";
 import type { Logger } from "../feature.ts";
 import { holding, type Item, type Listing } from "./listing.ts";
-import type { CommonQuery, StopQuery, TripQuery } from "./params.ts";
+import { type CommonQuery, DEFAULT_LIMIT, type DepartureQuery, type RouteQuery, type StopQuery, type TripQuery } from "./params.ts";
+import { allRoutes, findRoutePage, findRoutesByKey, routeItem, routeRender, streamRoutes } from "./route-list.ts";
+import { findStopDepartures } from "./departures.ts";
 import { findStopPage, findStopsByKey, streamStops } from "./stops.ts";
 import { type CatalogData, IncompleteVersionError, loadCatalog } from "./store.ts";
 import { findTrip, renderOptions, renderTrips, selectTrips, streamTrips, tripPage, tripScope } from "./trips.ts";
@@ -123,6 +125,33 @@ export class CatalogService {
     return this.use(async (data) => {
       const items = findStopsByKey(data, key, q);
       return { items: alerts ? items.map((it) => stopItemWithAlerts(it, data, alerts)) : items, after: null };
+    });
+  }
+
+  /** Routes matching `q`: a page, or every one as batches when `q.limit` is null. */
+  routes(q: RouteQuery): Promise<Listing> {
+    const o = routeRender(q, false, this.alertsFor(q));
+    return this.use(async (data, stream) => {
+      if (q.limit === null) return { items: stream((end) => streamRoutes(data, allRoutes(data, q), o, end)), after: null };
+      const { routes, after } = findRoutePage(data, q);
+      // bodies with geometries can be large: stream them; plain pages are small enough to build
+      if (routes.length && (o.embedGeometry || o.geometryColumn)) return { items: stream((end) => streamRoutes(data, routes, o, end)), after };
+      return { items: routes.map((r) => routeItem(data, r, o)), after };
+    });
+  }
+
+  /** The routes a route key names (several for a Onestop ID shared by feeds), with their geometry. */
+  route(key: string, q: RouteQuery): Promise<Listing> {
+    const o = routeRender(q, true, this.alertsFor(q));
+    return this.use(async (data) => ({ items: findRoutesByKey(data, key, q).map((r) => routeItem(data, r, o)), after: null }));
+  }
+
+  /** The stops a stop key names with their departures (and their child stops'), per the query's day and window. */
+  departures(key: string, q: DepartureQuery): Promise<Listing> {
+    return this.use(async (data) => {
+      const now = this.now();
+      const o = { alerts: this.alertsFor(q), updates: this.updates.tripUpdates(now), nowMs: now, includeGeometry: q.includeGeometry, limit: q.limit ?? DEFAULT_LIMIT };
+      return { items: findStopDepartures(data, key, q, o), after: null };
     });
   }
 

@@ -1,7 +1,7 @@
 /**
  * Derived tables built once per loaded dataset. The trip-side ones (route_json, fv_json,
- * calendar_json, trip_freq) and stop_docs are read into JS at load (tripindex.ts, store.ts) and
- * dropped; requests only filter stops and stop patterns in DuckDB.
+ * calendar_json, trip_freq), stop_docs and route_docs are read into JS at load (tripindex.ts,
+ * store.ts) and dropped; requests only filter stops and stop patterns in DuckDB.
  * Field order inside the struct_pack calls is the field order of the JSON responses.
  * Empty strings from GTFS are served as null for nullable text fields.
  */
@@ -51,7 +51,8 @@ export const LOAD_DERIVED_SQL: string[] = [
   // stop documents (every Stop field but geometry); read into the JS index at load
   `CREATE TABLE stop_docs AS
    SELECT s.id, s.feed_version_id, s.stop_id, nz(s.stop_name) AS stop_name, coalesce(s.onestop_id, '') AS onestop_id,
-          s.stop_lat, s.stop_lon, coalesce(s.location_type, 0) AS location_type,
+          s.stop_lat, s.stop_lon, coalesce(s.location_type, 0) AS location_type, s.parent_ref,
+          coalesce(nz(s.stop_timezone), nz(p.stop_timezone)) AS timezone,
           to_json(struct_pack(
             id := s.id, stop_id := s.stop_id, stop_name := nz(s.stop_name), stop_code := nz(s.stop_code),
             stop_desc := nz(s.stop_desc), stop_url := nz(s.stop_url), tts_stop_name := nz(s.tts_stop_name),
@@ -71,4 +72,21 @@ export const LOAD_DERIVED_SQL: string[] = [
    LEFT JOIN stops p ON p.id = s.parent_ref
    JOIN fv_json fv ON fv.feed_version_id = s.feed_version_id
    ORDER BY s.id`,
+
+  // route documents (GET /routes): every Route field but route_stops and geometry, which are added
+  // per request; the route's "alerts":[] comes before its agency's (alerts.ts routeWithAlerts)
+  `CREATE TABLE route_docs AS
+   SELECT r.id,
+          to_json(struct_pack(
+            id := r.id, onestop_id := nz(r.onestop_id), route_id := r.route_id,
+            route_short_name := nz(r.route_short_name), route_long_name := nz(r.route_long_name), route_desc := nz(r.route_desc),
+            route_type := r.route_type, route_url := nz(r.route_url), route_color := nz(r.route_color), route_text_color := nz(r.route_text_color),
+            route_sort_order := r.route_sort_order, continuous_pickup := r.continuous_pickup, continuous_drop_off := r.continuous_drop_off,
+            network_id := nz(r.network_id),
+            alerts := '[]'::JSON,
+            agency := struct_pack(id := a.id, agency_id := a.agency_id, agency_name := a.agency_name,
+                                  onestop_id := nz(a.onestop_id), alerts := '[]'::JSON),
+            feed_version := fv.json)) AS props
+   FROM routes r LEFT JOIN agencies a ON a.id = r.agency_ref
+   JOIN fv_json fv ON fv.feed_version_id = r.feed_version_id`,
 ];

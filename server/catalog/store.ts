@@ -9,6 +9,11 @@
  * load time; lists filter in DuckDB (which returns ids) and reuse those documents, except the
  * geographic searches (bbox, lat/lon/radius, the trips lat/lon filter), which the in-memory spatial
  * index built here answers (spatial.ts).
+ *
+ * For the routes and departures endpoints it also holds: the route documents (rendered by DuckDB at
+ * load, like the stops'), route_stops both ways, each route's most used shapes (route-list.ts),
+ * the agencies by key, each station's children, and the departure index (departures.ts: every
+ * stop's stop_times in time order).
  */
 import { existsSync } from "node:fs";
 import { join } from "node:path";
@@ -21,6 +26,8 @@ import { LICENSE_FIELDS } from "./license.ts";
 import { LOAD_DERIVED_SQL } from "./sql.ts";
 import { StopSpatialIndex } from "./spatial.ts";
 import { loadTripIndex, TripIndex } from "./tripindex.ts";
+import { DepartureIndex } from "./departures.ts";
+import { chooseRouteShapes } from "./route-list.ts";
 
 /**
  * stop_times are loaded into the JS trip index (packed typed arrays, ~11 bytes a row on the MTA data) unless the dataset is
@@ -30,7 +37,7 @@ const STOP_TIMES_IN_MEMORY_MAX_ROWS = 40_000_000;
 /** Tables copied into DuckDB. calendars and frequencies only until the trip index is built. */
 const MEMORY_TABLES = ["feed_version", "agencies", "routes", "stops", "calendars", "frequencies", "stop_patterns", "route_stops", "agency_stops"];
 /** DuckDB tables only needed while loading (stop_patterns: read into the spatial index) */
-const LOAD_ONLY_TABLES = ["calendars", "frequencies", "calendar_json", "trip_freq", "route_json", "stop_docs", "fv_json", "stop_patterns"];
+const LOAD_ONLY_TABLES = ["calendars", "frequencies", "calendar_json", "trip_freq", "route_json", "stop_docs", "route_docs", "fv_json", "stop_patterns"];
 
 export interface VersionInfo {
   id: number;
@@ -58,6 +65,10 @@ export interface StopDoc {
   lat: number | null;
   lon: number | null;
   locationType: number;
+  /** stops.id of its parent station, or null */
+  parentRef: number | null;
+  /** stop_timezone (the parent station's when empty), or null */
+  timezone: string | null;
   /** JSON object of every field but geometry, without its closing brace */
   propsOpen: string;
   /** GeoJSON Point text, or "null" */
@@ -73,6 +84,21 @@ export interface RouteRef {
   onestopId: string | null;
   /** GTFS agency_id of the route's agency (realtime alerts name agencies by it) */
   agencyId: string | null;
+  /** agencies.id of the route's agency, and that agency's Onestop ID */
+  agencyRef: number | null;
+  agencyOnestopId: string | null;
+  routeType: number | null;
+  shortName: string | null;
+  longName: string | null;
+  /** the Route document (GET /routes) without route_stops and geometry, JSON without its closing brace */
+  propsOpen: string;
+}
+
+export interface AgencyRef {
+  id: number;
+  fv: number;
+  agencyId: string;
+  onestopId: string | null;
 }
 
 /** feed Onestop IDs are case-insensitive; GTFS ids are not */
@@ -95,6 +121,20 @@ export class CatalogData {
   readonly routes = new Map<number, RouteRef>();
   readonly routesByFeedKey = new Map<string, number[]>();
   readonly routesByOnestop = new Map<string, number[]>();
+  /** every route id, ascending (the routes list's order) */
+  routeOrder: Int32Array = new Int32Array(0);
+  readonly agencies = new Map<number, AgencyRef>();
+  readonly agenciesByFeedKey = new Map<string, number[]>();
+  readonly agenciesByOnestop = new Map<string, number[]>();
+  /** route id → the stop ids it serves (route_stops), ascending; stop id → the route ids serving it, ascending */
+  readonly routeStops = new Map<number, Int32Array>();
+  readonly stopRoutes = new Map<number, Int32Array>();
+  /** station (or any parent) id → its child stop ids, ascending */
+  readonly childrenOf = new Map<number, number[]>();
+  /** route id → its most used shapes (ShapeIndex numbers), most used first (route-list.ts) */
+  routeShapes = new Map<number, Int32Array>();
+  /** the stops' departures in time order (departures.ts) */
+  departures: DepartureIndex = new DepartureIndex();
   /** trips, calendars, shapes and stop_times (see tripindex.ts) */
   trips: TripIndex = new TripIndex();
   /** stops with coordinates in a k-d tree, and the stop patterns visiting each (see spatial.ts) */
@@ -117,6 +157,9 @@ export class CatalogData {
   }
   routesByFeed(feed: string, routeId: string): number[] {
     return this.routesByFeedKey.get(keyOf(feed, routeId)) ?? [];
+  }
+  agenciesByFeed(feed: string, agencyId: string): number[] {
+    return this.agenciesByFeedKey.get(keyOf(feed, agencyId)) ?? [];
   }
 
   /** Keep the dataset open while a request (or stream) uses it; call the returned release once. */
@@ -237,18 +280,53 @@ export async function loadCatalog(dataDir: string, log: Logger, opts: { threads?
     );
 
     // JS indexes.
-    const routeRows = await db.rows({ sql: `SELECT r.id, r.feed_version_id, r.route_id, r.onestop_id, a.agency_id FROM routes r LEFT JOIN agencies a ON a.id = r.agency_ref`, values: [] });
-    for (const [id, fv, routeId, onestop, agencyId] of routeRows) {
+    const agencyRows = await db.rows({ sql: `SELECT id, feed_version_id, agency_id, onestop_id FROM agencies`, values: [] });
+    for (const [id, fv, agencyId, onestop] of agencyRows) {
       const v = data.versions.get(Number(fv));
       if (!v) continue;
-      const r: RouteRef = { id: Number(id), fv: v.id, routeId: String(routeId), onestopId: (onestop as string | null) ?? null, agencyId: (agencyId as string | null) ?? null };
+      const a: AgencyRef = { id: Number(id), fv: v.id, agencyId: String(agencyId ?? ""), onestopId: (onestop as string | null) || null };
+      data.agencies.set(a.id, a);
+      pushTo(data.agenciesByFeedKey, keyOf(v.feedOnestopId, a.agencyId), a.id);
+      if (a.onestopId) pushTo(data.agenciesByOnestop, a.onestopId, a.id);
+    }
+    const routeRows = await db.rows({
+      sql: `SELECT r.id, r.feed_version_id, r.route_id, r.onestop_id, a.agency_id, r.agency_ref, a.onestop_id, r.route_type,
+              nullif(r.route_short_name, ''), nullif(r.route_long_name, ''), d.props
+            FROM routes r LEFT JOIN agencies a ON a.id = r.agency_ref JOIN route_docs d ON d.id = r.id ORDER BY r.id`,
+      values: [],
+    });
+    const routeIds: number[] = [];
+    for (const [id, fv, routeId, onestop, agencyId, agencyRef, agencyOnestop, routeType, shortName, longName, props] of routeRows) {
+      const v = data.versions.get(Number(fv));
+      if (!v) continue;
+      const r: RouteRef = {
+        id: Number(id), fv: v.id, routeId: String(routeId), onestopId: (onestop as string | null) ?? null, agencyId: (agencyId as string | null) ?? null,
+        agencyRef: agencyRef == null ? null : Number(agencyRef), agencyOnestopId: (agencyOnestop as string | null) || null,
+        routeType: routeType == null ? null : Number(routeType), shortName: (shortName as string | null) ?? null, longName: (longName as string | null) ?? null,
+        propsOpen: String(props).slice(0, -1),
+      };
       data.routes.set(r.id, r);
+      routeIds.push(r.id);
       pushTo(data.routesByFeedKey, keyOf(v.feedOnestopId, r.routeId), r.id);
       if (r.onestopId) pushTo(data.routesByOnestop, r.onestopId, r.id);
     }
+    data.routeOrder = Int32Array.from(routeIds).sort();
+    // which stops each route serves, both ways
+    const byRoute = new Map<number, number[]>();
+    const byStop = new Map<number, number[]>();
+    for await (const rows of db.stream({ sql: `SELECT DISTINCT route_ref, stop_ref FROM route_stops WHERE route_ref IS NOT NULL AND stop_ref IS NOT NULL`, values: [] })) {
+      for (const [route, stop] of rows) {
+        pushTo(byRoute, Number(route), Number(stop));
+        pushTo(byStop, Number(stop), Number(route));
+      }
+    }
+    for (const [r, list] of byRoute) data.routeStops.set(r, Int32Array.from(list).sort());
+    for (const [st, list] of byStop) data.stopRoutes.set(st, Int32Array.from(list).sort());
+    data.routeShapes = chooseRouteShapes(data.trips);
+
     const points: [number, number, number][] = [];
-    for await (const rows of db.stream({ sql: `SELECT id, feed_version_id, stop_id, stop_name, onestop_id, stop_lat, stop_lon, location_type, props FROM stop_docs`, values: [] })) {
-      for (const [id, fv, stopId, stopName, onestop, lat, lon, locationType, props] of rows) {
+    for await (const rows of db.stream({ sql: `SELECT id, feed_version_id, stop_id, stop_name, onestop_id, stop_lat, stop_lon, location_type, parent_ref, timezone, props FROM stop_docs`, values: [] })) {
+      for (const [id, fv, stopId, stopName, onestop, lat, lon, locationType, parentRef, timezone, props] of rows) {
         const v = data.versions.get(Number(fv));
         if (!v) continue;
         const doc: StopDoc = {
@@ -260,6 +338,8 @@ export async function loadCatalog(dataDir: string, log: Logger, opts: { threads?
           lat: lat == null ? null : Number(lat),
           lon: lon == null ? null : Number(lon),
           locationType: Number(locationType ?? 0),
+          parentRef: parentRef == null ? null : Number(parentRef),
+          timezone: (timezone as string | null) ?? null,
           propsOpen: String(props).slice(0, -1),
           geometry: lat == null || lon == null ? "null" : `{"type":"Point","coordinates":[${Number(lon)},${Number(lat)}]}`,
           ref: "",
@@ -269,8 +349,12 @@ export async function loadCatalog(dataDir: string, log: Logger, opts: { threads?
         if (doc.lat !== null && doc.lon !== null) points.push([doc.id, doc.lat, doc.lon]);
         pushTo(data.stopsByFeedKey, keyOf(v.feedOnestopId, doc.stopId), doc.id);
         if (doc.onestopId) pushTo(data.stopsByOnestop, doc.onestopId, doc.id);
+        if (doc.parentRef !== null) pushTo(data.childrenOf, doc.parentRef, doc.id);
       }
     }
+    for (const list of data.childrenOf.values()) list.sort((a, b) => a - b);
+    // departures: every stop's stop_times in time order (from the in-memory stop_times)
+    data.departures = DepartureIndex.build(data.trips);
     // Spatial index: the stops, then the stop patterns that visit each (the trips lat/lon filter).
     data.spatial = new StopSpatialIndex(points);
     const patternSql = `SELECT feed_version_id, stop_pattern_id, unnest(stop_refs) AS stop_ref FROM stop_patterns WHERE stop_pattern_id IS NOT NULL`;
@@ -288,6 +372,7 @@ export async function loadCatalog(dataDir: string, log: Logger, opts: { threads?
       stop_times: data.trips.stopTimes ? data.trips.stopTimes.offsets[data.trips.n] : "parquet",
       trip_index_mb: Math.round((data.trips.stopTimes?.bytes ?? 0) / 1e6 + data.trips.shapes.bytes / 1e6 + (data.trips.n * 40) / 1e6),
       spatial_index_mb: Math.round(data.spatial.bytes / 1e5) / 10,
+      departure_index_mb: Math.round(data.departures.bytes / 1e5) / 10,
       ms: Date.now() - started,
     });
     return data;

@@ -162,10 +162,10 @@ export function renderOptions(q: TripQuery, single: boolean, alerts: AlertLookup
 const str = (s: string | null) => (s === null ? "null" : JSON.stringify(s));
 const int = (v: number) => (v === NULL_I32 ? "null" : String(v));
 
-const feedOf = (data: CatalogData, t: number) => data.versions.get(data.trips.fv[t]!)?.feedOnestopId ?? "";
+export const feedOf = (data: CatalogData, t: number) => data.versions.get(data.trips.fv[t]!)?.feedOnestopId ?? "";
 
 /** The trip's route object (with its agency), carrying their alerts when the request asks for alerts. */
-function routeJson(data: CatalogData, t: number, alerts: AlertLookup | null): string {
+export function routeJson(data: CatalogData, t: number, alerts: AlertLookup | null): string {
   const json = data.trips.routeJson.get(data.trips.route[t]!);
   const r = data.routes.get(data.trips.route[t]!);
   if (json === undefined) return "null";

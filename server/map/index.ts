@@ -5,11 +5,11 @@
  *   `/map/<file>` its hand-written ES modules and CSS (no build step).
  * - `/map/vendor/<file>`: maplibre-gl's dist files from node_modules (the ESM build, its worker
  *   module beside it, the CSS), so the page needs nothing from the internet.
- * - `/map/data/{routes,streets}.geojson`, `/map/data/dataset.json`: the layers the public API has
- *   no endpoint for (layers.ts), rebuilt when the manifest changes.
+ * - `/map/data/streets.geojson`, `/map/data/dataset.json`: the street background and the dataset
+ *   summary, which the public API has no endpoint for (layers.ts), rebuilt when the manifest changes.
  *
- * Everything else the page shows comes from the public API (catalog, plan, reachability, street
- * routing), called from the browser with the `apikey` header: the page is an example client. The
+ * Everything else the page shows comes from the public API (the catalog's routes, stops, trips and
+ * departures, plan, reachability, street routing), called from the browser with the `apikey` header: the page is an example client. The
  * page and its files need no API key (server/app.ts checks keys under /api/ only).
  */
 import { existsSync, readFileSync } from "node:fs";
@@ -67,7 +67,7 @@ export async function createMapFeature(ctx: FeatureContext): Promise<Feature> {
     try {
       layers = await buildMapLayers(ctx.config.dataDir, (tz) => localDate(ctx.now(), tz));
       error = null;
-      ctx.log.info("map layers built", { routes: layers.routes, streets_background: layers.streetsGz !== null, ms: Math.round(performance.now() - t0) });
+      ctx.log.info("map layers built", { feeds: layers.dataset.feeds.length, streets_background: layers.streetsGz !== null, ms: Math.round(performance.now() - t0) });
     } catch (e) {
       error = String(e);
       ctx.log.error("map layers failed to build; the map keeps the previous ones", { error });
@@ -92,7 +92,6 @@ export async function createMapFeature(ctx: FeatureContext): Promise<Feature> {
     .get(MAP_PATH, page, hidden)
     .get(`${MAP_PATH}/`, page, hidden)
     .get(`${MAP_PATH}/vendor/:file`, ({ params }) => file(dist, params.file, VENDOR_FILES, "public, max-age=86400"), hidden)
-    .get(`${MAP_PATH}/data/routes.geojson`, async ({ request }) => gzAnswer(request, (await current())?.routesGz ?? EMPTY_FEATURES, "application/geo+json"), hidden)
     .get(`${MAP_PATH}/data/streets.geojson`, async ({ request }) => gzAnswer(request, (await current())?.streetsGz ?? EMPTY_FEATURES, "application/geo+json"), hidden)
     .get(`${MAP_PATH}/data/dataset.json`, async () => {
       const l = await current();
@@ -111,6 +110,6 @@ export async function createMapFeature(ctx: FeatureContext): Promise<Feature> {
       building = (building ?? Promise.resolve()).then(build);
       await building;
     },
-    health: () => ({ routes: layers?.routes ?? 0, streets_background: layers ? layers.streetsGz !== null : false, ...(error ? { error } : {}) }),
+    health: () => ({ feeds: layers?.dataset.feeds.length ?? 0, streets_background: layers ? layers.streetsGz !== null : false, ...(error ? { error } : {}) }),
   };
 }

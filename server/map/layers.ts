@@ -1,15 +1,8 @@
 /**
- * The map page's data layers that the public API has no endpoint for, built from the active
- * dataset when it loads (and again when the manifest changes):
+ * The map page's data that the public API has no endpoint for, built from the active dataset when
+ * it loads (and again when the manifest changes). (The route layer, and a stop's departures, come
+ * from the catalog's routes and departures endpoints.)
  *
- * - the **route layer** (`/map/data/routes.geojson`): one Feature per route of the active feed
- *   versions, its geometry the distinct shapes its trips use (MultiLineString, the
- *   MAX_SHAPES_PER_ROUTE most used; coordinates rounded to 5 decimals), its properties the route's
- *   catalog keys (`id`, `key` = `<feed onestop id>:<route_id>` as the catalog's route_key takes it,
- *   `onestop_id`), names, type, colours, agency, and `stops`: the catalog ids of the stops it serves
- *   (route_stops.parquet), so the page finds the routes of a stop it clicked. The REST catalog
- *   lists trips of a route and stops, not routes: this layer is where the page finds the routes;
- *   everything else it shows comes from the public API.
  * - the **dataset summary** (`/map/data/dataset.json`): the active feed versions with their
  *   service dates (so the page opens on a date with service), time zones, the stops' bounding
  *   box, and the active street dataset.
@@ -17,7 +10,8 @@
  *   STREET_LAYOUT.map file (written at street import by pipeline/street/street-map.ts), gzip as
  *   stored; an empty FeatureCollection for a dataset built before it existed, or none.
  *
- * Read with DuckDB from the versions' Parquet files (the dataset contract, pipeline/schema).
+ * The summary is read with DuckDB from the versions' feed_version and stops Parquet files (the
+ * dataset contract, pipeline/schema): the catalog has no feeds or feed versions endpoint.
  */
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
@@ -27,15 +21,9 @@ import { activeStreets, activeVersions, readManifest } from "../../pipeline/sche
 import { STREET_LAYOUT } from "../../pipeline/schema/street.ts";
 import { sqlString } from "../sql.ts";
 
-/** Shapes drawn per route at most (the most used first): a bus route of a large feed has dozens of variants. */
-export const MAX_SHAPES_PER_ROUTE = 8;
-
 export interface MapLayers {
   /** the manifest generation they were built from */
   generation: number;
-  /** gzip of the route layer's GeoJSON */
-  routesGz: Uint8Array;
-  routes: number;
   dataset: DatasetSummary;
   /** gzip of the street background, or null (no street dataset, or one without a background) */
   streetsGz: Uint8Array | null;
@@ -64,7 +52,6 @@ export interface DatasetSummary {
 
 export const EMPTY_FEATURES = gzipSync('{"type":"FeatureCollection","features":[]}\n');
 
-const round5 = (x: number) => Math.round(x * 1e5) / 1e5;
 const isoDate = (v: unknown): string | null => (v === null || v === undefined ? null : String(v).slice(0, 10));
 
 /** Builds the layers of the dataset in `dataDir` as its manifest is now. `todayOf(tz)`: today's date in a time zone. */
@@ -76,7 +63,7 @@ export async function buildMapLayers(dataDir: string, todayOf: (tz: string) => s
   const streetsGz = streetFile && existsSync(streetFile) ? readFileSync(streetFile) : null;
   const streets = street ? { sha1: street.sha1, bbox: street.bbox, background: streetsGz !== null } : null;
   if (!versions.length) {
-    return { generation: m.generation, routesGz: EMPTY_FEATURES, routes: 0, dataset: { feeds: [], bbox: null, suggested_date: null, streets }, streetsGz };
+    return { generation: m.generation, dataset: { feeds: [], bbox: null, suggested_date: null, streets }, streetsGz };
   }
   const files = (table: string) => `[${versions.map((v) => sqlString(join(dataDir, v.path, `${table}.parquet`))).join(", ")}]`;
   const db = await DuckDBInstance.create(":memory:", { threads: "1" });
@@ -90,59 +77,6 @@ export async function buildMapLayers(dataDir: string, todayOf: (tz: string) => s
         (SELECT count(*) FROM read_parquet(${files("trips")}) t WHERE t.feed_version_id = fv.id) AS trips
       FROM read_parquet(${files("feed_version")}) fv ORDER BY fv.id`);
     const [box] = await rows(`SELECT min(stop_lon) w, min(stop_lat) s, max(stop_lon) e, max(stop_lat) n FROM read_parquet(${files("stops")}) WHERE stop_lat IS NOT NULL AND stop_lon IS NOT NULL`);
-    const routes = await rows(`
-      SELECT r.id, r.route_id, r.route_short_name, r.route_long_name, r.route_type, r.route_color, r.route_text_color, r.route_sort_order, r.onestop_id,
-        fv.feed_onestop_id, a.agency_name, a.agency_id
-      FROM read_parquet(${files("routes")}) r
-      JOIN read_parquet(${files("feed_version")}) fv ON fv.id = r.feed_version_id
-      LEFT JOIN read_parquet(${files("agencies")}) a ON a.id = r.agency_ref
-      ORDER BY r.id`);
-    const shapes = await rows(`
-      WITH used AS (
-        SELECT feed_version_id AS fv, route_ref, shape_id, count(*) AS n FROM read_parquet(${files("trips")}) WHERE shape_id IS NOT NULL GROUP BY ALL
-      ), chosen AS (
-        SELECT * FROM used QUALIFY row_number() OVER (PARTITION BY route_ref ORDER BY n DESC, shape_id) <= ${MAX_SHAPES_PER_ROUTE}
-      )
-      SELECT c.route_ref, list([s.shape_pt_lon, s.shape_pt_lat] ORDER BY s.shape_pt_sequence) AS pts
-      FROM chosen c JOIN read_parquet(${files("shapes")}) s ON s.feed_version_id = c.fv AND s.shape_id = c.shape_id
-      GROUP BY c.route_ref, c.fv, c.shape_id, c.n ORDER BY c.route_ref, c.n DESC, c.shape_id`);
-    const served = await rows(`SELECT route_ref, list(DISTINCT stop_ref ORDER BY stop_ref) AS stops FROM read_parquet(${files("route_stops")}) GROUP BY route_ref`);
-
-    const linesOf = new Map<number, number[][][]>();
-    for (const s of shapes) {
-      const pts = (s.pts as number[][]).map(([x, y]) => [round5(x!), round5(y!)]);
-      const line = pts.filter((p, i) => i === 0 || p[0] !== pts[i - 1]![0] || p[1] !== pts[i - 1]![1]);
-      if (line.length < 2) continue;
-      const ref = Number(s.route_ref);
-      if (!linesOf.has(ref)) linesOf.set(ref, []);
-      linesOf.get(ref)!.push(line);
-    }
-    const stopsOf = new Map(served.map((s) => [Number(s.route_ref), (s.stops as number[]).map(Number)]));
-    const features = routes.map((r) => {
-      const id = Number(r.id);
-      const lines = linesOf.get(id) ?? [];
-      return {
-        type: "Feature",
-        id,
-        properties: {
-          id,
-          key: `${r.feed_onestop_id}:${r.route_id}`,
-          route_id: r.route_id,
-          onestop_id: r.onestop_id,
-          feed_onestop_id: r.feed_onestop_id,
-          route_short_name: r.route_short_name ?? null,
-          route_long_name: r.route_long_name ?? null,
-          route_type: r.route_type === null || r.route_type === undefined ? null : Number(r.route_type),
-          route_color: r.route_color ? `#${r.route_color}` : null,
-          route_text_color: r.route_text_color ? `#${r.route_text_color}` : null,
-          route_sort_order: r.route_sort_order === null || r.route_sort_order === undefined ? null : Number(r.route_sort_order),
-          agency_name: r.agency_name ?? null,
-          agency_id: r.agency_id ?? null,
-          stops: stopsOf.get(id) ?? [],
-        },
-        geometry: lines.length ? { type: "MultiLineString", coordinates: lines } : null,
-      };
-    });
     const feedList: FeedSummary[] = feeds.map((f) => ({
       feed_onestop_id: String(f.feed_onestop_id),
       sha1: String(f.sha1),
@@ -157,8 +91,6 @@ export async function buildMapLayers(dataDir: string, todayOf: (tz: string) => s
     const bbox = box && box.w !== null ? ([box.w, box.s, box.e, box.n].map(Number) as [number, number, number, number]) : null;
     return {
       generation: m.generation,
-      routesGz: gzipSync(JSON.stringify({ type: "FeatureCollection", features })),
-      routes: features.length,
       dataset: { feeds: feedList, bbox, suggested_date: suggestDate(feedList, todayOf), streets },
       streetsGz,
     };

@@ -183,9 +183,9 @@ describe("served from the index", () => {
     expect(compared).toBeGreaterThan(1000);
   });
 
-  test("OpenAPI: the base paths name their .{format} forms; the four .{format} path items are ready for the app's documentation", async () => {
+  test("OpenAPI: the base paths name their .{format} forms; the six .{format} path items are ready for the app's documentation", async () => {
     const doc = await s.json("/docs/json");
-    const base = ["/api/v2/rest/routes/{route_key}/trips", "/api/v2/rest/routes/{route_key}/trips/{id}", "/api/v2/rest/stops", "/api/v2/rest/stops/{stop_key}"];
+    const base = ["/api/v2/rest/routes", "/api/v2/rest/routes/{route_key}", "/api/v2/rest/routes/{route_key}/trips", "/api/v2/rest/routes/{route_key}/trips/{id}", "/api/v2/rest/stops", "/api/v2/rest/stops/{stop_key}"];
     for (const p of base) expect(doc.paths[p].get.description).toContain(`${p}.{format}`);
     const extra = catalogFormatPaths();
     expect(Object.keys(extra).sort()).toEqual(base.map((p) => `${p}.{format}`).sort());

@@ -2,9 +2,10 @@
  * FEATURE UNDER TEST: the web map page (server/map, issue 21) in a real headless browser (Debian's
  * chromium, playwright-core; test/map/browser.ts), over the real server with API keys, BART and
  * Caltrain, downtown San Francisco's streets and a realtime alerts snapshot made for the run:
- * the page loads with no console error and no request to another host; the stop layer draws as
- * many stops as the catalog has in view; a stop click lists its routes and departures; a route
- * click its trips; two clicks plan a trip and draw its legs; a click draws isochrone contours and
+ * the page loads with no console error and no request to another host, its routes (layer, served
+ * stops, alerts) from one request to the routes endpoint; the stop layer draws as many stops as the
+ * catalog has in view; a stop click lists its routes and departures with one request to the
+ * departures endpoint; a route click its trips; two clicks plan a trip and draw its legs; a click draws isochrone contours and
  * the transit reachability; alerts are listed and marked. Screenshots go to test/artifacts/map/.
  * The tests skip (only) when /usr/bin/chromium is absent; CI installs it.
  */
@@ -96,18 +97,20 @@ describe("the map feature's files and layers (no browser)", () => {
     expect((await fetch(`${server.url}/docs`)).status).toBe(200);
   });
 
-  test("the route layer has every route of the active versions, with its colour, shapes and served stops", async () => {
-    const fc = (await (await fetch(`${server.url}/map/data/routes.geojson`)).json()) as Json;
-    const yellow = fc.features.find((f: Json) => f.properties.key === `${bart}:1`);
-    expect(fc.features.length).toBe(8 + 9); // BART 8, Caltrain 9 routes
-    expect(yellow.properties.route_color).toBe("#FFFF33");
+  test("the route layer's source, the routes endpoint, has every route of the active versions with its colour, shapes and served stops; /map/data/routes.geojson is gone", async () => {
+    const { routes } = await api("/api/v2/rest/routes?include_geometry=true&active_alerts=true&limit=1000");
+    const yellow = routes.find((r: Json) => r.route_id === "1" && r.feed_version.feed.onestop_id === bart);
+    expect(routes.length).toBe(8 + 9); // BART 8, Caltrain 9 routes
+    expect(yellow.route_color).toBe("FFFF33");
     expect(yellow.geometry.type).toBe("MultiLineString");
     // the served stops are the catalog's: Embarcadero is on the Yellow line
     const [embr] = (await api(`/api/v2/rest/stops?stop_id=EMBR&feed_onestop_id=${bart}`)).stops;
-    expect(yellow.properties.stops).toContain(embr.id);
-    // every route's key is a catalog route_key
-    const trips = await api(`/api/v2/rest/routes/${encodeURIComponent(yellow.properties.key)}/trips?limit=1`);
-    expect(trips.trips[0].route.route_color).toBe("FFFF33");
+    expect(yellow.route_stops.map((s: Json) => s.stop.id)).toContain(embr.id);
+    expect(yellow.alerts.map((a: Json) => a.header_text[0].text)).toEqual(["Yellow line: delays"]);
+    // `feed:route_id` is a catalog route_key
+    const trips = await api(`/api/v2/rest/routes/${encodeURIComponent(`${bart}:1`)}/trips?limit=1`);
+    expect(trips.trips[0].route.id).toBe(yellow.id);
+    expect((await fetch(`${server.url}/map/data/routes.geojson`)).status).toBe(404);
   });
 
   test("the street background lies on the engine's streets (locate finds an edge at its points)", async () => {
@@ -160,8 +163,13 @@ describe.skipIf(!hasChromium)("the page in headless Chromium", () => {
     await screenshot(page, "1-dataset");
     expect(log.errors).toEqual([]);
     expect(log.external).toEqual([]);
-    // the page's own requests carried the key: the stops came from the API
-    expect(log.requests.some((u) => u.includes("/api/v2/rest/stops.geojsonl"))).toBe(true);
+    // the page's own requests carried the key: the stops came from the API, the routes (layer,
+    // served stops, alerts) from one request to the routes endpoint (17 routes: one page)
+    expect(log.requests.filter((u) => u.includes("/api/v2/rest/stops.geojsonl"))).toHaveLength(1);
+    expect(log.requests.filter((u) => new URL(u).pathname === "/api/v2/rest/routes")).toEqual([`${server.url}/api/v2/rest/routes?include_geometry=true&active_alerts=true&limit=1000`]);
+    expect(log.requests.filter((u) => u.includes("/map/data/routes") || /\/trips/.test(u))).toEqual([]);
+    const drawn2 = await evaluate(() => (globalThis as any).__interchange.state.routes.length);
+    expect(drawn2).toBe(8 + 9);
   });
 
   for (const [name, center, zoom] of [["downtown", [-122.401, 37.789], 14], ["4th-and-king", [-122.3947, 37.7766], 15]] as const) {
@@ -192,8 +200,13 @@ describe.skipIf(!hasChromium)("the page in headless Chromium", () => {
     expect(await page.textContent("#search-results")).toContain("Embarcadero");
     await page.evaluate(([lon, lat]) => (globalThis as any).__interchange.map.jumpTo({ center: [lon, lat], zoom: 15 }), [EMBR.lon, EMBR.lat]);
     await mapIdle(page);
+    const before = log.requests.length;
     await clickMap(page, EMBR.lon, EMBR.lat);
     await page.waitForSelector("#departures table", { timeout: 60_000 });
+    // one request: the departures endpoint (the routes come from the routes already loaded)
+    const asked = log.requests.slice(before).filter((u) => u.includes("/api/"));
+    expect(asked).toHaveLength(1);
+    expect(new URL(asked[0]!).pathname).toBe(`/api/v2/rest/stops/${(await api(`/api/v2/rest/stops?stop_id=EMBR&feed_onestop_id=${bart}`)).stops[0].id}/departures`);
     const details = await page.textContent("#details");
     expect(details).toContain("Embarcadero");
     expect(details).toContain("escalator out of service");
@@ -203,12 +216,14 @@ describe.skipIf(!hasChromium)("the page in headless Chromium", () => {
     expect(times.length).toBeGreaterThan(5);
     expect(times.every((t) => t >= "08:00")).toBe(true);
     expect([...times].sort()).toEqual(times);
+    // they are the endpoint's: the first twelve from 08:00 on the date
+    const { stops } = await api(`/api/v2/rest/stops/${encodeURIComponent(`${bart}:EMBR`)}/departures?date=${DATE}&start_time=08:00:00&end_time=14:00:00&use_service_window=false&limit=12`);
+    expect(times).toEqual(stops[0].departures.map((d: Json) => d.departure_time.slice(0, 5)));
     await screenshot(page, "3-stop-embarcadero");
   });
 
   test("a click on a route line lists its trips on the date and draws their shapes", async () => {
-    const fc = (await (await fetch(`${server.url}/map/data/routes.geojson`)).json()) as Json;
-    const yellow = fc.features.find((f: Json) => f.properties.key === `${bart}:1`);
+    const [yellow] = (await api(`/api/v2/rest/routes/${encodeURIComponent(`${bart}:1`)}`)).routes;
     // a point of the line between two stations (Concord - Pleasant Hill)
     const line: number[][] = yellow.geometry.coordinates[0];
     const at = line[Math.floor(line.length * 0.12)]!;
@@ -289,6 +304,27 @@ describe.skipIf(!hasChromium)("the page in headless Chromium", () => {
     await screenshot(page, "6-reachability");
   });
 
+  test("a station lists its platforms' departures, merged in time order, with one request", async () => {
+    const [station] = (await api(`/api/v2/rest/stops?stop_id=san_francisco&location_type=1`)).stops;
+    await page.fill("#date", "2023-11-21");
+    await page.fill("#time", "07:00");
+    const before = log.requests.length;
+    await page.evaluate((id) => (globalThis as any).__interchange.showStop(id), station.id);
+    await page.waitForSelector("#departures table", { timeout: 30_000 });
+    // (the date change also refreshes the route or plan shown before; the departures are one request, no trip is read)
+    const asked = log.requests.slice(before).map((u) => new URL(u).pathname);
+    expect(asked.filter((u) => u.includes("/departures"))).toEqual([`/api/v2/rest/stops/${station.id}/departures`]);
+    expect(asked.filter((u) => /\/trips\/\d/.test(u))).toEqual([]);
+    const times = await page.$$eval("#departures tr[data-trip] td:first-child", (els) => els.map((e) => e.textContent!));
+    const { stops } = await api(`/api/v2/rest/stops/${station.id}/departures?date=2023-11-21&start_time=07:00:00&end_time=13:00:00&use_service_window=false&limit=12`);
+    const merged = stops[0].children.flatMap((c: Json) => c.departures).map((d: Json) => d.departure_time.slice(0, 5)).sort().slice(0, 12);
+    expect(merged.length).toBeGreaterThan(3);
+    expect(times).toEqual(merged);
+    expect(await page.textContent("#details")).toContain("San Francisco");
+    await page.fill("#date", DATE);
+    await page.fill("#time", "08:00");
+  });
+
   test("alerts: listed, on their stop and their route; still no console error and no outside request", async () => {
     await page.click("#tabs button[data-tab=alerts]");
     await page.waitForFunction(() => (globalThis as any).document.querySelectorAll("#alerts li[data-i]").length >= 2, null, { timeout: 30_000 });
@@ -302,8 +338,8 @@ describe.skipIf(!hasChromium)("the page in headless Chromium", () => {
       return { stop: ic.state.stops.find((f: any) => f.id === embr.id)?.properties.alert, routes: filter[2][1] };
     });
     expect(marked.stop).toBe(true);
-    const fc = (await (await fetch(`${server.url}/map/data/routes.geojson`)).json()) as Json;
-    expect(marked.routes).toEqual([fc.features.find((f: Json) => f.properties.key === `${bart}:1`).properties.id]);
+    const [yellow] = (await api(`/api/v2/rest/routes/${encodeURIComponent(`${bart}:1`)}`)).routes;
+    expect(marked.routes).toEqual([yellow.id]);
     await screenshot(page, "7-alerts");
     expect(log.errors).toEqual([]);
     expect(log.external).toEqual([]);

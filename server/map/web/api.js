@@ -76,22 +76,37 @@ export class Api {
     return this.get(`/api/v2/rest/routes/${encodeURIComponent(routeKey)}/trips.geojson?service_date=${date}&use_service_window=false&limit=1000${extra}`);
   }
 
-  /** Trips of a route on a date that pass within `radius` m of a point (json list, no shapes). */
-  routeTripsNear(routeKey, date, lat, lon, radius) {
-    return this.get(`/api/v2/rest/routes/${encodeURIComponent(routeKey)}/trips?service_date=${date}&use_service_window=false&lat=${lat}&lon=${lon}&radius=${radius}&limit=1000`);
+  /**
+   * Every route of the active versions with its geometry (its most used shapes), the stops it
+   * serves (route_stops) and its and its agency's active alerts: the routes list, page by page.
+   */
+  async allRoutes() {
+    const out = [];
+    let next = "/api/v2/rest/routes?include_geometry=true&active_alerts=true&limit=1000";
+    while (next) {
+      const body = await this.get(next);
+      out.push(...body.routes);
+      // meta.next is a full URL: follow its path (the page may sit behind a proxy with another host name)
+      next = body.meta?.next ? (({ pathname, search }) => pathname + search)(new URL(body.meta.next)) : null;
+    }
+    return out;
+  }
+
+  /**
+   * A stop's departures (and its platforms', for a station) on a calendar date from a time, for
+   * the next `hours`, with realtime delays where a trip update has them: one request.
+   */
+  departures(stopId, date, time, hours = 6, limit = 12) {
+    const [h, m] = time.split(":").map(Number);
+    const end = Math.min(99 * 60 + 59, h * 60 + m + hours * 60);
+    const hm = (x) => `${String(Math.floor(x / 60)).padStart(2, "0")}:${String(x % 60).padStart(2, "0")}:00`;
+    return this.get(`/api/v2/rest/stops/${stopId}/departures?date=${date}&start_time=${hm(h * 60 + m)}&end_time=${hm(end)}&use_service_window=false&limit=${limit}&active_alerts=true`);
   }
 
   /** One trip with its stop_times (realtime delays where present) and its alerts. */
   async trip(routeKey, id) {
     const body = await this.get(`/api/v2/rest/routes/${encodeURIComponent(routeKey)}/trips/${id}?include_alerts=true&active_alerts=true`);
     return body.trips[0];
-  }
-
-  /** The route's and its agency's active alerts (from one trip of the route). */
-  async routeAlerts(routeKey) {
-    const r = await this.get(`/api/v2/rest/routes/${encodeURIComponent(routeKey)}/trips?limit=1&active_alerts=true`);
-    const t = r.trips?.[0];
-    return t ? { route: t.route.alerts ?? [], agency: t.route.agency?.alerts ?? [], agencyName: t.route.agency?.agency_name ?? "" } : { route: [], agency: [], agencyName: "" };
   }
 
   plan(params) {

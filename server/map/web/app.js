@@ -3,7 +3,7 @@
 // by the same server (/map/vendor/), so the page works offline.
 import * as maplibregl from "/map/vendor/maplibre-gl.mjs";
 import { Api, ApiError } from "/map/api.js";
-import { clock, clockIn, decodePolyline, distance, duration, esc, hhmm, hmsSeconds, pool, routeColor, textOn, translated } from "/map/util.js";
+import { clock, clockIn, decodePolyline, distance, duration, esc, routeColor, textOn, translated } from "/map/util.js";
 
 const api = new Api();
 const $ = (id) => document.getElementById(id);
@@ -22,8 +22,8 @@ const CLUSTER_MAX_ZOOM = 12;
 const ISO_COLORS = ["#1a9850", "#91cf60", "#fee08b", "#fc8d59", "#d73027"];
 /** Travel-time ramp of the reachability view (fraction of the maximum -> colour). */
 const REACH_RAMP = [0, "#1a9850", 0.25, "#91cf60", 0.5, "#fee08b", 0.75, "#fc8d59", 1, "#d73027"];
-/** Trips whose stop_times are read to list a stop's departures, at most (the catalog has no departures endpoint). */
-const DEPARTURE_TRIPS_MAX = 600;
+/** Departures listed for a stop (a station: over its platforms). */
+const DEPARTURES_SHOWN = 12;
 
 const state = {
   tab: "explore",
@@ -31,8 +31,9 @@ const state = {
   stops: [], // catalog stop features
   stopById: new Map(),
   childrenOf: new Map(), // station id -> child stop ids
-  routes: [], // route layer features
+  routes: [], // route layer features (from the routes endpoint)
   routeById: new Map(),
+  routeStops: new Map(), // route id -> the stop ids it serves (route_stops)
   from: null,
   to: null,
   plan: null,
@@ -114,10 +115,10 @@ function failed(where, e) {
 }
 
 $("apikey").value = api.key;
-$("apikey").addEventListener("change", () => {
+$("apikey").addEventListener("change", async () => {
   api.setKey($("apikey").value);
-  loadStops();
-  loadAlerts();
+  await loadRoutes().catch((e) => failed("routes", e));
+  await loadStops();
 });
 const dateValue = () => $("date").value;
 const timeValue = () => $("time").value || "08:00";
@@ -153,11 +154,47 @@ async function loadDataset() {
   if (d.bbox) map.fitBounds([[d.bbox[0], d.bbox[1]], [d.bbox[2], d.bbox[3]]], { padding: 30, animate: false });
 }
 
+/** A route of the routes endpoint as a feature of the route layer (colours with their #, the key the trips endpoint takes). */
+function routeFeature(r) {
+  const feed = r.feed_version?.feed?.onestop_id ?? "";
+  return {
+    type: "Feature",
+    id: r.id,
+    geometry: r.geometry ?? null,
+    properties: {
+      id: r.id, key: `${feed}:${r.route_id}`, route_id: r.route_id, onestop_id: r.onestop_id, feed_onestop_id: feed,
+      route_short_name: r.route_short_name ?? null, route_long_name: r.route_long_name ?? null, route_type: r.route_type ?? null,
+      route_color: r.route_color ? `#${r.route_color}` : null, route_text_color: r.route_text_color ? `#${r.route_text_color}` : null,
+      agency_name: r.agency?.agency_name ?? null,
+    },
+  };
+}
+
+/**
+ * The route layer, the stops each route serves and the routes' and agencies' active alerts, all
+ * from the routes endpoint (include_geometry, active_alerts; a page per 1000 routes).
+ */
 async function loadRoutes() {
-  const fc = await (await fetch("/map/data/routes.geojson")).json();
-  state.routes = fc.features;
-  state.routeById = new Map(fc.features.map((f) => [f.properties.id, f]));
-  setData("routes", fc);
+  $("alerts-status").textContent = "reading the routes…";
+  let routes;
+  try {
+    routes = await api.allRoutes();
+  } finally {
+    $("alerts-status").textContent = "";
+  }
+  state.routes = routes.map(routeFeature);
+  state.routeById = new Map(state.routes.map((f) => [f.properties.id, f]));
+  state.routeStops = new Map(routes.map((r) => [r.id, (r.route_stops ?? []).map((s) => s.stop.id)]));
+  state.alerts.routes.clear();
+  const agencyAlerts = new Map();
+  for (const r of routes) {
+    if (r.alerts?.length) state.alerts.routes.set(r.id, r.alerts);
+    for (const a of r.agency?.alerts ?? []) agencyAlerts.set(JSON.stringify(a), { alert: a, agency: r.agency.agency_name ?? "" });
+  }
+  state.agencyAlerts = [...agencyAlerts.values()];
+  setData("routes", { type: "FeatureCollection", features: state.routes });
+  map.setFilter("routes-alert", ["in", ["get", "id"], ["literal", [...state.alerts.routes.keys()]]]);
+  renderAlerts();
 }
 
 async function loadStops() {
@@ -229,10 +266,10 @@ function select(features) {
   setData("selection", { type: "FeatureCollection", features });
 }
 
-/** The routes serving a stop (and a station's platforms), from the route layer's served stops. */
+/** The routes serving a stop (and a station's platforms), from the routes' route_stops. */
 function routesOfStop(ids) {
   const set = new Set(ids);
-  return state.routes.filter((r) => r.properties.stops.some((s) => set.has(s)));
+  return state.routes.filter((r) => (state.routeStops.get(r.properties.id) ?? []).some((s) => set.has(s)));
 }
 
 async function showStop(id) {
@@ -249,17 +286,16 @@ async function showStop(id) {
     <div class="muted">${esc(LOCATION_TYPES[stop.location_type]?.[1] ?? "stop")} · ${esc(stop.stop_id)}${stop.stop_code ? " · code " + esc(stop.stop_code) : ""} · ${esc(stop.feed)}${stop.wheelchair_boarding === 1 ? " · wheelchair boarding" : ""}</div>
     ${alertHtml(stop.alerts)}
     <h3>Routes</h3><div class="legs">${routes.map((r) => `<button class="link" data-route="${r.properties.id}">${routeBadge(r.properties)}</button>`).join(" ") || '<span class="muted">no route serves it</span>'}</div>
-    <h3>Departures on ${esc(dateValue())} from ${esc(timeValue())}</h3><div id="departures" class="muted">reading the trips…</div>`;
+    <h3>Departures on ${esc(dateValue())} from ${esc(timeValue())}</h3><div id="departures" class="muted">reading the departures…</div>`;
   for (const b of el.querySelectorAll("[data-route]")) b.addEventListener("click", () => showRoute(Number(b.dataset.route)));
   try {
-    const deps = await departures(stop, ids, routes);
+    const date = dateValue();
+    const next = await departures(id, date);
     if (state.selectedStop !== id) return;
-    const from = hmsSeconds(`${timeValue()}:00`);
-    const next = deps.rows.filter((d) => (d.realtimeSec ?? d.sec) >= from).slice(0, 12);
     $("departures").className = "";
-    $("departures").innerHTML = (next.length
-      ? `<table><tr><th>time</th><th>route</th><th>to</th><th>realtime</th></tr>${next.map((d) => `<tr class="clickable" data-route="${d.route.properties.id}" data-trip="${d.trip.id}"><td>${hhmm(d.sec)}</td><td>${routeBadge(d.route.properties)}</td><td>${esc(d.trip.trip_headsign ?? "")}</td><td>${d.delay === null ? "" : `<span class="${d.delay > 60 ? "late" : d.delay < -60 ? "early" : ""}">${d.delay >= 0 ? "+" : ""}${Math.round(d.delay / 60)} min</span>`}${d.skipped ? ' <span class="late">skipped</span>' : ""}</td></tr>`).join("")}</table>`
-      : `<span class="muted">no departure after ${esc(timeValue())} on ${esc(dateValue())}</span>`) + (deps.truncated ? `<div class="muted">read the first ${DEPARTURE_TRIPS_MAX} of ${deps.total} trips</div>` : "");
+    $("departures").innerHTML = next.length
+      ? `<table><tr><th>time</th><th>route</th><th>to</th><th>realtime</th></tr>${next.map((d) => `<tr class="clickable" data-route="${d.trip.route.id}" data-trip="${d.trip.id}"><td>${esc(d.departure.scheduled_local.slice(11, 16))}${d.date !== date ? ' <span class="muted">+1</span>' : ""}</td><td>${routeBadge(d.trip.route)}</td><td>${esc(d.trip.trip_headsign ?? d.stop_headsign ?? "")}</td><td>${d.delay === null ? "" : `<span class="${d.delay > 60 ? "late" : d.delay < -60 ? "early" : ""}">${d.delay >= 0 ? "+" : ""}${Math.round(d.delay / 60)} min</span>`}${d.skipped ? ' <span class="late">skipped</span>' : ""}</td></tr>`).join("")}</table>`
+      : `<span class="muted">no departure after ${esc(timeValue())} on ${esc(date)}</span>`;
     for (const tr of $("departures").querySelectorAll("tr[data-trip]")) tr.addEventListener("click", () => showTrip(state.routeById.get(Number(tr.dataset.route)), Number(tr.dataset.trip)));
   } catch (e) {
     if (state.selectedStop === id) $("departures").innerHTML = `<span class="error">${esc(failed("departures", e))}</span>`;
@@ -267,31 +303,16 @@ async function showStop(id) {
 }
 
 /**
- * A stop's departures on the chosen date, from the public catalog: the trips of each route serving
- * it that pass near it on that date (trips?service_date&lat&lon&radius), then each trip's
- * stop_times (with realtime delays) for the time at this stop. The catalog has no departures
- * endpoint, so this reads one trip per departure (at most DEPARTURE_TRIPS_MAX).
+ * A stop's next departures on the chosen date from the chosen time: one request to the catalog's
+ * departures endpoint, which answers a station with its platforms (children) and theirs; merged
+ * here in time order (scheduled, with the realtime delay beside).
  */
-async function departures(stop, ids, routes) {
-  const date = dateValue();
-  const [lon, lat] = stop.coords ?? [0, 0];
-  const radius = stop.location_type === 1 ? 300 : 30;
-  const lists = await pool(routes, 4, (r) => api.routeTripsNear(r.properties.key, date, lat, lon, radius).then((x) => x.trips.map((t) => ({ route: r, t }))));
-  const all = lists.flat();
-  const chosen = all.slice(0, DEPARTURE_TRIPS_MAX);
-  const here = new Set(ids);
+async function departures(id, date) {
+  const body = await api.departures(id, date, timeValue(), 6, DEPARTURES_SHOWN);
   const rows = [];
-  await pool(chosen, 6, async ({ route, t }) => {
-    const trip = await api.trip(route.properties.key, t.id);
-    for (const st of trip.stop_times ?? []) {
-      if (!st.stop || !here.has(st.stop.id) || !st.departure_time) continue;
-      const sec = hmsSeconds(st.departure_time);
-      const delay = st.departure_delay ?? st.arrival_delay ?? null;
-      rows.push({ route, trip, sec, realtimeSec: st.realtime_departure_time ? hmsSeconds(st.realtime_departure_time) : null, delay, skipped: st.realtime_schedule_relationship === "SKIPPED" });
-    }
-  });
-  rows.sort((a, b) => a.sec - b.sec);
-  return { rows, truncated: all.length > chosen.length, total: all.length };
+  for (const s of body.stops) for (const x of [s, ...(s.children ?? [])]) rows.push(...x.departures);
+  rows.sort((a, b) => (a.departure.scheduled_utc < b.departure.scheduled_utc ? -1 : a.departure.scheduled_utc > b.departure.scheduled_utc ? 1 : 0));
+  return rows.slice(0, DEPARTURES_SHOWN).map((d) => ({ ...d, delay: d.departure_delay ?? d.arrival_delay ?? null, skipped: d.realtime_schedule_relationship === "SKIPPED" }));
 }
 
 async function showRoute(id) {
@@ -529,26 +550,6 @@ $("iso-clear").addEventListener("click", () => {
 
 // ---------------------------------------------------------------- alerts
 
-async function loadAlerts() {
-  $("alerts-status").textContent = "reading the routes' alerts…";
-  state.alerts.routes.clear();
-  const agencyAlerts = new Map();
-  try {
-    const routes = state.routes.slice(0, 300);
-    await pool(routes, 4, async (r) => {
-      const a = await api.routeAlerts(r.properties.key);
-      if (a.route.length) state.alerts.routes.set(r.properties.id, a.route);
-      for (const x of a.agency) agencyAlerts.set(JSON.stringify(x), { alert: x, agency: a.agencyName });
-    });
-    state.agencyAlerts = [...agencyAlerts.values()];
-    $("alerts-status").textContent = "";
-  } catch (e) {
-    $("alerts-status").textContent = failed("alerts", e);
-  }
-  map.setFilter("routes-alert", ["in", ["get", "id"], ["literal", [...state.alerts.routes.keys()]]]);
-  renderAlerts();
-}
-
 function renderAlerts() {
   const items = [];
   const seen = new Map();
@@ -660,5 +661,4 @@ window.__interchange.ready = (async () => {
   await loadRoutes().catch((e) => failed("routes", e));
   await loadStops();
   state.ready = true;
-  loadAlerts();
 })();

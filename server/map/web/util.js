@@ -55,18 +55,6 @@ export function distance(m) {
   return m >= 1000 ? `${(m / 1000).toFixed(1)} km` : `${Math.round(m)} m`;
 }
 
-/** Seconds of an HH:MM[:SS] text (hours may pass 24). */
-export function hmsSeconds(t) {
-  if (!t) return null;
-  const [h, m, s] = t.split(":").map(Number);
-  return h * 3600 + m * 60 + (s || 0);
-}
-
-/** HH:MM of service-day seconds (25:10 stays 25:10, as GTFS writes it). */
-export function hhmm(sec) {
-  return `${String(Math.floor(sec / 3600)).padStart(2, "0")}:${String(Math.floor(sec / 60) % 60).padStart(2, "0")}`;
-}
-
 /** A GTFS route_color (with or without #) as a CSS colour, or the fallback. */
 export function routeColor(c, fallback = "#6b7280") {
   if (!c) return fallback;
@@ -79,20 +67,6 @@ export function textOn(bg) {
   const hex = bg.replace("#", "");
   const [r, g, b] = [0, 2, 4].map((i) => parseInt(hex.slice(i, i + 2), 16));
   return 0.299 * r + 0.587 * g + 0.114 * b > 150 ? "#111" : "#fff";
-}
-
-/** Runs `fn` over `items` with at most `n` calls at once; results in order. */
-export async function pool(items, n, fn) {
-  const out = new Array(items.length);
-  let next = 0;
-  const worker = async () => {
-    while (next < items.length) {
-      const i = next++;
-      out[i] = await fn(items[i], i);
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(n, items.length) }, worker));
-  return out;
 }
 
 /** The first translation of a GTFS-RT TranslatedString list (English when there is one). */

@@ -1,0 +1,450 @@
+/**
+ * Departures of a stop (GET /stops/{stop_key}/departures): Transitland's stop departures, answered
+ * from an index built at load over the in-memory stop_times (tripindex.ts), no scan per request.
+ *
+ * The index (DepartureIndex): per stop, its stop_time rows in departure-time order (a counting sort
+ * by time, then a stable split by stop: ties stay in trip id order), leaving out the last stop_time
+ * of each trip (no departure there, as the reference does) and rows without a stop or a time; rows
+ * of trips with frequencies.txt entries are kept apart per stop and expanded per request. A query
+ * for one service day and a time window is a binary search to the window's start and a walk until
+ * its end, keeping the trips whose service runs that day (the calendar rule, cached per service).
+ *
+ * A request turns its dates and times into windows of service days (departureWindows): `service_date`
+ * is one GTFS service day, its times counted from that day's start (25:10:00 is 1:10 the next
+ * morning); `date` / `relative_date` / today (for `next` and a bare start_time/end_time) is a
+ * calendar day, read from the previous service days' trips past midnight, that day's, and the next
+ * day's when end_time goes past 24:00:00. Each departure reports the service date asked (under
+ * use_service_window the schedule of the best week's same weekday is shown for a day outside the
+ * feed version's window, as the reference does) and its calendar `date`. Realtime: the trip's
+ * update (the catalog's trip updates port) applies when it is for that service day (its start_date,
+ * else the local date of its snapshot).
+ */
+import { AppError, notFound } from "../errors.ts";
+import { dayNumber, dayToIso, isoWeekday, isValidTimezone, localParts, localToUnix, tzOffsetSec } from "../calendar.ts";
+import { activeOn } from "../../pipeline/schema/calendar.ts";
+import type { TripUpdate, TripUpdateLookup } from "../trip-updates.ts";
+import { type AlertLookup, stopItemWithAlerts } from "./alerts.ts";
+import { effectiveServiceDate, resolveRelativeDate } from "./dates.ts";
+import type { Item } from "./listing.ts";
+import type { DepartureQuery } from "./params.ts";
+import { resolveStopKey, visibleVersions } from "./scope.ts";
+import { stopItem } from "./stops.ts";
+import type { CatalogData, StopDoc, VersionInfo } from "./store.ts";
+import { projectStopTimes, type ScheduledStop, scheduleRelationship, serviceDayStart, type StopRealtime, realtimeStopFields } from "./trip-updates.ts";
+import { NULL_I32, type StopTimesIndex, type TripIndex } from "./tripindex.ts";
+import { feedOf, routeJson } from "./trips.ts";
+
+const DAY = 86_400;
+
+/** A frequency window of a trip: [start, end) every `headway` seconds (GTFS frequencies.txt). */
+interface FrequencyWindow {
+  start: number;
+  end: number;
+  headway: number;
+}
+
+export class DepartureIndex {
+  /** stop id → slot */
+  private readonly slotOf = new Map<number, number>();
+  /** rows of slot k are rows[starts[k] .. starts[k + 1]) */
+  private starts = new Int32Array(1);
+  private rows = new Int32Array(0);
+  /** stop id → rows of trips with frequencies (their times are the template's) */
+  private readonly freqRows = new Map<number, number[]>();
+  /** trip index → its frequency windows */
+  readonly frequencies = new Map<number, FrequencyWindow[]>();
+  private st: StopTimesIndex | null = null;
+  /** the largest departure time indexed (seconds; how far back a calendar day looks for trips past midnight) */
+  maxTime = 0;
+
+  /** false when the dataset's stop_times are not held in memory (very large datasets) */
+  get available(): boolean {
+    return this.st !== null;
+  }
+
+  static build(ix: TripIndex): DepartureIndex {
+    const out = new DepartureIndex();
+    const st = ix.stopTimes;
+    if (!st) return out;
+    out.st = st;
+    for (const [t, json] of ix.frequencies) {
+      const list = (JSON.parse(json) as { start_time: string | null; end_time: string | null; headway_secs: number | null }[])
+        .map((f) => ({ start: secondsOf(f.start_time), end: secondsOf(f.end_time), headway: Number(f.headway_secs) }))
+        .filter((f): f is FrequencyWindow => f.start !== null && f.end !== null && f.headway > 0);
+      if (list.length) out.frequencies.set(t, list);
+    }
+    // eligible rows: a stop, a departure time, not the trip's last stop_time; their time and stop
+    // slot kept per row for the sorting passes (-1: not a departure of the sorted rows)
+    const total = st.offsets[ix.n]!;
+    const depOf = new Int32Array(total).fill(-1);
+    const slotOfRow = new Int32Array(total);
+    let m = 0;
+    let min = Infinity;
+    let max = -Infinity;
+    const counts: number[] = [];
+    for (let t = 0; t < ix.n; t++) {
+      const freq = out.frequencies.has(t);
+      for (let i = st.offsets[t]!, end = st.offsets[t + 1]! - 1; i < end; i++) {
+        const stop = st.stop.get(i);
+        const dep = st.departure(i);
+        if (stop === null || dep === null) continue;
+        if (freq) {
+          const list = out.freqRows.get(stop);
+          if (list) list.push(i);
+          else out.freqRows.set(stop, [i]);
+          continue;
+        }
+        let slot = out.slotOf.get(stop);
+        if (slot === undefined) {
+          slot = counts.length;
+          out.slotOf.set(stop, slot);
+          counts.push(0);
+        }
+        counts[slot]!++;
+        depOf[i] = dep;
+        slotOfRow[i] = slot;
+        m++;
+        if (dep < min) min = dep;
+        if (dep > max) max = dep;
+      }
+    }
+    // frequency instances run until their window's end plus the trip's running time to the stop
+    for (const [t, windows] of out.frequencies) {
+      const first = st.departure(st.offsets[t]!) ?? 0;
+      const last = st.arrival.get(st.offsets[t + 1]! - 1) ?? first;
+      for (const f of windows) out.maxTime = Math.max(out.maxTime, f.end + last - first);
+    }
+    if (m === 0) return out;
+    out.maxTime = Math.max(out.maxTime, max);
+    // counting sort of the rows by departure time (stable: row order, i.e. trip id order, within a time)
+    const span = max - min + 1;
+    const byTime = new Int32Array(m);
+    if (span <= 20_000_000) {
+      const pos = new Int32Array(span + 1);
+      for (let i = 0; i < total; i++) if (depOf[i]! >= 0) pos[depOf[i]! - min + 1]!++;
+      for (let k = 0; k < span; k++) pos[k + 1]! += pos[k]!;
+      for (let i = 0; i < total; i++) if (depOf[i]! >= 0) byTime[pos[depOf[i]! - min]!++] = i;
+    } else {
+      let k = 0;
+      for (let i = 0; i < total; i++) if (depOf[i]! >= 0) byTime[k++] = i;
+      const sorted = Array.from(byTime).sort((a, b) => depOf[a]! - depOf[b]! || a - b);
+      byTime.set(sorted);
+    }
+    // stable split by stop
+    const starts = new Int32Array(counts.length + 1);
+    for (let k = 0; k < counts.length; k++) starts[k + 1] = starts[k]! + counts[k]!;
+    const fill = starts.slice(0, counts.length);
+    const rows = new Int32Array(m);
+    for (const i of byTime) rows[fill[slotOfRow[i]!]!++] = i;
+    out.starts = starts;
+    out.rows = rows;
+    return out;
+  }
+
+  get bytes(): number {
+    return this.rows.byteLength + this.starts.byteLength + this.slotOf.size * 16;
+  }
+
+  /** Trip index of stop_time row `i`. */
+  tripOf(i: number): number {
+    const off = this.st!.offsets;
+    let lo = 0;
+    let hi = off.length - 1;
+    // the last t with offsets[t] <= i (empty trips share their offset with the next trip)
+    while (lo < hi) {
+      const mid = (lo + hi + 1) >> 1;
+      if (off[mid]! <= i) lo = mid;
+      else hi = mid - 1;
+    }
+    return lo;
+  }
+
+  /** Rows at `stop` departing in [from, to] (service-day seconds), in time order (frequency trips not included). */
+  *scheduled(stop: number, from: number, to: number): Generator<number> {
+    const slot = this.slotOf.get(stop);
+    if (slot === undefined) return;
+    const st = this.st!;
+    let lo = this.starts[slot]!;
+    let hi = this.starts[slot + 1]!;
+    const end = hi;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (st.departure(this.rows[mid]!)! < from) lo = mid + 1;
+      else hi = mid;
+    }
+    for (let k = lo; k < end; k++) {
+      const i = this.rows[k]!;
+      if (st.departure(i)! > to) return;
+      yield i;
+    }
+  }
+
+  /** Rows at `stop` of trips with frequencies. */
+  frequencyRows(stop: number): number[] {
+    return this.freqRows.get(stop) ?? [];
+  }
+}
+
+function secondsOf(hms: string | null): number | null {
+  if (hms === null) return null;
+  const m = /^(\d+):(\d{2}):(\d{2})$/.exec(hms);
+  return m ? Number(m[1]) * 3600 + Number(m[2]) * 60 + Number(m[3]) : null;
+}
+
+// ---- a request's windows
+
+/** One service day of a request and the part of it asked for. */
+export interface DepartureWindow {
+  /** the service date reported (asked) */
+  serviceDate: string;
+  /** the date whose schedule is read (the best week's same weekday under use_service_window, else serviceDate) */
+  scheduleDate: string;
+  /** departures from..to, service-day seconds */
+  from: number;
+  to: number;
+  /** days from the request's calendar day (or service date) to this service day: orders departures across days */
+  shift: number;
+}
+
+/** The end of a calendar day when end_time is not given: 23:59:59 (24:00:00 is the next day's midnight). */
+const END_OF_DAY = DAY - 1;
+
+/** The service days and time windows a request covers at a stop of version `v`. */
+export function departureWindows(q: DepartureQuery, v: VersionInfo, nowMs: number, maxTime: number): DepartureWindow[] {
+  const tz = isValidTimezone(v.timezone) ? v.timezone : "UTC";
+  const now = localParts(Math.floor(nowMs / 1000), tz);
+  const today = dayToIso(now.day);
+  // next: from now (default 3600 s when no date and no time is given)
+  const next = q.next ?? (q.serviceDate === null && q.date === null && q.relativeDate === null && q.startTime === null && q.endTime === null ? 3600 : null);
+  const from = q.startTime ?? (next !== null ? now.sec : 0);
+  const window = (serviceDate: string, a: number, b: number, shift: number): DepartureWindow => ({
+    serviceDate,
+    scheduleDate: effectiveServiceDate(serviceDate, v, q.useServiceWindow),
+    from: a,
+    to: b,
+    shift,
+  });
+  if (q.serviceDate !== null) {
+    const to = q.endTime ?? (next !== null ? now.sec + next : Number.MAX_SAFE_INTEGER);
+    return [window(q.serviceDate, from, to, 0)];
+  }
+  const base = q.date ?? (q.relativeDate !== null ? resolveRelativeDate(q.relativeDate, nowMs, tz) : today);
+  const to = q.endTime ?? (next !== null ? now.sec + next : END_OF_DAY);
+  const out: DepartureWindow[] = [];
+  // service day base + k serves the calendar day's [from, to] at its own times [from - k·DAY, to - k·DAY];
+  // the days before reach it with their trips past midnight (as far back as the latest time indexed)
+  const back = Math.floor(Math.max(0, maxTime) / DAY);
+  for (let k = -back; k * DAY <= to; k++) {
+    const a = Math.max(0, from - k * DAY);
+    const b = to - k * DAY;
+    if (b < 0) continue;
+    out.push(window(dayToIso(dayNumber(base) + k), a, b, k));
+  }
+  return out;
+}
+
+// ---- rendering
+
+const pad = (n: number) => (n < 10 ? `0${n}` : String(n));
+const hms = (s: number | null) => (s === null || s < 0 ? "null" : `"${pad(Math.floor(s / 3600))}:${pad(Math.floor((s % 3600) / 60))}:${pad(s % 60)}"`);
+const str = (s: string | null) => (s === null ? "null" : JSON.stringify(s));
+const int = (v: number) => (v === NULL_I32 ? "null" : String(v));
+
+const utcIso = (unix: number) => `"${new Date(unix * 1000).toISOString().slice(0, 19)}Z"`;
+function localIso(unix: number, tz: string): string {
+  const off = tzOffsetSec(unix, tz);
+  const sign = off < 0 ? "-" : "+";
+  const a = Math.abs(off);
+  return `"${new Date((unix + off) * 1000).toISOString().slice(0, 19)}${sign}${pad(Math.floor(a / 3600))}:${pad(Math.floor((a % 3600) / 60))}"`;
+}
+
+/**
+ * Transitland's StopTimeEvent: the scheduled time (service-day seconds), its instant in UTC and in
+ * the stop's time zone, and the estimate from the trip update (same clock, may pass 24:00:00).
+ */
+function eventJson(sched: number | null, est: number | null, delay: number | null, dayStart: number, stopTz: string): string {
+  if (sched === null) return "null";
+  const at = dayStart + sched;
+  const estAt = est === null ? null : dayStart + est;
+  return (
+    `{"scheduled":${hms(sched)},"scheduled_utc":${utcIso(at)},"scheduled_local":${localIso(at, stopTz)},` +
+    `"estimated":${hms(est)},"estimated_utc":${estAt === null ? "null" : utcIso(estAt)},"estimated_local":${estAt === null ? "null" : localIso(estAt, stopTz)},` +
+    `"estimated_delay":${estAt === null ? "null" : String(estAt - at)},"delay":${delay === null ? "null" : String(delay)},"uncertainty":null,"stop_timezone":${JSON.stringify(stopTz)}}`
+  );
+}
+
+export interface DepartureRender {
+  alerts: AlertLookup | null;
+  updates: TripUpdateLookup | null;
+  nowMs: number;
+  includeGeometry: boolean;
+  limit: number;
+}
+
+/** One departure found: the stop_time row, its trip, the time shift of a frequency instance, its window. */
+interface Found {
+  row: number;
+  t: number;
+  /** seconds added to the template's times (frequency instances), else 0 */
+  shift: number;
+  w: DepartureWindow;
+  /** service-day seconds of the departure */
+  dep: number;
+}
+
+const DAY_START = new Map<string, number>();
+/** POSIX seconds of a service day's start (noon minus 12 h) in a time zone. */
+function dayStartOf(date: string, tz: string): number {
+  const k = `${tz}\u0000${date}`;
+  let s = DAY_START.get(k);
+  if (s === undefined) {
+    s = localToUnix(dayNumber(date), 12 * 3600, tz) - 12 * 3600;
+    if (DAY_START.size > 10_000) DAY_START.clear();
+    DAY_START.set(k, s);
+  }
+  return s;
+}
+
+/** Departures at one stop over the request's windows, in time order, `limit` at most. */
+function findDepartures(data: CatalogData, stop: StopDoc, windows: DepartureWindow[], limit: number): Found[] {
+  const ix = data.trips;
+  const di = data.departures;
+  const st = ix.stopTimes!;
+  const found: Found[] = [];
+  for (const w of windows) {
+    const day = dayNumber(w.scheduleDate);
+    const weekday = isoWeekday(w.scheduleDate);
+    const seen = new Map<number, boolean>();
+    const runs = (t: number) => {
+      const cal = ix.calendar[t]!;
+      let ok = seen.get(cal);
+      if (ok === undefined) {
+        const c = ix.calendars.get(cal);
+        ok = c !== undefined && activeOn(c, day, weekday);
+        seen.set(cal, ok);
+      }
+      return ok;
+    };
+    let n = 0;
+    for (const row of di.scheduled(stop.id, w.from, w.to)) {
+      const t = di.tripOf(row);
+      if (ix.fv[t] !== stop.fv || !runs(t)) continue;
+      found.push({ row, t, shift: 0, w, dep: st.departure(row)! });
+      if (++n >= limit) break;
+    }
+    for (const row of di.frequencyRows(stop.id)) {
+      const t = di.tripOf(row);
+      if (ix.fv[t] !== stop.fv || !runs(t)) continue;
+      const first = st.departure(st.offsets[t]!) ?? st.arrival.get(st.offsets[t]!) ?? 0;
+      const template = st.departure(row)!;
+      for (const f of di.frequencies.get(t) ?? []) {
+        for (let start = f.start; start < f.end; start += f.headway) {
+          const dep = template + (start - first);
+          if (dep >= w.from && dep <= w.to) found.push({ row, t, shift: start - first, w, dep });
+        }
+      }
+    }
+  }
+  found.sort((a, b) => a.w.shift * DAY + a.dep - (b.w.shift * DAY + b.dep) || ix.ids[a.t]! - ix.ids[b.t]! || a.row - b.row);
+  return found.slice(0, limit);
+}
+
+/** The trip update of a departure's trip when it is for the departure's service day. */
+function updateFor(data: CatalogData, f: Found, v: VersionInfo, o: DepartureRender): TripUpdate | null {
+  if (!o.updates || f.shift !== 0 || data.departures.frequencies.has(f.t)) return null;
+  const u = o.updates.trip(feedOf(data, f.t), data.trips.tripId.get(f.t)!);
+  if (!u) return null;
+  const tz = isValidTimezone(v.timezone) ? v.timezone : "UTC";
+  return serviceDayStart(u, tz, o.nowMs) === dayStartOf(f.w.serviceDate, tz) ? u : null;
+}
+
+/** The realtime side of a departure's stop_time (the whole trip is projected: delays carry on along it). */
+function realtimeOf(data: CatalogData, f: Found, u: TripUpdate, v: VersionInfo, o: DepartureRender): StopRealtime | null {
+  const st = data.trips.stopTimes!;
+  const sched: ScheduledStop[] = [];
+  for (let i = st.offsets[f.t]!, end = st.offsets[f.t + 1]!; i < end; i++) {
+    const ref = st.stop.get(i);
+    sched.push({ seq: Number(st.seq.get(i)), stopId: ref === null ? "" : (data.stops.get(ref)?.stopId ?? ""), arr: st.arrival.get(i), dep: st.departure(i) });
+  }
+  const tz = isValidTimezone(v.timezone) ? v.timezone : "UTC";
+  return projectStopTimes(sched, u, serviceDayStart(u, tz, o.nowMs))[f.row - st.offsets[f.t]!] ?? null;
+}
+
+/** The departure's trip: Transitland's trip fields with its route (and agency), shape and frequencies. */
+function tripJson(data: CatalogData, t: number, relationship: string, o: DepartureRender): string {
+  const ix = data.trips;
+  const shapeId = ix.shapeId.get(t);
+  const s = ix.shape[t]!;
+  const shape =
+    shapeId === null
+      ? "null"
+      : `{"shape_id":${JSON.stringify(shapeId)}${o.includeGeometry ? `,"geometry":${s >= 0 ? ix.shapes.geometry(s) : "null"}` : ""},"generated":${s >= 0 && ix.shapes.generated[s] ? "true" : "false"}}`;
+  return (
+    `{"id":${ix.ids[t]},"trip_id":${JSON.stringify(ix.tripId.get(t))},"trip_headsign":${str(ix.headsign.get(t))},` +
+    `"trip_short_name":${str(ix.shortName.get(t))},"direction_id":${int(ix.direction[t]!)},"block_id":${str(ix.blockId.get(t))},` +
+    `"wheelchair_accessible":${int(ix.wheelchair[t]!)},"bikes_allowed":${int(ix.bikes[t]!)},"cars_allowed":${int(ix.cars[t]!)},` +
+    `"stop_pattern_id":${int(ix.pattern[t]!)},"schedule_relationship":"${relationship}","shape":${shape},"frequencies":${ix.frequencies.get(t) ?? "[]"},` +
+    `"alerts":${o.alerts ? o.alerts.trip(feedOf(data, t), ix.tripId.get(t)!) : "null"},"route":${routeJson(data, t, o.alerts)}}`
+  );
+}
+
+/** One departure: Transitland's StopTime with its trip, on its service date. */
+function departureJson(data: CatalogData, f: Found, stop: StopDoc, v: VersionInfo, o: DepartureRender): string {
+  const st = data.trips.stopTimes!;
+  const i = f.row;
+  const arr = st.arrival.get(i);
+  const dep = st.departure(i);
+  const a = arr === null ? null : arr + f.shift;
+  const d = dep === null ? null : dep + f.shift;
+  const h = st.headsign.get(i);
+  const u = updateFor(data, f, v, o);
+  const rt = u ? realtimeOf(data, f, u, v, o) : null;
+  const tz = isValidTimezone(v.timezone) ? v.timezone : "UTC";
+  const stopTz = stop.timezone && isValidTimezone(stop.timezone) ? stop.timezone : tz;
+  const dayStart = dayStartOf(f.w.serviceDate, tz);
+  const relationship = scheduleRelationship(u);
+  const calendarDate = dayToIso(dayNumber(f.w.serviceDate) + Math.floor((d ?? a ?? 0) / DAY));
+  return (
+    `{"arrival_time":${hms(a)},"departure_time":${hms(d)},"stop_sequence":${Number(st.seq.get(i))},"stop_headsign":${str(h === null ? null : st.headsigns[h]!)},` +
+    `"pickup_type":${st.flags.get(i, 0)},"drop_off_type":${st.flags.get(i, 1)},"timepoint":${st.flags.get(i, 2)},"interpolated":${st.flags.get(i, 3)},` +
+    `"service_date":"${f.w.serviceDate}","date":"${calendarDate}","schedule_relationship":"${relationship}",` +
+    `"arrival":${eventJson(a, rt?.arrival_time ?? null, rt?.arrival_delay ?? null, dayStart, stopTz)},` +
+    `"departure":${eventJson(d, rt?.departure_time ?? null, rt?.departure_delay ?? null, dayStart, stopTz)}` +
+    `${realtimeStopFields(rt)},"trip":${tripJson(data, f.t, relationship, o)}}`
+  );
+}
+
+/** A stop document with its departures (and, for its children, theirs). */
+function stopWithDepartures(data: CatalogData, stop: StopDoc, q: DepartureQuery, o: DepartureRender, children: StopDoc[] | null): Item {
+  const v = data.versions.get(stop.fv)!;
+  const windows = departureWindows(q, v, o.nowMs, data.departures.maxTime);
+  const base = o.alerts ? stopItemWithAlerts(stopItem(stop), data, o.alerts) : stopItem(stop);
+  const deps = findDepartures(data, stop, windows, o.limit).map((f) => departureJson(data, f, stop, v, o));
+  let props = `${base.props},"departures":[${deps.join(",")}]`;
+  if (children) {
+    const kids = children.map((c) => {
+      const it = stopWithDepartures(data, c, q, o, null);
+      return `${it.props},"geometry":${it.geometry}}`;
+    });
+    props += `,"children":[${kids.join(",")}]`;
+  }
+  return { props, geometry: base.geometry, geometryInJson: true };
+}
+
+/**
+ * The stops a stop key names (after the request's version and licence filters), each with its
+ * departures and its child stops' (a station's platforms); 404 when none is left.
+ */
+export function findStopDepartures(data: CatalogData, key: string, q: DepartureQuery, o: DepartureRender): Item[] {
+  const ids = resolveStopKey(data, key, q);
+  const visible = visibleVersions(data, q, /^\d+$/.test(key));
+  const docs = ids
+    .map((id) => data.stops.get(id)!)
+    .filter((d) => visible.has(d.fv))
+    .sort((a, b) => a.id - b.id);
+  if (!docs.length) throw notFound(`stop not found: ${key} (excluded by the request's filters)`);
+  if (!data.departures.available) {
+    throw new AppError("UNAVAILABLE", "departures need the stop_times in memory, which this dataset is too large for");
+  }
+  return docs.map((d) => stopWithDepartures(data, d, q, o, (data.childrenOf.get(d.id) ?? []).map((c) => data.stops.get(c)!).filter(Boolean)));
+}
