@@ -32,6 +32,7 @@ import {
 } from "./params.ts";
 import { listingResponse } from "./render.ts";
 import type { CatalogService } from "./service.ts";
+import type { Listing } from "./listing.ts";
 
 const BASE = "/api/v2/rest";
 
@@ -157,20 +158,24 @@ export function catalogRoutes(service: CatalogService) {
     return listingResponse(format, "stops", await service.stops(stopsOf(request, format)), request.url);
   };
 
-  /** GET /stops/{stop_key}[.format] */
-  const stop = async (request: Request, rawKey: string) => {
+  /**
+   * An entity by key with an optional format suffix (`/stops/{stop_key}[.format]`,
+   * `/routes/{route_key}[.format]`): "/stops/123.xml", a key that does not exist with what looks
+   * like a format suffix, is an unknown format, not an unknown key.
+   */
+  const byKey = async <Q>(request: Request, rawKey: string, kind: "stops" | "routes", queryOf: (r: Request, f: Format) => Q, find: (key: string, q: Q) => Promise<Listing>) => {
     const { key, format: rawFormat } = splitFormat(rawKey);
     const format = formatOf(rawFormat);
-    const q = stopsOf(request, format);
     try {
-      return listingResponse(format, "stops", await service.stop(key, q), request.url);
+      return listingResponse(format, kind, await find(key, queryOf(request, format)), request.url);
     } catch (e) {
-      // "/stops/123.xml": a key that does not exist, with what looks like a format suffix
       const suffix = /\.([A-Za-z][A-Za-z0-9]{0,9})$/.exec(rawKey)?.[1];
       if (e instanceof AppError && e.code === "NOT_FOUND" && rawFormat === null && suffix) throw unknownFormat(suffix);
       throw e;
     }
   };
+  /** GET /stops/{stop_key}[.format] */
+  const stop = (request: Request, rawKey: string) => byKey(request, rawKey, "stops", stopsOf, (k, q) => service.stop(k, q));
 
   /** GET /routes[.format] */
   const routes = async (request: Request, rawFormat: string | null) => {
@@ -179,18 +184,7 @@ export function catalogRoutes(service: CatalogService) {
   };
 
   /** GET /routes/{route_key}[.format] */
-  const route = async (request: Request, rawKey: string) => {
-    const { key, format: rawFormat } = splitFormat(rawKey);
-    const format = formatOf(rawFormat);
-    const q = routesOf(request, format);
-    try {
-      return listingResponse(format, "routes", await service.route(key, q), request.url);
-    } catch (e) {
-      const suffix = /\.([A-Za-z][A-Za-z0-9]{0,9})$/.exec(rawKey)?.[1];
-      if (e instanceof AppError && e.code === "NOT_FOUND" && rawFormat === null && suffix) throw unknownFormat(suffix);
-      throw e;
-    }
-  };
+  const route = (request: Request, rawKey: string) => byKey(request, rawKey, "routes", routesOf, (k, q) => service.route(k, q));
 
   /** GET /stops/{stop_key}/departures */
   const departures = async (request: Request, key: string) => listingResponse("json", "stops", await service.departures(key, departuresOf(request)), request.url);
