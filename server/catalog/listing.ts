@@ -53,3 +53,23 @@ export function holding<T>(make: (end: () => void) => AsyncGenerator<T>, release
     },
   };
 }
+
+/**
+ * Documents rendered in batches of `size` as the response stream pulls them (large bodies, bulk
+ * export); `end` runs when the stream finishes, however it ends.
+ */
+export async function* renderedInBatches<T>(refs: Iterable<T>, render: (ref: T) => Item, size: number, end?: () => void): AsyncGenerator<Item[]> {
+  try {
+    let items: Item[] = [];
+    for (const r of refs) {
+      items.push(render(r));
+      if (items.length === size) {
+        yield items;
+        items = [];
+      }
+    }
+    if (items.length) yield items;
+  } finally {
+    end?.();
+  }
+}

@@ -14,7 +14,7 @@
  */
 import { notFound } from "../errors.ts";
 import { type AlertLookup, routeWithAlerts } from "./alerts.ts";
-import type { Item } from "./listing.ts";
+import { type Item, renderedInBatches } from "./listing.ts";
 import type { RouteQuery } from "./params.ts";
 import { parseKey, resolveRouteKey, visibleVersions } from "./scope.ts";
 import type { CatalogData, RouteRef } from "./store.ts";
@@ -209,20 +209,8 @@ export function findRoutePage(data: CatalogData, q: RouteQuery): { routes: Route
 }
 
 /** Route documents in batches, rendered as the response stream pulls them; `end` runs when the stream finishes. */
-export async function* streamRoutes(data: CatalogData, routes: Iterable<RouteRef>, o: RouteRender, end?: () => void): AsyncGenerator<Item[]> {
-  try {
-    let batch: Item[] = [];
-    for (const r of routes) {
-      batch.push(routeItem(data, r, o));
-      if (batch.length === STREAM_BATCH) {
-        yield batch;
-        batch = [];
-      }
-    }
-    if (batch.length) yield batch;
-  } finally {
-    end?.();
-  }
+export function streamRoutes(data: CatalogData, routes: Iterable<RouteRef>, o: RouteRender, end?: () => void): AsyncGenerator<Item[]> {
+  return renderedInBatches(routes, (r) => routeItem(data, r, o), STREAM_BATCH, end);
 }
 
 /** Every matching route (bulk geojsonl). */

@@ -14,7 +14,7 @@ import { effectiveServiceDate, resolveRelativeDate } from "./dates.ts";
 import { dayNumber, isoWeekday } from "../calendar.ts";
 import { activeOn } from "../../pipeline/schema/calendar.ts";
 import type { TripQuery } from "./params.ts";
-import type { Item } from "./listing.ts";
+import { type Item, renderedInBatches } from "./listing.ts";
 import { type AlertLookup, NO_ALERTS, routeWithAlerts, stopRefWithAlerts } from "./alerts.ts";
 import { projectStopTimes, realtimeStopFields, type ScheduledStop, scheduleRelationship, serviceDayStart } from "./trip-updates.ts";
 import type { TripUpdateLookup } from "../trip-updates.ts";
@@ -203,20 +203,8 @@ export function renderTrips(data: CatalogData, indexes: Iterable<number>, o: Ren
  * Documents in batches, rendered as the response stream pulls them (bodies with shapes, bulk
  * export); `end` runs when the stream finishes.
  */
-export async function* streamTrips(data: CatalogData, indexes: Iterable<number>, o: RenderOptions, end?: () => void, batch = 100): AsyncGenerator<Item[]> {
-  try {
-    let items: Item[] = [];
-    for (const t of indexes) {
-      items.push(renderTrip(data, t, o));
-      if (items.length === batch) {
-        yield items;
-        items = [];
-      }
-    }
-    if (items.length) yield items;
-  } finally {
-    end?.();
-  }
+export function streamTrips(data: CatalogData, indexes: Iterable<number>, o: RenderOptions, end?: () => void, batch = 100): AsyncGenerator<Item[]> {
+  return renderedInBatches(indexes, (t) => renderTrip(data, t, o), batch, end);
 }
 
 const pad = (n: number) => (n < 10 ? `0${n}` : String(n));
