@@ -140,6 +140,24 @@ function activeKey(active: Uint8Array, base: number, n: number): string {
   return out;
 }
 
+/** A span no trip has widened yet: [first departure, last arrival, last departure]. */
+const EMPTY_SPAN = [0x3fffffff, -0x3fffffff, -0x3fffffff];
+
+/** Widen `span` ([first departure, last arrival, last departure]) by the `n` stop times packed at `words[2 * x0 ..]`. */
+function widenSpan(words: Int32Array, x0: number, n: number, span: Int32Array): void {
+  let lo = span[0]!, hi = span[1]!, hiDep = span[2]!;
+  for (let j = x0, e = x0 + n; j < e; j++) {
+    const d = depAt(words, j);
+    const a = arrAt(words, j);
+    if (d < lo) lo = d;
+    if (d > hiDep) hiDep = d;
+    if (a > hi) hi = a;
+  }
+  span[0] = lo;
+  span[1] = hi;
+  span[2] = hiDep;
+}
+
 function buildView(core: TransitCore, tz: number, active: Uint8Array, base: number, wheelchair: boolean, id: number): DayView {
   const { nRoutes, routeTripStart, routeStopStart, routeTime0, routeTz, tripService, tripWheelchair, stopTimes } = core;
   const tripStart = new Int32Array(nRoutes + 1);
@@ -147,6 +165,8 @@ function buildView(core: TransitCore, tz: number, active: Uint8Array, base: numb
   const maxArr = new Int32Array(nRoutes);
   const maxDep = new Int32Array(nRoutes);
   const tmp = new Int32Array(core.nTrips);
+  /** the route's first departure, last arrival, last departure over its active trips */
+  const span = new Int32Array(3);
   let n = 0;
   for (let r = 0; r < nRoutes; r++) {
     tripStart[r] = n;
@@ -154,24 +174,18 @@ function buildView(core: TransitCore, tz: number, active: Uint8Array, base: numb
     const nT = routeTripStart[r + 1]! - t0;
     const nS = routeStopStart[r + 1]! - routeStopStart[r]!;
     const time0 = routeTime0[r]!;
-    let lo = 0x3fffffff, hi = -0x3fffffff, hiDep = -0x3fffffff;
+    span.set(EMPTY_SPAN);
     if (routeTz[r] === tz) {
       for (let i = 0; i < nT; i++) {
         if (!active[base + tripService[t0 + i]!]) continue;
         if (wheelchair && tripWheelchair[t0 + i] !== 1) continue;
         tmp[n++] = i;
-        for (let j = time0 + i * nS, e = j + nS; j < e; j++) {
-          const d = depAt(stopTimes, j);
-          const a = arrAt(stopTimes, j);
-          if (d < lo) lo = d;
-          if (d > hiDep) hiDep = d;
-          if (a > hi) hi = a;
-        }
+        widenSpan(stopTimes, time0 + i * nS, nS, span);
       }
     }
-    minDep[r] = lo;
-    maxArr[r] = hi;
-    maxDep[r] = hiDep;
+    minDep[r] = span[0]!;
+    maxArr[r] = span[1]!;
+    maxDep[r] = span[2]!;
   }
   tripStart[nRoutes] = n;
   const time0 = new Int32Array(nRoutes);
@@ -238,6 +252,7 @@ function withRealtime(core: TransitCore, mirrored: boolean, v: DayView, tz: numb
   tripStart[nRoutes] = nTrips;
   const outTrips = new Int32Array(nTrips);
   const times = new Int32Array(2 * size);
+  const span = new Int32Array(3);
   for (let r = 0; r < nRoutes; r++) {
     const nS = routeStopStart[r + 1]! - routeStopStart[r]!;
     const c0 = v.tripStart[r]!, c1 = v.tripStart[r + 1]!;
@@ -257,22 +272,17 @@ function withRealtime(core: TransitCore, mirrored: boolean, v: DayView, tz: numb
       rows.push({ trip: i, words: u ? (mirrored ? mirrorWords(u.stopTimes!, nS) : u.stopTimes!.subarray(0, 2 * nS)) : v.times.subarray(at, at + 2 * nS) });
     }
     rows.sort((a, b) => (a.words[1]! >> 2) - (b.words[1]! >> 2));
-    let lo = 0x3fffffff, hi = -0x3fffffff, hiDep = -0x3fffffff;
+    span.set(EMPTY_SPAN);
     let at = 2 * time0[r]!;
     rows.forEach((row, k) => {
       outTrips[tripStart[r]! + k] = row.trip;
       times.set(row.words, at);
       at += 2 * nS;
-      for (let j = 0; j < nS; j++) {
-        const a = row.words[2 * j]! >> 2, d = row.words[2 * j + 1]! >> 2;
-        if (d < lo) lo = d;
-        if (d > hiDep) hiDep = d;
-        if (a > hi) hi = a;
-      }
+      widenSpan(row.words, 0, nS, span);
     });
-    minDep[r] = lo;
-    maxArr[r] = hi;
-    maxDep[r] = hiDep;
+    minDep[r] = span[0]!;
+    maxArr[r] = span[1]!;
+    maxDep[r] = span[2]!;
   }
   return { id, tripStart, trips: outTrips, times, time0, minDep, maxArr, maxDep };
 }
