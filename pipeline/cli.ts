@@ -147,7 +147,8 @@ export async function runImport(argv: string[]): Promise<number> {
   let streetsFailed = false;
   if (osm.length) {
     const { importStreets } = await import("./street/import-streets.ts");
-    const r = await importStreets({ dataDir, osm, elevation, activate: values.activate !== false, progress });
+    // URLs with the feeds' retries and back-off (a longer time-out per attempt: extracts are large)
+    const r = await importStreets({ dataDir, osm, elevation, activate: values.activate !== false, progress, fetch: { retries: policy.retries, backoffMs: policy.backoffMs } });
     streetsFailed = r.status === "rejected";
     if (!values.json) {
       console.log(r.status === "rejected" ? `REJECTED streets ${osm.join(", ")}: ${r.error?.message}` : `${r.status} streets ${r.sha1}${r.activated ? " (active)" : ""}; tiles: ${Object.entries(r.tiles ?? {}).map(([l, n]) => `level ${l}=${n}`).join(", ")}; elevation tiles: ${r.elevation_tiles?.length ?? 0}`);

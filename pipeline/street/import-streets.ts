@@ -7,12 +7,13 @@
  * are merged into one tile set; one street dataset is active at a time.
  */
 import { createHash } from "node:crypto";
-import { createReadStream, createWriteStream, existsSync, mkdirSync, readdirSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { createReadStream, existsSync, mkdirSync, readdirSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { basename, join, resolve } from "node:path";
 import { pipeline as streamPipeline } from "node:stream/promises";
-import { Readable } from "node:stream";
 import { DataError } from "../report.ts";
 import { isUrl } from "../source.ts";
+import { DEFAULT_FETCH_POLICY, downloadToFile, type FetchPolicy, type Validators } from "../import/download.ts";
+import { readSourceState, writeSourceState, type SourceState } from "../store/sources.ts";
 import { readManifest, type StreetEntry } from "../schema/manifest.ts";
 import { STREET_LAYOUT, withDatasetPaths } from "../schema/street.ts";
 import { acquireLock, fsyncDir, fsyncTreeAsync, writeFileDurable, writeManifest } from "../store/manifest.ts";
@@ -35,7 +36,12 @@ export interface StreetImportOptions {
   activate?: boolean;
   progress?: (msg: string) => void;
   now?: () => Date;
+  /** how URLs are downloaded (default: DEFAULT_FETCH_POLICY's retries and back-off, STREET_FETCH_TIMEOUT_MS per attempt) */
+  fetch?: Partial<FetchPolicy>;
 }
+
+/** Time-out of one attempt to download an OSM extract or elevation file (they can be large). */
+export const STREET_FETCH_TIMEOUT_MS = 30 * 60_000;
 
 export interface StreetImportReport {
   status: "imported" | "unchanged" | "rejected";
@@ -58,23 +64,85 @@ async function fileSha1(path: string): Promise<string> {
   return h.digest("hex");
 }
 
-/** A local copy of each input: URLs are downloaded into `dir`; paths are checked. */
-async function localInputs(sources: string[], dir: string, kind: string): Promise<{ source: string; file: string }[]> {
-  const out: { source: string; file: string }[] = [];
+/** One input of a street import: a local file, or a URL downloaded into one (or not, when it answered 304). */
+interface StreetInput {
+  source: string;
+  /** where its bytes are; null for a URL that answered 304 (its bytes are those of `sha1`) */
+  file: string | null;
+  /** SHA-1 and size of its bytes, once known */
+  sha1: string | null;
+  bytes: number | null;
+  /** a URL's validators from the answer that brought its bytes (kept for the next conditional request) */
+  validators?: Validators;
+  /** a URL asked conditionally: its state in `DIR/sources/` */
+  state?: SourceState;
+}
+
+/**
+ * The validators of what a URL last answered with, when a listed street dataset was built from
+ * those bytes (so a 304 means "the bytes of `sha1`, which built a dataset we have").
+ */
+function knownValidators(dataDir: string, url: string): SourceState | null {
+  const state = readSourceState(dataDir, url);
+  if (!state) return null;
+  const m = readManifest(dataDir);
+  const built = (m.streets ?? []).some((s) => [...s.osm, ...s.elevation].some((i) => i.source === url && i.sha1 === state.sha1));
+  return built ? state : null;
+}
+
+/**
+ * Each input: paths are checked; URLs are downloaded into `dir` with the fetch policy's time-out,
+ * retries and back-off, conditionally (If-None-Match / If-Modified-Since) when a listed street
+ * dataset was built from what they last answered: a 304 leaves the input without a file, its
+ * SHA-1 known.
+ */
+async function streetInputs(dataDir: string, sources: string[], dir: string, kind: string, policy: FetchPolicy, progress: (m: string) => void): Promise<StreetInput[]> {
+  const out: StreetInput[] = [];
   for (const [i, source] of sources.entries()) {
     if (isUrl(source)) {
-      const file = join(dir, `${kind}-${i}-${basename(new URL(source).pathname) || "download"}`);
-      const res = await fetch(source, { signal: AbortSignal.timeout(30 * 60_000) });
-      if (!res.ok || !res.body) throw new DataError(`${source}: download failed (HTTP ${res.status})`);
-      await streamPipeline(Readable.fromWeb(res.body as import("node:stream/web").ReadableStream), createWriteStream(file));
-      out.push({ source, file });
+      const file = inputFile(dir, kind, i, source);
+      const state = knownValidators(dataDir, source);
+      const d = await downloadToFile(source, file, policy, state, progress);
+      if (d.status === "not_modified") {
+        progress(`${source}: not modified (304), the bytes of ${state!.sha1}`);
+        const bytes = (readManifest(dataDir).streets ?? []).flatMap((s) => [...s.osm, ...s.elevation]).find((x) => x.source === source && x.sha1 === state!.sha1)?.bytes ?? null;
+        out.push({ source, file: null, sha1: state!.sha1, bytes, state: state! });
+      } else {
+        progress(`${source}: downloaded ${Math.round(d.bytes / 1024)} kB`);
+        out.push({ source, file, sha1: d.sha1, bytes: d.bytes, validators: d.validators, ...(state ? { state } : {}) });
+      }
     } else {
       const file = resolve(source);
       if (!existsSync(file) || !statSync(file).isFile()) throw new DataError(`${source}: no such file`);
-      out.push({ source: file, file });
+      out.push({ source: file, file, sha1: await fileSha1(file), bytes: statSync(file).size });
     }
   }
   return out;
+}
+
+const inputFile = (dir: string, kind: string, i: number, url: string) => join(dir, `${kind}-${i}-${basename(new URL(url).pathname) || "download"}`);
+
+/** The bytes of the inputs that answered 304, downloaded after all (unconditionally): the dataset they built is not the one wanted now. */
+async function fetchMissing(inputs: StreetInput[], dir: string, kind: string, policy: FetchPolicy, progress: (m: string) => void): Promise<void> {
+  for (const [i, input] of inputs.entries()) {
+    if (input.file !== null) continue;
+    const file = inputFile(dir, kind, i, input.source);
+    const d = await downloadToFile(input.source, file, policy, null, progress);
+    if (d.status !== "ok") throw new DataError(`${input.source}: answered 304 to a request that was not conditional`);
+    progress(`${input.source}: downloaded ${Math.round(d.bytes / 1024)} kB (its bytes are needed for the new dataset)`);
+    Object.assign(input, { file, sha1: d.sha1, bytes: d.bytes, validators: d.validators });
+  }
+}
+
+/** Keep each URL input's validators (only once the dataset its bytes built, or were found in, is listed). */
+function rememberSources(dataDir: string, inputs: StreetInput[], at: string): void {
+  for (const i of inputs) {
+    if (!isUrl(i.source) || !i.sha1) continue;
+    const v = i.validators ?? (i.state ? { etag: i.state.etag, last_modified: i.state.last_modified } : null);
+    if (!v) continue;
+    const changed = !i.state || i.state.sha1 !== i.sha1;
+    writeSourceState(dataDir, { url: i.source, etag: v.etag, last_modified: v.last_modified, sha1: i.sha1, feed_onestop_id: null, checked_at: at, changed_at: changed ? at : i.state!.changed_at });
+  }
 }
 
 /** A quick look at the first bytes: an OSM PBF starts with a BlobHeader of type "OSMHeader". */
@@ -143,22 +211,32 @@ export async function importStreets(opts: StreetImportOptions): Promise<StreetIm
     staging = join(stagingRoot, `streets.${process.pid}`);
     const inputsDir = join(staging, "inputs");
     mkdirSync(inputsDir, { recursive: true });
-    const osm = await localInputs(opts.osm, inputsDir, "osm");
-    const elevation = await localInputs(elevationSources, inputsDir, "elevation");
-    for (const o of osm) await checkPbf(o.file);
-    const described = async (list: { source: string; file: string }[]) =>
-      Promise.all(list.map(async (i) => ({ source: i.source, sha1: await fileSha1(i.file), bytes: statSync(i.file).size })));
-    const osmInfo = await described(osm);
-    const elevationInfo = await described(elevation);
+    const policy = { ...DEFAULT_FETCH_POLICY, timeoutMs: STREET_FETCH_TIMEOUT_MS, ...opts.fetch };
+    const osm = await streetInputs(dataDir, opts.osm, inputsDir, "osm", policy, progress);
+    const elevation = await streetInputs(dataDir, elevationSources, inputsDir, "elevation", policy, progress);
+    for (const o of osm) if (o.file) await checkPbf(o.file);
     const engineVersion = valhallaVersion();
-    const key = createHash("sha1")
-      .update(JSON.stringify({ format: STREET_BUILD_FORMAT, engine: engineVersion, osm: osmInfo.map((o) => o.sha1).sort(), elevation: elevationInfo.map((e) => e.sha1).sort() }))
-      .digest("hex");
-    report.sha1 = key;
+    const keyOf = () =>
+      createHash("sha1")
+        .update(JSON.stringify({ format: STREET_BUILD_FORMAT, engine: engineVersion, osm: osm.map((o) => o.sha1).sort(), elevation: elevation.map((e) => e.sha1).sort() }))
+        .digest("hex");
+    let key = keyOf();
     const activate = opts.activate ?? true;
     const manifest = readManifest(dataDir);
+    if (!(manifest.streets ?? []).some((s) => s.sha1 === key) && [...osm, ...elevation].some((i) => i.file === null)) {
+      // a URL answered 304 but the dataset wanted now is a new one: its bytes are needed after all
+      await fetchMissing(osm, inputsDir, "osm", policy, progress);
+      await fetchMissing(elevation, inputsDir, "elevation", policy, progress);
+      for (const o of osm) await checkPbf(o.file!);
+      key = keyOf();
+    }
+    report.sha1 = key;
+    const info = (list: StreetInput[]) => list.map((i) => ({ source: i.source, sha1: i.sha1!, bytes: i.bytes ?? 0 }));
+    const osmInfo = info(osm);
+    const elevationInfo = info(elevation);
     const existing = (manifest.streets ?? []).find((s) => s.sha1 === key);
     if (existing) {
+      rememberSources(dataDir, [...osm, ...elevation], now().toISOString());
       report.status = "unchanged";
       Object.assign(report, { tiles: existing.tiles, elevation_tiles: existing.elevation_tiles, bbox: existing.bbox });
       if (activate && manifest.active_streets !== key) {
@@ -176,7 +254,7 @@ export async function importStreets(opts: StreetImportOptions): Promise<StreetIm
     if (elevation.length) {
       progress(`elevation: ${elevation.length} input(s)`);
       const { writeElevationTiles } = await import("./elevation.ts");
-      const written = await writeElevationTiles(elevation.map((e) => e.file), join(out, STREET_LAYOUT.elevation), progress);
+      const written = await writeElevationTiles(elevation.map((e) => e.file!), join(out, STREET_LAYOUT.elevation), progress);
       elevationTiles = written.map((w) => w.tile).sort();
       progress(`elevation: ${elevationTiles.length} tile(s) written (${elevationTiles.join(", ")})`);
     }
@@ -184,7 +262,7 @@ export async function importStreets(opts: StreetImportOptions): Promise<StreetIm
     // the build reads its inputs from the staging folder; the stored configuration has no paths
     const buildConfig = join(staging, "build-config.json");
     writeFileSync(buildConfig, JSON.stringify(withDatasetPaths(base, out, { elevation: elevationTiles.length > 0, admin: true, logging: true })));
-    const osmFiles = osm.map((o) => o.file);
+    const osmFiles = osm.map((o) => o.file!);
     const t0 = performance.now();
     progress(`building administrative areas from ${osmFiles.length} extract(s)`);
     await tool("valhalla_build_admins", ["-c", buildConfig, ...osmFiles], staging, progress);
@@ -219,6 +297,7 @@ export async function importStreets(opts: StreetImportOptions): Promise<StreetIm
     m.streets = [...(m.streets ?? []), entry];
     if (activate) m.active_streets = key;
     writeManifest(dataDir, m);
+    rememberSources(dataDir, [...osm, ...elevation], now().toISOString());
     Object.assign(report, { status: "imported", activated: activate, tiles, elevation_tiles: elevationTiles, bbox });
     progress(`imported street dataset ${key}${activate ? " (active)" : ""} in ${((performance.now() - started) / 1000).toFixed(1)} s`);
     return report;
