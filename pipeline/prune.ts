@@ -46,5 +46,6 @@ export function pruneLine(r: PruneReport): string {
   const removed = r.removed.versions.length + r.removed.timetables.length + r.removed.streets.length;
   return `${r.dry_run ? "prune (dry run): would unlist" : "pruned: unlisted"} ${r.unlisted.versions.length} feed version(s) and ${r.unlisted.streets.length} street dataset(s); ` +
     `${r.dry_run ? "would remove" : "removed"} ${removed} item(s) (${r.removed.versions.length} versions, ${r.removed.timetables.length} timetables, ${r.removed.streets.length} street datasets); ` +
-    `${r.waiting.length} unlisted item(s) kept until their grace period ends`;
+    `${r.waiting.length} unlisted item(s) kept until their grace period ends` +
+    (r.reports_removed.length ? `; ${r.reports_removed.length} old import report(s) ${r.dry_run ? "would be " : ""}removed` : "");
 }

@@ -25,6 +25,8 @@ import { pathsUsedBy, readGenerationRecords, RECORD_MAX_AGE_MS, type GenerationR
 import { acquireLock, fsyncDir, writeManifest } from "./manifest.ts";
 
 export const TRASH_DIR = ".trash";
+/** the import reports' folder (pipeline/import/run.ts writes them) */
+export const REPORTS_DIR = "reports";
 /** default grace period: far longer than a server takes to notice a new manifest (2 s) and load it */
 export const DEFAULT_GRACE_MS = 10 * 60_000;
 
@@ -62,6 +64,8 @@ export interface PruneReport {
   removed: { versions: string[]; timetables: string[]; streets: string[] };
   /** not listed any more but still protected: removed by a later prune */
   waiting: Waiting[];
+  /** import reports (`reports/`) removed: those of versions the manifest does not list, older than REPORT_MAX_AGE_MS */
+  reports_removed: string[];
   /** what the manifest lists after the prune */
   kept: { versions: number; streets: number; timetable: string | null };
   elapsed_ms: number;
@@ -118,6 +122,7 @@ export async function prune(opts: PruneOptions): Promise<PruneReport> {
 
     // 2. remove what nothing protects
     const { removed, waiting } = removeUnprotected(dataDir, current, records, graceMs, now, dryRun, KINDS);
+    const reportsRemoved = oldReports(dataDir, current, now, dryRun);
     const n = removed.versions.length + removed.timetables.length + removed.streets.length;
     progress(`${dryRun ? "would remove" : "removed"} ${n} item(s)${waiting.length ? `; ${waiting.length} unlisted item(s) wait for the grace period` : ""}`);
     return {
@@ -125,6 +130,7 @@ export async function prune(opts: PruneOptions): Promise<PruneReport> {
       unlisted: { versions: plan.versions, streets: plan.streets },
       removed: { versions: removed.versions.sort(), timetables: removed.timetables.sort(), streets: removed.streets.sort() },
       waiting: waiting.sort((a, b) => a.path.localeCompare(b.path)),
+      reports_removed: reportsRemoved,
       kept: { versions: current.versions.length, streets: current.streets?.length ?? 0, timetable: current.timetable?.path ?? null },
       elapsed_ms: Math.round(performance.now() - started),
     };
@@ -189,6 +195,28 @@ function removeUnprotected(dataDir: string, current: Manifest, records: Generati
 export function pruneTimetableFiles(dataDir: string, graceMs = DEFAULT_GRACE_MS, now = new Date()): string[] {
   const timetables = KINDS.filter((k) => k.kind === "timetables");
   return removeUnprotected(dataDir, readManifest(dataDir), readGenerationRecords(dataDir), graceMs, now, false, timetables).removed.timetables.sort();
+}
+
+/** How long the import report of a version the manifest does not list (a rejected feed, a removed version) is kept. */
+export const REPORT_MAX_AGE_MS = 30 * 24 * 3600_000;
+
+/**
+ * The import reports (`reports/<sha1>-<status>.json`) of versions `current` does not list, older
+ * than REPORT_MAX_AGE_MS: removed (unless `dryRun`). A listed version's reports stay with it.
+ */
+function oldReports(dataDir: string, current: Manifest, now: Date, dryRun: boolean): string[] {
+  const dir = join(dataDir, REPORTS_DIR);
+  if (!existsSync(dir)) return [];
+  const listed = new Set(current.versions.map((v) => v.sha1));
+  const out: string[] = [];
+  for (const name of readdirSync(dir)) {
+    const m = /^([0-9a-f]{40}|unknown)-[a-z_]+\.json$/.exec(name);
+    if (!m || listed.has(m[1]!)) continue;
+    if (mtimeMs(join(dir, name)) + REPORT_MAX_AGE_MS > now.getTime()) continue;
+    if (!dryRun) rmSync(join(dir, name), { force: true });
+    out.push(`${REPORTS_DIR}/${name}`);
+  }
+  return out.sort();
 }
 
 /** Which versions and street datasets step 1 takes out of the manifest. */

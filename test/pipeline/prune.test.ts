@@ -111,6 +111,28 @@ describe("prune", () => {
     expect(ls(join(data, ".trash"))).toEqual([]);
   });
 
+  test("import reports: a listed version's stay, an unlisted one's go once older than 30 days", async () => {
+    const data = join(tempDir(), "data");
+    await importFeed({ dataDir: data, source: gtfs("google-sample-feed"), feedId: "f-sample" });
+    const active = readManifest(data).versions[0]!.sha1;
+    const reports = join(data, "reports");
+    const old = new Date(Date.now() - 31 * 24 * 3600_000);
+    // the active version's own report, aged: it stays with its version
+    utimesSync(join(reports, `${active}-imported.json`), old, old);
+    // a feed refused 31 days ago, and one refused yesterday
+    writeFileSync(join(reports, `${"a".repeat(40)}-rejected.json`), "{}");
+    utimesSync(join(reports, `${"a".repeat(40)}-rejected.json`), old, old);
+    writeFileSync(join(reports, `${"b".repeat(40)}-rejected.json`), "{}");
+    writeFileSync(join(reports, "notes.txt"), "not a report");
+    utimesSync(join(reports, "notes.txt"), old, old);
+    const dry = await prune({ dataDir: data, dryRun: true });
+    expect(dry.reports_removed).toEqual([`reports/${"a".repeat(40)}-rejected.json`]);
+    expect(ls(reports)).toHaveLength(4);
+    const r = await prune({ dataDir: data });
+    expect(r.reports_removed).toEqual([`reports/${"a".repeat(40)}-rejected.json`]);
+    expect(ls(reports)).toEqual([`${active}-imported.json`, `${"b".repeat(40)}-rejected.json`, "notes.txt"].sort());
+  });
+
   test("street datasets: the active one and those built after it stay; older inactive ones go", async () => {
     const data = join(tempDir(), "data");
     const beatty = await importStreets({ dataDir: data, osm: [osm("beatty")] });
