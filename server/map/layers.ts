@@ -10,8 +10,9 @@
  *   STREET_LAYOUT.map file (written at street import by pipeline/street/street-map.ts), gzip as
  *   stored; an empty FeatureCollection for a dataset built before it existed, or none.
  *
- * The summary is read with DuckDB from the versions' feed_version and stops Parquet files (the
- * dataset contract, pipeline/schema): the catalog has no feeds or feed versions endpoint.
+ * The summary is read with DuckDB from the versions' feed_version and stops Parquet files, with the
+ * row counts the manifest records (the dataset contract, pipeline/schema): the catalog has no feeds
+ * or feed versions endpoint.
  */
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
@@ -71,11 +72,10 @@ export async function buildMapLayers(dataDir: string, todayOf: (tz: string) => s
   const rows = async (sql: string) => (await conn.runAndReadAll(sql)).getRowObjectsJS() as Record<string, unknown>[];
   try {
     const feeds = await rows(`
-      SELECT fv.id, fv.feed_onestop_id, fv.sha1, fv.default_timezone AS timezone, CAST(fv.earliest_calendar_date AS VARCHAR) AS earliest_calendar_date, CAST(fv.latest_calendar_date AS VARCHAR) AS latest_calendar_date, CAST(fv.best_week_start AS VARCHAR) AS best_week_start,
-        (SELECT count(*) FROM read_parquet(${files("routes")}) r WHERE r.feed_version_id = fv.id) AS routes,
-        (SELECT count(*) FROM read_parquet(${files("stops")}) s WHERE s.feed_version_id = fv.id) AS stops,
-        (SELECT count(*) FROM read_parquet(${files("trips")}) t WHERE t.feed_version_id = fv.id) AS trips
+      SELECT fv.id, fv.feed_onestop_id, fv.sha1, fv.default_timezone AS timezone, CAST(fv.earliest_calendar_date AS VARCHAR) AS earliest_calendar_date, CAST(fv.latest_calendar_date AS VARCHAR) AS latest_calendar_date, CAST(fv.best_week_start AS VARCHAR) AS best_week_start
       FROM read_parquet(${files("feed_version")}) fv ORDER BY fv.id`);
+    // the row counts the import recorded in the manifest (no scan of the tables)
+    const countsOf = new Map(versions.map((v) => [v.sha1, v.counts]));
     const [box] = await rows(`SELECT min(stop_lon) w, min(stop_lat) s, max(stop_lon) e, max(stop_lat) n FROM read_parquet(${files("stops")}) WHERE stop_lat IS NOT NULL AND stop_lon IS NOT NULL`);
     const feedList: FeedSummary[] = feeds.map((f) => ({
       feed_onestop_id: String(f.feed_onestop_id),
@@ -84,9 +84,9 @@ export async function buildMapLayers(dataDir: string, todayOf: (tz: string) => s
       earliest_calendar_date: isoDate(f.earliest_calendar_date),
       latest_calendar_date: isoDate(f.latest_calendar_date),
       best_week_start: isoDate(f.best_week_start),
-      routes: Number(f.routes),
-      stops: Number(f.stops),
-      trips: Number(f.trips),
+      routes: countsOf.get(String(f.sha1))?.routes ?? 0,
+      stops: countsOf.get(String(f.sha1))?.stops ?? 0,
+      trips: countsOf.get(String(f.sha1))?.trips ?? 0,
     }));
     const bbox = box && box.w !== null ? ([box.w, box.s, box.e, box.n].map(Number) as [number, number, number, number]) : null;
     return {
