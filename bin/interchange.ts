@@ -124,7 +124,9 @@ function demoStreets(): string[] {
 }
 
 async function demo(argv: string[]): Promise<number> {
-  const { values } = parseFlags(argv, SERVE_FLAGS.filter((s) => s.name !== "data"), process.env);
+  // the demo serves without keys: on this machine only (127.0.0.1) unless --host says otherwise
+  const flags = SERVE_FLAGS.filter((s) => s.name !== "data").map((s) => (s.name === "host" ? { ...s, default: "127.0.0.1" } : s));
+  const { values } = parseFlags(argv, flags, process.env);
   const dataDir = resolve(process.env.INTERCHANGE_DEMO_DATA ?? "data/demo");
   const streets = values.valhallaUrl ? [] : demoStreets();
   const code = await runImport(["--data", dataDir, ...demoFeeds(), ...streets]);
@@ -134,12 +136,13 @@ async function demo(argv: string[]): Promise<number> {
   }
   console.error("demo: serving WITHOUT API keys (--no-auth); use `interchange serve --api-keys FILE` for a real deployment");
   // one process: the demo is for trying the service on a laptop (one import, one readable log)
-  const args = ["--data", dataDir, "--no-auth", "--workers", "1"];
+  const args = ["--data", dataDir, "--no-auth", "--workers", "1", "--host", String(values.host)];
   if (values.port !== undefined) args.push("--port", String(values.port));
   if (values.valhallaUrl) args.push("--valhalla-url", String(values.valhallaUrl));
   const served = await serve(args);
   // the web map (server/map): the demo's datasets on a map, planned on and measured from the browser
-  if (served < 0) console.error(`demo: open the map at http://localhost:${values.port ?? 8080}/map (API docs: /docs)`);
+  const shownHost = values.host === "0.0.0.0" ? "localhost" : String(values.host).includes(":") ? `[${values.host}]` : String(values.host);
+  if (served < 0) console.error(`demo: open the map at http://${shownHost}:${values.port ?? 8080}/map (API docs: /docs)`);
   return served;
 }
 

@@ -3,12 +3,21 @@
  * OpenAPI docs) and the one error path: whatever fails (the key check, an unknown path, a
  * handler's AppError) is answered by the renderer the feature registered for the path's prefix
  * (Feature.errors), server/errors.ts renderError elsewhere; CORS headers on the planner's and the
- * catalog's answers (server/cors.ts). No listen() here; server/main.ts does that.
+ * catalog's answers (server/cors.ts). No listen() here; server/main.ts does that, behind the
+ * request gate (server/gate.ts), which has already refused a bad Host or request target.
+ *
+ * The key check is decided on the path the router uses (server/gate.ts requestPath; the router is
+ * told not to assume a long host name, `standardHostname: false`) and denies by default: every
+ * path needs a key but /health, the API reference (/docs) and the paths features declare public
+ * (the web map). So a route added later is protected without anyone remembering to.
  */
+import { basename } from "node:path";
 import { Elysia } from "elysia";
 import { swagger } from "@elysiajs/swagger";
 import { CORS_ALLOW_ORIGIN, CORS_HEADERS, corsApplies } from "./cors.ts";
+import { DOCS_PATH, DOCS_SPEC_PATH, PLUGIN_PAGE_PATH, docsRoutes } from "./docs.ts";
 import { AppError, type ErrorRenderer, renderError } from "./errors.ts";
+import { internalError, requestPath } from "./gate.ts";
 import type { Authenticator } from "./auth/keys.ts";
 import type { RateLimiter } from "./auth/rate-limit.ts";
 import type { Feature, Logger } from "./feature.ts";
@@ -23,7 +32,22 @@ export interface AppDeps {
   onAuthenticated?: (request: Request, account: string) => void;
   /** which server process answers (`serve --workers N`: index 0..N-1; a single process is worker 0) */
   worker?: { index: number; pid: number };
+  /** the data folder, shown in /health details relative to it, never as an absolute path */
+  dataDir?: string;
 }
+
+/** The paths every client may ask without a key, whatever features add. */
+const APP_PUBLIC_PATHS = ["/health", DOCS_PATH, `${DOCS_PATH}/`, DOCS_SPEC_PATH, `${DOCS_PATH}/assets/`] as const;
+
+/** A test of "no key needed here": exact paths, and prefixes for entries that end in "/". */
+export function publicPathTest(entries: readonly string[]): (path: string) => boolean {
+  const exact = new Set(entries);
+  const prefixes = entries.filter((e) => e.endsWith("/") && e.length > 1);
+  return (path) => exact.has(path) || prefixes.some((p) => path.startsWith(p));
+}
+
+/** Where the API families live: a preflight there is answered here (CORS), without a key. */
+const API_PREFIX = "/api/";
 
 export function createApp(deps: AppDeps) {
   const started = deps.now();
@@ -31,10 +55,33 @@ export function createApp(deps: AppDeps) {
   const registered = deps.features.flatMap((f) => (f.errors ? [f.errors] : [])).sort((a, b) => b.prefix.length - a.prefix.length);
   /** The error renderer for a request path. */
   const rendererFor = (pathname: string): ErrorRenderer => registered.find((e) => pathname.startsWith(e.prefix))?.render ?? renderError;
-  let app = new Elysia()
+  const isPublic = publicPathTest([...APP_PUBLIC_PATHS, ...deps.features.flatMap((f) => f.publicPaths ?? [])]);
+  const pathOf = (request: Request) => requestPath(request.url) ?? "/";
+  /** The account of a request's key, or null when it has none or a bad one. */
+  const accountOf = (request: Request) => {
+    try {
+      return deps.auth.authenticate(request, new URL(request.url));
+    } catch {
+      return null;
+    }
+  };
+  /** Renders an error for `path`; a renderer that fails is answered with the bare 500. */
+  const answer = (path: string, err: unknown): Response => {
+    try {
+      return rendererFor(path)(err);
+    } catch (e) {
+      deps.log.error("error renderer failed", { path: path.slice(0, 512), error: String((e as Error)?.stack ?? e) });
+      return internalError();
+    }
+  };
+  let app = new Elysia({ handler: { standardHostname: false } })
     .use(
       swagger({
-        path: "/docs",
+        // the plugin's own page loads its script from a CDN: it is not served (onRequest below);
+        // server/docs.ts serves the reference page from node_modules
+        path: PLUGIN_PAGE_PATH,
+        specPath: DOCS_SPEC_PATH,
+        exclude: [PLUGIN_PAGE_PATH],
         documentation: {
           info: {
             title: "Interchange",
@@ -48,17 +95,19 @@ export function createApp(deps: AppDeps) {
         },
       }),
     )
+    .use(docsRoutes())
     .onRequest(async ({ request, set }) => {
-      const url = new URL(request.url);
-      if (!url.pathname.startsWith("/api/")) return;
+      const path = pathOf(request);
+      if (path === PLUGIN_PAGE_PATH) return answer(path, new AppError("NOT_FOUND", `no such path: ${path}`));
+      if (isPublic(path)) return;
       // CORS (server/cors.ts): the planner's and the catalog's answers, errors included, carry the
-      // origin header (Elysia adds set.headers to every answer of this request); their preflight is
-      // answered here. A preflight carries no key; the street gateway answers its own.
-      const cors = corsApplies(url.pathname);
+      // origin header (Elysia adds set.headers to every answer of this request); a preflight under
+      // the API prefix is answered here, without a key (it carries none), before any handler runs.
+      const cors = corsApplies(path);
       if (cors) Object.assign(set.headers, CORS_ALLOW_ORIGIN);
-      if (request.method === "OPTIONS") return cors ? new Response(null, { status: 204, headers: CORS_HEADERS }) : undefined;
+      if (request.method === "OPTIONS" && path.startsWith(API_PREFIX)) return new Response(null, { status: 204, headers: CORS_HEADERS });
       try {
-        const account = deps.auth.authenticate(request, url);
+        const account = deps.auth.authenticate(request, new URL(request.url));
         deps.onAuthenticated?.(request, account.account);
         const decision = await deps.rateLimiter.take(account, deps.now());
         if (!decision.allowed) {
@@ -67,27 +116,64 @@ export function createApp(deps: AppDeps) {
           });
         }
       } catch (err) {
-        return rendererFor(url.pathname)(err);
+        return answer(path, err);
       }
     })
     .onError(({ code, error, request }) => {
-      const url = new URL(request.url);
-      const render = rendererFor(url.pathname);
-      if (error instanceof AppError) return render(error);
-      if (code === "NOT_FOUND") return render(new AppError("NOT_FOUND", `no such path: ${url.pathname}`));
-      if (code === "PARSE") return render(new AppError("INVALID_PARAMETER", "request body is not valid JSON", { engineCode: 100 }));
-      if (code === "VALIDATION") return render(new AppError("INVALID_PARAMETER", String((error as Error).message)));
-      deps.log.error("unhandled error", { path: url.pathname, error: String((error as Error)?.stack ?? error) });
-      return render(error);
+      const path = pathOf(request);
+      if (error instanceof AppError) return answer(path, error);
+      if (code === "NOT_FOUND") return answer(path, new AppError("NOT_FOUND", `no such path: ${path.slice(0, 512)}`));
+      if (code === "PARSE") return answer(path, new AppError("INVALID_PARAMETER", "request body is not valid JSON", { engineCode: 100 }));
+      if (code === "VALIDATION") return answer(path, new AppError("INVALID_PARAMETER", String((error as Error).message)));
+      // a path parameter that is not valid percent-encoded UTF-8 (/map/%zz): the client's mistake
+      if (error instanceof URIError) return answer(path, new AppError("INVALID_PARAMETER", "the path is not valid percent-encoded UTF-8", { engineCode: 199 }));
+      deps.log.error("unhandled error", { path: path.slice(0, 512), error: String((error as Error)?.stack ?? error) });
+      return answer(path, error);
     })
-    .get("/health", () => ({
-      status: "ok",
-      uptime_s: Math.round((deps.now() - started) / 1000),
-      auth: deps.auth.enabled,
-      rate_limit: deps.rateLimiter.health?.() ?? { limiter: "in-process" },
-      features: Object.fromEntries(deps.features.map((f) => [f.name, f.health?.() ?? {}])),
-      worker: deps.worker ?? { index: 0, pid: process.pid },
-    }));
+    .get("/health", ({ request }) => health(request));
+  /**
+   * /health: `{status, uptime_s}` to anyone; the details (healthDetails) to a request with a valid
+   * key, or to anyone when the server runs without keys. The metrics listener shows them too.
+   */
+  const health = (request: Request) => {
+    if (deps.auth.enabled && accountOf(request) === null) return { status: "ok", uptime_s: Math.round((deps.now() - started) / 1000) };
+    return healthDetails(deps, started);
+  };
   for (const f of deps.features) app = app.use(f.routes) as unknown as typeof app;
   return app;
+}
+
+/**
+ * What /health tells a client with a key (and the metrics listener anyone who reaches it): the
+ * features' and datasets' state, the rate limiter, the worker. No absolute path: the data folder's
+ * path is cut from every text (a feature's last error may name a file in it).
+ */
+export function healthDetails(deps: AppDeps, started: number): Record<string, unknown> {
+  const details = {
+    status: "ok",
+    uptime_s: Math.round((deps.now() - started) / 1000),
+    auth: deps.auth.enabled,
+    rate_limit: deps.rateLimiter.health?.() ?? { limiter: "in-process" },
+    features: Object.fromEntries(deps.features.map((f) => [f.name, f.health?.() ?? {}])),
+    worker: deps.worker ?? { index: 0, pid: process.pid },
+  };
+  return deps.dataDir ? withoutPath(details, deps.dataDir) : details;
+}
+
+/**
+ * `value` with no absolute path in it: a string that is an absolute path (a source file a dataset
+ * was built from) becomes its file name; inside longer texts (a feature's last error), the data
+ * folder's path becomes "<data>".
+ */
+function withoutPath<T>(value: T, dir: string): T {
+  const walk = (v: unknown): unknown => {
+    if (typeof v === "string") {
+      if (/^\/[^\s]*\/[^\s]*$/.test(v)) return basename(v);
+      return v.includes(dir) ? v.split(dir).join("<data>") : v;
+    }
+    if (Array.isArray(v)) return v.map(walk);
+    if (v !== null && typeof v === "object") return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, walk(x)]));
+    return v;
+  };
+  return walk(value) as T;
 }

@@ -38,6 +38,10 @@ export interface ServerConfig {
   readonly metricsHost: string;
   /** server processes on the port (server/workers.ts; 1: this process serves, no supervisor) */
   readonly workers: number;
+  /** the service's public base URL (scheme, host, optional port and path prefix, no trailing slash) for absolute links; null: links are relative */
+  readonly publicUrl: string | null;
+  /** addresses (IPs or IPv4 CIDR blocks) of proxies whose X-Forwarded-Proto/-Host are believed; empty: none is */
+  readonly trustedProxies: readonly string[];
 }
 
 export const SERVE_FLAGS: FlagSpec[] = [
@@ -58,6 +62,8 @@ export const SERVE_FLAGS: FlagSpec[] = [
   { name: "realtime-timeout-ms", env: "INTERCHANGE_REALTIME_TIMEOUT_MS", type: "number", default: 10000, description: "time-out for one fetch of a realtime feed" },
   { name: "metrics-port", env: "INTERCHANGE_METRICS_PORT", type: "number", description: "serve Prometheus metrics at GET /metrics on this port, apart from the API (default: no metrics listener)" },
   { name: "workers", env: "INTERCHANGE_WORKERS", type: "number", description: "server processes sharing the port (SO_REUSEPORT) under a supervisor that restarts them (default: one per core; 1 = a single process, no supervisor)" },
+  { name: "public-url", env: "INTERCHANGE_PUBLIC_URL", type: "string", description: "the service's public base URL (https://api.example.org) for the absolute links it writes (catalog `meta.next`, `Link`); without it links are relative to the request, never built from the client's Host header" },
+  { name: "trusted-proxies", env: "INTERCHANGE_TRUSTED_PROXIES", type: "string", description: "comma-separated addresses or IPv4 CIDR blocks of proxies (nginx) whose X-Forwarded-Proto and X-Forwarded-Host build absolute links when --public-url is not set (default: none)" },
   { name: "metrics-host", env: "INTERCHANGE_METRICS_HOST", type: "string", default: "127.0.0.1", description: "address the metrics listener binds to (0.0.0.0 for a scraper on another machine)" },
 ];
 
@@ -98,6 +104,8 @@ export function serverConfigFrom(values: FlagValues): ServerConfig {
     if (metricsPort + workers - 1 > 65535) throw new UsageError(`--metrics-port + --workers - 1 must be <= 65535 (worker i serves metrics on metrics-port + i)`);
     if (port >= metricsPort && port < metricsPort + workers) throw new UsageError(`--port must not be one of the metrics ports ${metricsPort}..${metricsPort + workers - 1} (worker i serves metrics on metrics-port + i)`);
   }
+  const publicUrl = parsePublicUrl(values.publicUrl as string | undefined);
+  const trustedProxies = parseTrustedProxies(values.trustedProxies as string | undefined);
   return Object.freeze({
     dataDir: String(values.data ?? "data"),
     host: String(values.host ?? "0.0.0.0"),
@@ -117,5 +125,39 @@ export function serverConfigFrom(values: FlagValues): ServerConfig {
     metricsPort,
     metricsHost: String(values.metricsHost ?? "127.0.0.1"),
     workers,
+    publicUrl,
+    trustedProxies,
   });
+}
+
+/** --public-url: an http(s) URL without query or fragment; kept without its trailing slash. */
+function parsePublicUrl(v: string | undefined): string | null {
+  if (!v) return null;
+  let u: URL;
+  try {
+    u = new URL(v);
+  } catch {
+    throw new UsageError(`--public-url is not a URL: ${v}`);
+  }
+  if (u.protocol !== "http:" && u.protocol !== "https:") throw new UsageError(`--public-url must be an http or https URL, got ${v}`);
+  if (u.search || u.hash || u.username || u.password) throw new UsageError(`--public-url must have no query, fragment or credentials: ${v}`);
+  return `${u.origin}${u.pathname}`.replace(/\/+$/, "");
+}
+
+const IPV4 = /^(25[0-5]|2[0-4]\d|1?\d?\d)(\.(25[0-5]|2[0-4]\d|1?\d?\d)){3}$/;
+
+/** --trusted-proxies: IPv4 or IPv6 addresses, or IPv4 CIDR blocks (10.0.0.0/8). */
+function parseTrustedProxies(v: string | undefined): string[] {
+  if (!v) return [];
+  const out: string[] = [];
+  for (const raw of v.split(",")) {
+    const item = raw.trim();
+    if (!item) continue;
+    const [ip, bits] = item.split("/");
+    const okIp = IPV4.test(ip!) || (ip!.includes(":") && /^[0-9A-Fa-f:.]+$/.test(ip!));
+    const okBits = bits === undefined || (IPV4.test(ip!) && /^\d{1,2}$/.test(bits) && Number(bits) <= 32);
+    if (!okIp || !okBits) throw new UsageError(`--trusted-proxies: ${item} is not an IP address or an IPv4 CIDR block`);
+    out.push(item.toLowerCase());
+  }
+  return out;
 }

@@ -5,6 +5,7 @@
 import type { Elysia } from "elysia";
 import type { ServerConfig } from "./config.ts";
 import type { ErrorRenderer } from "./errors.ts";
+import type { PublicOrigin } from "./origin.ts";
 
 export interface Logger {
   info(msg: string, fields?: Record<string, unknown>): void;
@@ -17,6 +18,8 @@ export interface FeatureContext {
   readonly log: Logger;
   /** injected clock (ms since epoch) so tests can pin "now" */
   readonly now: () => number;
+  /** the public origin absolute links are written with (server/origin.ts; "" = relative links) */
+  readonly origin: PublicOrigin;
 }
 
 /**
@@ -36,6 +39,11 @@ export interface Feature {
   readonly routes: Elysia<any, any, any, any, any, any, any>;
   /** the feature's error bodies for its paths (default: server/errors.ts renderError) */
   readonly errors?: FeatureErrors;
+  /**
+   * Paths answered without an API key (the web map's page and files); every other path needs one
+   * (server/app.ts). An entry ending in "/" covers the paths under it.
+   */
+  readonly publicPaths?: readonly string[];
   /** OpenAPI path items the route table cannot give /docs (the swagger plugin drops paths with a dot) */
   readonly docPaths?: Record<string, unknown>;
   /** called when the active dataset changes (manifest rewritten) */

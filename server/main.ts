@@ -2,7 +2,9 @@
  * startServer: builds the dependencies from a frozen ServerConfig, creates the app and listens.
  * Used by `interchange serve`, `npm start` and the end-to-end tests (port 0).
  */
-import { createApp } from "./app.ts";
+import { resolve } from "node:path";
+import type { Server } from "bun";
+import { type AppDeps, createApp, healthDetails } from "./app.ts";
 import type { ServerConfig } from "./config.ts";
 import { loadKeys, noAuth } from "./auth/keys.ts";
 import { createRateLimiter } from "./auth/limiter.ts";
@@ -17,6 +19,8 @@ import { streetPaths } from "./street/paths.ts";
 import { watchManifest } from "../pipeline/schema/manifest.ts";
 import { Ops } from "./ops/index.ts";
 import { workerLogger } from "./workers.ts";
+import { gate, serveOptions } from "./gate.ts";
+import { publicOrigin } from "./origin.ts";
 
 export interface RunningServer {
   readonly url: string;
@@ -26,6 +30,8 @@ export interface RunningServer {
   stop(): Promise<void>;
   /** read the realtime status files now (the poller calls it after each snapshot; a file watch does it too) */
   refreshRealtime(): Promise<void>;
+  /** every route the app answers (method, path pattern): the security tests walk them all */
+  readonly routes: readonly { method: string; path: string }[];
 }
 
 export interface StartOptions {
@@ -41,7 +47,8 @@ export async function startServer(config: ServerConfig, opts: StartOptions = {})
   // metrics and the request log (server/ops): the logger, engine and rate limiter are wrapped to be measured
   const ops = new Ops({ dataDir: config.dataDir, log: baseLog, now });
   const log = ops.tapLog(baseLog);
-  const ctx: FeatureContext = { config, log, now };
+  const origin = publicOrigin(config);
+  const ctx: FeatureContext = { config, log, now, origin };
   const auth = config.apiKeysFile ? loadKeys(config.apiKeysFile, config.defaultRateLimitPerMinute) : noAuth();
   if (!auth.enabled) log.warn("serving WITHOUT API keys (--no-auth)");
   // one street engine: the street endpoints' and the planner's (walks, rides and drives on the streets)
@@ -52,13 +59,24 @@ export async function startServer(config: ServerConfig, opts: StartOptions = {})
   // the web map page (server/map): an example client of the API above, served beside it
   features.push(await createMapFeature(ctx));
   const rateLimiter = ops.countRefusals(createRateLimiter({ redisUrl: config.redisUrl, log }));
-  const app = createApp({ auth, rateLimiter, features, log, now, onAuthenticated: ops.noteAccount, worker: { index: opts.worker?.index ?? 0, pid: process.pid } });
+  const appDeps: AppDeps = { auth, rateLimiter, features, log, now, onAuthenticated: ops.noteAccount, worker: { index: opts.worker?.index ?? 0, pid: process.pid }, dataDir: resolve(config.dataDir) };
+  const app = createApp(appDeps);
+  const started = now();
   ops.follow(features, engine);
-  // Bun.serve over the app's fetch handler (app.listen would give routes native handlers that bypass it), observed by ops
-  const server = Bun.serve({ hostname: config.host, port: config.port, reusePort: true, idleTimeout: 30, fetch: ops.observe(app.fetch) });
+  // Bun.serve over the app's fetch handler (app.listen would give routes native handlers that bypass
+  // it), behind the request gate (a bad Host or request target is refused before routing, nothing
+  // thrown reaches Bun's error page), observed by ops
+  const handle = ops.observe(gate(app.fetch, log));
+  const fetch = origin.wantsPeers
+    ? (request: Request, srv: Server<undefined>) => {
+        origin.notePeer(request, srv.requestIP(request)?.address);
+        return handle(request);
+      }
+    : handle;
+  const server = Bun.serve({ hostname: config.host, port: config.port, reusePort: true, idleTimeout: 30, fetch, ...serveOptions(log) });
   // one metrics listener per process: worker i on metrics-port + i (a shared port would show a scrape one worker at a time)
   const metricsPort = config.metricsPort ? config.metricsPort + (opts.worker?.index ?? 0) : config.metricsPort;
-  const metrics = metricsPort === null ? null : ops.listen(config.metricsHost, metricsPort);
+  const metrics = metricsPort === null ? null : ops.listen(config.metricsHost, metricsPort, () => healthDetails(appDeps, started));
   const stopWatching = watchManifest(config.dataDir, async () => {
     for (const f of features) {
       try {
@@ -70,11 +88,12 @@ export async function startServer(config: ServerConfig, opts: StartOptions = {})
   });
   const host = config.host === "0.0.0.0" ? "127.0.0.1" : config.host;
   const metricsUrl = metrics ? `http://${config.metricsHost === "0.0.0.0" ? "127.0.0.1" : config.metricsHost}:${metrics.port}` : null;
-  log.info("listening", { url: `http://${host}:${server.port}`, data: config.dataDir, ...(metricsUrl ? { metrics: `${metricsUrl}/metrics` } : {}) });
+  log.info("listening", { url: `http://${host}:${server.port}`, address: config.host, data: config.dataDir, ...(metricsUrl ? { metrics: `${metricsUrl}/metrics` } : {}) });
   return {
     url: `http://${host}:${server.port}`,
     port: server.port!,
     metricsUrl,
+    routes: app.routes.map((r) => ({ method: r.method, path: r.path })),
     refreshRealtime: () => realtime.store.refresh(),
     async stop() {
       stopWatching();

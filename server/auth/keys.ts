@@ -29,6 +29,22 @@ export interface Authenticator {
   authenticate(request: Request, url: URL): Account;
 }
 
+/**
+ * The key a request sends: the `apikey` header, else the `apikey` query parameter (an empty one is
+ * as good as none). Both set to different keys, or one sent twice with different values, is
+ * refused rather than guessed at.
+ */
+export function keyOf(request: Request, url: URL): string {
+  const header = (request.headers.get("apikey") ?? "").trim();
+  const params = url.searchParams.getAll("apikey").map((k) => k.trim()).filter((k) => k !== "");
+  if (header.includes(",")) throw new AppError("UNAUTHORIZED", "more than one apikey header: send one key");
+  const keys = new Set([...(header ? [header] : []), ...params]);
+  if (keys.size > 1) throw new AppError("UNAUTHORIZED", "different API keys in the apikey header and the apikey query parameter: send one key");
+  const [key] = keys;
+  if (!key) throw new AppError("UNAUTHORIZED", "missing API key: send it in the apikey header");
+  return key;
+}
+
 const digest = (s: string) => createHash("sha256").update(s, "utf8").digest();
 
 export function loadKeys(path: string, defaultRateLimitPerMinute = 0): Authenticator {
@@ -46,8 +62,7 @@ export function loadKeys(path: string, defaultRateLimitPerMinute = 0): Authentic
   return {
     enabled: true,
     authenticate(request, url) {
-      const key = request.headers.get("apikey") ?? url.searchParams.get("apikey");
-      if (!key) throw new AppError("UNAUTHORIZED", "missing API key: send it in the apikey header");
+      const key = keyOf(request, url);
       const h = digest(key);
       // Compare against every entry so the time taken does not depend on which key matched.
       let found: Account | null = null;

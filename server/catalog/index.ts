@@ -21,7 +21,7 @@ export async function createCatalogFeature(ctx: FeatureContext, realtime?: Alert
   }
   return {
     name: "catalog",
-    routes: catalogRoutes(service),
+    routes: catalogRoutes(service, ctx.origin),
     errors: catalogErrors,
     docPaths: catalogFormatPaths(),
     reload: () => service.reload(),

@@ -22,11 +22,19 @@ const CONTENT_TYPE: Record<Format, string> = {
   geojsonl: "application/x-ndjson; charset=utf-8",
 };
 
-/** The request URL with `after` replaced; every other parameter (apikey included) kept. */
-export function nextUrl(requestUrl: string, after: number): string {
-  const u = new URL(requestUrl);
-  u.searchParams.set("after", String(after));
-  return u.toString();
+/**
+ * The next page's URL: the request's path and parameters with `after` replaced, behind `origin`
+ * (the configured public origin, or "" for a link relative to the request: server/origin.ts). The
+ * API key is never copied into it, whether it came as a parameter or a header.
+ */
+export function nextUrl(origin: string, requestUrl: string, after: number): string {
+  const start = requestUrl.indexOf("/", requestUrl.indexOf("://") + 3);
+  const q = requestUrl.indexOf("?", start);
+  const path = q < 0 ? requestUrl.slice(start) : requestUrl.slice(start, q);
+  const params = new URLSearchParams(q < 0 ? "" : requestUrl.slice(q + 1));
+  params.delete("apikey");
+  params.set("after", String(after));
+  return `${origin}${path}?${params}`;
 }
 
 function headersFor(format: Format, page: Page | null): Record<string, string> {
@@ -48,9 +56,9 @@ const json = (it: Item) => (it.geometryInJson ? `${it.props},"geometry":${it.geo
 const feature = (it: Item) => `{"type":"Feature","geometry":${it.geometry},"properties":${it.props}}}`;
 const pieceOf = (format: Format, it: Item) => (format === "json" ? json(it) : feature(it));
 
-/** A listing as a 200 Response: `key` names the json list ("stops", "trips"), next links point past `after`. */
-export function listingResponse(format: Format, key: string, listing: Listing, requestUrl: string): Response {
-  const page = listing.after === null ? null : { after: listing.after, next: nextUrl(requestUrl, listing.after) };
+/** A listing as a 200 Response: `key` names the json list ("stops", "trips"), next links point past `after` (behind `origin`). */
+export function listingResponse(format: Format, key: string, listing: Listing, requestUrl: string, origin: string): Response {
+  const page = listing.after === null ? null : { after: listing.after, next: nextUrl(origin, requestUrl, listing.after) };
   return Array.isArray(listing.items) ? listResponse(format, key, listing.items, page) : streamResponse(format, key, listing.items, page);
 }
 

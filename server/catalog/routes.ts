@@ -15,6 +15,7 @@
 import { Elysia } from "elysia";
 import { AppError, invalidParameter, renderError } from "../errors.ts";
 import type { FeatureErrors } from "../feature.ts";
+import type { PublicOrigin } from "../origin.ts";
 import { type OpenApiParameter, openApiParameters, parseParam } from "../params.ts";
 import {
   DEPARTURE_PARAMS,
@@ -151,11 +152,14 @@ function pathParam(params: unknown, name: string): string {
   return v;
 }
 
-export function catalogRoutes(service: CatalogService) {
+export function catalogRoutes(service: CatalogService, origin: PublicOrigin) {
+  /** a listing as a Response, its next links behind the request's public origin */
+  const listed = (format: Format, key: string, listing: Listing, request: Request) => listingResponse(format, key, listing, request.url, origin.of(request));
+
   /** GET /stops[.format] */
   const stops = async (request: Request, rawFormat: string | null) => {
     const format = formatOf(rawFormat);
-    return listingResponse(format, "stops", await service.stops(stopsOf(request, format)), request.url);
+    return listed(format, "stops", await service.stops(stopsOf(request, format)), request);
   };
 
   /**
@@ -167,7 +171,7 @@ export function catalogRoutes(service: CatalogService) {
     const { key, format: rawFormat } = splitFormat(rawKey);
     const format = formatOf(rawFormat);
     try {
-      return listingResponse(format, kind, await find(key, queryOf(request, format)), request.url);
+      return listed(format, kind, await find(key, queryOf(request, format)), request);
     } catch (e) {
       const suffix = /\.([A-Za-z][A-Za-z0-9]{0,9})$/.exec(rawKey)?.[1];
       if (e instanceof AppError && e.code === "NOT_FOUND" && rawFormat === null && suffix) throw unknownFormat(suffix);
@@ -180,19 +184,19 @@ export function catalogRoutes(service: CatalogService) {
   /** GET /routes[.format] */
   const routes = async (request: Request, rawFormat: string | null) => {
     const format = formatOf(rawFormat);
-    return listingResponse(format, "routes", await service.routes(routesOf(request, format)), request.url);
+    return listed(format, "routes", await service.routes(routesOf(request, format)), request);
   };
 
   /** GET /routes/{route_key}[.format] */
   const route = (request: Request, rawKey: string) => byKey(request, rawKey, "routes", routesOf, (k, q) => service.route(k, q));
 
   /** GET /stops/{stop_key}/departures */
-  const departures = async (request: Request, key: string) => listingResponse("json", "stops", await service.departures(key, departuresOf(request)), request.url);
+  const departures = async (request: Request, key: string) => listed("json", "stops", await service.departures(key, departuresOf(request)), request);
 
   /** GET /routes/{route_key}/trips[.format] */
   const trips = async (request: Request, routeKey: string, rawFormat: string | null) => {
     const format = formatOf(rawFormat);
-    return listingResponse(format, "trips", await service.trips(routeKey, tripsOf(request, format)), request.url);
+    return listed(format, "trips", await service.trips(routeKey, tripsOf(request, format)), request);
   };
 
   /** GET /routes/{route_key}/trips/{id}[.format] */
@@ -202,7 +206,7 @@ export function catalogRoutes(service: CatalogService) {
     if (suffix !== undefined) throw unknownFormat(suffix);
     const format = formatOf(rawFormat);
     const id = parseParam("id", PATH_PARAMS.id, key)!;
-    return listingResponse(format, "trips", await service.trip(routeKey, id, tripsOf(request, format)), request.url);
+    return listed(format, "trips", await service.trip(routeKey, id, tripsOf(request, format)), request);
   };
 
   const formatParam = (params: unknown) => pathParam(params, "format");

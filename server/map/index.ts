@@ -18,7 +18,8 @@ import { dirname, join } from "node:path";
 import { gunzipSync } from "node:zlib";
 import { Elysia } from "elysia";
 import type { Feature, FeatureContext } from "../feature.ts";
-import { notFound } from "../errors.ts";
+import { invalidParameter, notFound } from "../errors.ts";
+import { PAGE_HEADERS } from "../page-headers.ts";
 import { localDate } from "../calendar.ts";
 import { buildMapLayers, EMPTY_FEATURES, type MapLayers } from "./layers.ts";
 
@@ -52,7 +53,7 @@ const hidden = { detail: { hide: true } };
 /** A gzip body: as it is for a client that takes gzip (every browser), unpacked otherwise. */
 function gzAnswer(request: Request, gz: Uint8Array, type: string): Response {
   const accepts = /\bgzip\b/.test(request.headers.get("accept-encoding") ?? "");
-  const headers: Record<string, string> = { "content-type": type, "cache-control": "no-cache", vary: "accept-encoding" };
+  const headers: Record<string, string> = { ...PAGE_HEADERS, "content-type": type, "cache-control": "no-cache", vary: "accept-encoding" };
   if (accepts) return new Response(gz, { headers: { ...headers, "content-encoding": "gzip" } });
   return new Response(gunzipSync(gz), { headers });
 }
@@ -79,11 +80,13 @@ export async function createMapFeature(ctx: FeatureContext): Promise<Feature> {
     await building;
     return layers;
   };
-  const file = (dir: string, name: string, types: Record<string, string>, cache: string) => {
-    const type = types[name];
+  const file = (dir: string, name: unknown, types: Record<string, string>, cache: string) => {
+    // Elysia hands over null for a name that is not valid percent-encoded UTF-8 (/map/%c0)
+    if (typeof name !== "string") throw invalidParameter("file", "the file name is not valid percent-encoded UTF-8");
+    const type = Object.hasOwn(types, name) ? types[name] : undefined;
     const path = join(dir, name);
-    if (!type || !existsSync(path)) throw notFound(`no such file: ${name}`);
-    return new Response(readFileSync(path), { headers: { "content-type": type, "cache-control": cache } });
+    if (!type || !existsSync(path)) throw notFound(`no such file: ${name.slice(0, 80)}`);
+    return new Response(readFileSync(path), { headers: { ...PAGE_HEADERS, "content-type": type, "cache-control": cache } });
   };
   const page = () => file(WEB_DIR, "index.html", { "index.html": "text/html; charset=utf-8" }, "no-cache");
 
@@ -98,13 +101,15 @@ export async function createMapFeature(ctx: FeatureContext): Promise<Feature> {
       const dataset = l?.dataset ?? { feeds: [], bbox: null, suggested_date: null, streets: null };
       // street routing answers with the active street dataset (embedded engine) or an external engine
       const streetRouting = ctx.config.valhallaUrl ? "external" : dataset.streets ? "embedded" : null;
-      return new Response(JSON.stringify({ ...dataset, street_routing: streetRouting }), { headers: { "content-type": "application/json", "cache-control": "no-cache" } });
+      return new Response(JSON.stringify({ ...dataset, street_routing: streetRouting }), { headers: { ...PAGE_HEADERS, "content-type": "application/json", "cache-control": "no-cache" } });
     }, hidden)
     .get(`${MAP_PATH}/:file`, ({ params }) => file(WEB_DIR, params.file, WEB_FILES, "no-cache"), hidden);
 
   return {
     name: "map",
     routes,
+    // the page and its files are public; what it shows comes from the API, with the user's key
+    publicPaths: ["/", MAP_PATH, `${MAP_PATH}/`],
     async reload() {
       // one build at a time, in manifest order
       building = (building ?? Promise.resolve()).then(build);

@@ -14,7 +14,7 @@ import type { StreetEngine } from "../street/engine.ts";
 import { activeVersions, readManifest } from "../../pipeline/schema/manifest.ts";
 import { readRealtimeStatuses } from "../../pipeline/schema/realtime.ts";
 import { Counter, EXPOSITION_CONTENT_TYPE, Gauge, Histogram, type Labels, Registry } from "./metrics.ts";
-import { logRequest, observeRequests, type RequestRecord } from "./requests.ts";
+import { logRequest, observeRequests, pathOf, type RequestRecord } from "./requests.ts";
 
 /** The planner's log message when a timetable is loaded (server/planner/index.ts), with its `ms`. */
 export const TIMETABLE_LOADED = "planner timetable loaded";
@@ -142,14 +142,16 @@ export class Ops {
     logRequest(this.opts.log, r);
   }
 
-  /** /metrics on its own listener; anything else there is a 404. */
-  listen(hostname: string, port: number): Server<undefined> {
+  /** /metrics (and /health's details, when `health` is given) on its own listener; anything else there is a 404. */
+  listen(hostname: string, port: number, health?: () => unknown): Server<undefined> {
     return Bun.serve({
       hostname,
       port,
+      development: false,
       fetch: (req) => {
-        const path = new URL(req.url).pathname;
-        if (path !== "/metrics") return new Response("not found: the metrics listener serves GET /metrics only\n", { status: 404, headers: { "content-type": "text/plain; charset=utf-8" } });
+        const path = pathOf(req.url);
+        if (path === "/health" && health) return Response.json(health());
+        if (path !== "/metrics") return new Response("not found: the metrics listener serves GET /metrics and GET /health only\n", { status: 404, headers: { "content-type": "text/plain; charset=utf-8" } });
         if (req.method !== "GET" && req.method !== "HEAD") return new Response("method not allowed\n", { status: 405, headers: { allow: "GET, HEAD" } });
         return new Response(this.render(), { headers: { "content-type": EXPOSITION_CONTENT_TYPE } });
       },

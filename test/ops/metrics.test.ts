@@ -85,8 +85,9 @@ describe("metrics and the request log", () => {
     await call("/api/v2/routing/valhalla/route", { family: "street", status: 200, account: "acme" }, json({ locations: [CIVIC_CENTER, EMBARCADERO], costing: "pedestrian" }));
     await call("/api/v2/routing/valhalla/route", { family: "street", status: 400, account: "acme" }, json("{"));
     for (const status of [200, 200, 429]) await call("/api/v2/rest/stops?limit=1", { family: "catalog", status, account: "tiny" }, { headers: { apikey: TINY_KEY } });
-    await call("/nope", { family: "other", status: 404 });
-    await call("/metrics", { family: "other", status: 404 });
+    // deny by default: a path no route answers needs a key like any other (server/app.ts)
+    await call("/nope", { family: "other", status: 401 });
+    await call("/metrics", { family: "other", status: 401 });
 
     const res = await fetch(`${server.metricsUrl}/metrics`);
     expect(res.status).toBe(200);
@@ -181,10 +182,13 @@ describe("metrics and the request log", () => {
     for (const secret of [KEY, TINY_KEY, "not-a-key-at-all", "apikey="]) expect(all).not.toContain(secret);
   });
 
-  test("the metrics listener answers /metrics only; the API port has no /metrics", async () => {
-    expect((await fetch(`${server.metricsUrl}/health`)).status).toBe(404);
+  test("the metrics listener answers /metrics and /health's details only; the API port has no /metrics", async () => {
+    const health = await fetch(`${server.metricsUrl}/health`);
+    expect(health.status).toBe(200);
+    expect(((await health.json()) as { features: Record<string, unknown> }).features.catalog).toBeDefined();
+    expect((await fetch(`${server.metricsUrl}/other`)).status).toBe(404);
     expect((await fetch(`${server.metricsUrl}/metrics`, { method: "POST" })).status).toBe(405);
-    expect(made.at(-1)).toEqual({ family: "other", status: 404 });
+    expect(made.at(-1)).toEqual({ family: "other", status: 401 });
   });
 });
 

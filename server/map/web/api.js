@@ -86,8 +86,8 @@ export class Api {
     while (next) {
       const body = await this.get(next);
       out.push(...body.routes);
-      // meta.next is a full URL: follow its path (the page may sit behind a proxy with another host name)
-      next = body.meta?.next ? (({ pathname, search }) => pathname + search)(new URL(body.meta.next)) : null;
+      // meta.next is relative, or a full URL when the server has a public URL: follow its path (the page may sit behind a proxy with another host name)
+      next = body.meta?.next ? (({ pathname, search }) => pathname + search)(new URL(body.meta.next, location.href)) : null;
     }
     return out;
   }
