@@ -23,6 +23,7 @@ const PAGE = `<!doctype html>
   <meta charset="utf-8">
   <meta name="viewport" content="width=device-width, initial-scale=1">
   <title>Interchange API reference</title>
+  <link rel="icon" href="data:,">
   <link rel="stylesheet" href="${DOCS_PATH}/assets/swagger-ui.css">
 </head>
 <body>
