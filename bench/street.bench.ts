@@ -1,6 +1,6 @@
 /**
  * Street routing benchmark (`npm run bench:street`): the embedded Valhalla engine on the
- * Mannheim/Heidelberg extract (/work/shared/data/osm/rnv-mannheim-heidelberg.osm.pbf).
+ * Mannheim/Heidelberg extract (../shared/data/osm/rnv-mannheim-heidelberg.osm.pbf).
  *
  * 1. build: `interchange import --data bench/.work/street-rnv-N --osm FILE` as a child process,
  *    measured from outside (bench/lib/measure.ts: wall, CPU, peak RSS), into a fresh folder each run
@@ -49,7 +49,7 @@ import { rssKb, startServer } from "./lib/server.ts";
 const ROOT = resolve(import.meta.dir, "..");
 const WORK = join(ROOT, "bench", ".work");
 const DATA = join(WORK, "street-rnv");
-const OSM = "/work/shared/data/osm/rnv-mannheim-heidelberg.osm.pbf";
+const OSM = resolve(ROOT, "..", "shared", "data", "osm", "rnv-mannheim-heidelberg.osm.pbf");
 const args = process.argv.slice(2);
 const flag = (name: string, d: string) => {
   const i = args.indexOf(`--${name}`);
@@ -609,7 +609,7 @@ async function main() {
 
 - **Command:** \`${cmd}\` (= \`bun bench/street.bench.ts\`; ${N} routes per costing after ${WARMUP} warm-up, load ${SECONDS} s per scenario with ${CLIENTS.join(" and ")} clients, ${RUNS} tile builds)
 - **Date:** ${started.toISOString()} (took ${took.toFixed(0)} s)
-- **Data:** \`${OSM}\` (${fmtBytes(statSync(OSM).size)}, OSM extract of Mannheim/Heidelberg, node bbox 8.15748,49.32649 .. 8.82215,49.63948), built with Valhalla ${entry.engine_version} (npm \`@valhallajs/valhallajs\`) into ${Object.entries(entry.tiles).map(([l, n]) => `${n} level-${l}`).join(", ")} tiles (${fmtBytes(du(join(DATA, entry.path)))} on disk, admin.sqlite included).
+- **Data:** \`${relative(ROOT, OSM)}\` (${fmtBytes(statSync(OSM).size)}, OSM extract of Mannheim/Heidelberg, node bbox 8.15748,49.32649 .. 8.82215,49.63948), built with Valhalla ${entry.engine_version} (npm \`@valhallajs/valhallajs\`) into ${Object.entries(entry.tiles).map(([l, n]) => `${n} level-${l}`).join(", ")} tiles (${fmtBytes(du(join(DATA, entry.path)))} on disk, admin.sqlite included).
   Queries: seeded random points in the dense core (lon ${CORE.minLon}-${CORE.maxLon}, lat ${CORE.minLat}-${CORE.maxLat}); a route's origin is uniform there and its destination 0.5-8 km away (uniform distance and bearing, also in the core); pairs the engine cannot route (error 171 no edges near a location, 442 no path) are skipped and counted.
 - **Machine:** ${mi.cpuModel}, ${mi.cores} cores, ${mi.ramGiB} GiB RAM, ${mi.os}, Bun ${mi.bun}, commit ${mi.gitCommit}; load average (1 min) ${load0.toFixed(2)} at the start, ${loadavg()[0]!.toFixed(2)} at the end; each stage first waits up to ${QUIET_S} s for the machine to be idle (< 15 % of all cores busy over 1 s)${quiet.length ? `: all cores' busy share when it started: ${quiet.map(([k, v]) => `${k} ${(v * 100).toFixed(0)} %`).join(", ")}` : ""}.
 - **Host speed probe** (bench/lib/machine.ts hostProbeMs): ${probeBefore.toFixed(2)} ms before, ${probeAfter.toFixed(2)} ms after (about 0.71 ms when this kind of shared host is quiet; higher = the host was slower).
@@ -621,7 +621,7 @@ async function main() {
     const same = new Set(builds.map((b) => b.sha1)).size === 1;
     parts.push(`### Tile build
 
-\`bun bin/interchange.ts import --data bench/.work/street-rnv-N --osm ${OSM} --quiet --json\`, a child process into a fresh folder each run (each run first waits up to 20 s for the machine to be idle), measured from outside (bench/lib/measure.ts): wall = process start to exit; in-process = the import's own report.elapsed_ms (hashing, valhalla_build_tiles, admin, fsync, manifest switch); CPU = user + system time of the child and its waited-for descendants (valhalla_build_tiles runs as one); peak RSS = the largest of the process tree's ru_maxrss and polled VmHWM; others' CPU = share of all cores used by other processes meanwhile.
+\`bun bin/interchange.ts import --data bench/.work/street-rnv-N --osm ${relative(ROOT, OSM)} --quiet --json\`, a child process into a fresh folder each run (each run first waits up to 20 s for the machine to be idle), measured from outside (bench/lib/measure.ts): wall = process start to exit; in-process = the import's own report.elapsed_ms (hashing, valhalla_build_tiles, admin, fsync, manifest switch); CPU = user + system time of the child and its waited-for descendants (valhalla_build_tiles runs as one); peak RSS = the largest of the process tree's ru_maxrss and polled VmHWM; others' CPU = share of all cores used by other processes meanwhile.
 
 ${mdTable(["run", "wall", "in-process", "CPU (user+sys)", "peak RSS", "others' CPU"], rows)}
 

@@ -7,7 +7,7 @@
  * - every table carries `feed_version_id` (= feed_version.id).
  * - GTFS times are INTEGER seconds since the start of the service day ("noon minus 12h"), so
  *   25:10:00 is 90600; GTFS dates are DATE.
- * The README's "Parquet schema" section is generated from this file (see `docSchemaMarkdown`).
+ * docs/dataset-schema.md's catalog tables are generated from this file (`docSchemaMarkdown`, `npm run docs:schema`).
  */
 import { LICENSE_FIELDS } from "./manifest.ts";
 

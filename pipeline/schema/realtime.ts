@@ -11,8 +11,8 @@
  * the realtime feed belongs to; `date` and the file name are the UTC date and time of the feed
  * header's timestamp (the fetch time when the header has none). `feed_id` and `date` are Hive
  * partition keys: DuckDB adds them as columns (`read_parquet('DIR/realtime/alerts/*\/*\/*.parquet')`),
- * so they are not stored inside the files. The README's realtime schema section is generated from
- * REALTIME_TABLES (docRealtimeSchemaMarkdown).
+ * so they are not stored inside the files. docs/dataset-schema.md's realtime tables are generated from
+ * REALTIME_TABLES (docRealtimeSchemaMarkdown, `npm run docs:schema`).
  */
 import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";

@@ -21,10 +21,10 @@ const servers: { stop(): void }[] = [];
 afterAll(() => servers.forEach((s) => s.stop()));
 
 describe("interchange import --feeds and interchange prune", () => {
-  test("prune --help lists every flag with its environment variable, and the README documents them", async () => {
+  test("prune --help lists every flag with its environment variable, and docs/cli.md documents them", async () => {
     const r = await run(["prune", "--help"]);
     expect(r.code).toBe(0);
-    const readme = readFileSync(join(ROOT, "README.md"), "utf8");
+    const readme = readFileSync(join(ROOT, "docs", "cli.md"), "utf8");
     const prune = readme.slice(readme.indexOf("### interchange prune"));
     const missing = PRUNE_FLAGS.filter((f) => !r.out.includes(`--${f.name}`) || !r.out.includes(f.env!) || !prune.includes(`| \`--${f.name}`) || !prune.includes(`\`${f.env}\``));
     expect(missing.map((f) => f.name)).toEqual([]);

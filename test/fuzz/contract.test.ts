@@ -30,7 +30,7 @@ describe("the fuzzer's answer contract", () => {
     ["a JSON 503 from the street", "street", json(503, { error: "x" })],
     ["a JSON 429", "catalog", json(429, { error: "slow down" })],
     ["a catalog error with extra keys", "catalog", json(400, { error: "x", stack: "..." })],
-    ["a stack trace in a message", "catalog", json(400, { error: "boom\n    at f (/work/main/server/x.ts:1:2)" })],
+    ["a stack trace in a message", "catalog", json(400, { error: "boom\n    at f (/srv/app/server/x.ts:1:2)" })],
     ["a plan refusal without OTP's error object", "plan", json(400, { error: "bad" })],
     ["a street refusal without error_code", "street", json(400, { error: "bad" })],
     ["a street refusal whose status_code differs", "street", json(400, { error: "bad", error_code: 100, status: "Bad Request", status_code: 500 })],

@@ -53,8 +53,8 @@ describe("OTP1 plan parameters: parsing", () => {
     expect(otp1.filter((p) => !(p in PLAN_PARAMS))).toEqual([]);
   });
 
-  test("the README's Transit planner section lists every parameter", () => {
-    const readme = readFileSync(join(import.meta.dir, "..", "..", "README.md"), "utf8");
+  test("the planner's API reference (docs/api-plan.md) lists every parameter", () => {
+    const readme = readFileSync(join(import.meta.dir, "..", "..", "docs", "api-plan.md"), "utf8");
     const section = readme.slice(readme.indexOf("## Transit planner"), readme.indexOf("### Response", readme.indexOf("## Transit planner")));
     expect(Object.keys(PLAN_PARAMS).filter((p) => !section.includes(`\`${p}\``))).toEqual([]);
   });

@@ -34,8 +34,9 @@ import { defaultValhallaConfig, runValhallaTool } from "../../pipeline/street/va
 import { type ValhallaConfig, withDatasetPaths } from "../../pipeline/schema/street.ts";
 import { ENGINE_ERRORS, engineErrorFromMessage, httpReason } from "../../server/street/engine-errors.ts";
 import { ENGINE_TEXT } from "../../server/street/codes.ts";
+import { SHARED } from "../support/dataset.ts";
 
-const OSM = "/work/shared/data/osm/sf-downtown.osm.pbf";
+const OSM = join(SHARED, "data", "osm", "sf-downtown.osm.pbf");
 
 /** HTTP action → the Actor method serving it, and the method name its rejections start with. */
 const METHODS = {

@@ -1,7 +1,7 @@
 /**
  * Building blocks for the street-routing schemas: bounded numbers and enums whose messages name the
  * allowed range, so a refusal reads "costing_options.auto.top_speed must be an integer from 10 to
- * 252". Every bound comes from a table of the spec (docs: /work/shared/spec/interface.md).
+ * 252". Every bound comes from a table of the spec (docs: the project's interface specification, `spec/interface.md` of the shared folder).
  */
 import { z } from "zod";
 
