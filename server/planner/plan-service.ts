@@ -1,65 +1,25 @@
 /**
- * The plan service: typed OTP1 parameters (plan-params.ts) in, OTP-style PlanResponse out. Resolves
+ * The plan service: a typed query (plan-params.ts) in, the plan model's PlanResult (model.ts) out. Resolves
  * places to access and egress stops (the walks street-legs.ts measured on the streets, else straight
  * lines within maxWalkDistance), runs the RAPTOR
  * core (widening the search until numItineraries are found, as OTP1's GraphPathFinder repeats its
- * searches), drops dominated itineraries (loops, rides that walking beats) and renders the rest
- * (README, "Transit planner"). A plan that finds nothing is still an answer: no `plan`, an `error`
- * saying why, as OTP1 answers. No HTTP here: routes.ts parses the request, adds OTP1's
- * requestParameters and elevationMetadata, and renders, with its error renderer, the OTP bodies of a
- * bad parameter or a missing timetable.
+ * searches), drops dominated itineraries (loops, rides that walking beats) and makes the rest model
+ * itineraries (itinerary.ts; README, "Transit planner"). A plan that finds nothing is still an
+ * answer: no itineraries, a typed error saying why. No HTTP and no wire format here: routes.ts
+ * parses the request and renders the result with otp1/.
  */
 import { UNREACHED, type Journey, type StopIdx, type StopWalk } from "./api.ts";
-import { type Place, type PlanParams, modeOfRouteType } from "./plan-params.ts";
+import { type PlanParams, modeOfRouteType } from "./plan-params.ts";
 import { RaptorStatePool, earliestArrivals, nonDominated, prepare, searchJourneys, type Prepared, type SearchQuery } from "./raptor/index.ts";
 import { buildServiceDays, localParts, localToUnix } from "./timetable/calendar.ts";
 import { reverseCore } from "./timetable/reverse.ts";
 import type { Timetable } from "./timetable/types.ts";
-import { renderItinerary, type Itinerary, type LegAlerts } from "./itinerary.ts";
+import { directItinerary, journeyItinerary, type LegAlerts } from "./itinerary.ts";
+import { failedPlan, type EarliestArrival, type Itinerary, type PlanResult } from "./model.ts";
 import { applyTripUpdates, NO_REALTIME, NOTHING_APPLIED, tripIndex, type AppliedUpdates, type PlannerRealtime, type TripIndex } from "./realtime.ts";
 import type { RealtimeDays, ServiceDays } from "./api.ts";
 import { searchCriteria } from "./criteria.ts";
 import { haversineM } from "../geo.ts";
-
-export interface OtpError {
-  id: number;
-  msg: string;
-  message: OtpErrorName;
-  noPath: boolean;
-  missing?: string[];
-}
-
-/** OTP's answer: the plan, or (no plan) the error saying why nothing was found. */
-export interface PlanResponse {
-  plan?: { date: number; from: Place; to: Place; itineraries: Itinerary[] };
-  earliestArrivals?: Record<string, unknown>[];
-  error?: OtpError;
-}
-
-/**
- * OTP1's errors: id (api/common/Message.java) and English text (Message.properties of the dev-1.x
- * branch, verbatim, its double space included).
- */
-const ERRORS = {
-  PATH_NOT_FOUND: [404, "No trip found. There may be no transit service within the maximum specified distance or at the specified time, or your start or end point might not be safely accessible."],
-  OUTSIDE_BOUNDS: [400, "Trip is not possible.  You might be trying to plan a trip outside the map data boundary."],
-  NO_TRANSIT_TIMES: [406, "No transit times available. The date may be past or too far in the future or there may not be transit service for your trip at the time you chose."],
-  TOO_CLOSE: [409, "Origin is within a trivial distance of the destination."],
-  BOGUS_PARAMETER: [413, "The request has errors that the server is not willing or able to process."],
-  GRAPH_UNAVAILABLE: [503, "We're sorry. The trip planner is temporarily unavailable. Please try again later."],
-} satisfies Record<string, [number, string]>;
-export type OtpErrorName = keyof typeof ERRORS;
-
-/**
- * OTP's error object: its id and text, with `detail` in parentheses (only the answers OTP1 has no
- * text of its own for use one: which parameter is bad, why no timetable is loaded).
- */
-export function otpError(message: OtpErrorName, detail?: string, missing?: string[]): OtpError {
-  const [id, msg] = ERRORS[message];
-  const error: OtpError = { id, msg: detail ? `${msg} (${detail})` : msg, message, noPath: true };
-  if (missing) error.missing = missing;
-  return error;
-}
 
 /** Walks measured on the streets (street-legs.ts): access and egress stops, and walking all the way. */
 export interface StreetInputs {
@@ -193,29 +153,23 @@ export class PlanService {
    * Answer a plan request at `nowMs` (the time and date default to now). `streets`: the walks
    * measured on the streets (street-legs.ts); without them, straight lines.
    */
-  plan(p: PlanParams, nowMs: number, streets: StreetInputs = {}): PlanResponse {
+  plan(p: PlanParams, nowMs: number, streets: StreetInputs = {}): PlanResult {
     const tz = this.tzNear(p.from.lat, p.from.lon);
     const nowSec = Math.floor(nowMs / 1000);
     const today = localParts(nowSec, tz);
     const day = p.date ?? today.day;
     const timeUnix = p.timeSec === null && p.date === null ? nowSec : localToUnix(day, p.timeSec ?? today.sec, tz);
-    const plan: NonNullable<PlanResponse["plan"]> = {
-      date: timeUnix * 1000,
-      from: { name: p.from.name, lat: p.from.lat, lon: p.from.lon },
-      to: { name: p.to.name, lat: p.to.lat, lon: p.to.lon },
-      itineraries: [],
-    };
     // OTP1's order: places not found (OUTSIDE_BOUNDS), then both on one street edge (TOO_CLOSE), then
     // a date the calendars do not serve (NO_TRANSIT_TIMES), then nothing found (PATH_NOT_FOUND)
     const missing = [...(this.outside(p.from.lat, p.from.lon) ? ["from"] : []), ...(this.outside(p.to.lat, p.to.lon) ? ["to"] : [])];
-    if (missing.length) return { error: otpError("OUTSIDE_BOUNDS", undefined, missing) };
+    if (missing.length) return failedPlan(p, this.tt, { kind: "OUTSIDE_BOUNDS", missing });
     const directM = haversineM(p.from.lat, p.from.lon, p.to.lat, p.to.lon);
-    if (directM < TOO_CLOSE_M) return { error: otpError("TOO_CLOSE") };
+    if (directM < TOO_CLOSE_M) return failedPlan(p, this.tt, { kind: "TOO_CLOSE" });
     const localDay = localParts(timeUnix, tz).day;
     // a feed's trips run up to (days back searched) days after its last service day
     const backDays = -this.dayDeltas[0]!;
     const inService = this.tt.meta.feeds.some((_, f) => localDay >= this.tt.meta.feedStartDay[f]! - 1 && localDay <= this.tt.meta.feedEndDay[f]! + backDays);
-    if (!inService && !p.walkOnly) return { error: otpError("NO_TRANSIT_TIMES") };
+    if (!inService && !p.walkOnly) return failedPlan(p, this.tt, { kind: "NO_TRANSIT_TIMES" });
 
     const epochSec = timeUnix - (this.dayDeltas.length - 1) * 86400;
     const walkDirectSec = streets.direct?.sec ?? Math.ceil(directM / p.walkSpeed);
@@ -226,7 +180,9 @@ export class PlanService {
     const walkCap = p.streetMode === "WALK" ? walkOnlyCap(p) : Infinity;
     const walkReach = walkDirectM <= walkCap ? walkDirectSec : null;
     const itineraries: Itinerary[] = [];
-    let earliest: Record<string, unknown>[] | undefined;
+    /** per itinerary: its duration (seconds) */
+    const durations: number[] = [];
+    let earliest: EarliestArrival[] | undefined;
     // realtime (realtime.ts): the trip updates served now, unless ignoreRealtimeUpdates; the alerts always
     const applied = p.ignoreRealtimeUpdates ? NOTHING_APPLIED : this.appliedUpdates(nowMs);
     const alerts: LegAlerts = { lookup: this.realtime.alerts(nowMs), all: p.disableAlertFiltering, language: p.locale };
@@ -252,28 +208,27 @@ export class PlanService {
         ...searchCriteria(this.tt, p, () => this.routeFilter(p.transitModes), timeUnix - epochSec),
       };
       if (q.access.length && q.egress.length) {
-        for (const j of this.searchWidening(q, p.numItineraries, walkReach)) itineraries.push(renderItinerary(this.tt, j, epochSec, p, q.days, undefined, alerts));
+        for (const j of this.searchWidening(q, p.numItineraries, walkReach)) {
+          const it = journeyItinerary(this.tt, j, epochSec, p, q.days, alerts);
+          itineraries.push(it);
+          durations.push(itineraryDuration(it));
+        }
       }
       if (p.includeEarliestArrivals) earliest = this.earliest({ ...q, arriveBy: false, timeSec: timeUnix - epochSec }, epochSec);
     }
     // walk-only: when asked for, when walking beats the best transit itinerary, or when transit finds nothing
-    const bestTransitSec = itineraries.length ? Math.min(...itineraries.map((i) => i.duration)) : Infinity;
+    const bestTransitSec = durations.length ? Math.min(...durations) : Infinity;
     if ((p.walkOnly || walkDirectSec < bestTransitSec || itineraries.length === 0) && walkDirectM <= walkCap) {
       const start = p.arriveBy ? timeUnix - walkDirectSec : timeUnix;
-      const walk = renderItinerary(this.tt, null, 0, p, null, { startSec: start, durationSec: walkDirectSec, distanceM: walkDirectM, tz });
+      const walk = directItinerary(this.tt, p, { startSec: start, durationSec: walkDirectSec, distanceM: walkDirectM, tz });
       if (walkDirectSec < bestTransitSec) itineraries.unshift(walk);
       else itineraries.push(walk);
       if (itineraries.length > p.numItineraries) itineraries.pop();
     }
-    // OTP1 sends no plan beside PATH_NOT_FOUND
-    const body: PlanResponse = {};
-    if (itineraries.length) {
-      plan.itineraries = itineraries;
-      body.plan = plan;
-    }
-    if (earliest) body.earliestArrivals = earliest;
-    if (itineraries.length === 0) body.error = otpError("PATH_NOT_FOUND");
-    return body;
+    const result: PlanResult = { query: p, timetable: this.tt, timeSec: timeUnix, from: p.from, to: p.to, itineraries };
+    if (earliest) result.earliestArrivals = earliest;
+    if (itineraries.length === 0) result.error = { kind: "PATH_NOT_FOUND" };
+    return result;
   }
 
   /**
@@ -380,19 +335,19 @@ export class PlanService {
     return allowed;
   }
 
-  private earliest(q: SearchQuery, epochSec: number): Record<string, unknown>[] {
+  private earliest(q: SearchQuery, epochSec: number): EarliestArrival[] {
     const arr = earliestArrivals(this.prepared, q, this.pool);
-    const m = this.tt.meta;
-    const out: Record<string, unknown>[] = [];
-    for (let s = 0; s < arr.length; s++) {
-      if (arr[s]! >= UNREACHED) continue;
-      const e: Record<string, unknown> = { earliestArrival: epochSec + arr[s]!, lat: m.stopLat[s], lon: m.stopLon[s], stopId: m.stopId[s], stopName: m.stopName[s] };
-      if (m.stopCode[s]) e.stop_code = m.stopCode[s];
-      out.push(e);
-    }
-    out.sort((a, b) => (a.earliestArrival as number) - (b.earliestArrival as number));
+    const out: EarliestArrival[] = [];
+    for (let s = 0; s < arr.length; s++) if (arr[s]! < UNREACHED) out.push({ stop: s as StopIdx, arrivalSec: epochSec + arr[s]! });
+    out.sort((a, b) => a.arrivalSec - b.arrivalSec);
     return out;
   }
+}
+
+/** An itinerary's duration in seconds: from its first leg's start to its last leg's end. */
+export function itineraryDuration(it: Itinerary): number {
+  const first = it.legs[0]!, last = it.legs[it.legs.length - 1]!;
+  return (last.kind === "street" ? last.startSec + last.durationSec : last.endSec) - first.startSec;
 }
 
 /** The shortest widened window (numItineraries not found yet, searchWindow shorter or 0). */

@@ -2,50 +2,22 @@
  * HTTP edge of the planner: GET /api/v2/routing/otp/plan (OTP1 parameters, OTP1's response body)
  * and GET /api/v2/routing/otp/reachability (reachability.ts).
  * The query string becomes typed PlanParams through the zod schemas of plan-params.ts (which also
- * give /docs its parameters); the body is OTP1's Response: `requestParameters`, then `plan` or
- * `error`, then `elevationMetadata`. Errors are answered by plannerErrors, registered with the app
- * for the planner's paths (CORS headers: server/app.ts).
+ * give /docs its parameters); the plan's PlanResult (model.ts) is rendered by the OTP1 renderer
+ * (otp1/): `requestParameters`, then `plan` or `error`, then `elevationMetadata`. Errors are
+ * answered by plannerErrors, registered with the app for the planner's paths (CORS headers:
+ * server/app.ts), with OTP1's error bodies (otp1/errors.ts).
  */
 import { Elysia } from "elysia";
 import { AppError, jsonError, renderError } from "../errors.ts";
 import type { FeatureErrors } from "../feature.ts";
 import { openApiParameters } from "../params.ts";
 import { PLAN_PARAMS, type PlanParams, parsePlanParams } from "./plan-params.ts";
-import { otpError, type PlanResponse } from "./plan-service.ts";
+import type { PlanResult } from "./model.ts";
+import { otpError } from "./otp1/errors.ts";
+import { planHttpResponse, requestParameters } from "./otp1/plan.ts";
 import { parseReachabilityParams, REACHABILITY_PARAMS, REACHABILITY_PATH, type ReachabilityAnswer, type ReachabilityParams } from "./reachability.ts";
 
 export const PLAN_PATH = "/api/v2/routing/otp/plan";
-
-/**
- * OTP1's `requestParameters`: every query parameter of the request, its first value, as a string
- * (api/resource/Response.java), in the order sent; never the API key.
- */
-export function requestParameters(url: URL): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const [k, v] of url.searchParams) if (k !== "apikey" && !(k in out)) out[k] = v;
-  return out;
-}
-
-/**
- * OTP1's `elevationMetadata`, sent with every planned answer: `ellipsoidToGeoidDifference` is the
- * graph's (computed from its geoid model at the graph's centre; 0.0 when it has none, as here: the
- * itineraries carry no elevation), `geoidElevation` the request's flag (default false).
- */
-function elevationMetadata(params: Record<string, string>) {
-  return { ellipsoidToGeoidDifference: 0.0, geoidElevation: (params.geoidElevation ?? "").toLowerCase() === "true" };
-}
-
-/**
- * What the planner did with the request besides the plan: the values it used instead of the ones
- * requested (`PlanParams.clamped`, parameter -> value used, e.g. a maxWalkDistance above OTP1's
- * limit) and its notes (`PlanParams.warnings`: parameters accepted without effect, ids the timetable
- * does not know; criteria.ts adds to them while planning). requestParameters keeps echoing the
- * request as sent (OTP1); these go in the `x-interchange-warning` header, `; `-separated (as the
- * street gateway warns), readable from browsers (access-control-expose-headers).
- */
-function planWarnings(params: PlanParams): string[] {
-  return [...Object.entries(params.clamped ?? {}).map(([name, used]) => `${name} clamped to ${used}`), ...(params.warnings ?? [])];
-}
 
 /** An AppError's answer with the request's parameters: kept on the error for plannerErrors. */
 const withParameters = (err: unknown, params: Record<string, string>) => {
@@ -65,10 +37,10 @@ export const plannerErrors: FeatureErrors = {
   render(err) {
     const requestParameters = err instanceof AppError ? (err.details.requestParameters as Record<string, string> | undefined) : undefined;
     if (err instanceof AppError && err.code === "INVALID_PARAMETER") {
-      const error = otpError("BOGUS_PARAMETER", err.message, err.details.parameter ? [err.details.parameter] : undefined);
+      const error = otpError({ kind: "BOGUS_PARAMETER", detail: err.message, ...(err.details.parameter ? { missing: [err.details.parameter as string] } : {}) });
       return jsonError(400, { requestParameters, error });
     }
-    if (err instanceof AppError && err.code === "UNAVAILABLE") return jsonError(503, { requestParameters, error: otpError("GRAPH_UNAVAILABLE", err.message || undefined) });
+    if (err instanceof AppError && err.code === "UNAVAILABLE") return jsonError(503, { requestParameters, error: otpError({ kind: "GRAPH_UNAVAILABLE", ...(err.message ? { detail: err.message } : {}) }) });
     return renderError(err);
   },
 };
@@ -77,7 +49,7 @@ export const plannerErrors: FeatureErrors = {
  * `planner()` gives the plan function of the loaded timetable, or throws UNAVAILABLE (before the
  * parameters are looked at, as OTP answers GRAPH_UNAVAILABLE).
  */
-export function plannerRoutes(planner: () => (params: PlanParams) => Promise<PlanResponse>, reachability?: () => (params: ReachabilityParams) => Promise<ReachabilityAnswer>) {
+export function plannerRoutes(planner: () => (params: PlanParams) => Promise<PlanResult>, reachability?: () => (params: ReachabilityParams) => Promise<ReachabilityAnswer>) {
   const app = new Elysia({ name: "planner" });
   if (reachability) {
     // transit reachability (reachability.ts): the earliest arrival at every stop within maxTravelTime
@@ -109,29 +81,14 @@ export function plannerRoutes(planner: () => (params: PlanParams) => Promise<Pla
     async ({ request }) => {
       // the parameters are read as OTP1 reads them and echoes them: the first value of each
       const echo = requestParameters(new URL(request.url));
-      let params: PlanParams, body: PlanResponse;
+      let result: PlanResult;
       try {
         const plan = planner();
-        params = parsePlanParams(echo);
-        body = await plan(params);
+        result = await plan(parsePlanParams(echo));
       } catch (err) {
         throw withParameters(err, echo);
       }
-      // OTP1's key order: requestParameters, plan, error (then elevationMetadata); earliestArrivals
-      // (Transitland's) after the plan
-      const out: Record<string, unknown> = { requestParameters: echo };
-      if (body.plan) out.plan = body.plan;
-      if (body.earliestArrivals) out.earliestArrivals = body.earliestArrivals;
-      if (body.error) out.error = body.error;
-      out.elevationMetadata = elevationMetadata(echo);
-      const headers: Record<string, string> = { "content-type": "application/json" };
-      const warnings = planWarnings(params);
-      if (warnings.length) {
-        // a header is Latin-1 text: anything else (ids with other characters) as \uXXXX
-        headers["x-interchange-warning"] = warnings.join("; ").replace(/[^\x20-\x7e]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
-        headers["access-control-expose-headers"] = "x-interchange-warning";
-      }
-      return new Response(JSON.stringify(out), { status: 200, headers });
+      return planHttpResponse(result, echo);
     },
     {
       detail: {

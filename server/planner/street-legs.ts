@@ -11,23 +11,21 @@
  *    measures walking (riding, driving) all the way, where that can be offered;
  * 2. the PlanService plans with those walks (and walking all the way takes the route's time; the
  *    walk-only itinerary is then drawn with that same route);
- * 3. each walk leg of the answer is drawn along the streets: geometry, distance, OTP1 WalkSteps
- *    and elevation (itinerary elevationGained / elevationLost); its duration stays the time the
- *    search budgeted for it. Transfers were measured on the streets at import (their footpaths).
+ * 3. each street leg of the plan's itineraries (model.ts StreetLeg) is drawn along the streets,
+ *    before anything is rendered: geometry, distance, OTP1 WalkSteps and elevation; its duration
+ *    stays the time the search budgeted for it. Transfers were measured on the streets at import
+ *    (their footpaths).
  *
- * Each walk leg says how it was drawn (`onStreets`), and the plan whether a street network answered
- * (`streetNetwork`): Interchange's additions to OTP1's model, which OTP clients ignore.
+ * Each street leg says how it was drawn (`onStreets`), and the plan whether a street network
+ * answered (`streetNetwork`).
  */
-import polyline from "@mapbox/polyline";
 import type { StopIdx, StopWalk } from "./api.ts";
-import type { Itinerary } from "./itinerary.ts";
+import { failedPlan, type Itinerary, type PlanResult, type StreetLeg } from "./model.ts";
 import type { PlanParams } from "./plan-params.ts";
-import { otpError, walkOnlyCap, type PlanResponse, type PlanService, type StreetInputs } from "./plan-service.ts";
+import { walkOnlyCap, type PlanService, type StreetInputs } from "./plan-service.ts";
 import { haversineM } from "../geo.ts";
 import { AppError } from "../errors.ts";
 import type { LatLon, StreetCost, StreetPath, StreetPaths } from "../street-paths.ts";
-
-const round1 = (x: number) => Math.round(x * 10) / 10;
 
 /** The nearest stops (as the crow flies) always measured on the streets. */
 const NEAREST_STOPS = 40;
@@ -99,7 +97,7 @@ export class StreetPlanner {
     private readonly streets: StreetPaths,
   ) {}
 
-  async plan(p: PlanParams, nowMs: number): Promise<PlanResponse> {
+  async plan(p: PlanParams, nowMs: number): Promise<PlanResult> {
     const mode = p.streetMode;
     if (!this.streets.available()) {
       // a bicycle or a car on straight lines would be a guess: refused, never replaced by walking
@@ -142,53 +140,40 @@ export class StreetPlanner {
     }
     if (mode !== "WALK" && p.walkOnly && !inputs.direct) {
       // no ride or drive on the streets between the two places
-      return { error: otpError("PATH_NOT_FOUND", `no ${mode === "CAR" ? "drive" : "bicycle route"} on the streets between these places`) };
+      return failedPlan(p, this.service.tt, { kind: "PATH_NOT_FOUND", detail: `no ${mode === "CAR" ? "drive" : "bicycle route"} on the streets between these places` });
     }
     const body = this.service.plan(p, nowMs, inputs);
-    if (body.plan) await Promise.all(body.plan.itineraries.map((it) => this.drawStreetLegs(it, p, path)));
+    await Promise.all(body.itineraries.map((it) => this.drawStreetLegs(it, p, path)));
     return this.withNetwork(body, true);
   }
 
-  private withNetwork(body: PlanResponse, network: boolean): PlanResponse {
-    if (body.plan) (body.plan as Record<string, unknown>).streetNetwork = network;
+  private withNetwork(body: PlanResult, network: boolean): PlanResult {
+    if (body.itineraries.length) body.streetNetwork = network;
     return body;
   }
 
   /**
-   * Street legs along the streets (those the streets reach), and the itinerary's sums again. With a
-   * bicycle or a car, the legs to the first ride and from the last one (or the only leg) take that
-   * mode; transfers are walked.
+   * Street legs along the streets (those the streets reach). With a bicycle or a car, the legs to
+   * the first ride and from the last one (or the only leg) take that mode; transfers are walked.
    */
   private async drawStreetLegs(it: Itinerary, p: PlanParams, path: (from: LatLon, to: LatLon, c: StreetCost) => Promise<StreetPath | null>): Promise<void> {
-    const walks = it.legs.filter((l) => l.mode === "WALK");
+    const walks = it.legs.filter((l): l is StreetLeg => l.kind === "street");
     const costs = walks.map((l) => {
       const i = it.legs.indexOf(l);
       const end = i === 0 || i === it.legs.length - 1;
       if (end && p.streetMode !== "WALK") l.mode = p.streetMode;
       return end ? accessCost(p) : walkCost(p);
     });
-    const drawn = await Promise.all(
-      walks.map((l, i) => {
-        const from = l.from as { lat: number; lon: number }, to = l.to as { lat: number; lon: number };
-        return path({ lat: from.lat, lon: from.lon }, { lat: to.lat, lon: to.lon }, costs[i]!);
-      }),
-    );
-    let gained = 0, lost = 0;
+    const drawn = await Promise.all(walks.map((l, i) => path({ lat: l.from.lat, lon: l.from.lon }, { lat: l.to.lat, lon: l.to.lon }, costs[i]!)));
     walks.forEach((l, i) => {
       const path = drawn[i];
       l.onStreets = path !== null;
       if (!path) return;
-      l.legGeometry = { points: polyline.encode(path.points, 5), length: path.points.length };
-      l.distance = round1(path.meters);
+      l.geometry = path.points;
+      l.distanceM = path.meters;
       l.steps = path.steps;
-      gained += path.elevationGained ?? 0;
-      lost += path.elevationLost ?? 0;
+      l.elevationGainedM = path.elevationGained;
+      l.elevationLostM = path.elevationLost;
     });
-    const walkDistance = walks.reduce((n, l) => n + (l.distance as number), 0);
-    it.walkDistance = round1(walkDistance);
-    it.distance = round1(walkDistance + it.transitDistance);
-    it.walkLimitExceeded = walkDistance > p.maxWalkDistance;
-    it.elevationGained = round1(gained);
-    it.elevationLost = round1(lost);
   }
 }

@@ -18,6 +18,7 @@ import { parsePlanParams } from "../../server/planner/plan-params.ts";
 import { gtfs, tempDir } from "../support/dataset.ts";
 import { hmsToSec, parseCsv } from "../support/raw-gtfs.ts";
 import { sql } from "../support/duck.ts";
+import { planResponse } from "../../server/planner/otp1/plan.ts";
 
 const zip = unzipSync(new Uint8Array(readFileSync(gtfs("ctran-flex"))));
 const csv = (name: string) => parseCsv(strFromU8(zip[name]!));
@@ -140,8 +141,8 @@ describe("GTFS-Flex and the planner", () => {
     const tt = loadTimetableFile(join(data, readManifest(data).timetable!.path));
     expect(tt.core.nTrips).toBe(1); // R-1 only: Z-1 has no stop_time with a stop, G-1 a single one (no ride between stops)
     const svc = new PlanService(tt);
-    const r = svc.plan(parsePlanParams({ fromPlace: "40.7128,-74.0060", toPlace: "40.7200,-74.0000", date: "2026-11-24", time: "08:50", walkSpeed: "0.3", numItineraries: "1" }),
-      Date.parse("2026-11-22T08:00:00Z")) as { plan?: { itineraries: Array<{ legs: Array<{ transitLeg: boolean; tripId?: string }> }> } };
+    const r = planResponse(svc.plan(parsePlanParams({ fromPlace: "40.7128,-74.0060", toPlace: "40.7200,-74.0000", date: "2026-11-24", time: "08:50", walkSpeed: "0.3", numItineraries: "1" }),
+      Date.parse("2026-11-22T08:00:00Z"))) as { plan?: { itineraries: Array<{ legs: Array<{ transitLeg: boolean; tripId?: string }> }> } };
     const trips = r.plan!.itineraries.flatMap((it) => it.legs.filter((l) => l.transitLeg).map((l) => l.tripId));
     expect(trips.length).toBe(1);
     expect(trips[0]).toEndWith("R-1");

@@ -1,7 +1,8 @@
 /**
  * FEATURE UNDER TEST: the planner's boundaries (OTP RaptorArchitectureTest): raptor/ imports only
  * the planner api and the timetable interface; timetable/ and the api import no HTTP, DuckDB or
- * Arrow except the Arrow loader; nothing in the planner imports DuckDB.
+ * Arrow except the Arrow loader; nothing in the planner imports DuckDB; the OTP1 renderer (otp1/)
+ * is called only from the routes, and the plan model (model.ts) knows no API.
  */
 import { describe, expect, test } from "bun:test";
 import { readdirSync, readFileSync, statSync } from "node:fs";
@@ -46,6 +47,21 @@ describe("planner architecture", () => {
         if (spec === "elysia") expect(["routes.ts", "index.ts"]).toContain(rel);
         expect(spec).not.toMatch(/duckdb/);
       }
+    }
+  });
+
+  test("otp1/ (the OTP1 renderer) is imported only by routes.ts; the model and the service import no renderer", () => {
+    for (const f of files(PLANNER)) {
+      const rel = relative(PLANNER, f);
+      if (rel.startsWith("otp1/")) continue;
+      for (const spec of imports(f)) {
+        const r = resolved(f, spec);
+        if (r.startsWith("otp1/")) expect({ file: rel, import: r }).toEqual({ file: "routes.ts", import: r });
+      }
+    }
+    for (const f of ["model.ts", "plan-service.ts", "itinerary.ts", "street-legs.ts"]) {
+      const src = readFileSync(join(PLANNER, f), "utf8");
+      expect({ file: f, otp1: imports(join(PLANNER, f)).some((s) => s.includes("otp1")), polyline: src.includes("@mapbox/polyline") }).toEqual({ file: f, otp1: false, polyline: false });
     }
   });
 });

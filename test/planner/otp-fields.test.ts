@@ -26,6 +26,7 @@ import { haversineM } from "../../server/geo.ts";
 import { GtfsFeed, gtfsFeed } from "../support/gtfs-reader.ts";
 import { gtfs } from "../support/dataset.ts";
 import { BART, CALTRAIN, OTP_FIELDS_DATASET } from "./support/otp-fixture.ts";
+import { planResponse } from "../../server/planner/otp1/plan.ts";
 
 
 const quiet = { info() {}, warn() {}, error() {} };
@@ -259,7 +260,7 @@ describe("OTP1 place and trip fields from a hand-written feed", () => {
     expect((await importFeed({ dataDir: data, source: feedDir })).status).toBe("imported");
     await refreshTimetable(data);
     const svc = new PlanService(loadTimetableFile(join(data, readManifest(data).timetable!.path)));
-    const body = (await svc.plan(parsePlanParams({ fromPlace: "52.5200,13.4050", toPlace: "52.5300,13.4200", date: "2026-07-01", time: "08:55", walkSpeed: "0.3", numItineraries: "1" }), Date.now())) as Json;
+    const body = (await planResponse(svc.plan(parsePlanParams({ fromPlace: "52.5200,13.4050", toPlace: "52.5300,13.4200", date: "2026-07-01", time: "08:55", walkSpeed: "0.3", numItineraries: "1" }), Date.now()))) as Json;
     const ride = body.plan.itineraries[0].legs.find((l: Json) => l.transitLeg);
     // route_type 109 (suburban railway) is RAIL in OTP1; no short name: `route` is the long name
     expect(ride).toMatchObject({ mode: "RAIL", routeType: 109, route: "Ringbahn", tripShortName: "RE 7", agencyUrl: "https://p.example", agencyTimeZoneOffset: 2 * 3600_000, serviceDate: "20260701" });

@@ -22,6 +22,7 @@ import { bartCaltrain, rng } from "./support/real-dataset.ts";
 import type { GtfsReference } from "./support/gtfs-reference.ts";
 import { startServer, type RunningServer } from "../../server/main.ts";
 import { serverConfigFrom } from "../../server/config.ts";
+import { planResponse } from "../../server/planner/otp1/plan.ts";
 
 const BASE = { fromPlace: "37.87,-122.27", toPlace: "37.79,-122.40" };
 /** The INVALID_PARAMETER a parse throws: the parameter it names and its message. */
@@ -153,7 +154,7 @@ beforeAll(async () => {
   for (let s = 0; s < core.nStops; s++) if (m.stopFeed[s] === 0 && core.stopRouteStart[s + 1]! > core.stopRouteStart[s]!) served.push(s);
 });
 
-const planBody = (q: Record<string, string>) => svc.plan(parsePlanParams(q), NOW) as unknown as { plan?: { itineraries: Itin[] }; error?: { message: string } };
+const planBody = (q: Record<string, string>) => planResponse(svc.plan(parsePlanParams(q), NOW)) as unknown as { plan?: { itineraries: Itin[] }; error?: { message: string } };
 const itins = (q: Record<string, string>) => planBody(q).plan?.itineraries ?? [];
 const ridesOf = (it: Itin) => it.legs.filter((l) => l.transitLeg);
 const transitItins = (q: Record<string, string>) => itins(q).filter((it) => ridesOf(it).length > 0);
@@ -254,7 +255,7 @@ describe("OTP1 routing criteria in the search (BART 2023 + Caltrain)", () => {
     expect(listed).toBe(12);
     const q = stationQuery("Downtown Berkeley", "Embarcadero", "08:00");
     const p = parsePlanParams({ ...q, whiteListedAgencies: "NOPE" });
-    const body = svc.plan(p, NOW) as unknown as { plan?: { itineraries: Itin[] } };
+    const body = planResponse(svc.plan(p, NOW)) as unknown as { plan?: { itineraries: Itin[] } };
     expect((body.plan?.itineraries ?? []).filter((it) => ridesOf(it).length)).toEqual([]);
     expect(p.warnings).toEqual(['whiteListedAgencies: no agency "NOPE" in the loaded timetable (ignored, as OTP1 ignores it)']);
     expect(transitItins({ ...q, whiteListedAgencies: "BART" }).length).toBeGreaterThan(0);
@@ -416,7 +417,7 @@ describe("OTP1 routing criteria in the search (BART 2023 + Caltrain)", () => {
   test("unknown ids are ignored with a note, never a crash", () => {
     const q = stationQuery("Downtown Berkeley", "Embarcadero", "08:00");
     const p = parsePlanParams({ ...q, bannedRoutes: "nope,f-9q9-bayarearapidtransit:nope", bannedTrips: "zzz:1:2", bannedStops: "x", preferredAgencies: "Y" });
-    const body = svc.plan(p, NOW) as unknown as { plan: { itineraries: Itin[] } };
+    const body = planResponse(svc.plan(p, NOW)) as unknown as { plan: { itineraries: Itin[] } };
     expect(body.plan.itineraries.length).toBeGreaterThan(0);
     expect(p.warnings.map((w) => w.split(":")[0])).toEqual(["bannedRoutes", "bannedRoutes", "bannedTrips", "bannedStops", "preferredAgencies"]);
     // planning the same parameters again notes nothing twice
@@ -504,7 +505,7 @@ describe("OTP1 route and agency forms (TriMet)", () => {
     while ((day + 3) % 7 > 4) day++;
     const date = new Date(day * 86400_000).toISOString().slice(0, 10);
     const rand = rng(200);
-    const routesUsed = (q: Record<string, string>) => ((tri.plan(parsePlanParams(q), NOW) as unknown as { plan?: { itineraries: Itin[] } }).plan?.itineraries ?? []).flatMap((it) => ridesOf(it).map((l) => gtfsId(l.routeId!, l.feedId!)));
+    const routesUsed = (q: Record<string, string>) => ((planResponse(tri.plan(parsePlanParams(q), NOW)) as unknown as { plan?: { itineraries: Itin[] } }).plan?.itineraries ?? []).flatMap((it) => ridesOf(it).map((l) => gtfsId(l.routeId!, l.feedId!)));
     const seen = new Set<string>();
     for (let i = 0; i < 40; i++) {
       const a = Math.floor(rand() * m.stopId.length), b = Math.floor(rand() * m.stopId.length);

@@ -27,6 +27,7 @@ import { parsePlanParams } from "../../server/planner/plan-params.ts";
 import { parseScopedId } from "../../server/planner/ids.ts";
 import { bartCaltrain, rng } from "./support/real-dataset.ts";
 import { dist } from "./support/gtfs-reference.ts";
+import { planResponse } from "../../server/planner/otp1/plan.ts";
 
 type Json = Record<string, any>;
 
@@ -338,7 +339,7 @@ describe("in-seat transfers", () => {
     const svc = new PlanService(tt);
     const interline = (tag: string) => {
       const idx = tt.meta.stopId.indexOf(`${tag}A`), jdx = tt.meta.stopId.indexOf(`${tag}B`);
-      const body = svc.plan(parsePlanParams({ fromPlace: `${tt.meta.stopLat[idx]},${tt.meta.stopLon[idx]}`, toPlace: `${tt.meta.stopLat[jdx]},${tt.meta.stopLon[jdx]}`, date: "2026-07-01", time: "07:55", numItineraries: "1" }), Date.now()) as Json;
+      const body = planResponse(svc.plan(parsePlanParams({ fromPlace: `${tt.meta.stopLat[idx]},${tt.meta.stopLon[idx]}`, toPlace: `${tt.meta.stopLat[jdx]},${tt.meta.stopLon[jdx]}`, date: "2026-07-01", time: "07:55", numItineraries: "1" }), Date.now())) as Json;
       const rides = body.plan.itineraries[0].legs.filter((l: Json) => l.transitLeg);
       return rides.map((l: Json) => `${parseScopedId(l.tripId, [l.feedId]).id.slice(tag.length)}${l.interlineWithPreviousLeg ? " (in seat)" : ""}`).join(", ");
     };
@@ -374,7 +375,7 @@ describe("itineraries", () => {
     let n = 0;
     for (const sc of SCENARIOS) {
       const a = tt.meta.stopId.indexOf(`${sc.tag}A`), b = tt.meta.stopId.indexOf(`${sc.tag}B`);
-      const body = svc.plan(parsePlanParams({ fromPlace: `${tt.meta.stopLat[a]},${tt.meta.stopLon[a]}`, toPlace: `${tt.meta.stopLat[b]},${tt.meta.stopLon[b]}`, date: "2026-07-01", time: "07:55", numItineraries: "3" }), Date.now()) as Json;
+      const body = planResponse(svc.plan(parsePlanParams({ fromPlace: `${tt.meta.stopLat[a]},${tt.meta.stopLon[a]}`, toPlace: `${tt.meta.stopLat[b]},${tt.meta.stopLon[b]}`, date: "2026-07-01", time: "07:55", numItineraries: "3" }), Date.now())) as Json;
       for (const it of body.plan?.itineraries ?? []) {
         expect(it.walkTime + it.transitTime + it.waitingTime).toBe(it.duration);
         let prevEnd = it.startTime;
@@ -411,10 +412,10 @@ describe("a real feed whose transfers.txt names route pairs: BART 2023", () => {
     for (let i = 0; i < 80; i++) {
       const a = served[Math.floor(rand() * served.length)]!, b = served[Math.floor(rand() * served.length)]!;
       const sec = 6 * 3600 + Math.floor(rand() * 15 * 3600);
-      const body = svc.plan(parsePlanParams({
+      const body = planResponse(svc.plan(parsePlanParams({
         fromPlace: `${meta.stopLat[a]},${meta.stopLon[a]}`, toPlace: `${meta.stopLat[b]},${meta.stopLon[b]}`, date: new Date(day * 86400_000).toISOString().slice(0, 10),
         time: `${Math.floor(sec / 3600)}:${String(Math.floor((sec % 3600) / 60)).padStart(2, "0")}`, arriveBy: i % 3 === 2 ? "true" : "false", ...(i % 4 === 1 ? { walkReluctance: "3" } : {}),
-      }), Date.now()) as Json;
+      }), Date.now())) as Json;
       for (const it of body.plan?.itineraries ?? []) {
         const rides = it.legs.filter((l: Json) => l.transitLeg);
         rides.forEach((l: Json, k: number) => {

@@ -14,6 +14,7 @@ import { PlanService } from "../../server/planner/plan-service.ts";
 import { parsePlanParams } from "../../server/planner/plan-params.ts";
 import { parseScopedId } from "../../server/planner/ids.ts";
 import { tempDir } from "../support/dataset.ts";
+import { planResponse } from "../../server/planner/otp1/plan.ts";
 
 async function planService(files: Record<string, string[]>): Promise<PlanService> {
   const dir = join(tempDir(), "feed");
@@ -37,7 +38,7 @@ const SLOW = { walkSpeed: "0.5" };
 const iso = (ms: number) => new Date(ms).toISOString().replace(".000", "");
 type Itin = { startTime: number; endTime: number; legs: Array<{ transitLeg: boolean; tripId?: string; feedId?: string; startTime: number; endTime: number }> };
 /** The plan service's answer to raw OTP query values at NOW. */
-const plan = (svc: PlanService, q: Record<string, string>) => svc.plan(parsePlanParams(q), NOW) as Record<string, unknown>;
+const plan = (svc: PlanService, q: Record<string, string>) => planResponse(svc.plan(parsePlanParams(q), NOW)) as Record<string, unknown>;
 const rides = (body: Record<string, unknown>) =>
   ((body.plan as { itineraries: Itin[] }).itineraries).flatMap((it) => it.legs.filter((l) => l.transitLeg).map((l) => `${parseScopedId(l.tripId!, [l.feedId!]).id} ${iso(l.startTime)} ${iso(l.endTime)}`)); // the GTFS trip_id of the feed-scoped id
 

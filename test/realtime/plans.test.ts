@@ -26,6 +26,7 @@ import { arrAt, depAt, type Timetable } from "../../server/planner/timetable/typ
 import type { StopTimeUpdate, TripUpdate } from "../../server/trip-updates.ts";
 import { importedDataset, tempDir } from "../support/dataset.ts";
 import { Clock, encodeFeed, feedIdOf, pbFile, rtFile, rtServer, type RtServer } from "./support.ts";
+import { planResponse } from "../../server/planner/otp1/plan.ts";
 
 type Json = any;
 const TZ = "America/Los_Angeles";
@@ -57,7 +58,7 @@ function service(updates: Record<string, Partial<TripUpdate>>, alerts: LegAlertL
 }
 
 const NOW = Date.UTC(2019, 7, 7, 17, 0, 0); // 10:00 PDT
-const plan = (svc: PlanService, q: Record<string, string>): Json => svc.plan(parsePlanParams({ date: DATE, numItineraries: "3", ...q }), NOW);
+const plan = (svc: PlanService, q: Record<string, string>): Json => planResponse(svc.plan(parsePlanParams({ date: DATE, numItineraries: "3", ...q }), NOW));
 const rides = (body: Json) => (body.plan?.itineraries ?? []).flatMap((it: Json) => it.legs.filter((l: Json) => l.transitLeg));
 const bare = (scoped: string) => scoped.slice(scoped.indexOf(":") + 1);
 const su = (x: Partial<StopTimeUpdate>): StopTimeUpdate => ({ stop_sequence: null, stop_id: null, arrival_time: null, arrival_delay: null, departure_time: null, departure_delay: null, schedule_relationship: null, ...x });
@@ -137,7 +138,7 @@ describe("trip updates in plans (BART, the real planner, updates through its por
     expect(after.length).toBeGreaterThan(0);
     expect(after.map((l: Json) => bare(l.tripId))).not.toContain(trip);
     // the day after (a Thursday, the same WKDY trips) it runs
-    const thu = svc.plan(parsePlanParams({ fromPlace: A24TH, toPlace: EMBR, date: "2019-08-08", time: "10:00", numItineraries: "3" }), NOW) as Json;
+    const thu = planResponse(svc.plan(parsePlanParams({ fromPlace: A24TH, toPlace: EMBR, date: "2019-08-08", time: "10:00", numItineraries: "3" }), NOW)) as Json;
     expect(rides(thu).map((l: Json) => bare(l.tripId))).toContain(trip);
     expect((svc.realtimeHealth().trip_updates as Json).canceled).toBe(1);
   });

@@ -13,6 +13,7 @@ import { UNREACHED, type StopIdx } from "../../../server/planner/api.ts";
 import { bartCaltrain, rng } from "../support/real-dataset.ts";
 import { GtfsReference, dist } from "../support/gtfs-reference.ts";
 import { parseScopedId } from "../../../server/planner/ids.ts";
+import { planResponse } from "../../../server/planner/otp1/plan.ts";
 
 let svc: PlanService;
 let ref: GtfsReference;
@@ -85,7 +86,7 @@ describe("planner on BART + Caltrain", () => {
       const a = served[Math.floor(rand() * served.length)]!, b = served[Math.floor(rand() * served.length)]!;
       const sec = 5 * 3600 + Math.floor(rand() * 17 * 3600);
       const time = `${Math.floor(sec / 3600)}:${String(Math.floor((sec % 3600) / 60)).padStart(2, "0")}`;
-      const res = svc.plan(
+      const res = planResponse(svc.plan(
         parsePlanParams({
           fromPlace: `${stopLat[a]! + 0.001},${stopLon[a]}`,
           toPlace: `${stopLat[b]},${stopLon[b]! - 0.001}`,
@@ -95,7 +96,7 @@ describe("planner on BART + Caltrain", () => {
           showIntermediateStops: "true",
         }),
         Date.now(),
-      );
+      ));
       expect(res.plan).toBeDefined(); // answered: a plan, not a refused request
       for (const it of (res.plan as unknown as { itineraries: Itin[] }).itineraries) {
         checkItinerary(it, 1.33);
