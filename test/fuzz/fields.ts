@@ -380,7 +380,8 @@ export function streetFieldRequest(keys: Keys): fc.Arbitrary<FuzzRequest> {
         }
         const label = `street fields ${action}: ${changes.map(({ f, v }) => `${f.path.join(".")}=${v.mutation}`).join(", ")}${duplicate ? " (key twice)" : ""}`;
         const path = `/api/v2/routing/valhalla/${action}`;
-        if (get || action === "status") return { label, method: "GET", path, query: `json=${encodeURIComponent(text)}`, headers: { apikey: keys.valid } };
+        // GET ?json= while the URL stays under Bun's limit (a longer one is Bun's own 431)
+        if ((get || action === "status") && text.length <= 6_000) return { label, method: "GET", path, query: `json=${encodeURIComponent(text)}`, headers: { apikey: keys.valid } };
         return { label, method: "POST", path, query: "", headers: { apikey: keys.valid, "content-type": "application/json" }, body: text };
       });
   });
@@ -435,7 +436,8 @@ function paramText(m: ParamMeta): fc.Arbitrary<string> {
     { arbitrary: valid.map((v) => (Number.isFinite(Number(v)) && v !== "" ? String(-Number(v)) : `-${v}`)), weight: 2 },
     { arbitrary: fc.constantFrom(...EXTREME_NUMBERS, "NaN", "Infinity", "-Infinity", "1e-308"), weight: 3 },
     { arbitrary: fc.constantFrom("true", "null", "[]", "{}", "[1]", '{"a":1}', "", " ", "1,2", "a", "x".repeat(2_000)), weight: 2 },
-    { arbitrary: fc.constantFrom(list(10_000, "1"), list(10_000, "-1e308"), list(2_000, "x"), "[".repeat(1_000)), weight: 1 },
+    // long lists that keep the URL under Bun's limit (a longer one is Bun's own 431, not the service's)
+    { arbitrary: fc.constantFrom(list(1_000, "1"), list(400, "-1e308"), list(1_000, "x"), "[".repeat(1_000)), weight: 1 },
   );
 }
 

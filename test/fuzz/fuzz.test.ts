@@ -214,11 +214,23 @@ describe("fuzzing every endpoint", () => {
     return problem;
   };
 
-  /** `n` requests from CONCURRENCY property runs at once (fast-check shrinks a failing one). */
+  /**
+   * `n` requests from CONCURRENCY property runs at once. A violation is recorded (with the whole
+   * request) and the run goes on, so one run reports every kind of failure it meets; a run ends
+   * when the server process has ended.
+   */
   const fuzz = async (n: number, seed: number) => {
     const per = Math.ceil(n / CONCURRENCY);
     const runs = await Promise.allSettled(
-      Array.from({ length: CONCURRENCY }, (_, w) => fc.assert(fc.asyncProperty(arb, async (r) => (await exchange(r)) === null), { numRuns: per, seed: seed + w, verbose: 0 })),
+      Array.from({ length: CONCURRENCY }, (_, w) =>
+        fc.assert(
+          fc.asyncProperty(arb, async (r) => {
+            await exchange(r);
+            alive(server, crashSuspects);
+          }),
+          { numRuns: per, seed: seed + w, verbose: 0, endOnFailure: true },
+        ),
+      ),
     );
     return runs.flatMap((r, w) => (r.status === "rejected" ? [`property run ${w} (seed ${seed + w}): ${String((r.reason as Error).message).split("\n").slice(0, 4).join(" | ").slice(0, 600)}`] : []));
   };
@@ -357,9 +369,9 @@ describe("fuzzing every endpoint", () => {
             tally[key] = (tally[key] ?? 0) + 1;
             const problem = rawViolation(c, a);
             if (problem) violations.push(`${problem}: ${new TextDecoder().decode(a.body.slice(0, 200))}\n    for ${c.label}: ${JSON.stringify(new TextDecoder("latin1").decode(c.bytes.slice(0, 300)))}`);
-            return problem === null;
+            alive(server, () => c.label);
           }),
-          { numRuns: per, seed: seed + w, verbose: 0 },
+          { numRuns: per, seed: seed + w, verbose: 0, endOnFailure: true },
         ),
       ),
     );
@@ -519,9 +531,9 @@ describe.skipIf(ONLY_REGRESSIONS)("fuzzing `serve --workers 2`", () => {
               problem = `no answer: ${(e as Error).message}`;
             }
             if (problem) problems.push(`${problem} for [${r.label}] ${r.method} ${r.path} ${r.query.slice(0, 200)} ${typeof r.body === "string" ? r.body.slice(0, 200) : ""}`);
-            return problem === null;
+            if (server.exited() !== null) throw new Error("the supervisor ended");
           }),
-          { numRuns: per, seed: SEED + 7000 + w, verbose: 0 },
+          { numRuns: per, seed: SEED + 7000 + w, verbose: 0, endOnFailure: true },
         ),
       ),
     );
