@@ -31,7 +31,7 @@ import { type ChildServer, opsDataset, rssOf, serveChild, until } from "../ops/s
 import { type Answer, violation } from "./contract.ts";
 import { paramFieldRequest, staticPathRequest, streetFieldRequest } from "./fields.ts";
 import { type Family, familyOf, HOSTILE_PATH_SEGMENTS, hostileRequests, rawRequests } from "./hostile.ts";
-import { apiRoutes, type RawAnswer, type RawCase, rawCase, rawCaseArbitrary, rawViolation, sendRaw } from "./raw.ts";
+import { apiRoutes, hostIsValid, type RawAnswer, type RawCase, rawCase, rawCaseArbitrary, rawViolation, sendRaw } from "./raw.ts";
 import { OWN_HOST, type RegressionCase, REGRESSIONS } from "./regressions.ts";
 import { type FuzzRequest, type KeyPools, type Keys, operations, requestArbitrary, requestFamily } from "./requests.ts";
 import type { SchemaContext, Schema } from "./schema-arbitrary.ts";
@@ -130,7 +130,7 @@ async function replay(url: string, c: RegressionCase): Promise<{ problem: string
     const hostLine = host === null ? new Uint8Array() : new Uint8Array([...new TextEncoder().encode("Host: "), ...(typeof host === "string" ? new TextEncoder().encode(host) : host), 13, 10]);
     const tail = new TextEncoder().encode(`${c.raw.keyed ? `apikey: ${KEYS.valid}\r\n` : ""}Connection: close\r\n\r\n`);
     const bytes = new Uint8Array([...head, ...hostLine, ...tail]);
-    const valid = typeof host === "string" && /^(?:[A-Za-z0-9_](?:[A-Za-z0-9_.-]*[A-Za-z0-9_.])?|\[[0-9A-Fa-f:.]+\])(?::\d{1,5})?$/.test(host);
+    const valid = typeof host === "string" && hostIsValid(host);
     const a = await sendRaw(port, bytes, REQUEST_TIMEOUT_MS);
     const api = c.raw.target.includes("/api/");
     const problem = rawViolation({ ...rc, bytes, badHost: !valid, api, route: c.raw.target.replace(/^\/+x*\/?(?=api)/, "/") }, a);

@@ -74,7 +74,7 @@ export function hostileHosts(real: string): { label: string; value: Uint8Array |
     h("[::ffff:127.0.0.1]"),
     h("[::1"),
     h("[zz::1]"),
-    h("[fe80::1%25eth0]", "either"),
+    h("[fe80::1%25eth0]"),
     h("127.0.0.1:99999"),
     h("127.0.0.1:"),
     h(":80"),

@@ -49,4 +49,14 @@ export const REGRESSIONS: RegressionCase[] = [
   raw("issue-31-5", "/map/%zz", "/map/%zz", OWN_HOST),
   raw("issue-31-5", "/map/%c0", "/map/%c0", OWN_HOST),
   raw("issue-31-5", "/map/vendor/%", "/map/vendor/%", OWN_HOST),
+  // found by the generated raw requests (FUZZ_CASE=none FUZZ_ONLY=catalog,plan,other, seed 23, 10,000 runs) on commit f210ea2
+  raw("issue-31-1", "/xx/api with Host a, no key", "/xx/api/v2/rest/routes.json?limit=1", "a"),
+  raw("issue-31-1", "/xxx/api with Host a, no key", "/xxx/api/v2/rest/routes?limit=1", "a"),
+  raw("issue-31-3", "Host [fe80::1%25eth0] (zone id)", "/api/v2/rest/stops?limit=1", "[fe80::1%25eth0]", true),
+  raw("issue-31-3", "Host [zz::1]", "/api/v2/rest/stops?limit=1", "[zz::1]", true),
+  raw("issue-31-3", "Host a/b", "//api/v2/rest/routes?limit=1", "a/b", true),
+  raw("issue-31-3", "Host a@b", "/xxx/api/v2/rest/routes?limit=1", "a@b"),
+  raw("fuzz-2026-11-28-1", "Host a%41 (percent sign) answered 404, not 400", "/x/../api/v2/rest/stops?limit=1", "a%41", true),
+  raw("fuzz-2026-11-28-1", "Host a%41 with /xx answered 200, not 400", "/xx/api/v2/rest/routes.json?limit=1", "a%41", true),
+  raw("fuzz-2026-11-28-1", "Host 127.0.0.1: (empty port) answered 200, not 400", "/x/../api/v2/rest/routes?limit=1", "127.0.0.1:", true),
 ];
