@@ -197,7 +197,7 @@ export function json(v: unknown): string {
 // ---- mutated values
 
 /** Numbers at the edges of what doubles and parsers hold (as JSON text). */
-export const EXTREME_NUMBERS = ["0", "-0", "1e308", "-1e308", "1e-308", "-1e-308", "1.7976931348623157e308", "-1.7976931348623157e308", "5e-324", "1e400", "-1e400", "9007199254740993", "-2147483649", "4294967296", "-1000", "-1e9"];
+export const EXTREME_NUMBERS = ["0", "-0", "1e308", "-1e308", "1e-308", "-1e-308", "1.7976931348623157e308", "-1.7976931348623157e308", "5e-324", "1e400", "-1e400", "9007199254740993", "-2147483649", "4294967296", "-1000", "-1e5", "-1e9", "-1e12"];
 const extreme = fc.constantFrom(...EXTREME_NUMBERS.map((t) => new Raw(t)), "NaN", "Infinity", "-Infinity", "-0", "1e308");
 /** Deep nesting: arrays and objects, a few levels to thousands. */
 const deep = fc.constantFrom(...[64, 1_000, 10_000].flatMap((n) => [new Raw("[".repeat(n) + "]".repeat(n)), new Raw('{"a":'.repeat(n) + "1" + "}".repeat(n))]));
@@ -348,6 +348,14 @@ function grouped(fields: Field[]): fc.Arbitrary<Field> {
   return fc.constantFrom(...groups.values()).chain((g) => fc.constantFrom(...g));
 }
 
+/** The fields a working request already holds (what a mutation most often reaches the engine through), typed by their values. */
+function presentFields(body: unknown, path: string[] = []): Field[] {
+  if (Array.isArray(body)) return [...(path.length ? [{ path, type: { kind: "array" } as FieldKind }] : []), ...(body.length ? presentFields(body[0], [...path, "[]"]) : [])];
+  if (body && typeof body === "object") return [...(path.length ? [{ path, type: { kind: "object" } as FieldKind }] : []), ...Object.entries(body).flatMap(([k, v]) => presentFields(v, [...path, k]))];
+  const type: FieldKind = typeof body === "number" ? { kind: "number", min: path.at(-1) === "time" ? 1 : undefined, max: undefined } : typeof body === "boolean" ? { kind: "boolean" } : { kind: "string", values: [String(body)] };
+  return [{ path, type: JSON.parse(JSON.stringify(type)) as FieldKind }];
+}
+
 const CAN_COST = COSTINGS.filter((c) => c !== "auto_pedestrian");
 
 /**
@@ -358,9 +366,13 @@ const CAN_COST = COSTINGS.filter((c) => c !== "auto_pedestrian");
 export function streetFieldRequest(keys: Keys): fc.Arbitrary<FuzzRequest> {
   const perAction = ACTIONS.map((action) => {
     const own = STREET_FIELDS[action];
-    const field = own.length
-      ? fc.oneof({ arbitrary: grouped(own), weight: 4 }, { arbitrary: grouped(ALL_STREET_FIELDS), weight: 2 }, { arbitrary: grouped(VALHALLA_PASSTHROUGH), weight: 4 })
-      : fc.oneof({ arbitrary: grouped(ALL_STREET_FIELDS), weight: 1 }, { arbitrary: grouped(VALHALLA_PASSTHROUGH), weight: 1 });
+    const present = presentFields(baseBody(action, "auto"));
+    const field = fc.oneof(
+      ...(present.length ? [{ arbitrary: fc.constantFrom(...present), weight: 3 }] : []),
+      ...(own.length ? [{ arbitrary: grouped(own), weight: 3 }] : []),
+      { arbitrary: grouped(ALL_STREET_FIELDS), weight: 2 },
+      { arbitrary: grouped(VALHALLA_PASSTHROUGH), weight: 4 },
+    );
     return fc
       .record({
         costing: fc.constantFrom(...CAN_COST),

@@ -322,7 +322,7 @@ describe("fuzzing every endpoint", () => {
     }
     await ensureServer();
     expect(problems).toEqual([]);
-  });
+  }, 900_000); // on code that crashes, each crasher costs a server start
 
   test.skipIf(ONLY_REGRESSIONS)("what fuzzing found stays fixed: a path key that is not valid percent-encoded UTF-8 is a 400, not a 500", async () => {
     await ensureServer();
