@@ -36,6 +36,11 @@ describe("the fuzzer's answer contract", () => {
     ["a street refusal whose status_code differs", "street", json(400, { error: "bad", error_code: 100, status: "Bad Request", status_code: 500 })],
     ["a 401 with more than error", "catalog", json(401, { error: "x", parameter: "apikey" })],
     ["a 404 that is not JSON", "other", text(404, "Not Found")],
+    ["Bun's HTML error page", "other", { status: 500, contentType: "text/html; charset=utf-8", body: new TextEncoder().encode("<!DOCTYPE html><html>...</html>") }],
+    ["an HTML 404", "other", { status: 404, contentType: "text/html", body: new TextEncoder().encode("<html></html>") }],
+    ["an HTML catalog answer", "catalog", { status: 200, contentType: "text/html", body: new TextEncoder().encode("<html></html>") }],
+    ["a file path in a 400 body", "street", json(400, { error: "bad", error_code: 100, status: "Bad Request", status_code: 400, detail: "/work/main/node_modules/x.js" })],
+    ["a stack frame inside a JSON string", "plan", json(400, { error: { id: 1, msg: "x", message: "y" }, requestParameters: { trace: "Error\n    at plan (server/planner/api.ts:10:3)" } })],
     ["a 200 JSON answer that is not JSON", "catalog", { status: 200, contentType: "application/json", body: new TextEncoder().encode("{") }],
   ])("refuses %s", (_, family, answer) => {
     expect(violation(family, "GET", answer)).not.toBeNull();

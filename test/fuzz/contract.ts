@@ -4,7 +4,9 @@
  * 429 and 503 plain text; 401 `{error}`; a catalog error `{error, parameter?, allowed?}`; a plan
  * refusal OTP's `{requestParameters?, error: {id, msg, message, noPath?, missing?}}`; a street
  * refusal Valhalla's `{error, error_code, status, status_code}` (other street 4xx `{error}`);
- * elsewhere `{error}`. No error text carries a stack trace, and a JSON answer is JSON.
+ * elsewhere `{error}`. No error text carries a stack trace, and a JSON answer is JSON. No error
+ * answer is HTML (Bun's development error page) or holds, anywhere in its body, a stack frame or a
+ * file path (`/work/`, `node_modules`, `.ts:<line>`); no API answer is HTML.
  * Returns the violation, or null.
  */
 import type { Family } from "./hostile.ts";
@@ -20,6 +22,12 @@ type Json = Record<string, unknown>;
 const isObject = (v: unknown): v is Json => typeof v === "object" && v !== null && !Array.isArray(v);
 const onlyKeys = (o: Json, allowed: string[]) => Object.keys(o).every((k) => allowed.includes(k));
 const LEAK = /\n\s+at |node_modules|\/work\/|\.ts:\d+/;
+/** The same in a whole body: also stack frames inside JSON strings (`\n    at`) and `at f (file:line:col)`. */
+const BODY_LEAK = /\n\s+at |\\n\s+at |node_modules|\/work\/|\.tsx?:\d+|\bat \S+ \([^)]*:\d+:\d+\)/;
+
+/** Whether a body shows internals: a stack frame or a file path. */
+export const leaks = (body: Uint8Array): boolean => BODY_LEAK.test(new TextDecoder().decode(body.subarray(0, 1 << 20)));
+const looksHtml = (a: Answer) => a.contentType.includes("html") || /^\s*<(!doctype|html)/i.test(new TextDecoder().decode(a.body.subarray(0, 64)));
 
 function errorObject(o: unknown, allowed = ["error", "parameter", "allowed"]): string | null {
   if (!isObject(o)) return "not a JSON object";
@@ -60,6 +68,8 @@ function parse(body: Uint8Array): unknown {
 export function violation(family: Family, method: string, a: Answer): string | null {
   const { status } = a;
   const plain = a.contentType.startsWith("text/plain");
+  if (looksHtml(a) && (status >= 400 || family !== "other")) return `HTML answer (${status}, ${family})`;
+  if (status >= 400 && leaks(a.body)) return `the ${status} body leaks internals (stack frame or file path)`;
   if (status >= 500) {
     if (status === 503 && family === "street" && plain) return null;
     return `status ${status} (${family})`;

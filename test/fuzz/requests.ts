@@ -193,10 +193,13 @@ function operationRequest(op: Operation, pools: KeyPools, ctx: SchemaContext, ke
     });
 }
 
-/** One request: any operation of the description, built from its schemas, or a hand-made hostile one. */
-export function requestArbitrary(ops: Operation[], pools: KeyPools, ctx: SchemaContext, keys: Keys, hostile: FuzzRequest[]): fc.Arbitrary<FuzzRequest> {
+/**
+ * One request: any operation of the description, built from its schemas, a hand-made hostile one, or
+ * one of `extra` (fields.ts: every field of the code's schemas and parameter tables, mutated).
+ */
+export function requestArbitrary(ops: Operation[], pools: KeyPools, ctx: SchemaContext, keys: Keys, hostile: FuzzRequest[], extra: fc.WeightedArbitrary<FuzzRequest>[] = []): fc.Arbitrary<FuzzRequest> {
   // by family: the planner's one operation as often as the catalog's eight, the street's 22 less each
   const weight = (op: Operation) => ({ plan: 12, catalog: 3, street: 1, other: 1 })[familyOf(op.template)];
   const perOp = fc.oneof(...ops.map((op) => ({ arbitrary: operationRequest(op, pools, ctx, keys), weight: weight(op) })));
-  return fc.oneof({ arbitrary: perOp, weight: 9 }, { arbitrary: fc.constantFrom(...hostile), weight: 1 });
+  return fc.oneof({ arbitrary: perOp, weight: 9 }, { arbitrary: fc.constantFrom(...hostile), weight: 1 }, ...extra);
 }
