@@ -6,6 +6,8 @@
  * - the server's features (catalog/, planner/, street/, realtime/, map/) do not import each other;
  * - server/ imports from pipeline/ only the dataset contract, pipeline/schema/;
  * - pipeline/ imports nothing from server/;
+ * - the shared layer (shared/: geometry, GTFS time and service days, SQL quoting), which both
+ *   pipeline/ and server/ import, imports only itself and Node's built-ins;
  * - the dataset contract imports only itself and Node's built-ins; config/ (the flag parser both
  *   sides use) imports nothing of the project;
  * - nothing imports bin/ (the entry point).
@@ -44,7 +46,7 @@ interface Edge {
   local: boolean;
 }
 
-const ALL = ["bin", "config", "pipeline", "server", "test", "bench"].flatMap(files);
+const ALL = ["bin", "config", "shared", "pipeline", "server", "test", "bench"].flatMap(files);
 const edges = (file: string): Edge[] =>
   specifiers(file).map((s) => (s.startsWith(".") ? { from: file, to: relative(ROOT, resolve(ROOT, dirname(file), s)), local: true } : { from: file, to: s, local: false }));
 const under = (path: string, dir: string) => path === dir || path.startsWith(`${dir}/`);
@@ -94,6 +96,11 @@ describe("architecture", () => {
   test("the dataset contract imports only itself and Node's built-ins; config/ imports nothing of the project", () => {
     expect(violations(ALL.filter((f) => under(f, "pipeline/schema")), (e) => (e.local ? under(e.to, "pipeline/schema") : e.to.startsWith("node:")))).toEqual([]);
     expect(violations(ALL.filter((f) => under(f, "config")), (e) => !e.local)).toEqual([]);
+  });
+
+  test("the shared layer (shared/) imports only itself and Node's built-ins", () => {
+    expect(ALL.filter((f) => under(f, "shared")).length).toBeGreaterThan(2);
+    expect(violations(ALL.filter((f) => under(f, "shared")), (e) => (e.local ? under(e.to, "shared") : e.to.startsWith("node:")))).toEqual([]);
   });
 
   test("nothing imports bin/", () => {

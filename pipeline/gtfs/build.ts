@@ -10,6 +10,7 @@
  * module (an import lane) when it is done.
  */
 import type { DuckDBConnection } from "@duckdb/node-api";
+import { haversineSql } from "../../shared/geo.ts";
 import { rows, scalar } from "../duck.ts";
 import { Issues } from "../report.ts";
 import { Task } from "../tasks.ts";
@@ -129,8 +130,7 @@ CREATE OR REPLACE MACRO gtfs_time(t) AS CASE WHEN regexp_full_match(t, '[0-9]{1,
   THEN CAST(epoch(TRY_CAST(t AS INTERVAL)) AS INTEGER) END;
 CREATE OR REPLACE MACRO gtfs_date(d) AS TRY_CAST(TRY_STRPTIME(d, '%Y%m%d') AS DATE);
 CREATE OR REPLACE MACRO gtfs_int(x) AS TRY_CAST(x AS INTEGER);
-CREATE OR REPLACE MACRO hav_m(lat1, lon1, lat2, lon2) AS 2 * 6371008.8 * asin(sqrt(
-  pow(sin(radians(lat2 - lat1) / 2), 2) + cos(radians(lat1)) * cos(radians(lat2)) * pow(sin(radians(lon2 - lon1) / 2), 2)));
+CREATE OR REPLACE MACRO hav_m(lat1, lon1, lat2, lon2) AS ${haversineSql("lat1", "lon1", "lat2", "lon2")};
 `;
 
 /** Checks the modules' order: every dependency is a module listed before its dependent. */

@@ -7,7 +7,8 @@
 import { DuckDBInstance, type DuckDBConnection } from "@duckdb/node-api";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
-import { jsRows as rows, intColumns, numColumns, sqlString, stringColumns } from "../duck.ts";
+import { jsRows as rows, intColumns, numColumns, stringColumns } from "../duck.ts";
+import { sqlString } from "../../shared/sql.ts";
 import { concatStopTimes, readStopTimesColumns, type StopTimesColumns } from "../gtfs/stop-times/columns.ts";
 import { activeStreets, activeVersions, readManifest, type StreetEntry } from "../schema/manifest.ts";
 import { Task } from "../tasks.ts";

@@ -15,7 +15,8 @@ import { existsSync, mkdirSync, renameSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { activeStreets, activeVersions, readManifest, type Manifest } from "../schema/manifest.ts";
 import { TIMETABLE_FORMAT, TIMETABLES_DIR } from "../schema/timetable.ts";
-import { acquireLock, fsyncDir, writeFileDurable, writeManifest } from "../store/manifest.ts";
+import { acquireLock, writeManifest } from "../store/manifest.ts";
+import { fsyncDir, writeFileDurable } from "../store/durable.ts";
 import { pruneTimetableFiles } from "../store/prune.ts";
 import { DEFAULT_WALK_RADIUS_M } from "./source.ts";
 

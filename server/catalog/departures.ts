@@ -20,8 +20,8 @@
  * else the local date of its snapshot).
  */
 import { AppError, notFound } from "../errors.ts";
-import { dayNumber, dayToIso, isoWeekday, isValidTimezone, localParts, localToUnix, tzOffsetSec } from "../calendar.ts";
-import { activeOn } from "../../pipeline/schema/calendar.ts";
+import { dayNumber, dayToIso, isoWeekday, isValidTimezone, localParts, serviceDayStart as gtfsDayStart, tzOffsetSec } from "../../shared/time.ts";
+import { activeOn } from "../../shared/service-calendar.ts";
 import type { TripUpdate, TripUpdateLookup } from "../trip-updates.ts";
 import { type AlertLookup, stopItemWithAlerts } from "./alerts.ts";
 import { effectiveServiceDate, resolveRelativeDate } from "./dates.ts";
@@ -211,7 +211,7 @@ const END_OF_DAY = DAY - 1;
 
 /** The service days and time windows a request covers at a stop of version `v`. */
 export function departureWindows(q: DepartureQuery, v: VersionInfo, nowMs: number, maxTime: number): DepartureWindow[] {
-  const tz = isValidTimezone(v.timezone) ? v.timezone : "UTC";
+  const tz = v.timezone;
   const now = localParts(Math.floor(nowMs / 1000), tz);
   const today = dayToIso(now.day);
   // next: from now (default 3600 s when no date and no time is given)
@@ -292,19 +292,6 @@ interface Found {
   dep: number;
 }
 
-const DAY_START = new Map<string, number>();
-/** POSIX seconds of a service day's start (noon minus 12 h) in a time zone. */
-function dayStartOf(date: string, tz: string): number {
-  const k = `${tz}\u0000${date}`;
-  let s = DAY_START.get(k);
-  if (s === undefined) {
-    s = localToUnix(dayNumber(date), 12 * 3600, tz) - 12 * 3600;
-    if (DAY_START.size > 10_000) DAY_START.clear();
-    DAY_START.set(k, s);
-  }
-  return s;
-}
-
 /** Departures at one stop over the request's windows, in time order, `limit` at most. */
 function findDepartures(data: CatalogData, stop: StopDoc, windows: DepartureWindow[], limit: number): Found[] {
   const ix = data.trips;
@@ -354,8 +341,8 @@ function updateFor(data: CatalogData, f: Found, v: VersionInfo, o: DepartureRend
   if (!o.updates || f.shift !== 0 || data.departures.frequencies.has(f.t)) return null;
   const u = o.updates.trip(feedOf(data, f.t), data.trips.tripId.get(f.t)!);
   if (!u) return null;
-  const tz = isValidTimezone(v.timezone) ? v.timezone : "UTC";
-  return serviceDayStart(u, tz, o.nowMs) === dayStartOf(f.w.serviceDate, tz) ? u : null;
+  const tz = v.timezone;
+  return serviceDayStart(u, tz, o.nowMs) === gtfsDayStart(dayNumber(f.w.serviceDate), tz) ? u : null;
 }
 
 /** The realtime side of a departure's stop_time (the whole trip is projected: delays carry on along it). */
@@ -366,7 +353,7 @@ function realtimeOf(data: CatalogData, f: Found, u: TripUpdate, v: VersionInfo, 
     const ref = st.stop.get(i);
     sched.push({ seq: Number(st.seq.get(i)), stopId: ref === null ? "" : (data.stops.get(ref)?.stopId ?? ""), arr: st.arrival.get(i), dep: st.departure(i) });
   }
-  const tz = isValidTimezone(v.timezone) ? v.timezone : "UTC";
+  const tz = v.timezone;
   return projectStopTimes(sched, u, serviceDayStart(u, tz, o.nowMs))[f.row - st.offsets[f.t]!] ?? null;
 }
 
@@ -399,9 +386,9 @@ function departureJson(data: CatalogData, f: Found, stop: StopDoc, v: VersionInf
   const h = st.headsign.get(i);
   const u = updateFor(data, f, v, o);
   const rt = u ? realtimeOf(data, f, u, v, o) : null;
-  const tz = isValidTimezone(v.timezone) ? v.timezone : "UTC";
+  const tz = v.timezone;
   const stopTz = stop.timezone && isValidTimezone(stop.timezone) ? stop.timezone : tz;
-  const dayStart = dayStartOf(f.w.serviceDate, tz);
+  const dayStart = gtfsDayStart(dayNumber(f.w.serviceDate), tz);
   const relationship = scheduleRelationship(u);
   const calendarDate = dayToIso(dayNumber(f.w.serviceDate) + Math.floor((d ?? a ?? 0) / DAY));
   return (

@@ -21,7 +21,7 @@ import { TABLE_BY_NAME } from "../../pipeline/schema/catalog.ts";
 import { type License, type LicenseValue, type Manifest, readManifest, UNKNOWN_LICENSE } from "../../pipeline/schema/manifest.ts";
 import type { Logger } from "../feature.ts";
 import { Database, Params } from "./db.ts";
-import { sqlString } from "../sql.ts";
+import { sqlString } from "../../shared/sql.ts";
 import { LICENSE_FIELDS } from "./license.ts";
 import { LOAD_DERIVED_SQL } from "./sql.ts";
 import { StopSpatialIndex } from "./spatial.ts";

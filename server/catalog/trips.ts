@@ -9,10 +9,10 @@
 import { INTEGER } from "@duckdb/node-api";
 import { notFound } from "../errors.ts";
 import { Params } from "./db.ts";
-import { sqlString } from "../sql.ts";
+import { sqlString } from "../../shared/sql.ts";
 import { effectiveServiceDate, resolveRelativeDate } from "./dates.ts";
-import { dayNumber, isoWeekday } from "../calendar.ts";
-import { activeOn } from "../../pipeline/schema/calendar.ts";
+import { dayNumber, isoWeekday } from "../../shared/time.ts";
+import { activeOn } from "../../shared/service-calendar.ts";
 import type { TripQuery } from "./params.ts";
 import { type Item, renderedInBatches } from "./listing.ts";
 import { type AlertLookup, NO_ALERTS, routeWithAlerts, stopRefWithAlerts } from "./alerts.ts";

@@ -19,7 +19,7 @@ import { gunzipSync } from "node:zlib";
 import { Elysia } from "elysia";
 import type { Feature, FeatureContext } from "../feature.ts";
 import { notFound } from "../errors.ts";
-import { localDate } from "../calendar.ts";
+import { localDate } from "../../shared/time.ts";
 import { buildMapLayers, EMPTY_FEATURES, type MapLayers } from "./layers.ts";
 
 export const MAP_PATH = "/map";

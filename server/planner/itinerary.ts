@@ -20,13 +20,13 @@
  * - `rentedCar`, `rentedVehicle`, `hailedCar` false: fields of the OTP1 that OTP-UI was written
  *   against (its leg PropTypes require the first two).
  */
-import { haversineM } from "../geo.ts";
+import { haversineM } from "../../shared/geo.ts";
 import polyline from "@mapbox/polyline";
 import type { Journey, RideLeg, ServiceDays } from "./api.ts";
 import { fareField } from "./fares.ts";
 import { scopedId } from "./ids.ts";
 import { modeOfRouteType, type PlanParams } from "./plan-params.ts";
-import { dayToIso, localParts, tzOffsetSec } from "./timetable/calendar.ts";
+import { dayToIso, serviceDayOf, tzOffsetSec } from "./timetable/calendar.ts";
 import { TRANSFER_TYPE, arrAt, depAt, type Timetable, type TimetableMeta } from "./timetable/types.ts";
 import { activeDuring, localizedAlert, type LegAlertLookup, type LocalizedAlert, type PlanAlert } from "./realtime.ts";
 
@@ -97,7 +97,7 @@ function serviceDate(tz: string, dayStart: number): string {
   let v = serviceDateCache.get(key);
   if (v === undefined) {
     if (serviceDateCache.size > 4096) serviceDateCache.clear();
-    v = dayToIso(localParts(dayStart + 12 * 3600, tz).day).replace(/-/g, "");
+    v = dayToIso(serviceDayOf(dayStart, tz)).replace(/-/g, "");
     serviceDateCache.set(key, v);
   }
   return v;

@@ -19,7 +19,7 @@ import { renderItinerary, type Itinerary, type LegAlerts } from "./itinerary.ts"
 import { applyTripUpdates, NO_REALTIME, NOTHING_APPLIED, tripIndex, type AppliedUpdates, type PlannerRealtime, type TripIndex } from "./realtime.ts";
 import type { RealtimeDays, ServiceDays } from "./api.ts";
 import { searchCriteria } from "./criteria.ts";
-import { haversineM } from "../geo.ts";
+import { haversineM } from "../../shared/geo.ts";
 
 export interface OtpError {
   id: number;

@@ -12,7 +12,7 @@ import { FOOT_SOURCE } from "../../pipeline/schema/timetable.ts";
 import { refreshTimetable, timetableRelPath } from "../../pipeline/timetable/publish.ts";
 import { loadTimetableFile } from "../../server/planner/timetable/arrow-loader.ts";
 import type { Timetable } from "../../server/planner/timetable/types.ts";
-import { haversineM } from "../../server/geo.ts";
+import { haversineM } from "../../shared/geo.ts";
 import { importedDataset, streetDataset } from "../support/dataset.ts";
 
 let plain: Timetable;
