@@ -16,8 +16,7 @@ import { Issues } from "../report.ts";
 import { Task } from "../tasks.ts";
 import type { StopTimesColumns } from "./stop-times/columns.ts";
 import type { Declined, FastStopTimes } from "./stop-times/fast.ts";
-import type { ShapesBuilt } from "./tables/shapes.ts";
-import type { StopTimesState } from "./tables/stop-times.ts";
+import type { FastRows, FastTripCheck } from "./stop-times/append.ts";
 import { lineOf, type RawTable } from "./load.ts";
 
 export type Allocate = (kind: string, count: number) => number;
@@ -123,6 +122,32 @@ export interface Build {
 const COUNTED = ["agencies", "routes", "stops", "trips", "stop_times", "shapes", "calendars", "frequencies", "transfers", "feed_info", "stop_patterns", "route_stops", "agency_stops",
   "fare_attributes", "fare_rules", "fare_media", "rider_categories", "fare_products", "areas", "stop_areas", "networks", "route_networks", "timeframes",
   "fare_leg_rules", "fare_transfer_rules", "locations", "location_groups", "location_group_stops", "booking_rules"];
+
+/** What the shapes lane did: rows of shapes.txt it skipped, and its warnings (taken by the shapes module). */
+export interface ShapesBuilt {
+  skipped: number;
+  issues: Issues;
+}
+
+/** How st0 was made, for the modules after this one. */
+export interface StopTimesState {
+  /**
+   * The stop times as they are, when the fast reader's rows need no check's change
+   * (`fastCheck.changesRows` false): the stop-times contract (stop-times/columns.ts), stored as
+   * the relation `stop_times` already; there is no st0 then. Else null.
+   */
+  final: StopTimesColumns | null;
+  /** the fast reader's rows, while st0 (or `final`) holds exactly those, in order; else null */
+  fastRows: FastRows | null;
+  /** their trip_check, while fastRows is set (stop-times/append.ts fastTripCheck) */
+  fastCheck: FastTripCheck | null;
+  /** the fast path's code (loaded only when the fast reader ran) */
+  fastAppend: typeof import("./stop-times/append.ts") | null;
+  /** st0's column, or `absent` (a typed NULL, or false) when st0 does not have it */
+  column(col: string, absent: string): string;
+  /** whether st0 has the column */
+  has(col: string): boolean;
+}
 
 /** SQL macros every module may use. */
 const MACROS = `

@@ -14,16 +14,14 @@ import { activeStreets, activeVersions, readManifest, type StreetEntry } from ".
 import { Task } from "../tasks.ts";
 import { assembleTimetable } from "./assemble.ts";
 import { readFareSource } from "./fares.ts";
-import { timetableRelPath, writeTimetableFile } from "./publish.ts";
-import { DEFAULT_WALK_RADIUS_M, type SourceData } from "./source.ts";
+import { timetableRelPath, writeTimetableFile } from "./file.ts";
+import { DEFAULT_WALK_RADIUS_M, type SourceData, type VersionTables } from "./source.ts";
 
 export interface CompileOptions {
   walkRadiusM?: number;
   progress?: (msg: string) => void;
 }
 
-/** Where a version's tables are read from: a SQL relation per catalog table name. */
-export type VersionTables = (table: string) => string;
 
 /** The Parquet files of a version folder. */
 export const parquetTables = (dir: string): VersionTables => (table) => `read_parquet(${sqlString(join(dir, `${table}.parquet`))})`;

@@ -6,7 +6,7 @@
  */
 import { addDays, isoWeekday, localDate } from "../../shared/time.ts";
 import type { RelativeDate } from "./params.ts";
-import type { VersionInfo } from "./store.ts";
+import type { VersionInfo } from "./data.ts";
 
 const WEEKDAYS = ["MONDAY", "TUESDAY", "WEDNESDAY", "THURSDAY", "FRIDAY", "SATURDAY", "SUNDAY"];
 

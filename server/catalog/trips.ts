@@ -19,7 +19,7 @@ import { type AlertLookup, NO_ALERTS, routeWithAlerts, stopRefWithAlerts } from 
 import { projectStopTimes, realtimeStopFields, type ScheduledStop, scheduleRelationship, serviceDayStart } from "./trip-updates.ts";
 import type { TripUpdateLookup } from "../trip-updates.ts";
 import { parseKey, resolveRouteKey, visibleVersions } from "./scope.ts";
-import type { CatalogData } from "./store.ts";
+import type { CatalogData } from "./data.ts";
 import { FLEX_ST_COLUMNS, FlexIndex, flexStopTime, type FlexStopTime, hasColumns, NULL_I32 } from "./tripindex.ts";
 
 /** What a trips request covers once its route key and dates are resolved. */

@@ -19,7 +19,7 @@ import { sqlString } from "../../../shared/sql.ts";
 import type { BuildContext, TableModule } from "../build.ts";
 import { interpolateTrip, type StopRow } from "../interpolate.ts";
 import { stopTimesOverSt0 } from "../stop-times/columns.ts";
-import type { StopTimesState } from "./stop-times.ts";
+import type { StopTimesState } from "../build.ts";
 
 export const tripCheck: TableModule = {
   name: "trip_check",
