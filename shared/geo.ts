@@ -16,10 +16,12 @@ export function haversineM(lat1: number, lon1: number, lat2: number, lon2: numbe
   return 2 * EARTH_RADIUS_M * Math.asin(Math.min(1, Math.sqrt(a)));
 }
 
-/** haversineM as a DuckDB SQL expression over four SQL expressions (columns, parameters, macro arguments), in metres. */
+/**
+ * haversineM as a DuckDB SQL expression over four SQL expressions (columns, parameters, macro
+ * arguments), in metres. NULL in, NULL out (as NaN in, NaN out in haversineM): the cap at 1 is a
+ * CASE, since DuckDB's least() skips a NULL argument (least(1, NULL) is 1, half the earth's girth).
+ */
 export function haversineSql(lat1: string, lon1: string, lat2: string, lon2: string): string {
-  return (
-    `2 * ${EARTH_RADIUS_M} * asin(least(1, sqrt(pow(sin(radians(${lat2} - ${lat1}) / 2), 2) + ` +
-    `cos(radians(${lat1})) * cos(radians(${lat2})) * pow(sin(radians(${lon2} - ${lon1}) / 2), 2))))`
-  );
+  const root = `sqrt(pow(sin(radians(${lat2} - ${lat1}) / 2), 2) + cos(radians(${lat1})) * cos(radians(${lat2})) * pow(sin(radians(${lon2} - ${lon1}) / 2), 2))`;
+  return `2 * ${EARTH_RADIUS_M} * asin(CASE WHEN ${root} > 1 THEN 1 ELSE ${root} END)`;
 }

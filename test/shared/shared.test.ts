@@ -39,6 +39,12 @@ describe("shared geometry", () => {
     expect(haversineM(0, 0, 1, 0)).toBeCloseTo(111195.08, 1);
   });
 
+  test("NULL in, NULL out: a point without coordinates has no distance (not half the earth's girth)", async () => {
+    const m = (await conn.runAndReadAll(`SELECT ${haversineSql("NULL::DOUBLE", "8.4", "49.4", "8.5")} AS m`)).getRowObjects()[0]!.m;
+    expect(m).toBeNull();
+    expect(haversineM(NaN, 8.4, 49.4, 8.5)).toBeNaN();
+  });
+
   test("antipodal points stay finite in both forms (the square root is capped at 1)", async () => {
     const m = Number((await conn.runAndReadAll(`SELECT ${haversineSql("0", "0", "0", "180")} AS m`)).getRowObjects()[0]!.m);
     expect(m).toBeCloseTo(Math.PI * EARTH_RADIUS_M, 3);
