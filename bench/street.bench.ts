@@ -45,6 +45,7 @@ import { validateStreetRequest } from "../server/street/validate.ts";
 import { hostProbeMs, machineInfo } from "./lib/machine.ts";
 import { fmtBytes, fmtSec, machineBusy, mdTable, measure, median, waitForQuiet, type Measured } from "./lib/measure.ts";
 import { rssKb, startServer } from "./lib/server.ts";
+import { EARTH_RADIUS_M, haversineM } from "../shared/geo.ts";
 
 const ROOT = resolve(import.meta.dir, "..");
 const WORK = join(ROOT, "bench", ".work");
@@ -84,13 +85,8 @@ const ms = (x: number) => (Number.isFinite(x) ? (Math.abs(x) < 10 ? x.toFixed(2)
 const mb = (kb: number) => `${Math.round(kb / 1024)} MB`;
 
 interface Pt { lat: number; lon: number }
-const R = 6371008.8;
-function distM(a: Pt, b: Pt): number {
-  const r = Math.PI / 180;
-  const dLat = (b.lat - a.lat) * r, dLon = (b.lon - a.lon) * r;
-  const h = Math.sin(dLat / 2) ** 2 + Math.cos(a.lat * r) * Math.cos(b.lat * r) * Math.sin(dLon / 2) ** 2;
-  return 2 * R * Math.asin(Math.sqrt(h));
-}
+const R = EARTH_RADIUS_M;
+const distM = (a: Pt, b: Pt) => haversineM(a.lat, a.lon, b.lat, b.lon);
 const round6 = (x: number) => Math.round(x * 1e6) / 1e6;
 function pointIn(rand: () => number): Pt {
   return { lat: round6(CORE.minLat + rand() * (CORE.maxLat - CORE.minLat)), lon: round6(CORE.minLon + rand() * (CORE.maxLon - CORE.minLon)) };

@@ -23,12 +23,6 @@ export async function scalar(conn: DuckDBConnection, sql: string): Promise<numbe
   return v == null ? 0 : Number(v);
 }
 
-/**
- * The pipeline's one SQL-literal helper: a string as a DuckDB string literal. Only for values the
- * pipeline itself holds (file paths, ids it read, enum members); the server's twin is server/sql.ts.
- */
-export const sqlString = (s: string) => `'${s.replaceAll("'", "''")}'`;
-
 const s = (v: unknown) => (v == null ? "" : String(v));
 const num = (v: unknown, d = 0) => (v == null ? d : Number(v));
 

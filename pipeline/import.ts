@@ -34,7 +34,8 @@ import { describeVersion, validateFeedId } from "./import/version.ts";
 import type { ImportReport } from "./report.ts";
 import { TABLE_BY_NAME, TABLES } from "./schema/catalog.ts";
 import type { Manifest } from "./schema/manifest.ts";
-import { acquireLock, allocateIds, fsyncFilesAsync } from "./store/manifest.ts";
+import { acquireLock, allocateIds } from "./store/manifest.ts";
+import { fsyncFilesAsync } from "./store/durable.ts";
 import { Task } from "./tasks.ts";
 
 export type { ImportOptions } from "./import/run.ts";

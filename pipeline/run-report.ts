@@ -8,7 +8,7 @@ import { renameSync } from "node:fs";
 import type { FetchInfo, ImportReport } from "./report.ts";
 import type { StreetImportReport } from "./street/import-streets.ts";
 import type { PruneReport } from "./store/prune.ts";
-import { writeFileDurable } from "./store/manifest.ts";
+import { writeFileDurable } from "./store/durable.ts";
 
 export type FeedOutcome = "imported" | "unchanged" | "failed";
 

@@ -10,13 +10,13 @@
  * module (an import lane) when it is done.
  */
 import type { DuckDBConnection } from "@duckdb/node-api";
+import { haversineSql } from "../../shared/geo.ts";
 import { rows, scalar } from "../duck.ts";
 import { Issues } from "../report.ts";
 import { Task } from "../tasks.ts";
 import type { StopTimesColumns } from "./stop-times/columns.ts";
 import type { Declined, FastStopTimes } from "./stop-times/fast.ts";
-import type { ShapesBuilt } from "./tables/shapes.ts";
-import type { StopTimesState } from "./tables/stop-times.ts";
+import type { FastRows, FastTripCheck } from "./stop-times/append.ts";
 import { lineOf, type RawTable } from "./load.ts";
 
 export type Allocate = (kind: string, count: number) => number;
@@ -123,14 +123,39 @@ const COUNTED = ["agencies", "routes", "stops", "trips", "stop_times", "shapes",
   "fare_attributes", "fare_rules", "fare_media", "rider_categories", "fare_products", "areas", "stop_areas", "networks", "route_networks", "timeframes",
   "fare_leg_rules", "fare_transfer_rules", "locations", "location_groups", "location_group_stops", "booking_rules"];
 
+/** What the shapes lane did: rows of shapes.txt it skipped, and its warnings (taken by the shapes module). */
+export interface ShapesBuilt {
+  skipped: number;
+  issues: Issues;
+}
+
+/** How st0 was made, for the modules after this one. */
+export interface StopTimesState {
+  /**
+   * The stop times as they are, when the fast reader's rows need no check's change
+   * (`fastCheck.changesRows` false): the stop-times contract (stop-times/columns.ts), stored as
+   * the relation `stop_times` already; there is no st0 then. Else null.
+   */
+  final: StopTimesColumns | null;
+  /** the fast reader's rows, while st0 (or `final`) holds exactly those, in order; else null */
+  fastRows: FastRows | null;
+  /** their trip_check, while fastRows is set (stop-times/append.ts fastTripCheck) */
+  fastCheck: FastTripCheck | null;
+  /** the fast path's code (loaded only when the fast reader ran) */
+  fastAppend: typeof import("./stop-times/append.ts") | null;
+  /** st0's column, or `absent` (a typed NULL, or false) when st0 does not have it */
+  column(col: string, absent: string): string;
+  /** whether st0 has the column */
+  has(col: string): boolean;
+}
+
 /** SQL macros every module may use. */
 const MACROS = `
 CREATE OR REPLACE MACRO gtfs_time(t) AS CASE WHEN regexp_full_match(t, '[0-9]{1,3}:[0-5][0-9]:[0-5][0-9]')
   THEN CAST(epoch(TRY_CAST(t AS INTERVAL)) AS INTEGER) END;
 CREATE OR REPLACE MACRO gtfs_date(d) AS TRY_CAST(TRY_STRPTIME(d, '%Y%m%d') AS DATE);
 CREATE OR REPLACE MACRO gtfs_int(x) AS TRY_CAST(x AS INTEGER);
-CREATE OR REPLACE MACRO hav_m(lat1, lon1, lat2, lon2) AS 2 * 6371008.8 * asin(sqrt(
-  pow(sin(radians(lat2 - lat1) / 2), 2) + cos(radians(lat1)) * cos(radians(lat2)) * pow(sin(radians(lon2 - lon1) / 2), 2)));
+CREATE OR REPLACE MACRO hav_m(lat1, lon1, lat2, lon2) AS ${haversineSql("lat1", "lon1", "lat2", "lon2")};
 `;
 
 /** Checks the modules' order: every dependency is a module listed before its dependent. */

@@ -6,6 +6,7 @@
  * forward from the previous stop's projection, so loops are followed in order); else the
  * cumulative straight-line distance between the stops.
  */
+import { EARTH_RADIUS_M, haversineM } from "../../shared/geo.ts";
 
 export interface StopRow {
   rid: number;
@@ -16,14 +17,8 @@ export interface StopRow {
   sd: number | null;
 }
 
-const R = 6371008.8;
+const R = EARTH_RADIUS_M;
 const rad = Math.PI / 180;
-
-export function haversineM(lat1: number, lon1: number, lat2: number, lon2: number): number {
-  const dLat = (lat2 - lat1) * rad, dLon = (lon2 - lon1) * rad;
-  const a = Math.sin(dLat / 2) ** 2 + Math.cos(lat1 * rad) * Math.cos(lat2 * rad) * Math.sin(dLon / 2) ** 2;
-  return 2 * R * Math.asin(Math.min(1, Math.sqrt(a)));
-}
 
 /** Distance of each stop along the polyline (lat/lon pairs), in meters, never decreasing. */
 export function projectAlong(points: Array<[number, number]>, stops: Array<[number, number]>): number[] {

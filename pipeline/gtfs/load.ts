@@ -8,7 +8,7 @@
  * it straight into its typed table when it can, and through loadDeferred (the same raw table) otherwise.
  */
 import type { DuckDBConnection } from "@duckdb/node-api";
-import { sqlString } from "../duck.ts";
+import { sqlString } from "../../shared/sql.ts";
 import { closeSync, existsSync, openSync, readSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { DataError, Issues } from "../report.ts";

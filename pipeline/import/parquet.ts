@@ -5,7 +5,7 @@
 import type { DuckDBConnection } from "@duckdb/node-api";
 import { join } from "node:path";
 import { TABLE_BY_NAME, type TableDef } from "../schema/catalog.ts";
-import type { VersionTables } from "../timetable/compile.ts";
+import type { VersionTables } from "../timetable/source.ts";
 
 /** A table as written to Parquet: its columns in the catalog's types. */
 const asCatalog = (t: TableDef) => `SELECT ${t.columns.map((c) => `CAST("${c.name}" AS ${c.type}) AS "${c.name}"`).join(", ")} FROM ${t.name}`;

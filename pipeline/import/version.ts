@@ -5,7 +5,7 @@
  * versions of a timetable prepared before the switch).
  */
 import type { DuckDBConnection } from "@duckdb/node-api";
-import { sqlString } from "../duck.ts";
+import { sqlString } from "../../shared/sql.ts";
 import { basename } from "node:path";
 import { deriveOnestopIds, serviceWindow } from "../gtfs/derive.ts";
 import { onestopName } from "../onestop.ts";

@@ -6,7 +6,7 @@
 import type { DuckDBConnection } from "@duckdb/node-api";
 import { join } from "node:path";
 import { readManifest } from "../schema/manifest.ts";
-import { sqlString } from "../duck.ts";
+import { sqlString } from "../../shared/sql.ts";
 
 export interface StaticIds {
   /** sha1 of the version the ids come from; null when the dataset has no such feed */

@@ -6,12 +6,12 @@
 import type { DuckDBConnection } from "@duckdb/node-api";
 import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, readdirSync, renameSync, rmSync } from "node:fs";
 import { dirname, join } from "node:path";
-import { sqlString } from "../duck.ts";
+import { sqlString } from "../../shared/sql.ts";
 import {
   REALTIME_DIR, REALTIME_KINDS, REALTIME_TABLES, readRealtimeStatus, statusDir, statusPath,
   type KindStatus, type Outcome, type RealtimeFeedStatus, type RealtimeKind, type SnapshotRef,
 } from "../schema/realtime.ts";
-import { fsyncDir, writeFileDurable } from "../store/manifest.ts";
+import { fsyncDir, writeFileDurable } from "../store/durable.ts";
 import type { Row } from "./rows.ts";
 
 const tmpDir = (dataDir: string) => join(dataDir, REALTIME_DIR, ".tmp");

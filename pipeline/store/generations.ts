@@ -11,7 +11,7 @@
 import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { activeStreets, type Manifest } from "../schema/manifest.ts";
-import { writeFileDurable } from "./manifest.ts";
+import { writeFileDurable } from "./durable.ts";
 
 export const GENERATIONS_DIR = "generations";
 /** the longest a record is kept (prune's grace period cannot be longer) */

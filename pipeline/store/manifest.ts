@@ -1,13 +1,13 @@
 /**
  * The writing side of a dataset (its types and readers are pipeline/schema/manifest.ts): the
  * manifest replaced atomically (write a temp file, fsync, rename) with a record of the generation
- * it replaces (generations.ts), durable file writes, the id allocator and the import lock. Only the
+ * it replaces (generations.ts), the id allocator and the import lock (durable file writes: durable.ts). Only the
  * pipeline writes a dataset; pruning old items is prune.ts.
  */
-import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, readFileSync, renameSync, unlinkSync, writeSync } from "node:fs";
-import { open, readdir } from "node:fs/promises";
+import { closeSync, existsSync, mkdirSync, openSync, readFileSync, renameSync, unlinkSync, writeSync } from "node:fs";
 import { join } from "node:path";
 import { MANIFEST, readManifest, type Manifest } from "../schema/manifest.ts";
+import { fsyncDir, writeFileDurable } from "./durable.ts";
 import { recordReplaced } from "./generations.ts";
 
 /**
@@ -26,64 +26,7 @@ export function writeManifest(dataDir: string, m: Manifest): void {
   fsyncDir(dataDir);
 }
 
-/** Write `text` (or the concatenation of the chunks) to path and fsync it. */
-export function writeFileDurable(path: string, text: string | Uint8Array | Uint8Array[]): void {
-  const fd = openSync(path, "w");
-  try {
-    for (const chunk of typeof text === "string" ? [Buffer.from(text)] : Array.isArray(text) ? text : [text]) {
-      for (let at = 0; at < chunk.length; ) at += writeSync(fd, chunk, at, chunk.length - at);
-    }
-    fsyncSync(fd);
-  } finally {
-    closeSync(fd);
-  }
-}
-
-/** Every file under `dir` (recursively) and every folder flushed to disk (fsync), off this thread. */
-export async function fsyncTreeAsync(dir: string): Promise<void> {
-  const entries = await readdir(dir, { withFileTypes: true });
-  for (const e of entries) if (e.isDirectory()) await fsyncTreeAsync(join(dir, e.name));
-  const files = entries.filter((e) => e.isFile());
-  // a few at a time: a planet's tile folder holds ~100 k files
-  for (let i = 0; i < files.length; i += 32) {
-    await Promise.all(files.slice(i, i + 32).map(async (e) => {
-      const fh = await open(join(dir, e.name), "r");
-      try {
-        await fh.sync();
-      } finally {
-        await fh.close();
-      }
-    }));
-  }
-  fsyncDir(dir);
-}
-
-/** Every file directly in `dir` flushed to disk (fsync), off this thread. */
-export async function fsyncFilesAsync(dir: string): Promise<void> {
-  const files = (await readdir(dir, { withFileTypes: true })).filter((e) => e.isFile());
-  await Promise.all(files.map(async (e) => {
-    const fh = await open(join(dir, e.name), "r");
-    try {
-      await fh.sync();
-    } finally {
-      await fh.close();
-    }
-  }));
-}
-
-export function fsyncDir(dir: string): void {
-  try {
-    const fd = openSync(dir, "r");
-    try {
-      fsyncSync(fd);
-    } finally {
-      closeSync(fd);
-    }
-  } catch {
-    /* not supported on every platform */
-  }
-}
-
+/** Reserve `count` consecutive ids of `kind` in the manifest (written with it); returns the first. */
 export function allocateIds(m: Manifest, kind: string, count: number): number {
   const start = m.next_ids[kind] ?? 1;
   m.next_ids[kind] = start + count;

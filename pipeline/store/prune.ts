@@ -22,7 +22,8 @@ import { join } from "node:path";
 import { readManifest, type Manifest } from "../schema/manifest.ts";
 import { TIMETABLES_DIR } from "../schema/timetable.ts";
 import { pathsUsedBy, readGenerationRecords, RECORD_MAX_AGE_MS, type GenerationRecord } from "./generations.ts";
-import { acquireLock, fsyncDir, writeManifest } from "./manifest.ts";
+import { acquireLock, writeManifest } from "./manifest.ts";
+import { fsyncDir } from "./durable.ts";
 
 export const TRASH_DIR = ".trash";
 /** the import reports' folder (pipeline/import/run.ts writes them) */

@@ -10,7 +10,7 @@ import { createHash } from "node:crypto";
 import { existsSync, mkdirSync, readFileSync, renameSync } from "node:fs";
 import { join } from "node:path";
 import type { Validators } from "../import/download.ts";
-import { writeFileDurable } from "./manifest.ts";
+import { writeFileDurable } from "./durable.ts";
 
 export const SOURCES_DIR = "sources";
 

@@ -16,7 +16,8 @@ import { DEFAULT_FETCH_POLICY, downloadToFile, type FetchPolicy, type Validators
 import { readSourceState, writeSourceState, type SourceState } from "../store/sources.ts";
 import { readManifest, type StreetEntry } from "../schema/manifest.ts";
 import { STREET_LAYOUT, withDatasetPaths } from "../schema/street.ts";
-import { acquireLock, fsyncDir, fsyncTreeAsync, writeFileDurable, writeManifest } from "../store/manifest.ts";
+import { acquireLock, writeManifest } from "../store/manifest.ts";
+import { fsyncDir, fsyncTreeAsync, writeFileDurable } from "../store/durable.ts";
 import { defaultValhallaConfig, runValhallaTool, valhallaVersion } from "./valhalla.ts";
 import { writeStreetMap } from "./street-map.ts";
 

@@ -7,7 +7,8 @@
  * timetable file's (pipeline/schema/timetable.ts), which server/planner/timetable/arrow-loader.ts reads.
  */
 import { FOOT_SOURCE, SHAPE_STOP_TOLERANCE_M, packStopTime, stopTimeFlags, type TimetableTables } from "../schema/timetable.ts";
-import { activeOn, type ServiceCalendar } from "../schema/calendar.ts";
+import { EARTH_RADIUS_M as EARTH_M, haversineM } from "../../shared/geo.ts";
+import { activeOn, type ServiceCalendar } from "../../shared/service-calendar.ts";
 import type { AssembleOptions, SourceData, SourceTransfer, SourceTrip } from "./source.ts";
 import { fareTables } from "./fares.ts";
 
@@ -19,15 +20,6 @@ export type Tables = Record<string, Record<string, Column>>;
 const BOX_SHIFT = 5;
 /** Longest span of service days kept per service (from its first day). */
 const MAX_DAYS = 1500;
-const EARTH_M = 6371008.8;
-
-export function haversineM(lat1: number, lon1: number, lat2: number, lon2: number): number {
-  const r = Math.PI / 180;
-  const dLat = (lat2 - lat1) * r;
-  const dLon = (lon2 - lon1) * r;
-  const a = Math.sin(dLat / 2) ** 2 + Math.cos(lat1 * r) * Math.cos(lat2 * r) * Math.sin(dLon / 2) ** 2;
-  return 2 * EARTH_M * Math.asin(Math.min(1, Math.sqrt(a)));
-}
 
 interface ExpandedTrip {
   trip: SourceTrip;

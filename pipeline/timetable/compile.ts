@@ -7,22 +7,21 @@
 import { DuckDBInstance, type DuckDBConnection } from "@duckdb/node-api";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
-import { jsRows as rows, intColumns, numColumns, sqlString, stringColumns } from "../duck.ts";
+import { jsRows as rows, intColumns, numColumns, stringColumns } from "../duck.ts";
+import { sqlString } from "../../shared/sql.ts";
 import { concatStopTimes, readStopTimesColumns, type StopTimesColumns } from "../gtfs/stop-times/columns.ts";
 import { activeStreets, activeVersions, readManifest, type StreetEntry } from "../schema/manifest.ts";
 import { Task } from "../tasks.ts";
 import { assembleTimetable } from "./assemble.ts";
 import { readFareSource } from "./fares.ts";
-import { timetableRelPath, writeTimetableFile } from "./publish.ts";
-import { DEFAULT_WALK_RADIUS_M, type SourceData } from "./source.ts";
+import { timetableRelPath, writeTimetableFile } from "./file.ts";
+import { DEFAULT_WALK_RADIUS_M, type SourceData, type VersionTables } from "./source.ts";
 
 export interface CompileOptions {
   walkRadiusM?: number;
   progress?: (msg: string) => void;
 }
 
-/** Where a version's tables are read from: a SQL relation per catalog table name. */
-export type VersionTables = (table: string) => string;
 
 /** The Parquet files of a version folder. */
 export const parquetTables = (dir: string): VersionTables => (table) => `read_parquet(${sqlString(join(dir, `${table}.parquet`))})`;

@@ -11,25 +11,7 @@
 import type { DuckDBConnection } from "@duckdb/node-api";
 import { jsRows } from "../duck.ts";
 import type { FareTimetableTables } from "../schema/timetable.ts";
-import type { VersionTables } from "./compile.ts";
-import type { SourceData, SourceStop } from "./source.ts";
-
-/** One feed version's fare tables, as the assembler takes them (route and stop keys are catalog ids). */
-export interface SourceFares {
-  attributes: { fareId: string; price: number; currency: string; transfers: number; transferDuration: number }[];
-  /** fare_id → its rules as OTP1 holds them: route keys, (origin, destination) zone pairs (null: empty), contains zones */
-  ruleSets: Map<string, { routes: number[]; ods: [string | null, string | null][]; contains: string[] }>;
-  /** stop key → zone_id, for stops that have one */
-  stopZones: Map<number, string>;
-  products: { productId: string; name: string; riderCategory: string | null; amount: number; currency: string }[];
-  /** rider_category_id of the categories marked is_default_fare_category = 1 */
-  defaultCategories: string[];
-  legRules: { legGroup: string; network: string | null; fromArea: string | null; toArea: string | null; product: string; priority: number; timeframe: boolean }[];
-  transferRules: { fromLegGroup: string; toLegGroup: string; transferCount: number; durationLimit: number; durationLimitType: number; transferType: number; product: string | null }[];
-  stopAreas: { area: string; stop: number }[];
-  /** route key → network_id (route_networks.txt, else routes.network_id) */
-  routeNetworks: Map<number, string>;
-}
+import type { SourceData, SourceFares, SourceStop, VersionTables } from "./source.ts";
 
 export const NO_FARES: SourceFares = {
   attributes: [], ruleSets: new Map(), stopZones: new Map(), products: [], defaultCategories: [], legRules: [], transferRules: [], stopAreas: [], routeNetworks: new Map(),

@@ -2,7 +2,7 @@
  * The one place that writes the planner timetable into a dataset: its files under
  * `<data>/timetables/` and `manifest.timetable`, which points the server at one of them.
  *
- * - compileTimetable (compile.ts) writes the file of the active versions with writeTimetableFile.
+ * - compileTimetable (compile.ts) writes the file of the active versions with writeTimetableFile (file.ts).
  * - An import that prepares the timetable (pipeline/import.ts) stages the file with
  *   stageTimetable and, once its version is published, moves it to its place with
  *   placeStagedTimetable: only then is it the timetable of the active versions its name says.
@@ -10,34 +10,12 @@
  *   the active versions unless its file exists (a staged one placed, or an earlier compile), points
  *   the manifest at it and prunes the files nothing points at.
  */
-import { createHash } from "node:crypto";
 import { existsSync, mkdirSync, renameSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { activeStreets, activeVersions, readManifest, type Manifest } from "../schema/manifest.ts";
-import { TIMETABLE_FORMAT, TIMETABLES_DIR } from "../schema/timetable.ts";
-import { acquireLock, fsyncDir, writeFileDurable, writeManifest } from "../store/manifest.ts";
+import { acquireLock, writeManifest } from "../store/manifest.ts";
+import { fsyncDir, writeFileDurable } from "../store/durable.ts";
 import { pruneTimetableFiles } from "../store/prune.ts";
-import { DEFAULT_WALK_RADIUS_M } from "./source.ts";
-
-/**
- * Path (relative to the data dir) of the timetable of this set of active versions, and of the
- * active street dataset its footpaths were measured on (null: none, straight lines).
- */
-export function timetableRelPath(activeSha1s: string[], walkRadiusM = DEFAULT_WALK_RADIUS_M, streetsSha1: string | null = null): string {
-  const key: Record<string, unknown> = { f: TIMETABLE_FORMAT, radius: walkRadiusM, active: [...activeSha1s].sort() };
-  if (streetsSha1) key.streets = streetsSha1;
-  const hash = createHash("sha1").update(JSON.stringify(key)).digest("hex").slice(0, 16);
-  return join(TIMETABLES_DIR, `${hash}.arrow`);
-}
-
-/** Writes timetable chunks to `path` durably (temp file + fsync + rename). */
-export function writeTimetableFile(path: string, chunks: Uint8Array[]): void {
-  mkdirSync(dirname(path), { recursive: true });
-  const tmp = `${path}.${process.pid}.tmp`;
-  writeFileDurable(tmp, chunks);
-  renameSync(tmp, path);
-  fsyncDir(dirname(path));
-}
 
 /** A timetable written ahead of its version's publication: where it is, where it goes. */
 export interface StagedTimetable {

@@ -7,7 +7,7 @@
  * the GTFS ids.
  */
 import type { Item } from "./listing.ts";
-import type { CatalogData } from "./store.ts";
+import type { CatalogData } from "./data.ts";
 
 /** The alerts of one request (one clock reading, one active filter): JSON array texts. */
 export interface AlertLookup {

@@ -2,11 +2,11 @@
  * Service-date resolution: relative_date in a feed's timezone, and the use_service_window
  * substitution (a date outside the version's service window becomes the same weekday of the
  * version's best week, computed on import as feed_version.best_week_start). Date arithmetic and
- * time zones are server/calendar.ts's.
+ * time zones are shared/time.ts's.
  */
-import { addDays, isoWeekday, localDate } from "../calendar.ts";
+import { addDays, isoWeekday, localDate } from "../../shared/time.ts";
 import type { RelativeDate } from "./params.ts";
-import type { VersionInfo } from "./store.ts";
+import type { VersionInfo } from "./data.ts";
 
 const WEEKDAYS = ["MONDAY", "TUESDAY", "WEDNESDAY", "THURSDAY", "FRIDAY", "SATURDAY", "SUNDAY"];
 

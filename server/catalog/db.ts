@@ -183,4 +183,4 @@ export class Database {
 }
 
 /** The SQL-literal helper, for the callers (and tests) that take it from here. */
-export { sqlString } from "../sql.ts";
+export { sqlString } from "../../shared/sql.ts";

@@ -20,8 +20,8 @@
  * else the local date of its snapshot).
  */
 import { AppError, notFound } from "../errors.ts";
-import { dayNumber, dayToIso, isoWeekday, isValidTimezone, localParts, localToUnix, tzOffsetSec } from "../calendar.ts";
-import { activeOn } from "../../pipeline/schema/calendar.ts";
+import { dayNumber, dayToIso, isoWeekday, isValidTimezone, localParts, serviceDayStart as gtfsDayStart, tzOffsetSec } from "../../shared/time.ts";
+import { activeOn } from "../../shared/service-calendar.ts";
 import type { TripUpdate, TripUpdateLookup } from "../trip-updates.ts";
 import { type AlertLookup, stopItemWithAlerts } from "./alerts.ts";
 import { effectiveServiceDate, resolveRelativeDate } from "./dates.ts";
@@ -29,167 +29,12 @@ import type { Item } from "./listing.ts";
 import type { DepartureQuery } from "./params.ts";
 import { resolveStopKey, visibleVersions } from "./scope.ts";
 import { stopItem } from "./stops.ts";
-import type { CatalogData, StopDoc, VersionInfo } from "./store.ts";
+import type { CatalogData, StopDoc, VersionInfo } from "./data.ts";
 import { projectStopTimes, type ScheduledStop, scheduleRelationship, serviceDayStart, type StopRealtime, realtimeStopFields } from "./trip-updates.ts";
-import { NULL_I32, type StopTimesIndex, type TripIndex } from "./tripindex.ts";
+import { NULL_I32 } from "./tripindex.ts";
 import { feedOf, routeJson } from "./trips.ts";
 
 const DAY = 86_400;
-
-/** A frequency window of a trip: [start, end) every `headway` seconds (GTFS frequencies.txt). */
-interface FrequencyWindow {
-  start: number;
-  end: number;
-  headway: number;
-}
-
-export class DepartureIndex {
-  /** stop id → slot */
-  private readonly slotOf = new Map<number, number>();
-  /** rows of slot k are rows[starts[k] .. starts[k + 1]) */
-  private starts = new Int32Array(1);
-  private rows = new Int32Array(0);
-  /** stop id → rows of trips with frequencies (their times are the template's) */
-  private readonly freqRows = new Map<number, number[]>();
-  /** trip index → its frequency windows */
-  readonly frequencies = new Map<number, FrequencyWindow[]>();
-  private st: StopTimesIndex | null = null;
-  /** the largest departure time indexed (seconds; how far back a calendar day looks for trips past midnight) */
-  maxTime = 0;
-
-  /** false when the dataset's stop_times are not held in memory (very large datasets) */
-  get available(): boolean {
-    return this.st !== null;
-  }
-
-  static build(ix: TripIndex): DepartureIndex {
-    const out = new DepartureIndex();
-    const st = ix.stopTimes;
-    if (!st) return out;
-    out.st = st;
-    for (const [t, json] of ix.frequencies) {
-      const list = (JSON.parse(json) as { start_time: string | null; end_time: string | null; headway_secs: number | null }[])
-        .map((f) => ({ start: secondsOf(f.start_time), end: secondsOf(f.end_time), headway: Number(f.headway_secs) }))
-        .filter((f): f is FrequencyWindow => f.start !== null && f.end !== null && f.headway > 0);
-      if (list.length) out.frequencies.set(t, list);
-    }
-    // eligible rows: a stop, a departure time, not the trip's last stop_time; their time and stop
-    // slot kept per row for the sorting passes (-1: not a departure of the sorted rows)
-    const total = st.offsets[ix.n]!;
-    const depOf = new Int32Array(total).fill(-1);
-    const slotOfRow = new Int32Array(total);
-    let m = 0;
-    let min = Infinity;
-    let max = -Infinity;
-    const counts: number[] = [];
-    for (let t = 0; t < ix.n; t++) {
-      const freq = out.frequencies.has(t);
-      for (let i = st.offsets[t]!, end = st.offsets[t + 1]! - 1; i < end; i++) {
-        const stop = st.stop.get(i);
-        const dep = st.departure(i);
-        if (stop === null || dep === null) continue;
-        if (freq) {
-          const list = out.freqRows.get(stop);
-          if (list) list.push(i);
-          else out.freqRows.set(stop, [i]);
-          continue;
-        }
-        let slot = out.slotOf.get(stop);
-        if (slot === undefined) {
-          slot = counts.length;
-          out.slotOf.set(stop, slot);
-          counts.push(0);
-        }
-        counts[slot]!++;
-        depOf[i] = dep;
-        slotOfRow[i] = slot;
-        m++;
-        if (dep < min) min = dep;
-        if (dep > max) max = dep;
-      }
-    }
-    // frequency instances run until their window's end plus the trip's running time to the stop
-    for (const [t, windows] of out.frequencies) {
-      const first = st.departure(st.offsets[t]!) ?? 0;
-      const last = st.arrival.get(st.offsets[t + 1]! - 1) ?? first;
-      for (const f of windows) out.maxTime = Math.max(out.maxTime, f.end + last - first);
-    }
-    if (m === 0) return out;
-    out.maxTime = Math.max(out.maxTime, max);
-    // counting sort of the rows by departure time (stable: row order, i.e. trip id order, within a time)
-    const span = max - min + 1;
-    const byTime = new Int32Array(m);
-    if (span <= 20_000_000) {
-      const pos = new Int32Array(span + 1);
-      for (let i = 0; i < total; i++) if (depOf[i]! >= 0) pos[depOf[i]! - min + 1]!++;
-      for (let k = 0; k < span; k++) pos[k + 1]! += pos[k]!;
-      for (let i = 0; i < total; i++) if (depOf[i]! >= 0) byTime[pos[depOf[i]! - min]!++] = i;
-    } else {
-      let k = 0;
-      for (let i = 0; i < total; i++) if (depOf[i]! >= 0) byTime[k++] = i;
-      const sorted = Array.from(byTime).sort((a, b) => depOf[a]! - depOf[b]! || a - b);
-      byTime.set(sorted);
-    }
-    // stable split by stop
-    const starts = new Int32Array(counts.length + 1);
-    for (let k = 0; k < counts.length; k++) starts[k + 1] = starts[k]! + counts[k]!;
-    const fill = starts.slice(0, counts.length);
-    const rows = new Int32Array(m);
-    for (const i of byTime) rows[fill[slotOfRow[i]!]!++] = i;
-    out.starts = starts;
-    out.rows = rows;
-    return out;
-  }
-
-  get bytes(): number {
-    return this.rows.byteLength + this.starts.byteLength + this.slotOf.size * 16;
-  }
-
-  /** Trip index of stop_time row `i`. */
-  tripOf(i: number): number {
-    const off = this.st!.offsets;
-    let lo = 0;
-    let hi = off.length - 1;
-    // the last t with offsets[t] <= i (empty trips share their offset with the next trip)
-    while (lo < hi) {
-      const mid = (lo + hi + 1) >> 1;
-      if (off[mid]! <= i) lo = mid;
-      else hi = mid - 1;
-    }
-    return lo;
-  }
-
-  /** Rows at `stop` departing in [from, to] (service-day seconds), in time order (frequency trips not included). */
-  *scheduled(stop: number, from: number, to: number): Generator<number> {
-    const slot = this.slotOf.get(stop);
-    if (slot === undefined) return;
-    const st = this.st!;
-    let lo = this.starts[slot]!;
-    let hi = this.starts[slot + 1]!;
-    const end = hi;
-    while (lo < hi) {
-      const mid = (lo + hi) >> 1;
-      if (st.departure(this.rows[mid]!)! < from) lo = mid + 1;
-      else hi = mid;
-    }
-    for (let k = lo; k < end; k++) {
-      const i = this.rows[k]!;
-      if (st.departure(i)! > to) return;
-      yield i;
-    }
-  }
-
-  /** Rows at `stop` of trips with frequencies. */
-  frequencyRows(stop: number): number[] {
-    return this.freqRows.get(stop) ?? [];
-  }
-}
-
-function secondsOf(hms: string | null): number | null {
-  if (hms === null) return null;
-  const m = /^(\d+):(\d{2}):(\d{2})$/.exec(hms);
-  return m ? Number(m[1]) * 3600 + Number(m[2]) * 60 + Number(m[3]) : null;
-}
 
 // ---- a request's windows
 
@@ -211,7 +56,7 @@ const END_OF_DAY = DAY - 1;
 
 /** The service days and time windows a request covers at a stop of version `v`. */
 export function departureWindows(q: DepartureQuery, v: VersionInfo, nowMs: number, maxTime: number): DepartureWindow[] {
-  const tz = isValidTimezone(v.timezone) ? v.timezone : "UTC";
+  const tz = v.timezone;
   const now = localParts(Math.floor(nowMs / 1000), tz);
   const today = dayToIso(now.day);
   // next: from now (default 3600 s when no date and no time is given)
@@ -292,19 +137,6 @@ interface Found {
   dep: number;
 }
 
-const DAY_START = new Map<string, number>();
-/** POSIX seconds of a service day's start (noon minus 12 h) in a time zone. */
-function dayStartOf(date: string, tz: string): number {
-  const k = `${tz}\u0000${date}`;
-  let s = DAY_START.get(k);
-  if (s === undefined) {
-    s = localToUnix(dayNumber(date), 12 * 3600, tz) - 12 * 3600;
-    if (DAY_START.size > 10_000) DAY_START.clear();
-    DAY_START.set(k, s);
-  }
-  return s;
-}
-
 /** Departures at one stop over the request's windows, in time order, `limit` at most. */
 function findDepartures(data: CatalogData, stop: StopDoc, windows: DepartureWindow[], limit: number): Found[] {
   const ix = data.trips;
@@ -354,8 +186,8 @@ function updateFor(data: CatalogData, f: Found, v: VersionInfo, o: DepartureRend
   if (!o.updates || f.shift !== 0 || data.departures.frequencies.has(f.t)) return null;
   const u = o.updates.trip(feedOf(data, f.t), data.trips.tripId.get(f.t)!);
   if (!u) return null;
-  const tz = isValidTimezone(v.timezone) ? v.timezone : "UTC";
-  return serviceDayStart(u, tz, o.nowMs) === dayStartOf(f.w.serviceDate, tz) ? u : null;
+  const tz = v.timezone;
+  return serviceDayStart(u, tz, o.nowMs) === gtfsDayStart(dayNumber(f.w.serviceDate), tz) ? u : null;
 }
 
 /** The realtime side of a departure's stop_time (the whole trip is projected: delays carry on along it). */
@@ -366,7 +198,7 @@ function realtimeOf(data: CatalogData, f: Found, u: TripUpdate, v: VersionInfo, 
     const ref = st.stop.get(i);
     sched.push({ seq: Number(st.seq.get(i)), stopId: ref === null ? "" : (data.stops.get(ref)?.stopId ?? ""), arr: st.arrival.get(i), dep: st.departure(i) });
   }
-  const tz = isValidTimezone(v.timezone) ? v.timezone : "UTC";
+  const tz = v.timezone;
   return projectStopTimes(sched, u, serviceDayStart(u, tz, o.nowMs))[f.row - st.offsets[f.t]!] ?? null;
 }
 
@@ -399,9 +231,9 @@ function departureJson(data: CatalogData, f: Found, stop: StopDoc, v: VersionInf
   const h = st.headsign.get(i);
   const u = updateFor(data, f, v, o);
   const rt = u ? realtimeOf(data, f, u, v, o) : null;
-  const tz = isValidTimezone(v.timezone) ? v.timezone : "UTC";
+  const tz = v.timezone;
   const stopTz = stop.timezone && isValidTimezone(stop.timezone) ? stop.timezone : tz;
-  const dayStart = dayStartOf(f.w.serviceDate, tz);
+  const dayStart = gtfsDayStart(dayNumber(f.w.serviceDate), tz);
   const relationship = scheduleRelationship(u);
   const calendarDate = dayToIso(dayNumber(f.w.serviceDate) + Math.floor((d ?? a ?? 0) / DAY));
   return (

@@ -1,6 +1,6 @@
 /**
  * The catalog's one distance rule: great-circle distance by the haversine formula on a sphere of
- * the mean Earth radius (server/geo.ts), with a lat/lon bounding box in front. Two forms of the
+ * the mean Earth radius (shared/geo.ts; the SQL form is its haversineSql), with a lat/lon bounding box in front. Two forms of the
  * same test: `nearSql` (plain SQL, no spatial extension) and `isNear` (JS, for the in-memory
  * spatial index, spatial.ts). Both evaluate box AND haversine with the same operations in the same
  * order, so they answer alike.
@@ -8,7 +8,7 @@
 import { DOUBLE } from "@duckdb/node-api";
 import type { Params } from "./db.ts";
 import type { Near } from "./params.ts";
-import { EARTH_RADIUS_M, haversineM } from "../geo.ts";
+import { EARTH_RADIUS_M, haversineM, haversineSql } from "../../shared/geo.ts";
 
 const M_PER_DEG_LAT = (Math.PI * EARTH_RADIUS_M) / 180;
 
@@ -39,9 +39,7 @@ export function nearSql(p: Params, near: Near, latCol: string, lonCol: string): 
   const lat = d(near.lat);
   const lon = d(near.lon);
   const box = `${latCol} BETWEEN ${d(b.minLat)} AND ${d(b.maxLat)}` + (b.minLon === null ? "" : ` AND ${lonCol} BETWEEN ${d(b.minLon)} AND ${d(b.maxLon!)}`);
-  const hav =
-    `2 * ${EARTH_RADIUS_M} * asin(least(1, sqrt(pow(sin(radians(${latCol} - ${lat}) / 2), 2) + ` +
-    `cos(radians(${lat})) * cos(radians(${latCol})) * pow(sin(radians(${lonCol} - ${lon}) / 2), 2)))) <= ${d(near.radius)}`;
+  const hav = `${haversineSql(lat, lon, latCol, lonCol)} <= ${d(near.radius)}`;
   return `(${box} AND ${hav})`;
 }
 

@@ -17,7 +17,7 @@ import { type AlertLookup, routeWithAlerts } from "./alerts.ts";
 import { type Item, renderedInBatches } from "./listing.ts";
 import type { RouteQuery } from "./params.ts";
 import { parseKey, resolveRouteKey, visibleVersions } from "./scope.ts";
-import type { CatalogData, RouteRef } from "./store.ts";
+import type { CatalogData, RouteRef } from "./data.ts";
 import type { TripIndex } from "./tripindex.ts";
 
 /** Shapes in a route's geometry at most, the most used first (a bus route of a large feed has dozens of variants). */

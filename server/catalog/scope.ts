@@ -10,7 +10,7 @@
  */
 import { notFound } from "../errors.ts";
 import type { CommonQuery } from "./params.ts";
-import type { CatalogData, VersionInfo } from "./store.ts";
+import type { CatalogData, VersionInfo } from "./data.ts";
 
 export type KeyKind = "id" | "feed" | "onestop";
 

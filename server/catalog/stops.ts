@@ -15,7 +15,7 @@ import { Params, type Query } from "./db.ts";
 import type { StopQuery } from "./params.ts";
 import type { Item } from "./listing.ts";
 import { resolveStopKey, visibleVersions } from "./scope.ts";
-import type { CatalogData, StopDoc } from "./store.ts";
+import type { CatalogData, StopDoc } from "./data.ts";
 
 export const stopItem = (d: StopDoc): Item => ({ props: d.propsOpen, geometry: d.geometry, geometryInJson: true });
 

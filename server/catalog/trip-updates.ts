@@ -7,7 +7,7 @@
  * the stop (by stop_sequence, else by stop_id when the trip visits the stop once), the delay
  * carried on to later stops without an update of their own (GTFS-Realtime's propagation rule).
  */
-import { dayNumber, isValidTimezone, localParts, localToUnix } from "../calendar.ts";
+import { dayNumber, localParts, serviceDayStart as dayStart } from "../../shared/time.ts";
 import type { StopTimeUpdate, TripUpdate, TripUpdateSource } from "../trip-updates.ts";
 
 export const NO_TRIP_UPDATES: TripUpdateSource = { tripUpdates: () => ({ trip: () => null }) };
@@ -41,9 +41,9 @@ export function serviceDayStart(u: TripUpdate, tz: string, nowMs: number): numbe
   if (u.start_date && /^\d{8}$/.test(u.start_date)) day = dayNumber(`${u.start_date.slice(0, 4)}-${u.start_date.slice(4, 6)}-${u.start_date.slice(6, 8)}`);
   else {
     const at = u.header_timestamp ?? Math.floor(nowMs / 1000);
-    day = isValidTimezone(tz) ? localParts(at, tz).day : Math.floor(at / 86400);
+    day = localParts(at, tz).day;
   }
-  return isValidTimezone(tz) ? localToUnix(day, 12 * 3600, tz) - 12 * 3600 : day * 86400;
+  return dayStart(day, tz);
 }
 
 /** The realtime side of each stop_time of a trip (all null without an update). */

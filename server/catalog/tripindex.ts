@@ -17,12 +17,12 @@ import { existsSync } from "node:fs";
 import { dirname, join } from "node:path";
 import type { DuckDBDataChunk } from "@duckdb/node-api";
 import type { Database } from "./db.ts";
-import { dayNumber } from "../calendar.ts";
-import { activeOn, type ServiceCalendar } from "../../pipeline/schema/calendar.ts";
+import { dayNumber } from "../../shared/time.ts";
+import { activeOn, type ServiceCalendar } from "../../shared/service-calendar.ts";
 
 export const NULL_I32 = -2147483648;
 
-/** The GTFS service rule and day numbers are server/calendar.ts's (re-exported for the trip index's tests). */
+/** The GTFS service rule and day numbers are shared/service-calendar.ts's and shared/time.ts's (re-exported for the trip index's tests). */
 export { activeOn, dayNumber };
 
 /**
@@ -183,7 +183,7 @@ export class StringColumn {
   }
 }
 
-/** A service of the trip index: the GTFS rule's fields (pipeline/schema/calendar.ts activeOn) and its JSON. */
+/** A service of the trip index: the GTFS rule's fields (shared/service-calendar.ts activeOn) and its JSON. */
 export interface CalendarInfo extends ServiceCalendar {
   id: number;
   fv: number;

@@ -9,17 +9,17 @@
 import { INTEGER } from "@duckdb/node-api";
 import { notFound } from "../errors.ts";
 import { Params } from "./db.ts";
-import { sqlString } from "../sql.ts";
+import { sqlString } from "../../shared/sql.ts";
 import { effectiveServiceDate, resolveRelativeDate } from "./dates.ts";
-import { dayNumber, isoWeekday } from "../calendar.ts";
-import { activeOn } from "../../pipeline/schema/calendar.ts";
+import { dayNumber, isoWeekday } from "../../shared/time.ts";
+import { activeOn } from "../../shared/service-calendar.ts";
 import type { TripQuery } from "./params.ts";
 import { type Item, renderedInBatches } from "./listing.ts";
 import { type AlertLookup, NO_ALERTS, routeWithAlerts, stopRefWithAlerts } from "./alerts.ts";
 import { projectStopTimes, realtimeStopFields, type ScheduledStop, scheduleRelationship, serviceDayStart } from "./trip-updates.ts";
 import type { TripUpdateLookup } from "../trip-updates.ts";
 import { parseKey, resolveRouteKey, visibleVersions } from "./scope.ts";
-import type { CatalogData } from "./store.ts";
+import type { CatalogData } from "./data.ts";
 import { FLEX_ST_COLUMNS, FlexIndex, flexStopTime, type FlexStopTime, hasColumns, NULL_I32 } from "./tripindex.ts";
 
 /** What a trips request covers once its route key and dates are resolved. */

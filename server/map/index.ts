@@ -20,7 +20,7 @@ import { Elysia } from "elysia";
 import type { Feature, FeatureContext } from "../feature.ts";
 import { invalidParameter, notFound } from "../errors.ts";
 import { PAGE_HEADERS } from "../page-headers.ts";
-import { localDate } from "../calendar.ts";
+import { localDate } from "../../shared/time.ts";
 import { buildMapLayers, EMPTY_FEATURES, type MapLayers } from "./layers.ts";
 
 export const MAP_PATH = "/map";

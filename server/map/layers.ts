@@ -20,7 +20,7 @@ import { gzipSync } from "node:zlib";
 import { DuckDBInstance } from "@duckdb/node-api";
 import { activeStreets, activeVersions, readManifest } from "../../pipeline/schema/manifest.ts";
 import { STREET_LAYOUT } from "../../pipeline/schema/street.ts";
-import { sqlString } from "../sql.ts";
+import { sqlString } from "../../shared/sql.ts";
 
 export interface MapLayers {
   /** the manifest generation they were built from */

@@ -16,7 +16,7 @@
  */
 import { STOP_NO_BOARD, STOP_NO_PASS, type CostModel, type SearchQuery, type StopIdx, type StopWalk } from "./api.ts";
 import { invalidParameter } from "../errors.ts";
-import { haversineM } from "../geo.ts";
+import { haversineM } from "../../shared/geo.ts";
 import { parseScopedId } from "./ids.ts";
 import { OTP1_COSTS, type PlanCriteria, type PlanParams } from "./plan-params.ts";
 import type { Timetable } from "./timetable/types.ts";

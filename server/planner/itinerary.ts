@@ -5,7 +5,7 @@
  * transfer, the alerts and the line along the shape; the fare of the rides. Rendering to a wire
  * format (OTP1: otp1/itinerary.ts) reads these and the timetable, nothing else.
  */
-import { haversineM } from "../geo.ts";
+import { haversineM } from "../../shared/geo.ts";
 import type { Journey, RideLeg, ServiceDays, TripIdx } from "./api.ts";
 import { fareField } from "./fares.ts";
 import { scopedId } from "./ids.ts";

@@ -19,7 +19,7 @@ import { failedPlan, type EarliestArrival, type Itinerary, type PlanResult } fro
 import { applyTripUpdates, NO_REALTIME, NOTHING_APPLIED, tripIndex, type AppliedUpdates, type PlannerRealtime, type TripIndex } from "./realtime.ts";
 import type { RealtimeDays, ServiceDays } from "./api.ts";
 import { searchCriteria } from "./criteria.ts";
-import { haversineM } from "../geo.ts";
+import { haversineM } from "../../shared/geo.ts";
 
 /** Walks measured on the streets (street-legs.ts): access and egress stops, and walking all the way. */
 export interface StreetInputs {

@@ -21,7 +21,7 @@ import type { PlanService } from "./plan-service.ts";
 import { streetCandidates } from "./street-legs.ts";
 import { scopedId } from "./ids.ts";
 import { param, parseParams, reject, type ParamValues } from "../params.ts";
-import { haversineM } from "../geo.ts";
+import { haversineM } from "../../shared/geo.ts";
 import { invalidParameter } from "../errors.ts";
 import type { StreetCost, StreetPaths } from "../street-paths.ts";
 

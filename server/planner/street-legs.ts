@@ -23,7 +23,7 @@ import type { StopIdx, StopWalk } from "./api.ts";
 import { failedPlan, type Itinerary, type PlanResult, type StreetLeg } from "./model.ts";
 import type { PlanParams } from "./plan-params.ts";
 import { walkOnlyCap, type PlanService, type StreetInputs } from "./plan-service.ts";
-import { haversineM } from "../geo.ts";
+import { haversineM } from "../../shared/geo.ts";
 import { AppError } from "../errors.ts";
 import type { LatLon, StreetCost, StreetPath, StreetPaths } from "../street-paths.ts";
 

@@ -13,7 +13,7 @@ import type { DuckDBConnection, DuckDBInstance } from "@duckdb/node-api";
 import { join } from "node:path";
 import { FUTURE_TOLERANCE_S, type RealtimeFeedStatus, readRealtimeStatuses, type SnapshotRef } from "../../pipeline/schema/realtime.ts";
 import type { Logger } from "../feature.ts";
-import { sqlString } from "../sql.ts";
+import { sqlString } from "../../shared/sql.ts";
 import { type AlertDoc, AlertIndex, type AlertRow, alertsText } from "./alerts.ts";
 import type { TripUpdate } from "../trip-updates.ts";
 import { TRIP_UPDATE_COLUMNS, TripUpdateIndex, type TripUpdateRow } from "./trip-updates.ts";

@@ -6,7 +6,7 @@
  * URL-safe text where it goes into a URL.
  */
 import fc from "fast-check";
-import type { FuzzRequest, KeyPools, Keys } from "./requests.ts";
+import type { FuzzRequest, KeyPools, Keys } from "./types.ts";
 
 export type Family = "catalog" | "plan" | "street" | "other";
 

@@ -8,18 +8,10 @@
 import fc from "fast-check";
 import { type Family, familyOf, HOSTILE_PARAM_VALUES, HOSTILE_PATH_SEGMENTS, HOSTILE_FORMATS, hostileBodies } from "./hostile.ts";
 import { parameterText, type Schema, type SchemaContext, schemaArbitrary, toJson } from "./schema-arbitrary.ts";
+import type { FuzzRequest, KeyPools, Keys } from "./types.ts";
 
-export interface FuzzRequest {
-  /** what made it: the operation ("GET /api/v2/rest/stops") or the hostile case */
-  readonly label: string;
-  readonly method: string;
-  /** path, percent-encoded as sent */
-  readonly path: string;
-  /** query string without "?" (encoded), "" for none */
-  readonly query: string;
-  readonly headers: Record<string, string>;
-  readonly body?: string | Uint8Array;
-}
+export type { FuzzRequest, KeyPools, Keys } from "./types.ts";
+
 
 export const requestFamily = (r: FuzzRequest): Family => familyOf(r.path);
 
@@ -52,23 +44,7 @@ export function operations(doc: { paths: Record<string, Record<string, { paramet
   return out;
 }
 
-/** Real keys of the dataset, so requests reach past "not found". */
-export interface KeyPools {
-  routeKeys: string[];
-  stopKeys: string[];
-  tripIds: string[];
-  feedOnestopIds: string[];
-  versionSha1s: string[];
-  routeOnestopIds: string[];
-  stopIds: string[];
-  tripGtfsIds: string[];
-}
 
-export interface Keys {
-  valid: string;
-  /** an account with a tiny rate limit: its requests are soon refused (429) */
-  limited: string;
-}
 
 /** encodeURIComponent, with lone surrogates (which it refuses, and UTF-8 cannot carry) as U+FFFD */
 const enc = (s: string) => encodeURIComponent(s.replace(/[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g, "\uFFFD"));

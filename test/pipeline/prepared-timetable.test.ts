@@ -12,7 +12,7 @@ import { importFeed } from "../../pipeline/import.ts";
 import { refreshTimetable } from "../../pipeline/timetable/publish.ts";
 import { pruneTimetableFiles } from "../../pipeline/store/prune.ts";
 import { GENERATIONS_DIR } from "../../pipeline/store/generations.ts";
-import { timetableRelPath } from "../../pipeline/timetable/publish.ts";
+import { timetableRelPath } from "../../pipeline/timetable/file.ts";
 import { activeVersions, readManifest } from "../../pipeline/schema/manifest.ts";
 import { gtfs, importKilledAt, tempDir } from "../support/dataset.ts";
 import { compileFresh, fileSha1 } from "../support/timetable.ts";

@@ -9,10 +9,11 @@ import { beforeAll, describe, expect, test } from "bun:test";
 import { join } from "node:path";
 import { activeStreets, readManifest } from "../../pipeline/schema/manifest.ts";
 import { FOOT_SOURCE } from "../../pipeline/schema/timetable.ts";
-import { refreshTimetable, timetableRelPath } from "../../pipeline/timetable/publish.ts";
+import { refreshTimetable } from "../../pipeline/timetable/publish.ts";
+import { timetableRelPath } from "../../pipeline/timetable/file.ts";
 import { loadTimetableFile } from "../../server/planner/timetable/arrow-loader.ts";
 import type { Timetable } from "../../server/planner/timetable/types.ts";
-import { haversineM } from "../../server/geo.ts";
+import { haversineM } from "../../shared/geo.ts";
 import { importedDataset, streetDataset } from "../support/dataset.ts";
 
 let plain: Timetable;

@@ -22,7 +22,7 @@ import { SHAPE_STOP_TOLERANCE_M } from "../../pipeline/schema/timetable.ts";
 import { startServer, type RunningServer } from "../../server/main.ts";
 import { serverConfigFrom } from "../../server/config.ts";
 import { parseScopedId } from "../../server/planner/ids.ts";
-import { haversineM } from "../../server/geo.ts";
+import { haversineM } from "../../shared/geo.ts";
 import { GtfsFeed, gtfsFeed } from "../support/gtfs-reader.ts";
 import { gtfs } from "../support/dataset.ts";
 import { BART, CALTRAIN, OTP_FIELDS_DATASET } from "./support/otp-fixture.ts";

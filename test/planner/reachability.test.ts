@@ -10,7 +10,7 @@ import { gtfs, importedDataset } from "../support/dataset.ts";
 import { hmsToSec, readRawGtfs } from "../support/raw-gtfs.ts";
 import { startServer, type RunningServer } from "../../server/main.ts";
 import { serverConfigFrom } from "../../server/config.ts";
-import { haversineM } from "../../server/geo.ts";
+import { haversineM } from "../../shared/geo.ts";
 
 type Json = Record<string, any>;
 const quiet = { info() {}, warn() {}, error() {} };

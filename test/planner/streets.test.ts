@@ -13,7 +13,7 @@ import * as itin8 from "core-utils-8/lib/itinerary.js";
 import { refreshTimetable } from "../../pipeline/timetable/publish.ts";
 import { startServer, type RunningServer } from "../../server/main.ts";
 import { serverConfigFrom } from "../../server/config.ts";
-import { haversineM } from "../../server/geo.ts";
+import { haversineM } from "../../shared/geo.ts";
 import { gtfs, importedDataset, streetDataset } from "../support/dataset.ts";
 import { streetCandidates } from "../../server/planner/street-legs.ts";
 import type { StopIdx } from "../../server/planner/api.ts";

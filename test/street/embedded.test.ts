@@ -13,7 +13,7 @@ import { activeStreets, readManifest } from "../../pipeline/schema/manifest.ts";
 import { engineConfig, METHOD, openActor, type ActorLike } from "../../server/street/embedded.ts";
 import { engineErrorFromMessage } from "../../server/street/engine-errors.ts";
 import type { StreetAction } from "../../server/street/schemas/index.ts";
-import { haversineM } from "../../server/geo.ts";
+import { haversineM } from "../../shared/geo.ts";
 import { osm, streetDataset, tempDir } from "../support/dataset.ts";
 import { type Gateway, startGateway } from "../support/street-server.ts";
 

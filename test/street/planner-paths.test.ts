@@ -9,7 +9,7 @@ import { EmbeddedEngine } from "../../server/street/embedded.ts";
 import { streetPaths } from "../../server/street/paths.ts";
 import { STREET_SNAP_M } from "../../pipeline/schema/street.ts";
 import type { StreetPaths } from "../../server/street-paths.ts";
-import { haversineM } from "../../server/geo.ts";
+import { haversineM } from "../../shared/geo.ts";
 import { streetDataset } from "../support/dataset.ts";
 
 const quiet = { info() {}, warn() {}, error() {} };

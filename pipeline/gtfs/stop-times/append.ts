@@ -10,7 +10,8 @@
  */
 import type { DuckDBAppender, DuckDBConnection } from "@duckdb/node-api";
 import duckdb from "@duckdb/node-bindings";
-import { sqlString, stringColumns } from "../../duck.ts";
+import { stringColumns } from "../../duck.ts";
+import { sqlString } from "../../../shared/sql.ts";
 import { NULL_INT, type FastStopTimes } from "./fast.ts";
 
 /** Rows per appended chunk (DuckDB's vector size). */

@@ -8,11 +8,12 @@
  * example (not a skip). Only first and last stops are measured (one pair of stops per pattern and
  * shape): the cost stays small on large feeds.
  */
+import { EARTH_RADIUS_M } from "../../../shared/geo.ts";
 import { SHAPE_STOP_TOLERANCE_M } from "../../schema/timetable.ts";
 import type { BuildContext } from "../build.ts";
 
-/** metres per degree of latitude (mean earth radius 6371008.8 m) */
-const M_PER_DEG = 111195.08;
+/** metres per degree of latitude on the shared earth radius, to the centimetre (111195.08) */
+const M_PER_DEG = Math.round((Math.PI / 180) * EARTH_RADIUS_M * 100) / 100;
 
 /** Needs t1 (trips, shape_id), trip_pat, patterns, stops and sh0: run after the patterns are built. */
 export async function reportShapesNotReachingStops(ctx: BuildContext): Promise<number> {

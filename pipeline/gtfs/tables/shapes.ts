@@ -6,14 +6,9 @@
  */
 import type { DuckDBConnection } from "@duckdb/node-api";
 import { Issues } from "../../report.ts";
-import { reportRows, type TableModule } from "../build.ts";
+import { reportRows, type ShapesBuilt, type TableModule } from "../build.ts";
 import type { RawTable } from "../load.ts";
 
-/** What the shapes lane did: rows of shapes.txt it skipped, and its warnings (taken by the shapes module). */
-export interface ShapesBuilt {
-  skipped: number;
-  issues: Issues;
-}
 
 export const shapes: TableModule = {
   name: "shapes",

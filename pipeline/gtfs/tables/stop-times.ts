@@ -57,26 +57,6 @@ export const ST_FLEX: ReadonlyArray<readonly [name: string, conversion: string, 
 /** a time the file has that does not parse (over st0's columns arr and dep of a raw row `st`) */
 export const BAD_TIME = `(st.arrival_time IS NOT NULL AND arr IS NULL) OR (st.departure_time IS NOT NULL AND dep IS NULL)`;
 
-/** How st0 was made, for the modules after this one. */
-export interface StopTimesState {
-  /**
-   * The stop times as they are, when the fast reader's rows need no check's change
-   * (`fastCheck.changesRows` false): the stop-times contract (../stop-times/columns.ts), stored as
-   * the relation `stop_times` already; there is no st0 then. Else null.
-   */
-  final: StopTimesColumns | null;
-  /** the fast reader's rows, while st0 (or `final`) holds exactly those, in order; else null */
-  fastRows: FastRows | null;
-  /** their trip_check, while fastRows is set (../stop-times/append.ts fastTripCheck) */
-  fastCheck: FastTripCheck | null;
-  /** the fast path's code (loaded only when the fast reader ran) */
-  fastAppend: typeof import("../stop-times/append.ts") | null;
-  /** st0's column, or `absent` (a typed NULL, or false) when st0 does not have it */
-  column(col: string, absent: string): string;
-  /** whether st0 has the column */
-  has(col: string): boolean;
-}
-
 export const stopTimes: TableModule = {
   name: "stop_times",
   file: { name: "stop_times.txt", required: true },

@@ -14,11 +14,12 @@
  * stop times: the importer writes stop_times.parquet meanwhile (pipeline/import.ts) and the timetable may take them.
  */
 import type { DuckDBConnection } from "@duckdb/node-api";
-import { rows, sqlString } from "../../duck.ts";
+import { rows } from "../../duck.ts";
+import { sqlString } from "../../../shared/sql.ts";
 import type { BuildContext, TableModule } from "../build.ts";
 import { interpolateTrip, type StopRow } from "../interpolate.ts";
 import { stopTimesOverSt0 } from "../stop-times/columns.ts";
-import type { StopTimesState } from "./stop-times.ts";
+import type { StopTimesState } from "../build.ts";
 
 export const tripCheck: TableModule = {
   name: "trip_check",

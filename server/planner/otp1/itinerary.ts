@@ -27,7 +27,7 @@ import { scopedId } from "../ids.ts";
 import { dataOf, type RenderData } from "../itinerary.ts";
 import type { Itinerary, LegPlace, StreetLeg, TransitLeg } from "../model.ts";
 import { modeOfRouteType, type PlanParams } from "../plan-params.ts";
-import { dayToIso, localParts, tzOffsetSec } from "../timetable/calendar.ts";
+import { dayToIso, serviceDayOf, tzOffsetSec } from "../timetable/calendar.ts";
 import type { Timetable } from "../timetable/types.ts";
 
 export interface Otp1Itinerary {
@@ -84,7 +84,7 @@ function serviceDate(tz: string, dayStart: number): string {
   let v = serviceDateCache.get(key);
   if (v === undefined) {
     if (serviceDateCache.size > 4096) serviceDateCache.clear();
-    v = dayToIso(localParts(dayStart + 12 * 3600, tz).day).replace(/-/g, "");
+    v = dayToIso(serviceDayOf(dayStart, tz)).replace(/-/g, "");
     serviceDateCache.set(key, v);
   }
   return v;

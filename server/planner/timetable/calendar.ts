@@ -2,27 +2,14 @@
  * Service days and timezones: GTFS times count from "noon minus 12h" of the local service date
  * (so DST days are 23 or 25 hours long and 25:10 is next morning), per agency timezone.
  * Builds the ServiceDays a search needs: yesterday, today and tomorrow in each timezone. The
- * wall-clock conversions are server/calendar.ts's (one formatter cache with the catalog), re-exported.
+ * wall-clock conversions and the service-day rule are shared/time.ts's (one formatter cache and one
+ * service-day cache with the catalog), re-exported.
  */
 import type { ServiceDays } from "../api.ts";
 import type { Timetable } from "./types.ts";
-import { localParts, localToUnix } from "../../calendar.ts";
+import { localParts, serviceDayStart } from "../../../shared/time.ts";
 
-export { dayNumber as isoToDay, dayToIso, isValidTimezone, localParts, localToUnix, tzOffsetSec } from "../../calendar.ts";
-
-const dayStartCache = new Map<string, number>();
-/** Unix time of the GTFS service-day origin ("noon minus 12h") of a local date. */
-export function serviceDayStart(day: number, tz: string): number {
-  const key = `${tz}|${day}`;
-  let v = dayStartCache.get(key);
-  if (v === undefined) {
-    // bounded: every date a client asks about adds keys (it grew without end under test/fuzz)
-    if (dayStartCache.size > 4096) dayStartCache.clear();
-    v = localToUnix(day, 12 * 3600, tz) - 12 * 3600;
-    dayStartCache.set(key, v);
-  }
-  return v;
-}
+export { dayNumber as isoToDay, dayToIso, isValidTimezone, localParts, localToUnix, serviceDayOf, serviceDayStart, tzOffsetSec } from "../../../shared/time.ts";
 
 /**
  * Service days around a Unix time: slots = local date of `aroundUnix` plus each delta, per

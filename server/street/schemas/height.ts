@@ -4,7 +4,7 @@
  */
 import polyline from "@mapbox/polyline";
 import { z } from "zod";
-import { haversineM } from "../../geo.ts";
+import { haversineM } from "../../../shared/geo.ts";
 import { bool, num, oneOf, oneShapeOrPolyline, str } from "./common.ts";
 import { Location } from "./location.ts";
 

@@ -3,7 +3,7 @@
  * calendar.txt's weekdays and date range and calendar_dates.txt's additions and removals. The
  * timetable compiler (pipeline/timetable/assemble.ts) and the catalog (server/catalog) both call
  * activeOn; the catalog's SQL twin is pipeline/gtfs/derive.ts (service days of the service window).
- * Part of the dataset contract: imports nothing.
+ * Part of the shared layer (shared/): imports nothing.
  *
  * A date both added and removed (a feed may list both exception types for one date) is removed:
  * calendar_dates.txt removals win, as in the derived service days.
