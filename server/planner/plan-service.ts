@@ -226,6 +226,8 @@ export class PlanService {
     const walkCap = p.streetMode === "WALK" ? walkOnlyCap(p) : Infinity;
     const walkReach = walkDirectM <= walkCap ? walkDirectSec : null;
     const itineraries: Itinerary[] = [];
+    // ranked by generalized cost (optimize=TRANSFERS, cost parameters)
+    let costRanked = false;
     let earliest: Record<string, unknown>[] | undefined;
     // realtime (realtime.ts): the trip updates served now, unless ignoreRealtimeUpdates; the alerts always
     const applied = p.ignoreRealtimeUpdates ? NOTHING_APPLIED : this.appliedUpdates(nowMs);
@@ -251,6 +253,7 @@ export class PlanService {
         // OTP1's routing criteria (criteria.ts): route, trip and stop masks, slacks, maxHours, costs
         ...searchCriteria(this.tt, p, () => this.routeFilter(p.transitModes), timeUnix - epochSec),
       };
+      costRanked = q.costs !== undefined;
       if (q.access.length && q.egress.length) {
         for (const j of this.searchWidening(q, p.numItineraries, walkReach)) itineraries.push(renderItinerary(this.tt, j, epochSec, p, q.days, undefined, alerts));
       }
@@ -258,10 +261,13 @@ export class PlanService {
     }
     // walk-only: when asked for, when walking beats the best transit itinerary, or when transit finds nothing
     const bestTransitSec = itineraries.length ? Math.min(...itineraries.map((i) => i.duration)) : Infinity;
-    if ((p.walkOnly || walkDirectSec < bestTransitSec || itineraries.length === 0) && walkDirectM <= walkCap) {
+    // ranked by cost, walking still leads when it arrives first (leaves last, for arriveBy), as in
+    // OTP1, whose plans are ordered by arrival (PathComparator) whatever the optimization
+    const walkFirst = walkDirectSec < bestTransitSec || (costRanked && itineraries.length > 0 && walkArrivesFirst(itineraries, timeUnix, walkDirectSec, p.arriveBy));
+    if ((p.walkOnly || walkFirst || itineraries.length === 0) && walkDirectM <= walkCap) {
       const start = p.arriveBy ? timeUnix - walkDirectSec : timeUnix;
       const walk = renderItinerary(this.tt, null, 0, p, null, { startSec: start, durationSec: walkDirectSec, distanceM: walkDirectM, tz });
-      if (walkDirectSec < bestTransitSec) itineraries.unshift(walk);
+      if (walkFirst) itineraries.unshift(walk);
       else itineraries.push(walk);
       if (itineraries.length > p.numItineraries) itineraries.pop();
     }
@@ -283,12 +289,23 @@ export class PlanService {
    * (`walkSec`), until walking would arrive (no ride leaving later can arrive earlier). A window
    * that finds nothing is followed by one departure searched from its end: nothing found means no
    * service for the rest of the span (one can wait at the origin), else the next window starts at
-   * that journey's departure (every journey leaving before it is dominated by it).
+   * that journey's departure (every journey leaving before it is dominated by it). Walking
+   * dominates only when it is in the answer, i.e. when no ride arrives before it: once a ride does
+   * and fewer than n were found, the search runs again without walking's bound.
    */
   private searchWidening(q: SearchQuery, n: number, walkReach: number | null): Journey[] {
-    const dir = q.arriveBy ? -1 : 1;
     // ranked by generalized cost (q.costs), walking is weighed by the costs, not its arrival
     const walkSec = q.costs ? null : walkReach;
+    const found = this.widen(q, n, walkSec);
+    // a ride found arrives before walking would, so walking is not in the answer (plan): it
+    // dominates nothing, and the rides arriving after it count too (OTP1 searches on until it has n)
+    if (walkSec !== null && found.length > 0 && found.length < n) return this.widen(q, n, null);
+    return found;
+  }
+
+  /** searchWidening's search: `walkSec` (not null) drops the rides walking dominates and bounds the windows by it. */
+  private widen(q: SearchQuery, n: number, walkSec: number | null): Journey[] {
+    const dir = q.arriveBy ? -1 : 1;
     // maxHours from the requested time (q.arrivalLimitSec): nothing departing after it can arrive by it
     const maxHoursSpan = q.arrivalLimitSec === undefined ? Infinity : dir * (q.arrivalLimitSec - q.timeSec);
     const limit = Math.min(WIDEN_MAX_SEC, walkSec ?? Infinity, maxHoursSpan);
@@ -393,6 +410,14 @@ export class PlanService {
     out.sort((a, b) => (a.earliestArrival as number) - (b.earliestArrival as number));
     return out;
   }
+}
+
+/**
+ * Walking all the way, leaving at `timeSec` (arriving then, for arriveBy) and taking `walkSec`,
+ * arrives no later than every itinerary (leaves no earlier, for arriveBy).
+ */
+function walkArrivesFirst(its: Itinerary[], timeSec: number, walkSec: number, arriveBy: boolean): boolean {
+  return arriveBy ? its.every((i) => timeSec - walkSec >= i.startTime / 1000) : its.every((i) => timeSec + walkSec <= i.endTime / 1000);
 }
 
 /** The shortest widened window (numItineraries not found yet, searchWindow shorter or 0). */
