@@ -380,7 +380,7 @@ describe("nonpreferredTransferPenalty", () => {
     expect(cheapest({ nonpreferredTransferPenalty: "100" })).toEqual([viaX, viaY]);
   });
 
-  test("the cost search and the journeys' cost agree on it, and arriveBy too", () => {
+  test("arriveBy (the mirrored rules): the penalty decides the cheapest arriving by 08:45", () => {
     const a = tt.meta.stopId.indexOf("npA"), b = tt.meta.stopId.indexOf("npB");
     const base = { fromPlace: `${tt.meta.stopLat[a]},${tt.meta.stopLon[a]}`, toPlace: `${tt.meta.stopLat[b]},${tt.meta.stopLon[b]}`, date: "2026-07-01", numItineraries: "3" };
     const first = (q: Record<string, string>) => ((new PlanService(tt).plan(parsePlanParams({ ...base, ...q }), Date.now()) as Json).plan.itineraries[0].legs as Json[]).filter((l) => l.transitLeg).map((l) => l.route).join(", ");
