@@ -131,6 +131,12 @@ export interface CostModel {
   /** per RAPTOR route: seconds added to each boarding (OTP1's preferred / unpreferred route penalties); undefined = none */
   routePenalty?: Float64Array;
   /**
+   * seconds added to each boarding after the first unless a transfer rule of type 0, 1 or 4
+   * (recommended, timed, in-seat: transfer-rules.ts) applies to the transfer (OTP1's
+   * nonpreferredTransferPenalty); undefined = none
+   */
+  nonpreferredTransferPenalty?: number;
+  /**
    * the requested time the wait before the first ride counts from (relative seconds; for arriveBy the
    * latest arrival the wait after the last ride counts to), so searches of later windows (plan-service
    * widening) cost alike; undefined = the search's own timeSec

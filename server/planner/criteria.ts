@@ -19,7 +19,7 @@ import { invalidParameter } from "../errors.ts";
 import { haversineM } from "../../shared/geo.ts";
 import { parseScopedId } from "./ids.ts";
 import { OTP1_COSTS, type PlanCriteria, type PlanParams } from "./plan-params.ts";
-import type { Timetable } from "./timetable/types.ts";
+import { TRANSFER_TYPE, type Timetable } from "./timetable/types.ts";
 
 /** What the criteria set in a SearchQuery (spread over the plan's query; empty for a request without criteria). */
 export type SearchCriteria = Partial<Pick<SearchQuery, "access" | "routeAllowed" | "tripAllowed" | "stopRules" | "tripStopBans" | "boardSlackSec" | "alightSlackSec" | "transferSlackSec" | "maxDurationSec" | "arrivalLimitSec" | "costs" | "noDestinationPruning">>;
@@ -123,6 +123,8 @@ export function hasCriteria(c: PlanCriteria): boolean {
 function costModel(tt: Timetable, ix: IdIndex, c: PlanCriteria, p: PlanParams): CostModel {
   const k = c.costs ?? OTP1_COSTS;
   const model: CostModel = { walkReluctance: k.walkReluctance, waitReluctance: k.waitReluctance, waitAtBeginningFactor: k.waitAtBeginningFactor, boardCost: k.walkBoardCost, transferPenalty: k.transferPenalty };
+  // OTP1 (TransferTable.determineTransferPenalty): only when some transfer is recommended or timed
+  if (k.nonpreferredTransferPenalty > 0 && recommendsTransfers(tt)) model.nonpreferredTransferPenalty = k.nonpreferredTransferPenalty;
   const preferring = c.preferredRoutes.length > 0 || c.preferredAgencies.length > 0;
   if (!preferring && !c.unpreferredRoutes.length && !c.unpreferredAgencies.length) return model;
   const warn = (param: string, what: string) => (id: string) => note(p, `${param}: no ${what} ${JSON.stringify(id)} in the loaded timetable (ignored, as OTP1 ignores it)`);
@@ -143,6 +145,17 @@ function costModel(tt: Timetable, ix: IdIndex, c: PlanCriteria, p: PlanParams): 
   }
   if (any) model.routePenalty = pen;
   return model;
+}
+
+/**
+ * The timetable has a transfers.txt row recommending (transfer_type 0) or timing (1) a transfer: one
+ * naming routes or trips (a transfer rule; stop-to-stop rows keep no type in the timetable).
+ */
+function recommendsTransfers(tt: Timetable): boolean {
+  const type = tt.core.transferRules?.type;
+  if (!type) return false;
+  for (let x = 0; x < type.length; x++) if (type[x] === TRANSFER_TYPE.recommended || type[x] === TRANSFER_TYPE.timed) return true;
+  return false;
 }
 
 // ---- ids

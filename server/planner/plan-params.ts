@@ -35,6 +35,8 @@ export interface PlanCosts {
   walkBoardCost: number;
   /** seconds per boarding after the first (optimize=TRANSFERS adds OTP1's 1800) */
   transferPenalty: number;
+  /** seconds per boarding after the first over a transfer transfers.txt neither recommends nor times, when it recommends or times some */
+  nonpreferredTransferPenalty: number;
   /** seconds per boarding of a route that is not preferred, when routes or agencies are preferred */
   otherThanPreferredRoutesPenalty: number;
   /** seconds per boarding of an unpreferred route */
@@ -139,6 +141,7 @@ export const OTP1_COSTS: PlanCosts = {
   waitAtBeginningFactor: 0.4,
   walkBoardCost: 600,
   transferPenalty: 0,
+  nonpreferredTransferPenalty: 180,
   otherThanPreferredRoutesPenalty: 300,
   useUnpreferredRoutesPenalty: 300,
 };
@@ -334,7 +337,7 @@ export const PLAN_PARAMS = {
   waitAtBeginningFactor: clampable("waitAtBeginningFactor", false, "cost of a second waiting before the first ride, from the requested time (OTP1 default 0.4; <= 0: the default). Names a cost", { default: OTP1_COSTS.waitAtBeginningFactor }),
   walkBoardCost: clampable("walkBoardCost", true, "seconds of cost per boarding (OTP1 default 600; below 0: 0). Names a cost", { default: OTP1_COSTS.walkBoardCost }),
   transferPenalty: number("transferPenalty", null, 0, 86_400, "seconds of cost per boarding after the first (default 0; optimize=TRANSFERS adds 1800). Names a cost", true),
-  nonpreferredTransferPenalty: number("nonpreferredTransferPenalty", null, 0, 86_400, "seconds of cost per transfer that transfers.txt does not recommend (OTP1 default 180; applies only when some transfer is recommended or timed: not applied by the cost search yet, no effect)", true),
+  nonpreferredTransferPenalty: number("nonpreferredTransferPenalty", null, 0, 86_400, "seconds of cost per boarding after the first over a transfer that transfers.txt neither recommends (transfer_type 0) nor times (1), as OTP1 (default 180); applies only when the timetable has such rows, and knows them only from rows naming routes or trips (a stop-to-stop row's type is not in the timetable: such transfers count as not recommended). Names a cost", true),
   preferredRoutes: ids(`${routesDoc}: every other route costs otherThanPreferredRoutesPenalty per boarding. Names a cost`),
   preferredAgencies: ids(`${agenciesDoc}: routes of other agencies cost otherThanPreferredRoutesPenalty per boarding. Names a cost`),
   otherThanPreferredRoutesPenalty: clampable("otherThanPreferredRoutesPenalty", true, "seconds of cost per boarding of a route neither preferred nor of a preferred agency (OTP1 default 300; below 0: 0). Names a cost", { default: OTP1_COSTS.otherThanPreferredRoutesPenalty }),
@@ -380,6 +383,7 @@ export const COST_PARAMETERS = [
   "waitAtBeginningFactor",
   "walkBoardCost",
   "transferPenalty",
+  "nonpreferredTransferPenalty",
   "preferredRoutes",
   "preferredAgencies",
   "otherThanPreferredRoutesPenalty",
@@ -417,6 +421,7 @@ export function parsePlanParams(q: Record<string, string | undefined>): PlanPara
     waitAtBeginningFactor: clamp("waitAtBeginningFactor", v.waitAtBeginningFactor, C.waitAtBeginningFactor, 0, C.waitAtBeginningFactor, Infinity, true),
     walkBoardCost: clamp("walkBoardCost", v.walkBoardCost, C.walkBoardCost, 0, 0, Infinity),
     transferPenalty: (v.transferPenalty ?? C.transferPenalty) + (v.optimize === "TRANSFERS" ? TRANSFERS_PENALTY : 0),
+    nonpreferredTransferPenalty: v.nonpreferredTransferPenalty ?? C.nonpreferredTransferPenalty,
     otherThanPreferredRoutesPenalty: clamp("otherThanPreferredRoutesPenalty", v.otherThanPreferredRoutesPenalty, C.otherThanPreferredRoutesPenalty, 0, 0, Infinity),
     useUnpreferredRoutesPenalty: clamp("useUnpreferredRoutesPenalty", v.useUnpreferredRoutesPenalty, C.useUnpreferredRoutesPenalty, 0, 0, Infinity),
   };
@@ -448,7 +453,6 @@ export function parsePlanParams(q: Record<string, string | undefined>): PlanPara
   note("walkOnStreetReluctance", "no effect: the street engine's pedestrian costing weighs the streets");
   note("carParkCarLegWeight", "no effect: car legs are not available yet");
   note("maxPreTransitTime", "no effect: car legs are not available yet");
-  note("nonpreferredTransferPenalty", "no effect: the cost search does not apply it to the recommended or timed transfers of transfers.txt yet");
   if (v.locale && !/^en\b|^en[_-]/i.test(v.locale)) warnings.push(`locale: answers are in English only (${v.locale} not available)`);
 
   return {

@@ -182,6 +182,8 @@ export class PlanService {
     const itineraries: Itinerary[] = [];
     /** per itinerary: its duration (seconds) */
     const durations: number[] = [];
+    // ranked by generalized cost (optimize=TRANSFERS, cost parameters)
+    let costRanked = false;
     let earliest: EarliestArrival[] | undefined;
     // realtime (realtime.ts): the trip updates served now, unless ignoreRealtimeUpdates; the alerts always
     const applied = p.ignoreRealtimeUpdates ? NOTHING_APPLIED : this.appliedUpdates(nowMs);
@@ -207,6 +209,7 @@ export class PlanService {
         // OTP1's routing criteria (criteria.ts): route, trip and stop masks, slacks, maxHours, costs
         ...searchCriteria(this.tt, p, () => this.routeFilter(p.transitModes), timeUnix - epochSec),
       };
+      costRanked = q.costs !== undefined;
       if (q.access.length && q.egress.length) {
         for (const j of this.searchWidening(q, p.numItineraries, walkReach)) {
           const it = journeyItinerary(this.tt, j, epochSec, p, q.days, alerts);
@@ -218,10 +221,13 @@ export class PlanService {
     }
     // walk-only: when asked for, when walking beats the best transit itinerary, or when transit finds nothing
     const bestTransitSec = durations.length ? Math.min(...durations) : Infinity;
-    if ((p.walkOnly || walkDirectSec < bestTransitSec || itineraries.length === 0) && walkDirectM <= walkCap) {
+    // ranked by cost, walking still leads when it arrives first (leaves last, for arriveBy), as in
+    // OTP1, whose plans are ordered by arrival (PathComparator) whatever the optimization
+    const walkFirst = walkDirectSec < bestTransitSec || (costRanked && itineraries.length > 0 && walkArrivesFirst(itineraries, timeUnix, walkDirectSec, p.arriveBy));
+    if ((p.walkOnly || walkFirst || itineraries.length === 0) && walkDirectM <= walkCap) {
       const start = p.arriveBy ? timeUnix - walkDirectSec : timeUnix;
       const walk = directItinerary(this.tt, p, { startSec: start, durationSec: walkDirectSec, distanceM: walkDirectM, tz });
-      if (walkDirectSec < bestTransitSec) itineraries.unshift(walk);
+      if (walkFirst) itineraries.unshift(walk);
       else itineraries.push(walk);
       if (itineraries.length > p.numItineraries) itineraries.pop();
     }
@@ -238,12 +244,23 @@ export class PlanService {
    * (`walkSec`), until walking would arrive (no ride leaving later can arrive earlier). A window
    * that finds nothing is followed by one departure searched from its end: nothing found means no
    * service for the rest of the span (one can wait at the origin), else the next window starts at
-   * that journey's departure (every journey leaving before it is dominated by it).
+   * that journey's departure (every journey leaving before it is dominated by it). Walking
+   * dominates only when it is in the answer, i.e. when no ride arrives before it: once a ride does
+   * and fewer than n were found, the search runs again without walking's bound.
    */
   private searchWidening(q: SearchQuery, n: number, walkReach: number | null): Journey[] {
-    const dir = q.arriveBy ? -1 : 1;
     // ranked by generalized cost (q.costs), walking is weighed by the costs, not its arrival
     const walkSec = q.costs ? null : walkReach;
+    const found = this.widen(q, n, walkSec);
+    // a ride found arrives before walking would, so walking is not in the answer (plan): it
+    // dominates nothing, and the rides arriving after it count too (OTP1 searches on until it has n)
+    if (walkSec !== null && found.length > 0 && found.length < n) return this.widen(q, n, null);
+    return found;
+  }
+
+  /** searchWidening's search: `walkSec` (not null) drops the rides walking dominates and bounds the windows by it. */
+  private widen(q: SearchQuery, n: number, walkSec: number | null): Journey[] {
+    const dir = q.arriveBy ? -1 : 1;
     // maxHours from the requested time (q.arrivalLimitSec): nothing departing after it can arrive by it
     const maxHoursSpan = q.arrivalLimitSec === undefined ? Infinity : dir * (q.arrivalLimitSec - q.timeSec);
     const limit = Math.min(WIDEN_MAX_SEC, walkSec ?? Infinity, maxHoursSpan);
@@ -344,10 +361,23 @@ export class PlanService {
   }
 }
 
+/** An itinerary's end in Unix seconds: its last leg's end. */
+function itineraryEnd(it: Itinerary): number {
+  const last = it.legs[it.legs.length - 1]!;
+  return last.kind === "street" ? last.startSec + last.durationSec : last.endSec;
+}
+
 /** An itinerary's duration in seconds: from its first leg's start to its last leg's end. */
 export function itineraryDuration(it: Itinerary): number {
-  const first = it.legs[0]!, last = it.legs[it.legs.length - 1]!;
-  return (last.kind === "street" ? last.startSec + last.durationSec : last.endSec) - first.startSec;
+  return itineraryEnd(it) - it.legs[0]!.startSec;
+}
+
+/**
+ * Walking all the way, leaving at `timeSec` (arriving then, for arriveBy) and taking `walkSec`,
+ * arrives no later than every itinerary (leaves no earlier, for arriveBy).
+ */
+function walkArrivesFirst(its: Itinerary[], timeSec: number, walkSec: number, arriveBy: boolean): boolean {
+  return arriveBy ? its.every((i) => timeSec - walkSec >= i.legs[0]!.startSec) : its.every((i) => timeSec + walkSec <= itineraryEnd(i));
 }
 
 /** The shortest widened window (numItineraries not found yet, searchWindow shorter or 0). */

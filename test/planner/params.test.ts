@@ -121,11 +121,15 @@ describe("OTP1 plan parameters: parsing", () => {
       expect({ name, costs: parsePlanParams({ ...BASE, [name]: v }).criteria.costs !== null }).toEqual({ name, costs: true });
     }
     expect(parsePlanParams({ ...BASE, walkReluctance: "5" }).criteria.costs).toEqual({ ...OTP1_COSTS, walkReluctance: 5 });
+    // nonpreferredTransferPenalty names a cost (OTP1 default 180), without a note
+    const np = parsePlanParams({ ...BASE, nonpreferredTransferPenalty: "600" });
+    expect(np.criteria.costs).toEqual({ ...OTP1_COSTS, nonpreferredTransferPenalty: 600 });
+    expect(np.warnings).toEqual([]);
   });
 
   test("parameters without effect on a walk and transit plan are accepted with a note", () => {
-    const p = parsePlanParams({ ...BASE, optimize: "TRIANGLE", triangleSafetyFactor: "0.2", triangleSlopeFactor: "0.3", triangleTimeFactor: "0.5", bikeSpeed: "5", walkOnStreetReluctance: "2", maxPreTransitTime: "600", nonpreferredTransferPenalty: "180", locale: "de_DE" });
-    expect(p.warnings.map((w) => w.split(/[:=]/)[0])).toEqual(["optimize", "triangleSafetyFactor", "triangleSlopeFactor", "triangleTimeFactor", "bikeSpeed", "walkOnStreetReluctance", "maxPreTransitTime", "nonpreferredTransferPenalty", "locale"]);
+    const p = parsePlanParams({ ...BASE, optimize: "TRIANGLE", triangleSafetyFactor: "0.2", triangleSlopeFactor: "0.3", triangleTimeFactor: "0.5", bikeSpeed: "5", walkOnStreetReluctance: "2", maxPreTransitTime: "600", locale: "de_DE" });
+    expect(p.warnings.map((w) => w.split(/[:=]/)[0])).toEqual(["optimize", "triangleSafetyFactor", "triangleSlopeFactor", "triangleTimeFactor", "bikeSpeed", "walkOnStreetReluctance", "maxPreTransitTime", "locale"]);
     expect(p.criteria.costs).toBeNull();
     const quiet = parsePlanParams({ ...BASE, locale: "en_US", ignoreRealtimeUpdates: "true", batch: "true", clampInitialWait: "-1", reverseOptimizeOnTheFly: "true", disableAlertFiltering: "true", geoidElevation: "false" });
     expect(quiet.warnings).toEqual([]);

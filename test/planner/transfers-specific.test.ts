@@ -151,6 +151,19 @@ const SCENARIOS: Scenario[] = [
     at: { A: [0, 0], X1: [0, 0.1], X2: [0.00045, 0.1], XS: [0.0002, 0.1], B: [0, 0.2] },
     stations: { XS: ["X1", "X2"] },
   },
+  // nonpreferredTransferPenalty: R1 and R2 over X (recommended), 08:00 to 08:40, cost 3720; R3 and
+  // R4 over Y (not recommended) leave later and arrive later, 08:05 to 08:42, cost 3660
+  {
+    tag: "np",
+    trips: [
+      { id: "R1a", route: "R1", times: [["A", "08:00"], ["X", "08:10"]] },
+      { id: "R2a", route: "R2", times: [["X", "08:12"], ["B", "08:40"]] },
+      { id: "R3a", route: "R3", times: [["A", "08:05"], ["Y", "08:15"]] },
+      { id: "R4a", route: "R4", times: [["Y", "08:17"], ["B", "08:42"]] },
+    ],
+    transfers: ["X,X,0,,R1,R2,,"],
+    at: { A: [0, 0], X: [0, 0.1], Y: [0.1, 0.1], B: [0, 0.2] },
+  },
   // rows the timetable cannot use: unknown ids, an in-seat row naming other stops
   common("bad", [at(3, "", "NOPE", "R2"), "A,B,4,,,,R1a,R2a"]),
 ];
@@ -346,6 +359,34 @@ describe("in-seat transfers", () => {
     expect(interline("seat")).toBe("F, T (in seat)");
     expect(interline("block")).toBe("F, T (in seat)");
     expect(interline("block5")).toBe("F, T");
+  });
+});
+
+describe("nonpreferredTransferPenalty", () => {
+  // the rides of the cheapest itinerary through the plan service (cost ranked: the parameters name a cost)
+  const cheapest = (q: Record<string, string>) => {
+    const a = tt.meta.stopId.indexOf("npA"), b = tt.meta.stopId.indexOf("npB");
+    const body = new PlanService(tt).plan(parsePlanParams({ fromPlace: `${tt.meta.stopLat[a]},${tt.meta.stopLon[a]}`, toPlace: `${tt.meta.stopLat[b]},${tt.meta.stopLon[b]}`, date: "2026-07-01", time: "07:55", numItineraries: "3", ...q }), Date.now()) as Json;
+    const its = body.plan.itineraries as Json[];
+    expect(its.length).toBe(2);
+    return its.map((it) => it.legs.filter((l: Json) => l.transitLeg).map((l: Json) => `${l.route} ${l.from.name.slice(3)}`).join(", "));
+  };
+  const viaX = "R1 A, R2 X", viaY = "R3 A, R4 Y";
+
+  test("a transfer not recommended costs it (OTP1's default 180 s) when transfers.txt recommends some: the recommended one at X wins", () => {
+    expect(cheapest({ nonpreferredTransferPenalty: "0" })).toEqual([viaY, viaX]);
+    expect(cheapest({ walkBoardCost: "600" })).toEqual([viaX, viaY]);
+    expect(cheapest({ nonpreferredTransferPenalty: "180" })).toEqual([viaX, viaY]);
+    expect(cheapest({ nonpreferredTransferPenalty: "50" })).toEqual([viaY, viaX]);
+    expect(cheapest({ nonpreferredTransferPenalty: "100" })).toEqual([viaX, viaY]);
+  });
+
+  test("arriveBy (the mirrored rules): the penalty decides the cheapest arriving by 08:45", () => {
+    const a = tt.meta.stopId.indexOf("npA"), b = tt.meta.stopId.indexOf("npB");
+    const base = { fromPlace: `${tt.meta.stopLat[a]},${tt.meta.stopLon[a]}`, toPlace: `${tt.meta.stopLat[b]},${tt.meta.stopLon[b]}`, date: "2026-07-01", numItineraries: "3" };
+    const first = (q: Record<string, string>) => ((new PlanService(tt).plan(parsePlanParams({ ...base, ...q }), Date.now()) as Json).plan.itineraries[0].legs as Json[]).filter((l) => l.transitLeg).map((l) => l.route).join(", ");
+    expect(first({ time: "08:45", arriveBy: "true", nonpreferredTransferPenalty: "0" })).toBe("R3, R4");
+    expect(first({ time: "08:45", arriveBy: "true", nonpreferredTransferPenalty: "600" })).toBe("R1, R2");
   });
 });
 

@@ -27,7 +27,7 @@
  * break them are not candidates. A trip is boarded at its earliest departure (as OTP2 does): a later
  * trip of the same route arrives later and waits longer.
  */
-import { STOP_NO_PASS, UNREACHED, type Journey, type JourneyLeg, type RaptorConfig, type RaptorRequest, type RaptorResult, type RaptorStats, type RouteIdx, type StopIdx, type TripIdx } from "../api.ts";
+import { STOP_NO_PASS, UNREACHED, type Journey, type JourneyLeg, type RaptorConfig, type RaptorRequest, type RaptorResult, type RaptorStats, type RideLeg, type RouteIdx, type StopIdx, type TripIdx } from "../api.ts";
 import { NO_DROP_OFF, NO_PICKUP, arrAt, depAt, type TransitCore } from "../timetable/types.ts";
 import { destinationBounds } from "./heuristic.ts";
 import { L_ACCESS, L_RIDE, L_RULE, L_STAY, L_WALK, McScratch } from "./mc-state.ts";
@@ -37,7 +37,7 @@ import { searchForward, withSlacks } from "./range.ts";
 import { dayViews, markLiveRoutes, scanContext, type ScanContext } from "./slots.ts";
 import type { RaptorState } from "./state.ts";
 import { collectRoutes } from "./transfers.ts";
-import { classOf, isRulePair, namesTrips, ruleFor, useRules } from "./transfer-rules.ts";
+import { classOf, isRulePair, namesTrips, preferredRule, ruleFor, transferRule, useRules, type RuleIndex } from "./transfer-rules.ts";
 
 /** Bounds of the lower-bound search, seconds (heuristic.ts caps at 4 days too). */
 const MAX_BOUND_SEC = 4 * 86400;
@@ -57,7 +57,7 @@ export function searchByCost(pc: PreparedCore, req: RaptorRequest, st: RaptorSta
   const cands: Journey[] = [];
   for (const j of range.journeys) {
     if (strict && breaksRules(pc.core, req, j)) continue;
-    j.cost = journeyCost(req, j);
+    j.cost = journeyCost(req, j, pc.rules);
     cands.push(j);
   }
   const mc = searchMc(pc, req, st, config, cands.map((j) => ({ dep: j.departSec, arr: j.arriveSec, rides: j.rides, cost: j.cost! })));
@@ -75,19 +75,27 @@ export function searchByCost(pc: PreparedCore, req: RaptorRequest, st: RaptorSta
  * The generalized cost of a journey in the search frame (api.ts CostModel): waiting before its
  * first leg (since costs.startSec, else req.departSec) at waitAtBeginningFactor, walks at
  * walkReluctance, rides at 1 plus the boarding cost, the route's penalty and (after the first) the
- * transfer penalty, and every gap between legs (waits, slacks) at waitReluctance. The cost search's
- * labels add up to the same (a test checks it).
+ * transfer penalty (and the nonpreferred transfer penalty unless a recommended, timed or in-seat
+ * rule of `rules`, the core's transfer rules, applies), and every gap between legs (waits, slacks)
+ * at waitReluctance. The cost search's labels add up to the same (a test checks it).
  */
-export function journeyCost(req: RaptorRequest, j: Journey): number {
+export function journeyCost(req: RaptorRequest, j: Journey, rules: RuleIndex | null = null): number {
   const c = req.costs!;
+  const np = c.nonpreferredTransferPenalty ?? 0;
   let cost = c.waitAtBeginningFactor * (j.legs[0]!.depSec - (c.startSec ?? req.departSec));
   let prevEnd = j.legs[0]!.depSec;
   let rides = 0;
+  let prevRide: RideLeg | null = null;
   for (const l of j.legs) {
     cost += c.waitReluctance * (l.depSec - prevEnd);
     const d = l.arrSec - l.depSec;
     if (l.kind === "ride") {
       cost += d + c.boardCost + (rides > 0 ? c.transferPenalty : 0) + (c.routePenalty ? c.routePenalty[l.route]! : 0);
+      if (prevRide !== null && np !== 0) {
+        const x = rules !== null ? transferRule(rules, prevRide, l) : -1;
+        if (x < 0 || !preferredRule(rules!, x)) cost += np;
+      }
+      prevRide = l;
       rides++;
     } else cost += c.walkReluctance * d;
     prevEnd = l.arrSec;
@@ -153,6 +161,8 @@ export function searchMc(pc: PreparedCore, req: RaptorRequest, st: RaptorState, 
   const costs = req.costs!;
   const wr = costs.walkReluctance, war = costs.waitReluctance, wab = costs.waitAtBeginningFactor;
   const bc = costs.boardCost, tp = costs.transferPenalty, rpen = costs.routePenalty ?? null;
+  // OTP1's nonpreferredTransferPenalty: on every transfer but over a recommended, timed or in-seat rule
+  const np = costs.nonpreferredTransferPenalty ?? 0;
   // least cost per second: after boarding once (riding, walking, waiting), and before (waiting at the start too)
   const mRide = Math.min(1, wr, war);
   const mFirst = Math.min(mRide, wab);
@@ -363,7 +373,8 @@ export function searchMc(pc: PreparedCore, req: RaptorRequest, st: RaptorState, 
               const first = mc.round[L] === 0;
               // over a rule pair: its walk (none in-seat or at one stop) at walkReluctance, the rest waiting
               const walk = rule ? rs!.walk(e, x) : 0;
-              const base = mc.cost[L]! + wr * walk + (first ? wab : war) * (dep - t - walk) + bc + (first ? 0 : tp) + pen - dep;
+              const toll = first ? 0 : np !== 0 && !(rule && x >= 0 && preferredRule(rix!, x)) ? tp + np : tp;
+              const base = mc.cost[L]! + wr * walk + (first ? wab : war) * (dep - t - walk) + bc + toll + pen - dep;
               // the journey leaves the origin in time to walk and board (range.ts shifts the access walk the same way)
               const dp = first ? dep - aSlack - accessSec[p]! : mc.dep[L]!;
               // the route bag: an entry on no later trip with no greater base is better everywhere further on

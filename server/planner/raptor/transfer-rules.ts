@@ -537,6 +537,23 @@ export function keepsRules(rs: RuleState, j: Journey): boolean {
   return true;
 }
 
+/**
+ * The rule that applies to the transfer from ride a to ride b (search frame): -1 when the stops are
+ * no rule pair or no rule matches (the stop-to-stop rules then apply).
+ */
+export function transferRule(ix: RuleIndex, a: RideLeg, b: RideLeg): number {
+  const s = a.toStop, q = b.fromStop;
+  if (!ix.isSource[s] || !isRulePair(ix, s, q)) return -1;
+  const e = entryOf(ix, s, q, classOf(ix, s, ix.routeGtfs[a.route]!));
+  return e < 0 ? -1 : ruleFor(ix, e, ix.tripRule[a.trip]!, ix.routeGtfs[b.route]!, ix.tripRule[b.trip]!);
+}
+
+/** Rule x recommends the transfer (type 0), times it (1) or keeps the seat (4): no nonpreferredTransferPenalty (OTP1: preferred and timed transfers). */
+export function preferredRule(ix: RuleIndex, x: number): boolean {
+  const t = ix.xType[x];
+  return t === TRANSFER_TYPE.recommended || t === TRANSFER_TYPE.timed || t === TRANSFER_TYPE.inSeat;
+}
+
 /** The key of a boarding event (stop-time index bIdx, day slot, round k; slots and rounds fit a byte, as in the labels) in RuleState.boardFrom. */
 export const boardKey = (k: number, bIdx: number, slot: number): number => (bIdx * 256 + slot) * 256 + k;
 
