@@ -68,6 +68,8 @@ export function createGateway(deps: GatewayDeps): StreetGateway {
     if (action === "status") {
       const hasJson = params.has("json") || bodyText.trim() !== "";
       const req = hasJson ? readStreetRequest(params, bodyText) : null;
+      // the engine parses a status request's JSON like any other's (a `durations` crashed it)
+      if (req) validateStreetRequest(action, req.view);
       const engineQuery = new URLSearchParams([...params].filter(([k]) => k !== "apikey" && k !== "json")).toString();
       const merged = () => JSON.stringify(req?.view ?? {});
       const answer = await deps.engine.handle({ action, body: req ? req.jsonText : null, query: engineQuery, merged, signal: query.signal });
