@@ -277,7 +277,7 @@ export const HEIGHT_CASES: Case[] = [
   ...enumCases("height", ["height_precision"], [0, 1, 2], 3, 199),
   // 0 m means no resampling: the engine gets the request without it (it would loop on 0)
   ...bounds("height", ["resample_distance"], 0, 100, 313).map((c) => (c.code === null && c.body.resample_distance === 0 ? { ...c, forwarded: BASE.height } : c)),
-  { name: "a resample_distance that would give more than 750000 heights refused", action: "height", body: { shape: [{ lat: 0, lon: 0 }, { lat: 0, lon: 10 }], resample_distance: 1 }, code: 314, mentions: ["resample_distance", "750000"] },
+  { name: "a resample_distance that would give more than 100000 heights refused", action: "height", body: { shape: [{ lat: 0, lon: 0 }, { lat: 0, lon: 10 }], resample_distance: 1 }, code: 314, mentions: ["resample_distance", "100000"] },
   { name: "range not boolean refused", action: "height", body: { ...BASE.height, range: "yes" }, code: 199, mentions: ["range"] },
 ];
 
