@@ -16,7 +16,8 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { EmbeddedEngine } from "../../server/street/embedded.ts";
-import { tempDir } from "../support/dataset.ts";
+import { importStreets } from "../../pipeline/street/import-streets.ts";
+import { osm, tempDir } from "../support/dataset.ts";
 import { quietLog } from "../support/street-server.ts";
 import { CIVIC_CENTER, type ChildServer, EMBARCADERO, opsDataset, serveChild } from "../ops/support.ts";
 
@@ -226,4 +227,43 @@ describe("the answer-size cap", () => {
       }
     }
   }, 120_000);
+});
+
+describe("a swap to a new street dataset", () => {
+  test("the call in flight finishes on the old processes; new calls go to new ones; the old ones end", async () => {
+    const dir = await opsDataset();
+    const engine = new EmbeddedEngine({ dataDir: dir, allowHardExclusions: false, log: quietLog, maxConcurrent: 1 });
+    await engine.reload();
+    const signal = new AbortController().signal;
+    const call = (action: "expansion" | "route", b: unknown) => {
+      const body = JSON.stringify(b);
+      return engine.handle({ action, body, query: "", merged: () => body, signal });
+    };
+    const monaco = { locations: [{ lat: 43.7347, lon: 7.422 }, { lat: 43.7398, lon: 7.4268 }], costing: "pedestrian" };
+    try {
+      expect((await call("route", monaco)).status).toBe(400); // not in these tiles (171)
+      const inFlight = call("expansion", EXPANSION);
+      // the expansion has its engine process (it started one on the first gateway call)
+      while (engine.enginePids().length < 2) await Bun.sleep(5);
+      const old = engine.enginePids();
+      await importStreets({ dataDir: dir, osm: [osm("monaco")] });
+      await engine.reload();
+      expect(engine.enginePids().some((p) => old.includes(p))).toBe(false);
+      const answer = await inFlight;
+      expect(answer.status).toBe(200);
+      expect((await call("route", monaco)).status).toBe(200);
+      const alive = (pid: number) => {
+        try {
+          process.kill(pid, 0);
+          return true;
+        } catch {
+          return false;
+        }
+      };
+      for (let i = 0; i < 100 && old.some(alive); i++) await Bun.sleep(50);
+      expect(old.filter(alive)).toEqual([]);
+    } finally {
+      await engine.close();
+    }
+  }, 300_000);
 });
