@@ -309,7 +309,7 @@ describe("a new street dataset while serving", () => {
     } finally {
       await gw.stop();
     }
-  }, 60_000);
+  }, 180_000);
 });
 
 describe("it does not block the server", () => {
