@@ -169,6 +169,9 @@ export class EmbeddedEngine implements StreetEngine {
     try {
       // a first call opens the tiles (and starts a process): a broken dataset fails here, not on a user's request
       await loaded.run.planner("status", "{}", "status");
+      // every process of the pools started and ready before the swap: the first calls on the new
+      // dataset do not wait for processes to start while holding the slots
+      await Promise.all(loaded.pools.map((p) => p.warm()));
     } catch (e) {
       this.drain(loaded);
       throw e;

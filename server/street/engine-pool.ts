@@ -6,8 +6,8 @@
  * once, counted (onCrash) and replaced at once.
  *
  * The pool does not queue: its owner (embedded.ts, the lane's Slots) lets at most `size` calls in at
- * once, so a call always finds an idle process or room to start one. Processes start on first use
- * (a server that never routes on the streets starts none) and stay.
+ * once, so a call always finds an idle process or room to start one. Processes start when the
+ * dataset is loaded (warm) or on first use, and stay.
  *
  * Memory: the tiles are read through the operating system's page cache (Valhalla's tile_extract
  * is memory-mapped when the dataset has one; loose tile files are read into each process's own
@@ -131,6 +131,12 @@ export class EnginePool {
         else this.idle.push(proc);
       }
     }
+  }
+
+  /** Starts processes until the pool has `size` (or, once warm() was called for a lazy pool, none more) and waits until each is ready. */
+  async warm(): Promise<void> {
+    while (this.procs.size < this.opts.size && !this.draining) this.idle.push(this.spawn());
+    await Promise.all([...this.procs].map((p) => p.ready));
   }
 
   /** Processes running now. */
