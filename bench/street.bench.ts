@@ -21,7 +21,11 @@
  * Flags: --queries N (routes measured per costing, default 300), --warmup N (default 50),
  * --seconds S (per load scenario, default 10), --clients 8,16, --runs N (tile builds, default 3),
  * --quiet-wait S (wait up to S s for an idle machine before each stage, default 60),
- * --only build|route|isochrone|load. (--bare-server: internal, runs the bare comparison server.)
+ * --only build|route|isochrone|load|isolation. (--bare-server: internal, runs the bare comparison server.)
+ * `--only isolation` (printed only, not part of a full run): what running engine calls in a pool of
+ * engine processes (--engine-isolation process, the default) costs against calls in this process
+ * (none): two EmbeddedEngines over the dataset, one of each, the same route and matrix queries to
+ * both through EmbeddedEngine.handle, interleaved query by query (the order alternating).
  */
 import { spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, statSync, readdirSync, writeFileSync } from "node:fs";
@@ -64,7 +68,7 @@ const RUNS = Number(flag("runs", "3"));
 /** before each stage, wait up to this many seconds for the machine to be idle (under 15 % of all cores busy) */
 const QUIET_S = Number(flag("quiet-wait", "60"));
 const ONLY = flag("only", "");
-if (ONLY && !["build", "route", "isochrone", "load"].includes(ONLY)) throw new Error(`--only build|route|isochrone|load, got ${ONLY}`);
+if (ONLY && !["build", "route", "isochrone", "load", "isolation"].includes(ONLY)) throw new Error(`--only build|route|isochrone|load|isolation, got ${ONLY}`);
 const want = (stage: string) => !ONLY || ONLY === stage;
 
 /** The dense core the points are drawn from (Mannheim, Ludwigshafen's east bank, Heidelberg and between). */
@@ -559,7 +563,75 @@ async function load(actor: ActorLike): Promise<LoadStage> {
 
 // ---------------------------------------------------------------------------------------------
 
+// ---------------------------------------------------------------------------------------------
+// isolation: engine calls in a pool of engine processes vs in this process, interleaved
+
+async function isolationStage(): Promise<void> {
+  const started = new Date();
+  const load0 = loadavg()[0]!;
+  const quiet = await waitForQuiet(QUIET_S * 1000);
+  const engines = {
+    none: new EmbeddedEngine({ dataDir: DATA, allowHardExclusions: false, maxConcurrent: 1, isolation: "none", log: SILENT }),
+    process: new EmbeddedEngine({ dataDir: DATA, allowHardExclusions: false, maxConcurrent: 1, isolation: "process", log: SILENT }),
+  };
+  await engines.none.reload();
+  await engines.process.reload();
+  const signal = new AbortController().signal;
+  const call = (e: EmbeddedEngine, action: "route" | "sources_to_targets", body: string) => e.handle({ action, body, query: "", merged: () => body, signal });
+  const routeQs = pairs(N + WARMUP, 7).map((p) => routeJson(p, "pedestrian"));
+  const matrixQs = pairs(N + WARMUP, 11).map((p, i, all) => {
+    const pts = [p[0], p[1], all[(i + 1) % all.length]![0], all[(i + 2) % all.length]![1]];
+    return JSON.stringify({ sources: pts.slice(0, 2), targets: pts.slice(2), costing: "pedestrian" });
+  });
+  const times = { route: { none: [] as number[], process: [] as number[], diff: [] as number[] }, sources_to_targets: { none: [] as number[], process: [] as number[], diff: [] as number[] } };
+  const cpu0 = process.cpuUsage();
+  const t0 = performance.now();
+  for (const [action, qs] of [["route", routeQs], ["sources_to_targets", matrixQs]] as const) {
+    for (let i = 0; i < qs.length; i++) {
+      const order = i % 2 === 0 ? (["none", "process"] as const) : (["process", "none"] as const);
+      const took: Record<string, number> = {};
+      for (const mode of order) {
+        const a = performance.now();
+        const ans = await call(engines[mode], action, qs[i]!);
+        took[mode] = performance.now() - a;
+        if (typeof ans.body !== "string") throw new Error("expected a whole answer");
+      }
+      if (i < WARMUP) continue;
+      times[action].none.push(took.none!);
+      times[action].process.push(took.process!);
+      times[action].diff.push(took.process! - took.none!);
+    }
+  }
+  const wall = (performance.now() - t0) / 1000;
+  const cpu = process.cpuUsage(cpu0);
+  const pids = engines.process.enginePids();
+  const childCpu = pids.reduce((n, pid) => n + procCpuSec(pid), 0);
+  const rss = pids.map((pid) => rssKb(pid));
+  const mi = machineInfo(ROOT);
+  const rows = (["route", "sources_to_targets"] as const).map((a) => {
+    const t = times[a];
+    return [a === "route" ? "route (pedestrian)" : "matrix 2x2 (pedestrian)", String(t.none.length), `${ms(pct(t.none, 50))} / ${ms(pct(t.none, 90))}`, `${ms(pct(t.process, 50))} / ${ms(pct(t.process, 90))}`, ms(pct(t.process, 50) - pct(t.none, 50)), ms(pct(t.diff, 50)), (pct(t.process, 50) / pct(t.none, 50)).toFixed(2)];
+  });
+  console.log(`### Engine isolation: calls in a pool of engine processes vs in the server's process
+
+- **Command:** \`npm run bench:street -- --only isolation${args.filter((a) => a !== "--only" && a !== "isolation").map((a) => ` ${a}`).join("")}\` (${N} queries of each kind after ${WARMUP} warm-up)
+- **Date:** ${started.toISOString()}; **machine:** ${mi.cpuModel}, ${mi.cores} cores, ${mi.ramGiB} GiB RAM, Bun ${mi.bun}, commit ${mi.gitCommit}; load average (1 min) ${load0.toFixed(2)} at the start, ${loadavg()[0]!.toFixed(2)} at the end; all cores' busy share when it started ${(quiet * 100).toFixed(0)} %.
+- **How:** two EmbeddedEngines over \`${relative(ROOT, DATA)}\` (--engine-concurrency 1 each), \`none\` (the Actor in this process) and \`process\` (the default: a pool of engine processes over Bun IPC); each query to both through \`EmbeddedEngine.handle\`, one after the other, the order alternating query by query; ms from the call to the whole answer.
+- **CPU:** this process ${(cpu.user / 1e6).toFixed(1)} s user, ${(cpu.system / 1e6).toFixed(1)} s system over ${wall.toFixed(1)} s (both modes' JavaScript, and the in-process engine's work); the engine processes ${childCpu.toFixed(1)} s user + system.
+- **Memory:** engine processes' RSS after the run: ${rss.map((k) => mb(k)).join(", ")} (this process: ${mb(rssKb(process.pid))}, with the in-process Actor).
+
+${mdTable(["call", "queries", "none p50 / p90 ms", "process p50 / p90 ms", "p50 difference ms", "p50 of paired differences ms", "ratio of p50s"], rows)}
+`);
+  await engines.none.close();
+  await engines.process.close();
+}
+
 async function main() {
+  if (ONLY === "isolation") {
+    ensureDataset();
+    await isolationStage();
+    return;
+  }
   const started = new Date();
   const probeBefore = hostProbeMs();
   const load0 = loadavg()[0]!;

@@ -20,6 +20,12 @@ export interface ServerConfig {
   readonly allowHardExclusions: boolean;
   /** embedded engine: calls running at once (null: the cores less one) */
   readonly engineConcurrency: number | null;
+  /** embedded street engine: calls in a supervised pool of engine processes (a crash costs one call) or in this process */
+  readonly engineIsolation: "process" | "none";
+  /** most a street call waits for an engine slot before 503 with Retry-After */
+  readonly engineWaitMs: number;
+  /** street engine calls one account may have running or waiting at once (beyond: 429 with Retry-After); 0 = no limit */
+  readonly engineAccountConcurrency: number;
   /** rate limit for accounts whose key entry has none (requests per minute); 0 = unlimited */
   readonly defaultRateLimitPerMinute: number;
   /** Redis for rate limits shared by every process and machine (null: each process limits alone) */
@@ -53,6 +59,9 @@ export const SERVE_FLAGS: FlagSpec[] = [
   { name: "valhalla-url", env: "VALHALLA_URL", type: "string", description: "external Valhalla-compatible engine to forward street routing to (default: the embedded engine over the dataset's street tiles)" },
   { name: "valhalla-timeout-ms", env: "VALHALLA_TIMEOUT_MS", type: "number", default: 30000, description: "time-out for a request to the routing engine" },
   { name: "engine-concurrency", env: "INTERCHANGE_ENGINE_CONCURRENCY", type: "number", description: "embedded street engine: calls running at once (default: cores - 1, at least 1)" },
+  { name: "engine-isolation", env: "INTERCHANGE_ENGINE_ISOLATION", type: "string", default: "process", description: "embedded street engine: process (calls run in a supervised pool of engine processes: a crash of the engine fails only its request) or none (in the server's process)" },
+  { name: "engine-wait-ms", env: "INTERCHANGE_ENGINE_WAIT_MS", type: "number", default: 2000, description: "most a street request waits for a free engine slot before 503 with Retry-After" },
+  { name: "engine-account-concurrency", env: "INTERCHANGE_ENGINE_ACCOUNT_CONCURRENCY", type: "number", default: 4, description: "street engine calls one account may have running or waiting at once; more are refused 429 with Retry-After (0 = no limit)" },
   { name: "allow-hard-exclusions", env: "INTERCHANGE_ALLOW_HARD_EXCLUSIONS", type: "boolean", default: false, description: "pass exclude_bridges/tolls/... to the engine instead of dropping them with a warning" },
   { name: "redis-url", env: "INTERCHANGE_REDIS_URL", type: "string", description: "Redis URL (redis://host:6379): rate limits shared by every process and machine; without it each process limits on its own" },
   { name: "default-rate-limit", env: "INTERCHANGE_DEFAULT_RATE_LIMIT", type: "number", default: 0, description: "requests per minute for keys without rate_limit_per_minute (0 = unlimited)" },
@@ -79,6 +88,12 @@ export function serverConfigFrom(values: FlagValues): ServerConfig {
   if (!(timeout > 0)) throw new UsageError("--valhalla-timeout-ms must be > 0");
   const engineConcurrency = values.engineConcurrency as number | undefined;
   if (engineConcurrency !== undefined && !(Number.isInteger(engineConcurrency) && engineConcurrency >= 1)) throw new UsageError("--engine-concurrency must be an integer >= 1");
+  const engineIsolation = String(values.engineIsolation ?? "process");
+  if (engineIsolation !== "process" && engineIsolation !== "none") throw new UsageError(`--engine-isolation must be process or none, got ${engineIsolation}`);
+  const engineWaitMs = Number(values.engineWaitMs ?? 2000);
+  if (!(Number.isFinite(engineWaitMs) && engineWaitMs >= 0)) throw new UsageError("--engine-wait-ms must be a number >= 0");
+  const engineAccountConcurrency = Number(values.engineAccountConcurrency ?? 4);
+  if (!(Number.isInteger(engineAccountConcurrency) && engineAccountConcurrency >= 0)) throw new UsageError("--engine-account-concurrency must be an integer >= 0");
   let valhallaUrl = (values.valhallaUrl as string | undefined) ?? null;
   if (valhallaUrl) {
     try {
@@ -116,6 +131,9 @@ export function serverConfigFrom(values: FlagValues): ServerConfig {
     valhallaTimeoutMs: timeout,
     allowHardExclusions: Boolean(values.allowHardExclusions),
     engineConcurrency: engineConcurrency ?? null,
+    engineIsolation,
+    engineWaitMs,
+    engineAccountConcurrency,
     defaultRateLimitPerMinute: Number(values.defaultRateLimit ?? 0),
     redisUrl: (values.redisUrl as string | undefined) || null,
     realtimeFeedsFile: (values.realtime as string | undefined) || null,

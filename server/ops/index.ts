@@ -40,6 +40,9 @@ export class Ops {
       ["action", "lane", "status"],
     ),
   );
+  private readonly engineCrashes = this.registry.register(
+    new Counter("interchange_engine_crashes_total", "street engine processes that ended while answering a call (a native crash of the embedded engine; the call is answered with an error, the process replaced), by action", ["action"]),
+  );
   private readonly timetableLoad = this.registry.register(new Gauge("interchange_timetable_load_seconds", "time the last planner timetable load took", []));
   /** what main.ts hands over once the features exist */
   private features: readonly Feature[] = [];
@@ -108,6 +111,11 @@ export class Ops {
       ...(engine.close ? { close: () => engine.close!() } : {}),
     };
   }
+
+  /** The embedded engine's hook: one of its processes ended while running a call of `action`. */
+  engineCrashed = (action: string): void => {
+    this.engineCrashes.inc({ action });
+  };
 
   /** The rate limiter, with its refusals counted per account. */
   countRefusals(limiter: RateLimiter): RateLimiter {

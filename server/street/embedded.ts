@@ -1,9 +1,13 @@
 /**
- * The embedded engine: the real Valhalla (npm `@valhallajs/valhallajs`) in this process, over the
- * active street dataset (pipeline/street/import-streets.ts). Calls run on the runtime's native
- * worker threads, never on the JavaScript thread; at most `maxConcurrent` at once so that the
- * catalog's DuckDB queries, which share those threads, always find one free. A new street dataset
- * is swapped in when the manifest changes; calls already running finish on the old one.
+ * The embedded engine: the real Valhalla (npm `@valhallajs/valhallajs`) over the active street
+ * dataset (pipeline/street/import-streets.ts). By default (isolation `process`) its calls run in
+ * supervised pools of engine processes (engine-pool.ts), one pool per lane, so that a native crash
+ * of the engine fails only the call that caused it; with isolation `none` they run in this
+ * process on the runtime's native worker threads (only centroid, a known crasher, keeps a process
+ * of its own). Either way at most `maxConcurrent` street calls run at once, so that the catalog's
+ * DuckDB queries, which share the cores, always find one free; a call waits a bounded time for a
+ * slot (then 503 with Retry-After). A new street dataset is swapped in when the manifest changes:
+ * calls already running finish on the old processes, which are then ended.
  */
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
@@ -13,7 +17,8 @@ import { AppError } from "../errors.ts";
 import type { Logger } from "../feature.ts";
 import type { EngineAnswer, EngineCall, EngineLane, StreetEngine } from "./engine.ts";
 import { engineErrorFromMessage } from "./engine-errors.ts";
-import { MAX_HEIGHT_POINTS } from "./schemas/height.ts";
+import { AnswerTooLarge, EngineCrash, EnginePool } from "./engine-pool.ts";
+import { MAX_ANSWER_BYTES, MAX_HEIGHT_POINTS } from "./limits.ts";
 import type { StreetAction } from "./schemas/index.ts";
 
 /** The Actor's method for each HTTP action. */
@@ -38,6 +43,14 @@ export interface EmbeddedOptions {
   allowHardExclusions: boolean;
   /** engine calls running at once (default: the cores, less one, at least 1) */
   maxConcurrent?: number;
+  /** where calls run (default process: a crash costs only its call) */
+  isolation?: EngineIsolation;
+  /** most a call waits for an engine slot before 503 (default DEFAULT_SLOT_WAIT_MS) */
+  slotWaitMs?: number;
+  /** longest answer passed on (default limits.ts MAX_ANSWER_BYTES) */
+  maxAnswerBytes?: number;
+  /** an engine process ended while running a call of `action` (metrics) */
+  onCrash?: (action: string) => void;
   log: Logger;
 }
 
@@ -81,79 +94,64 @@ export async function openActor(config: ValhallaConfig): Promise<ActorLike> {
   return actor;
 }
 
-/** A loaded street dataset: its Actor, its centroid process and what it was built from. */
+/** How engine calls run: `process` in a supervised pool of engine processes (the default), `none` in this process. */
+export type EngineIsolation = "process" | "none";
+
+/**
+ * A loaded street dataset: what it was built from and how its calls run. `run` is per lane; in
+ * `process` mode each lane has its own pool of engine processes, in `none` mode one Actor in this
+ * process serves both lanes and only centroid runs in a pool (Valhalla 3.6.1's centroid crashes
+ * its process when the locations' paths never meet: that must not take the server with it).
+ */
 interface Loaded {
   entry: StreetEntry;
-  actor: ActorLike;
-  centroid: IsolatedCentroid;
+  run: Record<EngineLane, (method: string, query: string, action: StreetAction) => Promise<string>>;
+  centroid: (query: string) => Promise<string>;
+  pools: EnginePool[];
 }
 
 /** What a centroid that took its process down is answered with: Valhalla's own "no path" (442). */
 export const CENTROID_CRASHED = "Centroid error: No path could be found for input";
 
 /**
- * Centroid calls, run by an Actor in a child process (centroid-worker.ts) started on the first
- * call: Valhalla 3.6.1 crashes its process when the locations' paths never meet, which must not
- * take the server with it. A crash fails the calls in flight (CENTROID_CRASHED); the next call
- * starts a new process.
+ * What any other call that took its engine process down is answered with: HTTP 500 with the body
+ * of Valhalla's catch-all 499 "Unknown" (thor's code for an unexpected failure, which a Valhalla
+ * server answers with 500). A 5xx, not a 4xx: the request passed validation, so the fault is the
+ * engine's (or the gateway's, which should have refused it); the client's input is not known to
+ * be wrong, and it must not read this as "no route". Centroid keeps 442: there the cause is known
+ * (the paths never meet), and 442 is what a correct engine answers.
  */
-class IsolatedCentroid {
-  private child: ReturnType<typeof Bun.spawn> | null = null;
-  private readonly pending = new Map<number, { resolve: (text: string) => void; reject: (e: Error) => void }>();
-  private nextId = 1;
-  private closed = false;
-  constructor(
-    private readonly config: string,
-    private readonly log: Logger,
-  ) {}
-
-  call(query: string): Promise<string> {
-    if (this.closed) return Promise.reject(new AppError("ENGINE_UNAVAILABLE", "the street dataset was replaced"));
-    if (!this.child) {
-      const child = Bun.spawn([process.execPath, join(import.meta.dir, "centroid-worker.ts")], {
-        // its stderr would mix a crash report into the server's JSON log: the exit is logged instead
-        stdio: ["ignore", "ignore", "ignore"],
-        ipc: (m: { id: number; text?: string; error?: string }) => {
-          const p = this.pending.get(m.id);
-          this.pending.delete(m.id);
-          if (m.error !== undefined) p?.reject(new Error(m.error));
-          else p?.resolve(m.text ?? "");
-        },
-        onExit: (_proc, code, signal) => {
-          if (this.child === child) this.child = null;
-          if (this.pending.size && !this.closed) this.log.warn("the centroid process ended (a Valhalla crash); its calls are answered 442", { code, signal, calls: this.pending.size });
-          for (const p of this.pending.values()) p.reject(new Error(CENTROID_CRASHED));
-          this.pending.clear();
-        },
-      });
-      child.send({ config: this.config });
-      this.child = child;
-    }
-    const id = this.nextId++;
-    return new Promise((resolve, reject) => {
-      this.pending.set(id, { resolve, reject });
-      this.child!.send({ id, query });
-    });
-  }
-
-  close(): void {
-    this.closed = true;
-    this.child?.kill();
-    this.child = null;
-  }
-}
+export const ENGINE_CRASHED_BODY = {
+  error_code: 499,
+  error: "Unknown: the routing engine stopped while answering this request (its process ended; the server goes on and the engine was restarted)",
+  status_code: 500,
+  status: "Internal Server Error",
+} as const;
 
 export class EmbeddedEngine implements StreetEngine {
   readonly kind = "embedded";
   private loaded: Loaded | null = null;
   private readonly maxConcurrent: number;
-  /** engine slots of the street endpoints, and the planner's own (its short calls never queue behind long expansions) */
+  private readonly plannerConcurrent: number;
+  readonly isolation: EngineIsolation;
+  private readonly waitMs: number;
+  private readonly maxAnswer: number;
+  /**
+   * Engine slots of the street endpoints' long calls, and the short lane: the planner's calls and
+   * the gateway's `status` (a constant-time read), which never queue behind long expansions.
+   */
   private readonly lanes: Record<EngineLane, Slots>;
+  /** engine processes ended by a crash, and started (first ones and replacements), over every dataset */
+  private crashes = 0;
 
   constructor(private readonly opts: EmbeddedOptions) {
     this.maxConcurrent = opts.maxConcurrent ?? Math.max(1, (navigator.hardwareConcurrency || 2) - 1);
     // the planner's calls are short: as many as there are cores, so a plan's two matrices run at once
-    this.lanes = { gateway: new Slots(this.maxConcurrent), planner: new Slots(Math.max(2, navigator.hardwareConcurrency || 2)) };
+    this.plannerConcurrent = Math.max(2, navigator.hardwareConcurrency || 2);
+    this.isolation = opts.isolation ?? "process";
+    this.waitMs = opts.slotWaitMs ?? DEFAULT_SLOT_WAIT_MS;
+    this.maxAnswer = opts.maxAnswerBytes ?? MAX_ANSWER_BYTES;
+    this.lanes = { gateway: new Slots(this.maxConcurrent), planner: new Slots(this.plannerConcurrent) };
   }
 
   /** Loads the active street dataset (again, when it changed). Throws when it cannot be opened. */
@@ -161,19 +159,68 @@ export class EmbeddedEngine implements StreetEngine {
     const entry = activeStreets(readManifest(this.opts.dataDir));
     if (!entry) {
       if (this.loaded) this.opts.log.warn("street dataset deactivated: street routing answers 503");
-      this.loaded?.centroid.close();
+      this.drain(this.loaded);
       this.loaded = null;
       return;
     }
     if (this.loaded?.entry.sha1 === entry.sha1) return;
     const config = engineConfig(this.opts.dataDir, entry, { allowHardExclusions: this.opts.allowHardExclusions });
+    const loaded = this.isolation === "process" ? this.pooled(entry, config) : await this.inProcess(entry, config);
+    try {
+      // a first call opens the tiles (and starts a process): a broken dataset fails here, not on a user's request
+      await loaded.run.planner("status", "{}", "status");
+      // every process of the pools started and ready before the swap: the first calls on the new
+      // dataset do not wait for processes to start while holding the slots
+      await Promise.all(loaded.pools.map((p) => p.warm()));
+    } catch (e) {
+      this.drain(loaded);
+      throw e;
+    }
+    // calls in flight finish on the old processes (or the old Actor), which are then ended
+    this.drain(this.loaded);
+    this.loaded = loaded;
+    this.opts.log.info("street dataset loaded", { sha1: entry.sha1, osm: entry.osm.map((o) => o.source), elevation_tiles: entry.elevation_tiles.length, isolation: this.isolation });
+  }
+
+  private pool(config: ValhallaConfig, name: string, size: number): EnginePool {
+    return new EnginePool({
+      config: JSON.stringify(config),
+      size,
+      name,
+      maxAnswerChars: this.maxAnswer,
+      log: this.opts.log,
+      onCrash: (action) => {
+        this.crashes++;
+        this.opts.onCrash?.(action);
+      },
+    });
+  }
+
+  private pooled(entry: StreetEntry, config: ValhallaConfig): Loaded {
+    const gateway = this.pool(config, "gateway", this.maxConcurrent);
+    const planner = this.pool(config, "planner", this.plannerConcurrent);
+    return {
+      entry,
+      run: { gateway: (m, q, a) => gateway.call(m, q, a), planner: (m, q, a) => planner.call(m, q, a) },
+      centroid: (q) => gateway.call("centroid", q, "centroid"),
+      pools: [gateway, planner],
+    };
+  }
+
+  private async inProcess(entry: StreetEntry, config: ValhallaConfig): Promise<Loaded> {
     const actor = await openActor(config);
-    // a first call opens the tiles: a broken dataset fails here, not on a user's request
-    await actor.status!("{}");
-    // (the replaced Actor stays open: openActor keeps every Actor, see OPENED)
-    this.loaded?.centroid.close();
-    this.loaded = { entry, actor, centroid: new IsolatedCentroid(JSON.stringify(config), this.opts.log) };
-    this.opts.log.info("street dataset loaded", { sha1: entry.sha1, osm: entry.osm.map((o) => o.source), elevation_tiles: entry.elevation_tiles.length });
+    const centroid = this.pool(config, "centroid", 1);
+    const run = async (method: string, query: string) => {
+      const text = await actor[method]!.call(actor, query);
+      if (text.length > this.maxAnswer) throw new AnswerTooLarge(text.length);
+      return text;
+    };
+    // (a replaced Actor stays open: openActor keeps every Actor, see OPENED)
+    return { entry, run: { gateway: run, planner: run }, centroid: (q) => centroid.call("centroid", q, "centroid"), pools: [centroid] };
+  }
+
+  private drain(loaded: Loaded | null): void {
+    for (const p of loaded?.pools ?? []) p.drain();
   }
 
   /** The engine's answer as a whole string (the binding's), or its error as Valhalla's error body. */
@@ -185,15 +232,20 @@ export class EmbeddedEngine implements StreetEngine {
       throw new AppError("INVALID_PARAMETER", PBF_REFUSED, { engineCode: 199, parameter: "format" });
     }
     const query = call.body === null ? "{}" : call.merged();
-    const method = call.action === "centroid" ? (q: string) => loaded.centroid.call(q) : loaded.actor[METHOD[call.action]]!.bind(loaded.actor);
-    const lane = this.lanes[call.lane ?? "gateway"];
-    await lane.acquire(call.signal);
+    // status is a constant-time read: on the short lane, never behind the street endpoints' long calls
+    const laneName: EngineLane = call.action === "status" ? "planner" : (call.lane ?? "gateway");
+    const lane = this.lanes[laneName];
+    await lane.acquire(call.signal, this.waitMs);
     let text: string;
     try {
-      text = await method(query);
+      text = call.action === "centroid" ? await loaded.centroid(query) : await loaded.run[laneName](METHOD[call.action], query, call.action);
     } catch (e) {
-      const body = engineErrorFromMessage(call.action, (e as Error).message ?? String(e));
-      return { status: body.status_code, contentType: "application/json", body: JSON.stringify(body) };
+      if (e instanceof AnswerTooLarge) throw answerTooLarge(e.chars, this.maxAnswer);
+      if (e instanceof EngineCrash) {
+        if (call.action === "centroid") return errorAnswer(engineErrorFromMessage(call.action, CENTROID_CRASHED));
+        return errorAnswer(ENGINE_CRASHED_BODY);
+      }
+      return errorAnswer(engineErrorFromMessage(call.action, (e as Error).message ?? String(e)));
     } finally {
       lane.release();
     }
@@ -201,7 +253,7 @@ export class EmbeddedEngine implements StreetEngine {
   }
 
   async close(): Promise<void> {
-    this.loaded?.centroid.close();
+    this.drain(this.loaded);
   }
 
   health() {
@@ -209,10 +261,29 @@ export class EmbeddedEngine implements StreetEngine {
     return {
       engine: this.kind,
       max_concurrent: this.maxConcurrent,
+      isolation: this.isolation,
+      engine_processes: (this.loaded?.pools ?? []).reduce((n, p) => n + p.processes, 0),
+      engine_crashes: this.crashes,
       street_dataset: e ? { sha1: e.sha1, osm: e.osm.map((o) => o.source), elevation_tiles: e.elevation_tiles, bbox: e.bbox, built_at: e.built_at } : null,
     };
   }
 
+  /** The pids of the engine processes (tests: a crashed one is replaced, the server's stays). */
+  enginePids(): number[] {
+    return (this.loaded?.pools ?? []).flatMap((p) => p.pids());
+  }
+}
+
+function errorAnswer(body: { status_code: number }): EngineAnswer {
+  return { status: body.status_code, contentType: "application/json", body: JSON.stringify(body) };
+}
+
+function answerTooLarge(chars: number, max: number): AppError {
+  return new AppError(
+    "INVALID_PARAMETER",
+    `Invalid parameter: the answer would be ${(chars / 1e6).toFixed(1)} MB, above this server's limit of ${max / 1e6} MB per answer: ask for less (fewer locations or contours, a shorter time or distance, verbose false, a larger resample_distance)`,
+    { engineCode: 199, parameter: "request" },
+  );
 }
 
 export const PBF_REFUSED =
@@ -224,32 +295,46 @@ function contentType(format: string | undefined): string {
   return format === "gpx" ? "application/gpx+xml" : "application/json";
 }
 
+/** How long a call waits for an engine slot before it is answered 503 with Retry-After (--engine-wait-ms). */
+export const DEFAULT_SLOT_WAIT_MS = 2000;
+
 /**
- * A counting semaphore of engine calls: at most `max` run at once, the others wait in order (or
- * give up when their signal aborts: the client went away, or the planner stopped waiting).
+ * A counting semaphore of engine calls: at most `max` run at once, the others wait in order, for
+ * at most `waitMs` (then 503 with Retry-After: an unbounded queue answered nothing at all, cut by
+ * the idle time-out, issue 31), or until their signal aborts (the client went away, or the
+ * planner stopped waiting).
  */
 class Slots {
   private running = 0;
   private readonly waiting: (() => void)[] = [];
   constructor(private readonly max: number) {}
 
-  acquire(signal: AbortSignal): Promise<void> {
+  acquire(signal: AbortSignal, waitMs: number): Promise<void> {
     if (signal.aborted) return Promise.reject(new AppError("ENGINE_UNAVAILABLE", "client went away"));
     if (this.running < this.max) {
       this.running++;
       return Promise.resolve();
     }
     return new Promise((resolve, reject) => {
-      const go = () => {
+      const leave = () => {
+        clearTimeout(timer);
         signal.removeEventListener("abort", gone);
+        const i = this.waiting.indexOf(go);
+        if (i >= 0) this.waiting.splice(i, 1);
+      };
+      const go = () => {
+        leave();
         this.running++;
         resolve();
       };
       const gone = () => {
-        const i = this.waiting.indexOf(go);
-        if (i >= 0) this.waiting.splice(i, 1);
+        leave();
         reject(new AppError("ENGINE_UNAVAILABLE", "client went away"));
       };
+      const timer = setTimeout(() => {
+        leave();
+        reject(new AppError("ENGINE_UNAVAILABLE", `the routing engine is busy: no engine slot came free within ${waitMs} ms; retry later`, { retryAfterSec: 1 }));
+      }, waitMs);
       signal.addEventListener("abort", gone, { once: true });
       this.waiting.push(go);
     });

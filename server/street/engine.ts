@@ -147,7 +147,24 @@ function withIdleTimeout(body: ReadableStream<Uint8Array>, ms: number, onIdle: (
   });
 }
 
-export function createEngine(config: Pick<ServerConfig, "valhallaUrl" | "valhallaTimeoutMs" | "dataDir" | "allowHardExclusions" | "engineConcurrency">, log: Logger): StreetEngine {
+export interface EngineHooks {
+  /** an engine process ended while running a call of `action` (a native crash; the embedded engine) */
+  onCrash?: (action: string) => void;
+}
+
+export function createEngine(
+  config: Pick<ServerConfig, "valhallaUrl" | "valhallaTimeoutMs" | "dataDir" | "allowHardExclusions" | "engineConcurrency"> & Partial<Pick<ServerConfig, "engineIsolation" | "engineWaitMs">>,
+  log: Logger,
+  hooks: EngineHooks = {},
+): StreetEngine {
   if (config.valhallaUrl) return new ExternalValhallaEngine(config.valhallaUrl, config.valhallaTimeoutMs);
-  return new EmbeddedEngine({ dataDir: config.dataDir, allowHardExclusions: config.allowHardExclusions, maxConcurrent: config.engineConcurrency ?? undefined, log });
+  return new EmbeddedEngine({
+    dataDir: config.dataDir,
+    allowHardExclusions: config.allowHardExclusions,
+    maxConcurrent: config.engineConcurrency ?? undefined,
+    isolation: config.engineIsolation,
+    slotWaitMs: config.engineWaitMs,
+    onCrash: hooks.onCrash,
+    log,
+  });
 }

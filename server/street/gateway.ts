@@ -13,7 +13,7 @@ import { CORS_ALLOW_ORIGIN } from "../cors.ts";
 import { AppError } from "../errors.ts";
 import type { Logger } from "../feature.ts";
 import { HARD_EXCLUSION_WARNING } from "./codes.ts";
-import type { StreetEngine } from "./engine.ts";
+import type { EngineAnswer, EngineCall, StreetEngine } from "./engine.ts";
 import { stripHardExclusions } from "./hard-exclusions.ts";
 import { polygonsToRings } from "./exclude-polygons.ts";
 import { CORS_HEADERS, relay, type StreetAnswer, type Warning } from "./relay.ts";
@@ -37,11 +37,15 @@ export interface StreetQuery {
   readonly body: string;
   /** aborted when the client goes away */
   readonly signal: AbortSignal;
+  /** the account the request was authenticated as (absent without API keys) */
+  readonly account?: string;
 }
 
 export interface GatewayDeps {
   engine: StreetEngine;
   allowHardExclusions: boolean;
+  /** engine calls one account may have running or waiting at once (0: no limit) */
+  accountConcurrency?: number;
   log: Logger;
 }
 
@@ -61,6 +65,31 @@ function engineStyleError(status: number, statusText: string, code: number, erro
 
 export function createGateway(deps: GatewayDeps): StreetGateway {
   const tryAny = `Try any of: ${ACTIONS.map((a) => `'/${a}'`).join(" ")}`;
+  const limit = deps.accountConcurrency ?? 0;
+  /** engine calls of each account, running or waiting for a slot */
+  const inFlight = new Map<string, number>();
+
+  /**
+   * The engine's answer, within the account's share: an account may hold at most `limit` engine
+   * calls at once. Beyond it, 429 with Retry-After (not 503): the service is not unavailable, this
+   * account is over its own share while others are served; a client retries after one answer.
+   */
+  async function engineCall(query: StreetQuery, call: EngineCall): Promise<EngineAnswer> {
+    const account = query.account;
+    if (account === undefined || limit <= 0) return deps.engine.handle(call);
+    const n = inFlight.get(account) ?? 0;
+    if (n >= limit) {
+      throw new AppError("RATE_LIMITED", `this API key already has ${n} street routing requests in progress (at most ${limit} at once): retry once one is answered`, { retryAfterSec: 1 });
+    }
+    inFlight.set(account, n + 1);
+    try {
+      return await deps.engine.handle(call);
+    } finally {
+      const left = (inFlight.get(account) ?? 1) - 1;
+      if (left > 0) inFlight.set(account, left);
+      else inFlight.delete(account);
+    }
+  }
 
   async function forward(query: StreetQuery, action: StreetAction): Promise<StreetAnswer> {
     const bodyText = query.method === "POST" ? query.body : "";
@@ -68,9 +97,11 @@ export function createGateway(deps: GatewayDeps): StreetGateway {
     if (action === "status") {
       const hasJson = params.has("json") || bodyText.trim() !== "";
       const req = hasJson ? readStreetRequest(params, bodyText) : null;
+      // the engine parses a status request's JSON like any other's (a `durations` crashed it)
+      if (req) validateStreetRequest(action, req.view);
       const engineQuery = new URLSearchParams([...params].filter(([k]) => k !== "apikey" && k !== "json")).toString();
       const merged = () => JSON.stringify(req?.view ?? {});
-      const answer = await deps.engine.handle({ action, body: req ? req.jsonText : null, query: engineQuery, merged, signal: query.signal });
+      const answer = await engineCall(query, { action, body: req ? req.jsonText : null, query: engineQuery, merged, signal: query.signal });
       return relay(answer, { expectJson: true, warnings: [] });
     }
     const req = readStreetRequest(params, bodyText);
@@ -102,7 +133,7 @@ export function createGateway(deps: GatewayDeps): StreetGateway {
     const merged = () => (req.forwardQuery ? JSON.stringify({ ...req.extra, ...req.json }) : body);
     const format = typeof req.view.format === "string" ? req.view.format : undefined;
     const expectJson = format === undefined || format === "json" || format === "osrm";
-    const answer = await deps.engine.handle({ action, body, query: req.forwardQuery, merged, format, signal: query.signal });
+    const answer = await engineCall(query, { action, body, query: req.forwardQuery, merged, format, signal: query.signal });
     return relay(answer, { expectJson, warnings });
   }
 

@@ -4,8 +4,14 @@ import { createEngine, type StreetEngine } from "./engine.ts";
 import { createGateway } from "./gateway.ts";
 import { streetErrors, streetRoutes } from "./routes.ts";
 
-export async function createStreetFeature(ctx: FeatureContext, engine: StreetEngine = createEngine(ctx.config, ctx.log)): Promise<Feature> {
-  const gateway = createGateway({ engine, allowHardExclusions: ctx.config.allowHardExclusions, log: ctx.log });
+/** What the street feature needs from the server beyond its context (a port: it imports neither server/ops nor server/auth). */
+export interface StreetPorts {
+  /** the account a request was authenticated as; undefined without API keys (no per-account engine limit then) */
+  accountOf?: (request: Request) => string | undefined;
+}
+
+export async function createStreetFeature(ctx: FeatureContext, engine: StreetEngine = createEngine(ctx.config, ctx.log), ports: StreetPorts = {}): Promise<Feature> {
+  const gateway = createGateway({ engine, allowHardExclusions: ctx.config.allowHardExclusions, accountConcurrency: ctx.config.engineAccountConcurrency ?? 0, log: ctx.log });
   const reload = async () => {
     try {
       await engine.reload?.();
@@ -19,7 +25,7 @@ export async function createStreetFeature(ctx: FeatureContext, engine: StreetEng
   }
   return {
     name: "street",
-    routes: streetRoutes(gateway),
+    routes: streetRoutes(gateway, ports.accountOf),
     errors: streetErrors,
     reload,
     health: () => ({ ...engine.health(), hard_exclusions: ctx.config.allowHardExclusions }),

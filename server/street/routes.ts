@@ -31,7 +31,7 @@ export const streetErrors: FeatureErrors = {
 };
 
 /** The gateway's query from a request: the action is the path after the prefix; only a POST's body is read. */
-export async function streetQuery(request: Request): Promise<StreetQuery> {
+export async function streetQuery(request: Request, accountOf?: (request: Request) => string | undefined): Promise<StreetQuery> {
   const url = new URL(request.url);
   const action = url.pathname.slice(STREET_PREFIX.length).replace(/^\/+/, "").replace(/\/+$/, "");
   let body = "";
@@ -42,14 +42,15 @@ export async function streetQuery(request: Request): Promise<StreetQuery> {
       throw new AppError("INVALID_PARAMETER", "Failed to parse json request: the body could not be read", { engineCode: 100, parameter: "body" }, { cause: e });
     }
   }
-  return { method: request.method, action, params: url.searchParams, body, signal: request.signal };
+  const account = accountOf?.(request);
+  return { method: request.method, action, params: url.searchParams, body, signal: request.signal, ...(account !== undefined ? { account } : {}) };
 }
 
 /** The gateway's answer as a Response (a streamed body stays a stream). */
 export const streetResponse = (answer: StreetAnswer): Response => new Response(answer.body, { status: answer.status, headers: answer.headers });
 
-export function streetRoutes(gateway: StreetGateway) {
-  const handle = async ({ request }: { request: Request }) => streetResponse(await gateway.handle(await streetQuery(request)));
+export function streetRoutes(gateway: StreetGateway, accountOf?: (request: Request) => string | undefined) {
+  const handle = async ({ request }: { request: Request }) => streetResponse(await gateway.handle(await streetQuery(request, accountOf)));
   let app = new Elysia({ name: "street" });
   for (const action of ACTIONS) {
     const docs = streetDocs(action);

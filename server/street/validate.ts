@@ -5,6 +5,7 @@
  * 113/151/152/166, sources/targets → 112/121/122/131/132, ...); custom rules put their code on the
  * issue (params.engineCode).
  */
+import polyline from "@mapbox/polyline";
 import type { z } from "zod";
 import { AppError } from "../errors.ts";
 import { ENGINE_TEXT } from "./codes.ts";
@@ -83,6 +84,8 @@ export function engineCodeOf(i: Issue, action?: StreetAction): number {
       return 445;
     case "trace_options":
       return 158;
+    case "durations":
+      return 136;
     default:
       return 199;
   }
@@ -132,8 +135,44 @@ export function issueToError(issues: readonly Issue[], action?: StreetAction): A
   return new AppError("INVALID_PARAMETER", messageOf(i, code), { engineCode: code, parameter: fieldName(i.path) });
 }
 
+const TRACE_ACTIONS: readonly StreetAction[] = ["trace_route", "trace_attributes"];
+
+/** The number of points of a height request's shape, or null when it cannot be read (the schema refuses it). */
+function heightPoints(body: Record<string, unknown>): number | null {
+  if (Array.isArray(body.shape)) return body.shape.length;
+  if (typeof body.encoded_polyline !== "string") return null;
+  try {
+    return polyline.decode(body.encoded_polyline, body.shape_format === "polyline5" ? 5 : 6).length;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * `durations`, for every action: the engine reads it from any request (src/worker.cc from_json)
+ * and sets the shape points' times from it, one duration per pair of shape points. Without a
+ * shape (status, route, locate, isochrone, ... : any `durations`, even []) it wrote through a null
+ * point and took its process down (SIGSEGV); with one of the wrong length it refuses with 136.
+ * So: an array of non-negative numbers (finite: JSON 1e999 reads as Infinity), one per pair of
+ * shape points, on the actions with a shape (trace_route, trace_attributes: their schema checks
+ * the length; height: here), refused with 136 everywhere else.
+ */
+export function checkDurations(action: StreetAction, body: Record<string, unknown>): void {
+  if (!Object.hasOwn(body, "durations")) return;
+  const d = body.durations;
+  const refuse = (what: string) => {
+    throw new AppError("INVALID_PARAMETER", `${engineText(136)}: durations ${what}`, { engineCode: 136, parameter: "durations" });
+  };
+  if (!Array.isArray(d) || !d.every((x) => typeof x === "number" && Number.isFinite(x) && x >= 0)) refuse("must be an array of non-negative numbers of seconds, one per pair of shape points");
+  if (TRACE_ACTIONS.includes(action)) return;
+  if (action !== "height") refuse(`is read only with a shape (trace_route, trace_attributes, height); ${action} has none: leave it out`);
+  const n = heightPoints(body);
+  if (n !== null && (d as number[]).length !== n - 1) refuse(`must hold one duration per pair of shape points (${Math.max(0, n - 1)} for ${n} points), got ${(d as number[]).length}`);
+}
+
 /** Throws the AppError of the first problem; returns nothing when the request is valid. */
-export function validateStreetRequest(action: Exclude<StreetAction, "status">, body: Record<string, unknown>): void {
+export function validateStreetRequest(action: StreetAction, body: Record<string, unknown>): void {
+  checkDurations(action, body);
   const r = REQUEST_SCHEMAS[action].safeParse(body, { reportInput: true, error: fallbackMessages });
   if (!r.success) throw issueToError(r.error.issues, action);
 }

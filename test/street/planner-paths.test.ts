@@ -29,7 +29,7 @@ beforeAll(async () => {
   engine = new EmbeddedEngine({ dataDir: dir, allowHardExclusions: false, log: quiet });
   await engine.reload();
   paths = streetPaths(engine, () => true);
-});
+}, 300_000); // builds the street dataset, then starts an engine process
 
 describe("reach: one origin, many places, on the streets", () => {
   test("meters on foot are never shorter than the straight line, seconds follow the walking speed", async () => {

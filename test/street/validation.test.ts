@@ -73,3 +73,22 @@ describe("request JSON", () => {
     expect(await res.json()).toMatchObject({ error_code: 125 });
   });
 });
+
+describe("status request", () => {
+  test("durations on /status?json= is refused with 136 and never reaches the engine (it crashed the engine)", async () => {
+    const before = engine.received.length;
+    const res = await fetch(`${gw.url}/api/v2/routing/valhalla/status?json=${encodeURIComponent('{"durations":[]}')}`);
+    expect(res.status).toBe(400);
+    expect(await res.json()).toMatchObject({ error_code: 136, status_code: 400 });
+    expect(engine.received.length).toBe(before);
+  });
+  test("verbose not a boolean is refused; a plain status and verbose true are forwarded", async () => {
+    const bad = await gw.post("status", JSON.stringify({ verbose: "yes" }));
+    expect(bad.status).toBe(400);
+    expect(await bad.json()).toMatchObject({ error_code: 199 });
+    const before = engine.received.length;
+    expect((await fetch(`${gw.url}/api/v2/routing/valhalla/status`)).status).toBe(200);
+    expect((await gw.post("status", JSON.stringify({ verbose: true }))).status).toBe(200);
+    expect(engine.received.length).toBe(before + 2);
+  });
+});

@@ -16,6 +16,12 @@ export interface GatewayOptions {
   /** data dir for the embedded engine (default: a new empty one) */
   dataDir?: string;
   engineConcurrency?: number;
+  /** --engine-isolation (default process) */
+  engineIsolation?: "process" | "none";
+  /** --engine-wait-ms (default 2000) */
+  engineWaitMs?: number;
+  /** --engine-account-concurrency (default 4) */
+  engineAccountConcurrency?: number;
   redisUrl?: string;
   valhallaTimeoutMs?: number;
   allowHardExclusions?: boolean;
@@ -43,6 +49,9 @@ export async function startGateway(opts: GatewayOptions = {}): Promise<Gateway> 
   const config = serverConfigFrom({
     data: opts.dataDir ?? join(dir, "data"),
     engineConcurrency: opts.engineConcurrency,
+    engineIsolation: opts.engineIsolation,
+    engineWaitMs: opts.engineWaitMs,
+    engineAccountConcurrency: opts.engineAccountConcurrency,
     redisUrl: opts.redisUrl,
     port: 0,
     host: "127.0.0.1",

@@ -7,13 +7,15 @@ import { z } from "zod";
 import { haversineM } from "../../../shared/geo.ts";
 import { bool, num, oneOf, oneShapeOrPolyline, str } from "./common.ts";
 import { Location } from "./location.ts";
+import { MAX_HEIGHT_POINTS } from "../limits.ts";
 
 /**
- * Most heights one request may ask for, after resampling (the engine's skadi.max_shape). The engine
- * resamples before it checks its limit, so a tiny resample_distance over a long shape would make it
- * allocate without bound: the gateway checks first.
+ * The heights one request may ask for are bounded (limits.ts MAX_HEIGHT_POINTS), counted before the
+ * engine resamples: it resamples before it checks its own limit, so a tiny resample_distance over a
+ * long shape would make it allocate without bound, and an encoded_polyline may hold any number of
+ * points.
  */
-export const MAX_HEIGHT_POINTS = 750_000;
+export { MAX_HEIGHT_POINTS };
 
 /** The shape's points as [lat, lon], from `shape` or the polyline; null when it cannot be read. */
 function points(req: { shape?: { lat: number; lon: number }[]; encoded_polyline?: string; shape_format?: string }): [number, number][] | null {
@@ -37,18 +39,23 @@ export const HeightRequest = z
   .superRefine((req, ctx) => {
     if (!oneShapeOrPolyline(req, ctx, "1 to 50 points")) return;
     const d = req.resample_distance;
-    const pts = d ? points(req) : null;
-    if (d && pts) {
-      let length = 0;
-      for (let i = 1; i < pts.length; i++) length += haversineM(pts[i - 1]![0], pts[i - 1]![1], pts[i]![0], pts[i]![1]);
-      const n = Math.ceil(length / d) + pts.length;
-      if (n > MAX_HEIGHT_POINTS) {
-        ctx.addIssue({
-          code: "custom",
-          path: ["resample_distance"],
-          message: `would give ${n} points over the shape's ${Math.round(length)} m; at most ${MAX_HEIGHT_POINTS} heights per request: use a larger resample_distance or a shorter shape`,
-          params: { engineCode: 314 },
-        });
+    const pts = points(req);
+    if (!pts) return;
+    if (!d) {
+      if (pts.length > MAX_HEIGHT_POINTS) {
+        ctx.addIssue({ code: "custom", path: ["encoded_polyline"], message: `holds ${pts.length} points; at most ${MAX_HEIGHT_POINTS} heights per request`, params: { engineCode: 314 } });
       }
+      return;
+    }
+    let length = 0;
+    for (let i = 1; i < pts.length; i++) length += haversineM(pts[i - 1]![0], pts[i - 1]![1], pts[i]![0], pts[i]![1]);
+    const n = Math.ceil(length / d) + pts.length;
+    if (n > MAX_HEIGHT_POINTS) {
+      ctx.addIssue({
+        code: "custom",
+        path: ["resample_distance"],
+        message: `would give ${n} points over the shape's ${Math.round(length)} m; at most ${MAX_HEIGHT_POINTS} heights per request: use a larger resample_distance or a shorter shape`,
+        params: { engineCode: 314 },
+      });
     }
   });

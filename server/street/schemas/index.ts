@@ -1,4 +1,4 @@
-/** The request schema of each street-routing action (status takes none). */
+/** The request schema of each street-routing action. */
 import type { z } from "zod";
 import { CentroidRequest } from "./centroid.ts";
 import { ExpansionRequest } from "./expansion.ts";
@@ -8,6 +8,7 @@ import { LocateRequest } from "./locate.ts";
 import { OptimizedRouteRequest } from "./optimized-route.ts";
 import { RouteRequest } from "./route.ts";
 import { SourcesToTargetsRequest } from "./sources-to-targets.ts";
+import { StatusRequest } from "./status.ts";
 import { TraceAttributesRequest } from "./trace-attributes.ts";
 import { TraceRouteRequest } from "./trace-route.ts";
 
@@ -26,7 +27,7 @@ export const ACTIONS = [
 ] as const;
 export type StreetAction = (typeof ACTIONS)[number];
 
-export const REQUEST_SCHEMAS: Record<Exclude<StreetAction, "status">, z.ZodType> = {
+export const REQUEST_SCHEMAS: Record<StreetAction, z.ZodType> = {
   route: RouteRequest,
   isochrone: IsochroneRequest,
   expansion: ExpansionRequest,
@@ -37,6 +38,7 @@ export const REQUEST_SCHEMAS: Record<Exclude<StreetAction, "status">, z.ZodType>
   optimized_route: OptimizedRouteRequest,
   trace_route: TraceRouteRequest,
   trace_attributes: TraceAttributesRequest,
+  status: StatusRequest,
 };
 
 export const isAction = (s: string): s is StreetAction => (ACTIONS as readonly string[]).includes(s);

@@ -2,7 +2,8 @@
  * Matrix request (Valhalla /sources_to_targets): BaseRequest plus `sources` and `targets`, at least
  * 1 location each. The engine reads only these two lists for this action (loki init_matrix);
  * `locations` is not used in their place, so a request with only `locations` is refused like one
- * with nothing (112). The number of pairs is left to the engine's limit (150).
+ * with nothing (112). At most MAX_MATRIX_CELLS (limits.ts) sources × targets, refused with 150 as the
+ * engine refuses more than its max_matrix_location_pairs.
  * Codes: missing → 112, empty → 121 (sources) / 122 (targets), a bad item → 131 / 132.
  */
 import { z } from "zod";
@@ -10,6 +11,7 @@ import { bool, oneOf } from "./common.ts";
 import { baseFields, requestRules } from "./base.ts";
 import { closureConflicts } from "./closures.ts";
 import { Location } from "./location.ts";
+import { MAX_MATRIX_CELLS } from "../limits.ts";
 
 /** Output shape encodings the engine accepts for every action but height. */
 export const OUTPUT_SHAPE_FORMATS = ["polyline6", "polyline5", "geojson", "no_shape"] as const;
@@ -33,4 +35,13 @@ export const SourcesToTargetsRequest = z
   .superRefine((req, ctx) => {
     requestRules(req, ctx);
     closureConflicts(req, ctx, ["sources", "targets"]);
+    const cells = req.sources.length * req.targets.length;
+    if (cells > MAX_MATRIX_CELLS) {
+      ctx.addIssue({
+        code: "custom",
+        path: ["sources"],
+        message: `× targets makes ${req.sources.length} × ${req.targets.length} = ${cells} cells; at most ${MAX_MATRIX_CELLS} per request: split the matrix`,
+        params: { engineCode: 150 },
+      });
+    }
   });

@@ -1,0 +1,183 @@
+/**
+ * A supervised pool of engine processes (engine-worker.ts), one Valhalla Actor each over the same
+ * configuration, so that a native crash of the engine costs only the call that caused it, never
+ * the server: each process runs one call at a time; a process that ends while running a call
+ * fails that call with EngineCrash (embedded.ts answers it with a Valhalla error body), is logged
+ * once, counted (onCrash) and replaced at once.
+ *
+ * The pool does not queue: its owner (embedded.ts, the lane's Slots) lets at most `size` calls in at
+ * once, so a call always finds an idle process or room to start one. Processes start when the
+ * dataset is loaded (warm) or on first use, and stay.
+ *
+ * Memory: the tiles are read through the operating system's page cache (Valhalla's tile_extract
+ * is memory-mapped when the dataset has one; loose tile files are read into each process's own
+ * tile cache, capped by the configuration's mjolnir.max_cache_size), so what a process adds is
+ * its runtime and its own cache (see docs/pending/engine.md for the measured figures).
+ *
+ * A swap to another street dataset gets a new pool; the old one is drained: calls in flight finish
+ * on their processes, which are then ended.
+ */
+import { join } from "node:path";
+import type { Logger } from "../feature.ts";
+
+/** A call ended because its engine process ended (a native crash of the engine). */
+export class EngineCrash extends Error {
+  override readonly name = "EngineCrash";
+  constructor(
+    readonly code: number | null,
+    readonly signal: string | null,
+  ) {
+    super(`the engine process ended (${signal ?? `exit code ${code}`})`);
+  }
+}
+
+/** The answer was longer than the pool's limit; it was not passed on. */
+export class AnswerTooLarge extends Error {
+  override readonly name = "AnswerTooLarge";
+  constructor(readonly chars: number) {
+    super(`the engine's answer has ${chars} characters`);
+  }
+}
+
+export interface PoolOptions {
+  /** the engine configuration (JSON text) every process opens its Actor with */
+  config: string;
+  /** processes at most (= the calls the owner lets in at once) */
+  size: number;
+  /** what the processes serve, for the log ("gateway", "planner", "centroid") */
+  name: string;
+  /** answers longer than this many characters are refused (AnswerTooLarge) */
+  maxAnswerChars: number;
+  log: Logger;
+  /** a process ended while running a call of `action` */
+  onCrash?: (action: string) => void;
+}
+
+interface Pending {
+  action: string;
+  resolve: (text: string) => void;
+  reject: (e: Error) => void;
+}
+
+/** One engine process: its child, whether it is ready, and the call it runs. */
+class EngineProcess {
+  readonly child: ReturnType<typeof Bun.spawn>;
+  readonly ready: Promise<void>;
+  pending: Pending | null = null;
+  alive = true;
+  private nextId = 1;
+  private readyResolve!: () => void;
+  private readyReject!: (e: Error) => void;
+
+  constructor(opts: PoolOptions, onExit: (p: EngineProcess, code: number | null, signal: string | null) => void) {
+    this.ready = new Promise((resolve, reject) => {
+      this.readyResolve = resolve;
+      this.readyReject = reject;
+    });
+    // a failed start is seen through the calls that wait on it
+    this.ready.catch(() => {});
+    this.child = Bun.spawn([process.execPath, join(import.meta.dir, "engine-worker.ts")], {
+      // its stderr would mix a crash report into the server's JSON log: the exit is logged instead
+      stdio: ["ignore", "ignore", "ignore"],
+      ipc: (m: { ready?: boolean; id?: number; text?: string; error?: string; tooLarge?: number }) => {
+        if (m.ready) return this.readyResolve();
+        const p = this.pending;
+        this.pending = null;
+        if (!p) return;
+        if (m.error !== undefined) p.reject(new Error(m.error));
+        else if (m.tooLarge !== undefined) p.reject(new AnswerTooLarge(m.tooLarge));
+        else p.resolve(m.text ?? "");
+      },
+      onExit: (_proc, code, signal) => {
+        this.alive = false;
+        this.readyReject(new EngineCrash(code, signal === null ? null : String(signal)));
+        onExit(this, code, signal === null ? null : String(signal));
+      },
+    });
+    this.child.send({ config: opts.config, maxAnswerChars: opts.maxAnswerChars });
+  }
+
+  async call(method: string, query: string, action: string): Promise<string> {
+    await this.ready;
+    return new Promise((resolve, reject) => {
+      this.pending = { action, resolve, reject };
+      this.child.send({ id: this.nextId++, method, query });
+    });
+  }
+
+  kill(): void {
+    if (this.alive) this.child.kill();
+  }
+}
+
+export class EnginePool {
+  private readonly procs = new Set<EngineProcess>();
+  private readonly idle: EngineProcess[] = [];
+  private draining = false;
+  /** processes started (the first ones and every replacement) */
+  started = 0;
+
+  constructor(private readonly opts: PoolOptions) {}
+
+  /** Runs one call of the Actor's `method` on an idle process (`action` names it in logs and metrics). */
+  async call(method: string, query: string, action: string): Promise<string> {
+    if (this.draining) throw new EngineCrash(null, null);
+    const proc = this.idle.pop() ?? this.spawn();
+    try {
+      return await proc.call(method, query, action);
+    } finally {
+      if (proc.alive) {
+        if (this.draining) proc.kill();
+        else this.idle.push(proc);
+      }
+    }
+  }
+
+  /** Starts processes until the pool has `size` (or, once warm() was called for a lazy pool, none more) and waits until each is ready. */
+  async warm(): Promise<void> {
+    while (this.procs.size < this.opts.size && !this.draining) this.idle.push(this.spawn());
+    await Promise.all([...this.procs].map((p) => p.ready));
+  }
+
+  /** Processes running now. */
+  get processes(): number {
+    return this.procs.size;
+  }
+
+  /** The pids of the processes (tests check a crashed one is replaced). */
+  pids(): number[] {
+    return [...this.procs].map((p) => p.child.pid);
+  }
+
+  /** No new calls; idle processes end now, busy ones once their call is answered. */
+  drain(): void {
+    this.draining = true;
+    for (const p of this.idle.splice(0)) p.kill();
+  }
+
+  private spawn(): EngineProcess {
+    const proc = new EngineProcess(this.opts, (p, code, signal) => this.exited(p, code, signal));
+    this.procs.add(proc);
+    this.started++;
+    return proc;
+  }
+
+  private exited(p: EngineProcess, code: number | null, signal: string | null): void {
+    this.procs.delete(p);
+    const i = this.idle.indexOf(p);
+    if (i >= 0) this.idle.splice(i, 1);
+    const pending = p.pending;
+    p.pending = null;
+    if (!pending) return; // ended while idle: drained, or the server is closing
+    this.opts.log.warn("an engine process ended while answering (a crash of the engine); that request is answered with an error, the process replaced", {
+      pool: this.opts.name,
+      action: pending.action,
+      code,
+      signal,
+    });
+    this.opts.onCrash?.(pending.action);
+    pending.reject(new EngineCrash(code, signal));
+    // refilled at once, so the next call does not pay for the start
+    if (!this.draining) this.idle.push(this.spawn());
+  }
+}
