@@ -4,6 +4,7 @@
  */
 import type { FlagSpec, FlagValues } from "../config/flags.ts";
 import { UsageError } from "../config/flags.ts";
+import { LOG_LEVELS, type LogLevel } from "./feature.ts";
 
 export interface ServerConfig {
   readonly dataDir: string;
@@ -38,6 +39,10 @@ export interface ServerConfig {
   readonly metricsHost: string;
   /** server processes on the port (server/workers.ts; 1: this process serves, no supervisor) */
   readonly workers: number;
+  /** least severe log level written (info: everything) */
+  readonly logLevel: LogLevel;
+  /** share of requests given a request log line: 1 every request, 0 none, 0.1 every 10th (5xx answers always) */
+  readonly requestLog: number;
 }
 
 export const SERVE_FLAGS: FlagSpec[] = [
@@ -58,6 +63,8 @@ export const SERVE_FLAGS: FlagSpec[] = [
   { name: "realtime-timeout-ms", env: "INTERCHANGE_REALTIME_TIMEOUT_MS", type: "number", default: 10000, description: "time-out for one fetch of a realtime feed" },
   { name: "metrics-port", env: "INTERCHANGE_METRICS_PORT", type: "number", description: "serve Prometheus metrics at GET /metrics on this port, apart from the API (default: no metrics listener)" },
   { name: "workers", env: "INTERCHANGE_WORKERS", type: "number", description: "server processes sharing the port (SO_REUSEPORT) under a supervisor that restarts them (default: one per core; 1 = a single process, no supervisor)" },
+  { name: "log-level", env: "INTERCHANGE_LOG_LEVEL", type: "string", default: "info", description: "least severe log lines written to stderr: info (everything, the request log included), warn or error" },
+  { name: "request-log", env: "INTERCHANGE_REQUEST_LOG", type: "string", default: "on", description: "request log lines (info): on (every request), off, or a share 0..1 (0.1 = every 10th request; a 5xx answer is always logged)" },
   { name: "metrics-host", env: "INTERCHANGE_METRICS_HOST", type: "string", default: "127.0.0.1", description: "address the metrics listener binds to (0.0.0.0 for a scraper on another machine)" },
 ];
 
@@ -98,6 +105,9 @@ export function serverConfigFrom(values: FlagValues): ServerConfig {
     if (metricsPort + workers - 1 > 65535) throw new UsageError(`--metrics-port + --workers - 1 must be <= 65535 (worker i serves metrics on metrics-port + i)`);
     if (port >= metricsPort && port < metricsPort + workers) throw new UsageError(`--port must not be one of the metrics ports ${metricsPort}..${metricsPort + workers - 1} (worker i serves metrics on metrics-port + i)`);
   }
+  const logLevel = String(values.logLevel ?? "info") as LogLevel;
+  if (!LOG_LEVELS.includes(logLevel)) throw new UsageError(`--log-level must be one of ${LOG_LEVELS.join(", ")}, got ${values.logLevel}`);
+  const requestLog = requestLogShare(String(values.requestLog ?? "on"));
   return Object.freeze({
     dataDir: String(values.data ?? "data"),
     host: String(values.host ?? "0.0.0.0"),
@@ -117,5 +127,16 @@ export function serverConfigFrom(values: FlagValues): ServerConfig {
     metricsPort,
     metricsHost: String(values.metricsHost ?? "127.0.0.1"),
     workers,
+    logLevel,
+    requestLog,
   });
+}
+
+/** --request-log: on = 1, off = 0, or a share 0..1. */
+function requestLogShare(raw: string): number {
+  if (raw === "on") return 1;
+  if (raw === "off") return 0;
+  const share = Number(raw);
+  if (raw.trim() === "" || !(share >= 0 && share <= 1)) throw new UsageError(`--request-log must be on, off or a share 0..1 (0.1 = every 10th request), got ${raw}`);
+  return share;
 }

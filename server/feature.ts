@@ -1,7 +1,9 @@
 /**
  * The contract between app.ts and each feature (catalog, planner, street routing): a feature is
- * built from the frozen config and hands back its Elysia routes plus lifecycle hooks.
+ * built from the frozen config and hands back its Elysia routes plus lifecycle hooks. Also the
+ * service's logger: JSON lines on stderr, info lines written in batches (LineWriter).
  */
+import { constants as fsConstants, fstatSync, openSync, writeSync } from "node:fs";
 import type { Elysia } from "elysia";
 import type { ServerConfig } from "./config.ts";
 import type { ErrorRenderer } from "./errors.ts";
@@ -45,8 +47,125 @@ export interface Feature {
   health?(): Record<string, unknown>;
 }
 
-export const consoleLogger: Logger = {
-  info: (msg, f) => console.error(JSON.stringify({ level: "info", msg, ...f })),
-  warn: (msg, f) => console.error(JSON.stringify({ level: "warn", msg, ...f })),
-  error: (msg, f) => console.error(JSON.stringify({ level: "error", msg, ...f })),
-};
+/** Log levels, least severe first: a logger at a level writes that level's lines and the more severe ones. */
+export const LOG_LEVELS = ["info", "warn", "error"] as const;
+export type LogLevel = (typeof LOG_LEVELS)[number];
+
+/** How long an info line may wait in the buffer before it is written (ms). */
+export const LOG_FLUSH_MS = 5;
+/** Buffered characters that make the buffer be written at once. */
+export const LOG_FLUSH_CHARS = 64 * 1024;
+/** Characters the buffer may hold while the reader of a pipe is behind; past it, writing waits for the reader. */
+export const LOG_BACKLOG_CHARS = 8 * 1024 * 1024;
+/** Linux's atomic pipe write size. */
+const PIPE_BUF = 4096;
+const NL = 10;
+
+/**
+ * Log lines to a file descriptor, written in batches and off the request path:
+ * - an info line waits in a buffer written after LOG_FLUSH_MS, or at once when LOG_FLUSH_CHARS
+ *   wait; a warning or an error is written at once after whatever waits before it (lines keep
+ *   their order);
+ * - a pipe (stderr read by a supervisor, a log shipper, a test) is written without blocking: what
+ *   the pipe cannot take now waits for the next flush; only past LOG_BACKLOG_CHARS waiting does a
+ *   write wait for the reader (as a plain blocking write would), so no line is dropped;
+ * - writes are whole lines of at most PIPE_BUF bytes, so the lines of several processes sharing
+ *   one pipe (serve --workers N) never interleave;
+ * - `flush(true)` writes everything, waiting for the reader (up to 10 s); the process's exit does
+ *   that for stderr (a SIGTERM makes bin/interchange.ts exit), so no line is lost at exit.
+ * A failed write (the reader went away) drops the lines it held.
+ */
+export class LineWriter {
+  private pending = "";
+  /** bytes a pipe did not take yet (written before `pending`) */
+  private rest: Buffer | null = null;
+  private timer: ReturnType<typeof setTimeout> | null = null;
+  /** the descriptor written: a non-blocking one onto the same pipe when `fd` is a pipe */
+  private readonly out: number;
+  constructor(
+    fd: number,
+    private readonly delayMs = LOG_FLUSH_MS,
+    private readonly maxChars = LOG_FLUSH_CHARS,
+    private readonly backlogChars = LOG_BACKLOG_CHARS,
+  ) {
+    this.out = nonBlockingPipe(fd) ?? fd;
+  }
+
+  /** A line (without its line feed) written within delayMs. */
+  write(line: string): void {
+    this.pending += `${line}\n`;
+    if (this.pending.length >= this.maxChars && this.rest === null) this.flush();
+    else this.schedule();
+  }
+
+  /** A line written now, after those waiting. */
+  writeNow(line: string): void {
+    this.pending += `${line}\n`;
+    this.flush();
+  }
+
+  /** Write what waits; what a pipe cannot take now is left for the next flush, unless `all`. */
+  flush(all = false): void {
+    if (this.pending === "" && this.rest === null) return;
+    const bytes = this.rest ? Buffer.concat([this.rest, Buffer.from(this.pending)]) : Buffer.from(this.pending);
+    this.pending = "";
+    this.rest = null;
+    const deadline = all ? Date.now() + 10_000 : 0;
+    let off = 0;
+    try {
+      while (off < bytes.length) {
+        let end = off + PIPE_BUF >= bytes.length ? bytes.length : bytes.lastIndexOf(NL, off + PIPE_BUF - 1) + 1;
+        if (end <= off) end = bytes.indexOf(NL, off) + 1 || bytes.length; // one line longer than PIPE_BUF
+        try {
+          off += writeSync(this.out, bytes, off, end - off);
+        } catch (e) {
+          if ((e as { code?: string }).code !== "EAGAIN") throw e;
+          // the reader is behind: keep the rest, unless it must go now or too much waits
+          if ((all && Date.now() < deadline) || bytes.length - off > this.backlogChars) Bun.sleepSync(1);
+          else break;
+        }
+      }
+    } catch {
+      off = bytes.length; // stderr closed or broken: nothing left to tell
+    }
+    if (off < bytes.length) {
+      this.rest = bytes.subarray(off);
+      this.schedule();
+    }
+  }
+
+  private schedule(): void {
+    if (this.timer !== null) return;
+    this.timer = setTimeout(() => {
+      this.timer = null;
+      this.flush();
+    }, this.delayMs);
+    this.timer.unref?.();
+  }
+}
+
+/** A second, non-blocking descriptor onto `fd` when it is a pipe (Linux: /proc/self/fd), else null. */
+function nonBlockingPipe(fd: number): number | null {
+  try {
+    if (!fstatSync(fd).isFIFO()) return null;
+    return openSync(`/proc/self/fd/${fd}`, fsConstants.O_WRONLY | fsConstants.O_NONBLOCK);
+  } catch {
+    return null;
+  }
+}
+
+/** The process's stderr, batched; all of it written when the process exits. */
+export const stderrWriter = new LineWriter(2);
+process.on("exit", () => stderrWriter.flush(true));
+
+/** A logger writing one JSON line per message, `{"level","msg",...fields}`, through `out`. */
+export function jsonLogger(out: LineWriter): Logger {
+  return {
+    info: (msg, f) => out.write(JSON.stringify({ level: "info", msg, ...f })),
+    warn: (msg, f) => out.writeNow(JSON.stringify({ level: "warn", msg, ...f })),
+    error: (msg, f) => out.writeNow(JSON.stringify({ level: "error", msg, ...f })),
+  };
+}
+
+/** The service's log: JSON lines on stderr, info lines batched (stderrWriter). */
+export const consoleLogger: Logger = jsonLogger(stderrWriter);

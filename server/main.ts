@@ -39,7 +39,7 @@ export async function startServer(config: ServerConfig, opts: StartOptions = {})
   const now = opts.now ?? Date.now;
   const baseLog = opts.worker ? workerLogger(opts.log ?? consoleLogger, opts.worker.index) : (opts.log ?? consoleLogger);
   // metrics and the request log (server/ops): the logger, engine and rate limiter are wrapped to be measured
-  const ops = new Ops({ dataDir: config.dataDir, log: baseLog, now });
+  const ops = new Ops({ dataDir: config.dataDir, log: baseLog, now, logLevel: config.logLevel, requestLog: config.requestLog });
   const log = ops.tapLog(baseLog);
   const ctx: FeatureContext = { config, log, now };
   const auth = config.apiKeysFile ? loadKeys(config.apiKeysFile, config.defaultRateLimitPerMinute) : noAuth();
