@@ -1,7 +1,7 @@
 /**
  * The contract between app.ts and each feature (catalog, planner, street routing): a feature is
  * built from the frozen config and hands back its Elysia routes plus lifecycle hooks. Also the
- * service's logger: JSON lines on stderr, info lines written in batches (LineWriter).
+ * service's logger: JSON lines on stderr, the request log's lines written in batches (LineWriter).
  */
 import { constants as fsConstants, fstatSync, openSync, writeSync } from "node:fs";
 import type { Elysia } from "elysia";
@@ -158,14 +158,21 @@ function nonBlockingPipe(fd: number): number | null {
 export const stderrWriter = new LineWriter(2);
 process.on("exit", () => stderrWriter.flush(true));
 
-/** A logger writing one JSON line per message, `{"level","msg",...fields}`, through `out`. */
+/** The message of the request log's lines (server/ops/requests.ts), the one info line frequent enough to batch. */
+export const REQUEST_MSG = "request";
+
+/**
+ * A logger writing one JSON line per message, `{"level","msg",...fields}`, through `out`: request
+ * log lines batched (LineWriter.write), every other line at once (start-up, reloads, warnings:
+ * rare, and read by people and supervisors as they happen).
+ */
 export function jsonLogger(out: LineWriter): Logger {
   return {
-    info: (msg, f) => out.write(JSON.stringify({ level: "info", msg, ...f })),
+    info: (msg, f) => (msg === REQUEST_MSG ? out.write(JSON.stringify({ level: "info", msg, ...f })) : out.writeNow(JSON.stringify({ level: "info", msg, ...f }))),
     warn: (msg, f) => out.writeNow(JSON.stringify({ level: "warn", msg, ...f })),
     error: (msg, f) => out.writeNow(JSON.stringify({ level: "error", msg, ...f })),
   };
 }
 
-/** The service's log: JSON lines on stderr, info lines batched (stderrWriter). */
+/** The service's log: JSON lines on stderr, request lines batched (stderrWriter). */
 export const consoleLogger: Logger = jsonLogger(stderrWriter);
