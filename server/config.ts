@@ -39,6 +39,8 @@ export interface ServerConfig {
   readonly metricsHost: string;
   /** server processes on the port (server/workers.ts; 1: this process serves, no supervisor) */
   readonly workers: number;
+  /** worker i also listens on workerPort + i, its own port (a proxy balancing over the workers per request); null: none */
+  readonly workerPort: number | null;
   /** least severe log level written (info: everything) */
   readonly logLevel: LogLevel;
   /** share of requests given a request log line: 1 every request, 0 none, 0.1 every 10th (5xx answers always) */
@@ -63,6 +65,7 @@ export const SERVE_FLAGS: FlagSpec[] = [
   { name: "realtime-timeout-ms", env: "INTERCHANGE_REALTIME_TIMEOUT_MS", type: "number", default: 10000, description: "time-out for one fetch of a realtime feed" },
   { name: "metrics-port", env: "INTERCHANGE_METRICS_PORT", type: "number", description: "serve Prometheus metrics at GET /metrics on this port, apart from the API (default: no metrics listener)" },
   { name: "workers", env: "INTERCHANGE_WORKERS", type: "number", description: "server processes sharing the port (SO_REUSEPORT) under a supervisor that restarts them (default: one per core; 1 = a single process, no supervisor)" },
+  { name: "worker-port", env: "INTERCHANGE_WORKER_PORT", type: "number", description: "worker i also listens on this port + i, its own (a proxy then balances per request over the workers, deploy/nginx.conf; on the shared --port the kernel spreads connections, not requests)" },
   { name: "log-level", env: "INTERCHANGE_LOG_LEVEL", type: "string", default: "info", description: "least severe log lines written to stderr: info (everything, the request log included), warn or error" },
   { name: "request-log", env: "INTERCHANGE_REQUEST_LOG", type: "string", default: "on", description: "request log lines (info): on (every request), off, or a share 0..1 (0.1 = every 10th request; a 5xx answer is always logged)" },
   { name: "metrics-host", env: "INTERCHANGE_METRICS_HOST", type: "string", default: "127.0.0.1", description: "address the metrics listener binds to (0.0.0.0 for a scraper on another machine)" },
@@ -105,6 +108,12 @@ export function serverConfigFrom(values: FlagValues): ServerConfig {
     if (metricsPort + workers - 1 > 65535) throw new UsageError(`--metrics-port + --workers - 1 must be <= 65535 (worker i serves metrics on metrics-port + i)`);
     if (port >= metricsPort && port < metricsPort + workers) throw new UsageError(`--port must not be one of the metrics ports ${metricsPort}..${metricsPort + workers - 1} (worker i serves metrics on metrics-port + i)`);
   }
+  const workerPort = values.workerPort === undefined ? null : Number(values.workerPort);
+  if (workerPort !== null) {
+    if (!(Number.isInteger(workerPort) && workerPort >= 1 && workerPort + workers - 1 <= 65535)) throw new UsageError(`--worker-port must be an integer 1..65535 (and --worker-port + --workers - 1 <= 65535), got ${values.workerPort}`);
+    const own = (p: number) => p >= workerPort && p < workerPort + workers;
+    if (own(port) || (metricsPort !== null && [...Array(workers).keys()].some((i) => own(metricsPort + i)))) throw new UsageError(`--worker-port: the workers' own ports ${workerPort}..${workerPort + workers - 1} must differ from --port and the metrics ports`);
+  }
   const logLevel = String(values.logLevel ?? "info") as LogLevel;
   if (!LOG_LEVELS.includes(logLevel)) throw new UsageError(`--log-level must be one of ${LOG_LEVELS.join(", ")}, got ${values.logLevel}`);
   const requestLog = requestLogShare(String(values.requestLog ?? "on"));
@@ -127,6 +136,7 @@ export function serverConfigFrom(values: FlagValues): ServerConfig {
     metricsPort,
     metricsHost: String(values.metricsHost ?? "127.0.0.1"),
     workers,
+    workerPort,
     logLevel,
     requestLog,
   });

@@ -16,7 +16,7 @@ import { createEngine } from "./street/engine.ts";
 import { streetPaths } from "./street/paths.ts";
 import { watchManifest } from "../pipeline/schema/manifest.ts";
 import { Ops } from "./ops/index.ts";
-import { workerLogger } from "./workers.ts";
+import { listenOwnPort, workerLogger } from "./workers.ts";
 
 export interface RunningServer {
   readonly url: string;
@@ -55,7 +55,9 @@ export async function startServer(config: ServerConfig, opts: StartOptions = {})
   const app = createApp({ auth, rateLimiter, features, log, now, onAuthenticated: ops.noteAccount, worker: { index: opts.worker?.index ?? 0, pid: process.pid } });
   ops.follow(features, engine);
   // Bun.serve over the app's fetch handler (app.listen would give routes native handlers that bypass it), observed by ops
-  const server = Bun.serve({ hostname: config.host, port: config.port, reusePort: true, idleTimeout: 30, fetch: ops.observe(app.fetch) });
+  const handle = ops.observe(app.fetch);
+  const server = Bun.serve({ hostname: config.host, port: config.port, reusePort: true, idleTimeout: 30, fetch: handle });
+  const own = listenOwnPort(config, opts.worker?.index ?? 0, handle); // --worker-port: this worker's own port too (server/workers.ts)
   // one metrics listener per process: worker i on metrics-port + i (a shared port would show a scrape one worker at a time)
   const metricsPort = config.metricsPort ? config.metricsPort + (opts.worker?.index ?? 0) : config.metricsPort;
   const metrics = metricsPort === null ? null : ops.listen(config.metricsHost, metricsPort);
@@ -79,6 +81,7 @@ export async function startServer(config: ServerConfig, opts: StartOptions = {})
     async stop() {
       stopWatching();
       await server.stop(true);
+      await own?.stop(true);
       await metrics?.stop(true);
       for (const f of features) await f.close?.();
       rateLimiter.close?.();
