@@ -77,8 +77,10 @@ const NL = 10;
  */
 export class LineWriter {
   private pending = "";
-  /** bytes a pipe did not take yet (written before `pending`) */
-  private rest: Buffer | null = null;
+  /** batches a pipe did not take yet (written before `pending`), from byte `head` of the first */
+  private queue: Buffer[] = [];
+  private head = 0;
+  private queued = 0;
   private timer: ReturnType<typeof setTimeout> | null = null;
   /** the descriptor written: a non-blocking one onto the same pipe when `fd` is a pipe */
   private readonly out: number;
@@ -94,7 +96,7 @@ export class LineWriter {
   /** A line (without its line feed) written within delayMs. */
   write(line: string): void {
     this.pending += `${line}\n`;
-    if (this.pending.length >= this.maxChars && this.rest === null) this.flush();
+    if (this.pending.length >= this.maxChars && this.queue.length === 0) this.flush();
     else this.schedule();
   }
 
@@ -106,31 +108,42 @@ export class LineWriter {
 
   /** Write what waits; what a pipe cannot take now is left for the next flush, unless `all`. */
   flush(all = false): void {
-    if (this.pending === "" && this.rest === null) return;
-    const bytes = this.rest ? Buffer.concat([this.rest, Buffer.from(this.pending)]) : Buffer.from(this.pending);
-    this.pending = "";
-    this.rest = null;
+    if (this.pending !== "") {
+      const b = Buffer.from(this.pending);
+      this.pending = "";
+      this.queue.push(b);
+      this.queued += b.length;
+    }
     const deadline = all ? Date.now() + 10_000 : 0;
-    let off = 0;
     try {
-      while (off < bytes.length) {
-        let end = off + PIPE_BUF >= bytes.length ? bytes.length : bytes.lastIndexOf(NL, off + PIPE_BUF - 1) + 1;
-        if (end <= off) end = bytes.indexOf(NL, off) + 1 || bytes.length; // one line longer than PIPE_BUF
-        try {
-          off += writeSync(this.out, bytes, off, end - off);
-        } catch (e) {
-          if ((e as { code?: string }).code !== "EAGAIN") throw e;
-          // the reader is behind: keep the rest, unless it must go now or too much waits
-          if ((all && Date.now() < deadline) || bytes.length - off > this.backlogChars) Bun.sleepSync(1);
-          else break;
+      while (this.queue.length > 0) {
+        const bytes = this.queue[0]!;
+        while (this.head < bytes.length) {
+          const off = this.head;
+          let end = off + PIPE_BUF >= bytes.length ? bytes.length : bytes.lastIndexOf(NL, off + PIPE_BUF - 1) + 1;
+          if (end <= off) end = bytes.indexOf(NL, off) + 1 || bytes.length; // one line longer than PIPE_BUF
+          try {
+            const n = writeSync(this.out, bytes, off, end - off);
+            this.head += n;
+            this.queued -= n;
+          } catch (e) {
+            if ((e as { code?: string }).code !== "EAGAIN") throw e;
+            // the reader is behind: keep the rest for the next flush, unless it must go now or too much waits
+            if ((all && Date.now() < deadline) || this.queued > this.backlogChars) Bun.sleepSync(1);
+            else {
+              this.schedule();
+              return;
+            }
+          }
         }
+        this.queue.shift();
+        this.head = 0;
       }
     } catch {
-      off = bytes.length; // stderr closed or broken: nothing left to tell
-    }
-    if (off < bytes.length) {
-      this.rest = bytes.subarray(off);
-      this.schedule();
+      // stderr closed or broken: nothing left to tell
+      this.queue = [];
+      this.head = 0;
+      this.queued = 0;
     }
   }
 
