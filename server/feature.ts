@@ -51,7 +51,7 @@ export interface Feature {
 export const LOG_LEVELS = ["info", "warn", "error"] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
 
-/** How long an info line may wait in the buffer before it is written (ms). */
+/** How long lines wait before another try when a pipe's reader is behind (ms). */
 export const LOG_FLUSH_MS = 5;
 /** Buffered characters that make the buffer be written at once. */
 export const LOG_FLUSH_CHARS = 64 * 1024;
@@ -63,9 +63,9 @@ const NL = 10;
 
 /**
  * Log lines to a file descriptor, written in batches and off the request path:
- * - an info line waits in a buffer written after LOG_FLUSH_MS, or at once when LOG_FLUSH_CHARS
- *   wait; a warning or an error is written at once after whatever waits before it (lines keep
- *   their order);
+ * - a batched line waits in a buffer written once the event loop's current turn is done (the
+ *   requests answered in one turn share one write), or at once when LOG_FLUSH_CHARS wait; a line
+ *   written "now" goes out at once after whatever waits before it (lines keep their order);
  * - a pipe (stderr read by a supervisor, a log shipper, a test) is written without blocking: what
  *   the pipe cannot take now waits for the next flush; only past LOG_BACKLOG_CHARS waiting does a
  *   write wait for the reader (as a plain blocking write would), so no line is dropped;
@@ -82,6 +82,7 @@ export class LineWriter {
   private head = 0;
   private queued = 0;
   private timer: ReturnType<typeof setTimeout> | null = null;
+  private soon = false;
   /** the descriptor written: a non-blocking one onto the same pipe when `fd` is a pipe */
   private readonly out: number;
   constructor(
@@ -131,7 +132,7 @@ export class LineWriter {
             // the reader is behind: keep the rest for the next flush, unless it must go now or too much waits
             if ((all && Date.now() < deadline) || this.queued > this.backlogChars) Bun.sleepSync(1);
             else {
-              this.schedule();
+              this.schedule(true);
               return;
             }
           }
@@ -147,8 +148,17 @@ export class LineWriter {
     }
   }
 
-  private schedule(): void {
-    if (this.timer !== null) return;
+  /** The next flush: once this turn of the event loop is done (setImmediate), or after delayMs when the pipe was full. */
+  private schedule(retry = false): void {
+    if (this.timer !== null || this.soon) return;
+    if (!retry) {
+      this.soon = true;
+      setImmediate(() => {
+        this.soon = false;
+        this.flush();
+      });
+      return;
+    }
     this.timer = setTimeout(() => {
       this.timer = null;
       this.flush();
