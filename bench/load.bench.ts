@@ -302,10 +302,31 @@ async function until(what: string, ok: () => Promise<boolean>, ms: number): Prom
   throw new Error(`${what}: not within ${ms} ms`);
 }
 
-async function startServe(dir: string, keys: string, workers: number, redisUrl: string | null): Promise<{ url: string; proc: ReturnType<typeof Bun.spawn> }> {
+/** `count` free ports in a row (first, first + 1, ...). */
+async function freePorts(count: number): Promise<number> {
+  for (;;) {
+    const first = await freePort();
+    if (first + count - 1 > 65535) continue;
+    const ok = await Promise.all(Array.from({ length: count - 1 }, (_, i) => Bun.connect({ hostname: "127.0.0.1", port: first + 1 + i, socket: { data() {} } }).then((s) => (s.end(), false), () => true)));
+    if (ok.every(Boolean)) return first;
+  }
+}
+
+interface Serve {
+  url: string;
+  proc: ReturnType<typeof Bun.spawn>;
+  /** worker i's own port (--worker-port): nginx's upstream */
+  workerPorts: number[];
+  /** worker i's metrics listener (--metrics-port + i) */
+  metricsPorts: number[];
+}
+
+async function startServe(dir: string, keys: string, workers: number, redisUrl: string | null): Promise<Serve> {
   const port = await freePort();
+  const workerPort = await freePorts(workers);
+  const metricsPort = await freePorts(workers);
   const log = join(dir, `serve-w${workers}-${redisUrl ? "redis" : "local"}.log`);
-  const args = [process.execPath, BIN, "serve", "--data", DATA, "--host", "127.0.0.1", "--port", String(port), "--api-keys", keys, "--workers", String(workers), ...(redisUrl ? ["--redis-url", redisUrl] : [])];
+  const args = [process.execPath, BIN, "serve", "--data", DATA, "--host", "127.0.0.1", "--port", String(port), "--api-keys", keys, "--workers", String(workers), "--worker-port", String(workerPort), "--metrics-port", String(metricsPort), ...(redisUrl ? ["--redis-url", redisUrl] : [])];
   // the JSON log (one line per request) goes to a file, as in production, not through this process
   const proc = Bun.spawn(args, { stdout: "ignore", stderr: Bun.file(log), env: { ...process.env } });
   started.push({ name: "serve", proc });
@@ -324,11 +345,22 @@ async function startServe(dir: string, keys: string, workers: number, redisUrl: 
     },
     120_000,
   );
-  return { url, proc };
+  const range = (first: number) => Array.from({ length: workers }, (_, i) => first + i);
+  return { url, proc, workerPorts: range(workerPort), metricsPorts: range(metricsPort) };
+}
+
+/** Requests each worker has answered so far (its interchange_http_requests_total, all families and statuses). */
+async function workerRequests(metricsPorts: number[]): Promise<number[]> {
+  return Promise.all(
+    metricsPorts.map(async (p) => {
+      const text = await (await fetch(`http://127.0.0.1:${p}/metrics`)).text();
+      return text.split("\n").filter((l) => l.startsWith("interchange_http_requests_total{")).reduce((n, l) => n + Number(l.slice(l.lastIndexOf(" ") + 1)), 0);
+    }),
+  );
 }
 
 
-async function startNginx(dir: string, upstream: number): Promise<{ url: string; proc: ReturnType<typeof Bun.spawn> }> {
+async function startNginx(dir: string, upstream: number[]): Promise<{ url: string; proc: ReturnType<typeof Bun.spawn> }> {
   const bin = requireBinary("/usr/sbin/nginx", "nginx");
   const port = await freePort();
   const conf = join(dir, "nginx.conf");
@@ -355,6 +387,8 @@ interface Cell {
   serverCpu: [number, number];
   nginxCpu: [number, number];
   redisCpu: [number, number];
+  /** requests each worker answered during the measured run */
+  perWorker: number[];
 }
 
 const ms = (us: number) => (us / 1000 < 10 ? (us / 1000).toFixed(2) : (us / 1000).toFixed(1));
@@ -392,16 +426,19 @@ async function main(): Promise<string> {
       const nginxDir = join(dir, `nginx-w${workers}-${useRedis ? "redis" : "local"}`);
       mkdirSync(nginxDir, { recursive: true });
       chmodSync(nginxDir, 0o777);
-      const edge = await startNginx(nginxDir, Number(new URL(serve.url).port));
+      const edge = await startNginx(nginxDir, serve.workerPorts);
       for (const sc of scenarios) {
         const script = scripts.get(sc.name)!;
         if (WARMUP > 0) await runWrk(script, edge.url, WARMUP);
+        const w0 = await workerRequests(serve.metricsPorts);
         const s0 = treeTicks(serve.proc.pid), n0 = treeTicks(edge.proc.pid), r0 = treeTicks(redis.pid());
         const r = await runWrk(script, edge.url, SECONDS);
         const s1 = treeTicks(serve.proc.pid), n1 = treeTicks(edge.proc.pid), r1 = treeTicks(redis.pid());
-        const cell: Cell = { workers, redis: useRedis, scenario: sc.name, r, serverCpu: cpuDelta(s0, s1), nginxCpu: cpuDelta(n0, n1), redisCpu: cpuDelta(r0, r1) };
+        const w1 = await workerRequests(serve.metricsPorts);
+        const perWorker = w1.map((n, i) => n - w0[i]!);
+        const cell: Cell = { workers, redis: useRedis, scenario: sc.name, r, serverCpu: cpuDelta(s0, s1), nginxCpu: cpuDelta(n0, n1), redisCpu: cpuDelta(r0, r1), perWorker };
         cells.push(cell);
-        console.error(`workers ${workers}, limiter ${useRedis ? "Redis" : "in process"}, ${sc.name}: ${(r.requests / (r.duration_us / 1e6)).toFixed(0)} req/s, p50 ${ms(r.p50_us)} ms, p99 ${ms(r.p99_us)} ms, errors ${r.status + r.connect + r.read + r.write + r.timeout}`);
+        console.error(`workers ${workers}, limiter ${useRedis ? "Redis" : "in process"}, ${sc.name}: ${(r.requests / (r.duration_us / 1e6)).toFixed(0)} req/s, p50 ${ms(r.p50_us)} ms, p99 ${ms(r.p99_us)} ms, errors ${r.status + r.connect + r.read + r.write + r.timeout}, requests per worker ${perWorker.join(" / ")}`);
       }
       await stopProc(edge.proc, "SIGQUIT");
       await stopProc(serve.proc);
@@ -424,6 +461,7 @@ async function main(): Promise<string> {
     cpu(c.serverCpu),
     cpu(c.nginxCpu),
     c.redis ? cpu(c.redisCpu) : "—",
+    c.perWorker.map((n) => n.toLocaleString("en-US")).join(" / "),
   ]);
   return `## Load benchmark (\`npm run bench:load\`)
 
@@ -431,12 +469,12 @@ Command: \`npm run bench:load\` (\`bun bench/load.bench.ts\`): per cell \`wrk -t
 Machine: ${mi.cpuModel}, ${mi.cores} cores, ${mi.ramGiB} GiB RAM, ${mi.os}, Bun ${mi.bun}, commit ${mi.gitCommit}. wrk, nginx, redis-server and the server all run on these 2 cores (the load generator takes its share of them).
 Host speed probe (bench/lib/machine.ts hostProbeMs): ${probeBefore.toFixed(2)} ms before the measurements, ${probeAfter.toFixed(2)} ms after (about 0.71 ms when this kind of shared host is quiet; higher = the host was slower).
 
-Path of a request: wrk → Debian's nginx with deploy/nginx.conf (only ports and paths changed, and its per-address \`limit_req\` raised from 20 r/s, burst 40 to 100000 r/s, burst 100000, as test/ops/zero-downtime.test.ts does: the one load generator stands for many clients; gzip, keepalive to the upstream, access log as written) → \`interchange serve --api-keys FILE --workers N [--redis-url URL]\` (its JSON log to a file). The keys file has one account with \`rate_limit_per_minute\` ${RATE_PER_MIN.toLocaleString("en-US")}: the limiter takes a token on every request (in process, or one \`EVALSHA\` on Debian's redis-server on its own port) and never refuses.
+Path of a request: wrk → Debian's nginx with deploy/nginx.conf (only ports and paths changed, and its per-address \`limit_req\` raised from 20 r/s, burst 40 to 100000 r/s, burst 100000, as test/ops/zero-downtime.test.ts does: the one load generator stands for many clients; gzip, keepalive to the upstream, access log as written) → \`interchange serve --api-keys FILE --workers N --worker-port P --metrics-port M [--redis-url URL]\` (its JSON log to a file; nginx's upstream is the workers' own ports P + i, least_conn, so it picks a worker per request). The keys file has one account with \`rate_limit_per_minute\` ${RATE_PER_MIN.toLocaleString("en-US")}: the limiter takes a token on every request (in process, or one \`EVALSHA\` on Debian's redis-server on its own port) and never refuses.
 Data (bench/.work/load, one folder): the nine MTA feeds of \`bench:plan\`'s NYC data set (${m.feeds.map((f) => f.onestop_id).join(", ")}) and the downtown San Francisco OSM extract (\`../shared/data/osm/sf-downtown.osm.pbf\`) as its street dataset: the street routes are in San Francisco while the transit data is New York City (the plans' walks in NYC are straight lines, no street data covers them).
 Requests: stop by key = \`GET /api/v2/rest/stops/{feed}:{stop_id}\` over ${scenarios[0]!.reqs.length} random stops; bbox = \`GET /api/v2/rest/stops?bbox=…&limit=20\`, ~1.0 × 1.0 km around ${scenarios[1]!.reqs.length} random stops; plan = \`GET /api/v2/routing/otp/plan\` between ${scenarios[2]!.reqs.length} random pairs of served stops (coordinates) at random times 06:00–22:00 on ${day} (a weekday inside the feeds' windows), default modes (transit and walk); street = \`POST /api/v2/routing/valhalla/route\` pedestrian between ${scenarios[3]!.reqs.length} pairs of random points in lat ${SF.latMin}–${SF.latMax}, lon ${SF.lonMin}–${SF.lonMax}. Only requests answered 2xx in a check before the runs are kept (${scenarios.map((s) => `${s.name.split(" (")[0]}: ${s.reqs.length}/${s.prepared}`).join(", ")}).
-Columns: req/s = wrk's requests / its duration; p50 / p99 / max = wrk's latency (ms); HTTP errors = wrk's status errors (answers ≥ 400); socket errors = connect + read + write + timeout; CPU = user / system seconds over the ${SECONDS} s measured run from /proc/<pid>/stat (the serve process and its workers; nginx's master and workers; redis-server).
+Columns: req/s = wrk's requests / its duration; p50 / p99 / max = wrk's latency (ms); HTTP errors = wrk's status errors (answers ≥ 400); socket errors = connect + read + write + timeout; CPU = user / system seconds over the ${SECONDS} s measured run from /proc/<pid>/stat (the serve process and its workers; nginx's master and workers; redis-server); requests per worker = the growth of each worker's \`interchange_http_requests_total\` (its metrics port M + i) over the measured run, worker 0 first.
 
-${mdTable(["workers", "limiter", "scenario", "req/s", "p50 ms", "p99 ms", "max ms", "HTTP errors", "socket errors", "server CPU user / sys s", "nginx CPU user / sys s", "redis CPU user / sys s"], rows)}
+${mdTable(["workers", "limiter", "scenario", "req/s", "p50 ms", "p99 ms", "max ms", "HTTP errors", "socket errors", "server CPU user / sys s", "nginx CPU user / sys s", "redis CPU user / sys s", "requests per worker"], rows)}
 `;
 }
 

@@ -5,6 +5,10 @@
 import type { FlagSpec, FlagValues } from "../config/flags.ts";
 import { UsageError } from "../config/flags.ts";
 
+/** Log levels, least severe first (--log-level). */
+export const LOG_LEVELS = ["info", "warn", "error"] as const;
+export type LogLevel = (typeof LOG_LEVELS)[number];
+
 export interface ServerConfig {
   readonly dataDir: string;
   readonly host: string;
@@ -48,6 +52,12 @@ export interface ServerConfig {
   readonly publicUrl: string | null;
   /** addresses (IPs or IPv4 CIDR blocks) of proxies whose X-Forwarded-Proto/-Host are believed; empty: none is */
   readonly trustedProxies: readonly string[];
+  /** worker i also listens on workerPort + i, its own port (a proxy balancing over the workers per request); null: none */
+  readonly workerPort: number | null;
+  /** least severe log level written (info: everything) */
+  readonly logLevel: LogLevel;
+  /** share of requests given a request log line: 1 every request, 0 none, 0.1 every 10th (5xx answers always) */
+  readonly requestLog: number;
 }
 
 export const SERVE_FLAGS: FlagSpec[] = [
@@ -73,6 +83,9 @@ export const SERVE_FLAGS: FlagSpec[] = [
   { name: "workers", env: "INTERCHANGE_WORKERS", type: "number", description: "server processes sharing the port (SO_REUSEPORT) under a supervisor that restarts them (default: one per core; 1 = a single process, no supervisor)" },
   { name: "public-url", env: "INTERCHANGE_PUBLIC_URL", type: "string", description: "the service's public base URL (https://api.example.org) for the absolute links it writes (catalog `meta.next`, `Link`); without it links are relative to the request, never built from the client's Host header" },
   { name: "trusted-proxies", env: "INTERCHANGE_TRUSTED_PROXIES", type: "string", description: "comma-separated addresses or IPv4 CIDR blocks of proxies (nginx) whose X-Forwarded-Proto and X-Forwarded-Host build absolute links when --public-url is not set (default: none)" },
+  { name: "worker-port", env: "INTERCHANGE_WORKER_PORT", type: "number", description: "worker i also listens on this port + i, its own (a proxy then balances per request over the workers, deploy/nginx.conf; on the shared --port the kernel spreads connections, not requests)" },
+  { name: "log-level", env: "INTERCHANGE_LOG_LEVEL", type: "string", default: "info", description: "least severe log lines written to stderr: info (everything, the request log included), warn or error" },
+  { name: "request-log", env: "INTERCHANGE_REQUEST_LOG", type: "string", default: "on", description: "request log lines (info): on (every request), off, or a share 0..1 (0.1 = every 10th request; a 5xx answer is always logged)" },
   { name: "metrics-host", env: "INTERCHANGE_METRICS_HOST", type: "string", default: "127.0.0.1", description: "address the metrics listener binds to (0.0.0.0 for a scraper on another machine)" },
 ];
 
@@ -121,6 +134,15 @@ export function serverConfigFrom(values: FlagValues): ServerConfig {
   }
   const publicUrl = parsePublicUrl(values.publicUrl as string | undefined);
   const trustedProxies = parseTrustedProxies(values.trustedProxies as string | undefined);
+  const workerPort = values.workerPort === undefined ? null : Number(values.workerPort);
+  if (workerPort !== null) {
+    if (!(Number.isInteger(workerPort) && workerPort >= 1 && workerPort + workers - 1 <= 65535)) throw new UsageError(`--worker-port must be an integer 1..65535 (and --worker-port + --workers - 1 <= 65535), got ${values.workerPort}`);
+    const own = (p: number) => p >= workerPort && p < workerPort + workers;
+    if (own(port) || (metricsPort !== null && [...Array(workers).keys()].some((i) => own(metricsPort + i)))) throw new UsageError(`--worker-port: the workers' own ports ${workerPort}..${workerPort + workers - 1} must differ from --port and the metrics ports`);
+  }
+  const logLevel = String(values.logLevel ?? "info") as LogLevel;
+  if (!LOG_LEVELS.includes(logLevel)) throw new UsageError(`--log-level must be one of ${LOG_LEVELS.join(", ")}, got ${values.logLevel}`);
+  const requestLog = requestLogShare(String(values.requestLog ?? "on"));
   return Object.freeze({
     dataDir: String(values.data ?? "data"),
     host: String(values.host ?? "0.0.0.0"),
@@ -145,6 +167,9 @@ export function serverConfigFrom(values: FlagValues): ServerConfig {
     workers,
     publicUrl,
     trustedProxies,
+    workerPort,
+    logLevel,
+    requestLog,
   });
 }
 
@@ -178,4 +203,13 @@ function parseTrustedProxies(v: string | undefined): string[] {
     out.push(item.toLowerCase());
   }
   return out;
+}
+
+/** --request-log: on = 1, off = 0, or a share 0..1. */
+function requestLogShare(raw: string): number {
+  if (raw === "on") return 1;
+  if (raw === "off") return 0;
+  const share = Number(raw);
+  if (raw.trim() === "" || !(share >= 0 && share <= 1)) throw new UsageError(`--request-log must be on, off or a share 0..1 (0.1 = every 10th request), got ${raw}`);
+  return share;
 }

@@ -1,7 +1,9 @@
 /**
  * The contract between app.ts and each feature (catalog, planner, street routing): a feature is
- * built from the frozen config and hands back its Elysia routes plus lifecycle hooks.
+ * built from the frozen config and hands back its Elysia routes plus lifecycle hooks. Also the
+ * service's logger: JSON lines on stderr, the request log's lines written in batches (LineWriter).
  */
+import { constants as fsConstants, fstatSync, openSync, writeSync } from "node:fs";
 import type { Elysia } from "elysia";
 import type { ServerConfig } from "./config.ts";
 import type { ErrorRenderer } from "./errors.ts";
@@ -53,8 +55,154 @@ export interface Feature {
   health?(): Record<string, unknown>;
 }
 
-export const consoleLogger: Logger = {
-  info: (msg, f) => console.error(JSON.stringify({ level: "info", msg, ...f })),
-  warn: (msg, f) => console.error(JSON.stringify({ level: "warn", msg, ...f })),
-  error: (msg, f) => console.error(JSON.stringify({ level: "error", msg, ...f })),
-};
+/** Log levels, least severe first: a logger at a level writes that level's lines and the more severe ones. */
+export { LOG_LEVELS, type LogLevel } from "./config.ts";
+
+/** How long lines wait before another try when a pipe's reader is behind (ms). */
+export const LOG_FLUSH_MS = 5;
+/** Buffered characters that make the buffer be written at once. */
+export const LOG_FLUSH_CHARS = 64 * 1024;
+/** Characters the buffer may hold while the reader of a pipe is behind; past it, writing waits for the reader. */
+export const LOG_BACKLOG_CHARS = 8 * 1024 * 1024;
+/** Linux's atomic pipe write size. */
+const PIPE_BUF = 4096;
+const NL = 10;
+
+/**
+ * Log lines to a file descriptor, written in batches and off the request path:
+ * - a batched line waits in a buffer written once the event loop's current turn is done (the
+ *   requests answered in one turn share one write), or at once when LOG_FLUSH_CHARS wait; a line
+ *   written "now" goes out at once after whatever waits before it (lines keep their order);
+ * - a pipe (stderr read by a supervisor, a log shipper, a test) is written without blocking: what
+ *   the pipe cannot take now waits for the next flush; only past LOG_BACKLOG_CHARS waiting does a
+ *   write wait for the reader (as a plain blocking write would), so no line is dropped;
+ * - writes are whole lines of at most PIPE_BUF bytes, so the lines of several processes sharing
+ *   one pipe (serve --workers N) never interleave;
+ * - `flush(true)` writes everything, waiting for the reader (up to 10 s); the process's exit does
+ *   that for stderr (a SIGTERM makes bin/interchange.ts exit), so no line is lost at exit.
+ * A failed write (the reader went away) drops the lines it held.
+ */
+export class LineWriter {
+  private pending = "";
+  /** batches a pipe did not take yet (written before `pending`), from byte `head` of the first */
+  private queue: Buffer[] = [];
+  private head = 0;
+  private queued = 0;
+  private timer: ReturnType<typeof setTimeout> | null = null;
+  private soon = false;
+  /** the descriptor written: a non-blocking one onto the same pipe when `fd` is a pipe */
+  private readonly out: number;
+  constructor(
+    fd: number,
+    private readonly delayMs = LOG_FLUSH_MS,
+    private readonly maxChars = LOG_FLUSH_CHARS,
+    private readonly backlogChars = LOG_BACKLOG_CHARS,
+  ) {
+    this.out = nonBlockingPipe(fd) ?? fd;
+  }
+
+  /** A line (without its line feed) written within delayMs. */
+  write(line: string): void {
+    this.pending += `${line}\n`;
+    if (this.pending.length >= this.maxChars && this.queue.length === 0) this.flush();
+    else this.schedule();
+  }
+
+  /** A line written now, after those waiting. */
+  writeNow(line: string): void {
+    this.pending += `${line}\n`;
+    this.flush();
+  }
+
+  /** Write what waits; what a pipe cannot take now is left for the next flush, unless `all`. */
+  flush(all = false): void {
+    if (this.pending !== "") {
+      const b = Buffer.from(this.pending);
+      this.pending = "";
+      this.queue.push(b);
+      this.queued += b.length;
+    }
+    const deadline = all ? Date.now() + 10_000 : 0;
+    try {
+      while (this.queue.length > 0) {
+        const bytes = this.queue[0]!;
+        while (this.head < bytes.length) {
+          const off = this.head;
+          let end = off + PIPE_BUF >= bytes.length ? bytes.length : bytes.lastIndexOf(NL, off + PIPE_BUF - 1) + 1;
+          if (end <= off) end = bytes.indexOf(NL, off) + 1 || bytes.length; // one line longer than PIPE_BUF
+          try {
+            const n = writeSync(this.out, bytes, off, end - off);
+            this.head += n;
+            this.queued -= n;
+          } catch (e) {
+            if ((e as { code?: string }).code !== "EAGAIN") throw e;
+            // the reader is behind: keep the rest for the next flush, unless it must go now or too much waits
+            if ((all && Date.now() < deadline) || this.queued > this.backlogChars) Bun.sleepSync(1);
+            else {
+              this.schedule(true);
+              return;
+            }
+          }
+        }
+        this.queue.shift();
+        this.head = 0;
+      }
+    } catch {
+      // stderr closed or broken: nothing left to tell
+      this.queue = [];
+      this.head = 0;
+      this.queued = 0;
+    }
+  }
+
+  /** The next flush: once this turn of the event loop is done (setImmediate), or after delayMs when the pipe was full. */
+  private schedule(retry = false): void {
+    if (this.timer !== null || this.soon) return;
+    if (!retry) {
+      this.soon = true;
+      setImmediate(() => {
+        this.soon = false;
+        this.flush();
+      });
+      return;
+    }
+    this.timer = setTimeout(() => {
+      this.timer = null;
+      this.flush();
+    }, this.delayMs);
+    this.timer.unref?.();
+  }
+}
+
+/** A second, non-blocking descriptor onto `fd` when it is a pipe (Linux: /proc/self/fd), else null. */
+function nonBlockingPipe(fd: number): number | null {
+  try {
+    if (!fstatSync(fd).isFIFO()) return null;
+    return openSync(`/proc/self/fd/${fd}`, fsConstants.O_WRONLY | fsConstants.O_NONBLOCK);
+  } catch {
+    return null;
+  }
+}
+
+/** The process's stderr, batched; all of it written when the process exits. */
+export const stderrWriter = new LineWriter(2);
+process.on("exit", () => stderrWriter.flush(true));
+
+/** The message of the request log's lines (server/ops/requests.ts), the one info line frequent enough to batch. */
+export const REQUEST_MSG = "request";
+
+/**
+ * A logger writing one JSON line per message, `{"level","msg",...fields}`, through `out`: request
+ * log lines batched (LineWriter.write), every other line at once (start-up, reloads, warnings:
+ * rare, and read by people and supervisors as they happen).
+ */
+export function jsonLogger(out: LineWriter): Logger {
+  return {
+    info: (msg, f) => (msg === REQUEST_MSG ? out.write(JSON.stringify({ level: "info", msg, ...f })) : out.writeNow(JSON.stringify({ level: "info", msg, ...f }))),
+    warn: (msg, f) => out.writeNow(JSON.stringify({ level: "warn", msg, ...f })),
+    error: (msg, f) => out.writeNow(JSON.stringify({ level: "error", msg, ...f })),
+  };
+}
+
+/** The service's log: JSON lines on stderr, request lines batched (stderrWriter). */
+export const consoleLogger: Logger = jsonLogger(stderrWriter);

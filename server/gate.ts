@@ -9,7 +9,6 @@
  * development error page (stack frames, source lines, absolute paths) is never shown
  * (`serveOptions`).
  */
-import type { Logger } from "./feature.ts";
 import { jsonError } from "./errors.ts";
 
 /**
@@ -56,13 +55,18 @@ export const internalError = (): Response => jsonError(500, { error: "internal s
 
 const refuse = (message: string): Response => jsonError(400, { error: message });
 
+/** Where the gate reports what it could not answer (server/feature.ts Logger fits). */
+export interface ErrorLog {
+  error(msg: string, fields?: Record<string, unknown>): void;
+}
+
 export type FetchHandler = (request: Request) => Response | Promise<Response>;
 
 /**
  * `handle` behind the gate: requests with a bad Host or request target are answered 400 here, the
  * others handed on; a throw (or a rejected promise) from `handle` is logged and answered 500.
  */
-export function gate(handle: FetchHandler, log: Logger): (request: Request) => Promise<Response> {
+export function gate(handle: FetchHandler, log: ErrorLog): (request: Request) => Promise<Response> {
   return async (request) => {
     if (!isValidHost(request.headers.get("host"))) return refuse("malformed or missing Host header");
     const path = requestPath(request.url);
@@ -82,7 +86,7 @@ export function gate(handle: FetchHandler, log: Logger): (request: Request) => P
  * The options every Bun.serve of the service takes: never Bun's development error page, and a JSON
  * 500 for whatever escapes the handler (an error thrown while a streamed body is produced).
  */
-export function serveOptions(log: Logger) {
+export function serveOptions(log: ErrorLog) {
   return {
     development: false,
     error(e: Error): Response {

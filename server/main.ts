@@ -18,7 +18,7 @@ import { createEngine } from "./street/engine.ts";
 import { streetPaths } from "./street/paths.ts";
 import { watchManifest } from "../pipeline/schema/manifest.ts";
 import { Ops } from "./ops/index.ts";
-import { workerLogger } from "./workers.ts";
+import { listenOwnPort, workerLogger } from "./workers.ts";
 import { gate, serveOptions } from "./gate.ts";
 import { publicOrigin } from "./origin.ts";
 
@@ -45,7 +45,7 @@ export async function startServer(config: ServerConfig, opts: StartOptions = {})
   const now = opts.now ?? Date.now;
   const baseLog = opts.worker ? workerLogger(opts.log ?? consoleLogger, opts.worker.index) : (opts.log ?? consoleLogger);
   // metrics and the request log (server/ops): the logger, engine and rate limiter are wrapped to be measured
-  const ops = new Ops({ dataDir: config.dataDir, log: baseLog, now });
+  const ops = new Ops({ dataDir: config.dataDir, log: baseLog, now, logLevel: config.logLevel, requestLog: config.requestLog });
   const log = ops.tapLog(baseLog);
   const origin = publicOrigin(config);
   const ctx: FeatureContext = { config, log, now, origin };
@@ -74,6 +74,7 @@ export async function startServer(config: ServerConfig, opts: StartOptions = {})
       }
     : handle;
   const server = Bun.serve({ hostname: config.host, port: config.port, reusePort: true, idleTimeout: 30, fetch, ...serveOptions(log) });
+  const own = listenOwnPort(config, opts.worker?.index ?? 0, fetch); // --worker-port: this worker's own port too (server/workers.ts)
   // one metrics listener per process: worker i on metrics-port + i (a shared port would show a scrape one worker at a time)
   const metricsPort = config.metricsPort ? config.metricsPort + (opts.worker?.index ?? 0) : config.metricsPort;
   const metrics = metricsPort === null ? null : ops.listen(config.metricsHost, metricsPort, () => healthDetails(appDeps, started));
@@ -98,6 +99,7 @@ export async function startServer(config: ServerConfig, opts: StartOptions = {})
     async stop() {
       stopWatching();
       await server.stop(true);
+      await own?.stop(true);
       await metrics?.stop(true);
       for (const f of features) await f.close?.();
       rateLimiter.close?.();

@@ -13,7 +13,15 @@
  * - stop(): SIGTERM to every worker, SIGKILL to those still running after the grace period.
  * A worker that exits before it listens during the first start makes start fail (the same error N
  * times over is not worth retrying: a bad dataset, a port in use).
+ *
+ * The kernel spreads connections, not requests: a proxy that keeps a few connections open to the
+ * shared port (nginx's upstream keep-alive, which reuses the last idle connection first) can send
+ * every request to one worker. With --worker-port P each worker also listens on P + index, its own
+ * port (listenOwnPort); deploy/nginx.conf lists those ports in its upstream, and nginx then
+ * balances each request over the workers (least_conn).
  */
+import type { Server } from "bun";
+import type { ServerConfig } from "./config.ts";
 import type { Logger } from "./feature.ts";
 
 /** The IPC message a worker sends once it listens. */
@@ -149,4 +157,13 @@ export function workerLogger(base: Logger, index: number): Logger {
     warn: (msg, f) => base.warn(msg, { ...f, ...tag }),
     error: (msg, f) => base.error(msg, { ...f, ...tag }),
   };
+}
+
+/**
+ * The worker's own listener (--worker-port P: worker `index` on P + index, a single process on P),
+ * answering like the shared port; null without --worker-port.
+ */
+export function listenOwnPort(config: ServerConfig, index: number, fetch: (request: Request, server: Server<undefined>) => Response | Promise<Response>): Server<undefined> | null {
+  if (config.workerPort === null) return null;
+  return Bun.serve({ hostname: config.host, port: config.workerPort + index, idleTimeout: 30, fetch, development: false, error: () => new Response(JSON.stringify({ error: "internal server error" }), { status: 500, headers: { "content-type": "application/json" } }) });
 }

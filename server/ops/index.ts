@@ -9,12 +9,12 @@
 import type { Server } from "bun";
 import type { Account } from "../auth/keys.ts";
 import type { RateDecision, RateLimiter } from "../auth/rate-limit.ts";
-import type { Feature, Logger } from "../feature.ts";
+import type { Feature, Logger, LogLevel } from "../feature.ts";
 import type { StreetEngine } from "../street/engine.ts";
 import { activeVersions, readManifest } from "../../pipeline/schema/manifest.ts";
 import { readRealtimeStatuses } from "../../pipeline/schema/realtime.ts";
-import { Counter, EXPOSITION_CONTENT_TYPE, Gauge, Histogram, type Labels, Registry } from "./metrics.ts";
-import { logRequest, observeRequests, pathOf, type RequestRecord } from "./requests.ts";
+import { Counter, type CounterSeries, EXPOSITION_CONTENT_TYPE, Gauge, Histogram, type HistogramSeries, type Labels, Registry } from "./metrics.ts";
+import { logRequest, observeRequests, pathOf, ROUTE_FAMILIES, type RequestRecord, type RouteFamily } from "./requests.ts";
 
 /** The planner's log message when a timetable is loaded (server/planner/index.ts), with its `ms`. */
 export const TIMETABLE_LOADED = "planner timetable loaded";
@@ -24,6 +24,16 @@ export interface OpsOptions {
   /** the request log goes here (one info line per request) */
   log: Logger;
   now: () => number;
+  /** least severe level written, by `log` and by tapLog's logger (default info: everything) */
+  logLevel?: LogLevel;
+  /** share of requests logged: 1 (default) every one, 0 none, 0.1 every 10th (then a 5xx answer always is) */
+  requestLog?: number;
+}
+
+/** A route family's and status's request series, resolved once. */
+interface RequestSeries {
+  count: CounterSeries;
+  latency: HistogramSeries;
 }
 
 export class Ops {
@@ -49,8 +59,18 @@ export class Ops {
   private engine: StreetEngine | null = null;
   /** the account of each authenticated request, until it is answered (server/app.ts reports it) */
   readonly accounts = new WeakMap<Request, string>();
+  /** the request series by family, then status (no label lookup per request) */
+  private readonly series = Object.fromEntries(ROUTE_FAMILIES.map((f) => [f, new Map<number, RequestSeries>()])) as Record<RouteFamily, Map<number, RequestSeries>>;
+  /** log every n-th request (0: none; a 5xx always) */
+  private readonly logEvery: number;
+  private seen = 0;
+  private readonly writes: Record<LogLevel, boolean>;
 
   constructor(private readonly opts: OpsOptions) {
+    const level = opts.logLevel ?? "info";
+    this.writes = { info: level === "info", warn: level !== "error", error: true };
+    const share = opts.requestLog ?? 1;
+    this.logEvery = this.writes.info && share > 0 ? Math.max(1, Math.round(1 / share)) : 0;
     this.registry.register(new Gauge("interchange_dataset_active_info", "the dataset versions served (value 1): feed versions (as the manifest names them; the catalog follows it), the planner timetable and the street dataset (as loaded)", ["component", "feed_onestop_id", "version"], () => this.datasets()));
     this.registry.register(
       new Gauge("interchange_realtime_snapshot_age_seconds", "age of each realtime feed's current snapshot (now less its header timestamp, else its fetch time), by feed and kind", ["feed_onestop_id", "kind"], () => this.realtimeAges()),
@@ -76,14 +96,15 @@ export class Ops {
     this.engine = engine;
   }
 
-  /** A logger that also notes the timetable load time from the planner's "timetable loaded" line. */
+  /** A logger that writes the lines of the log level and above, and notes the timetable load time from the planner's "timetable loaded" line. */
   tapLog(log: Logger): Logger {
+    const writes = this.writes;
     return {
       info: (msg, fields) => {
         if (msg === TIMETABLE_LOADED && typeof fields?.ms === "number") this.timetableLoad.set({}, fields.ms / 1000);
-        log.info(msg, fields);
+        if (writes.info) log.info(msg, fields);
       },
-      warn: (msg, fields) => log.warn(msg, fields),
+      warn: (msg, fields) => writes.warn && log.warn(msg, fields),
       error: (msg, fields) => log.error(msg, fields),
     };
   }
@@ -144,10 +165,16 @@ export class Ops {
   }
 
   private record(r: RequestRecord): void {
-    const labels = { family: r.family, status: String(r.status) };
-    this.requests.inc(labels);
-    this.latency.observe(labels, r.duration_ms / 1000);
-    logRequest(this.opts.log, r);
+    const byStatus = this.series[r.family];
+    let s = byStatus.get(r.status);
+    if (!s) {
+      const labels = { family: r.family, status: String(r.status) };
+      s = { count: this.requests.child(labels), latency: this.latency.child(labels) };
+      byStatus.set(r.status, s);
+    }
+    s.count.inc();
+    s.latency.observe(r.duration_ms / 1000);
+    if (this.logEvery > 0 && (this.logEvery === 1 || r.status >= 500 || ++this.seen % this.logEvery === 0)) logRequest(this.opts.log, r);
   }
 
   /** /metrics (and /health's details, when `health` is given) on its own listener; anything else there is a 404. */

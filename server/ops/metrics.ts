@@ -56,12 +56,24 @@ abstract class Labelled<T> implements Metric {
   abstract render(out: string[]): void;
 }
 
-export class Counter extends Labelled<{ v: number }> {
+/** One series of a counter, for a caller that resolved its labels once (Counter.child). */
+export class CounterSeries {
+  v = 0;
+  inc(by = 1): void {
+    this.v += by;
+  }
+}
+
+export class Counter extends Labelled<CounterSeries> {
   protected fresh() {
-    return { v: 0 };
+    return new CounterSeries();
   }
   inc(labels: Labels = {}, by = 1): void {
-    this.get(labels).v += by;
+    this.get(labels).inc(by);
+  }
+  /** The series of `labels`, to keep and increment without a label lookup each time. */
+  child(labels: Labels): CounterSeries {
+    return this.get(labels);
   }
   render(out: string[]) {
     this.header(out, "counter");
@@ -103,7 +115,31 @@ export class Gauge extends Labelled<{ v: number }> {
 /** Seconds: from 0.5 ms (a catalog key lookup) to 30 s (the engine's default time-out). */
 export const LATENCY_BUCKETS_S = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30] as const;
 
-export class Histogram extends Labelled<{ counts: number[]; sum: number; count: number }> {
+/** One series of a histogram, for a caller that resolved its labels once (Histogram.child). */
+export class HistogramSeries {
+  readonly counts: number[];
+  sum = 0;
+  count = 0;
+  constructor(private readonly buckets: readonly number[]) {
+    this.counts = new Array<number>(buckets.length).fill(0);
+  }
+  /** One observation: the first bucket whose bound is >= v found by binary search (none: only +Inf). */
+  observe(v: number): void {
+    const b = this.buckets;
+    let lo = 0;
+    let hi = b.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (v <= b[mid]!) hi = mid;
+      else lo = mid + 1;
+    }
+    if (lo < b.length) this.counts[lo]! += 1;
+    this.sum += v;
+    this.count += 1;
+  }
+}
+
+export class Histogram extends Labelled<HistogramSeries> {
   constructor(
     name: string,
     help: string,
@@ -112,16 +148,17 @@ export class Histogram extends Labelled<{ counts: number[]; sum: number; count: 
   ) {
     super(name, help, labelNames);
     if (labelNames.includes("le")) throw new Error(`${name}: "le" is the bucket label`);
+    if (buckets.some((b, i) => i > 0 && !(b > buckets[i - 1]!))) throw new Error(`${name}: bucket bounds must ascend`);
   }
   protected fresh() {
-    return { counts: new Array<number>(this.buckets.length).fill(0), sum: 0, count: 0 };
+    return new HistogramSeries(this.buckets);
   }
   observe(labels: Labels, v: number): void {
-    const d = this.get(labels);
-    const i = this.buckets.findIndex((b) => v <= b);
-    if (i >= 0) d.counts[i]! += 1;
-    d.sum += v;
-    d.count += 1;
+    this.get(labels).observe(v);
+  }
+  /** The series of `labels`, to keep and observe into without a label lookup each time. */
+  child(labels: Labels): HistogramSeries {
+    return this.get(labels);
   }
   render(out: string[]) {
     this.header(out, "histogram");

@@ -4,7 +4,7 @@
  * family, status, duration, account). The query string is never read here: it may hold the API key
  * (`?apikey=`), and the header never is either.
  */
-import type { Logger } from "../feature.ts";
+import { type Logger, REQUEST_MSG } from "../feature.ts";
 
 export type RouteFamily = "catalog" | "plan" | "street" | "other";
 export const ROUTE_FAMILIES: readonly RouteFamily[] = ["catalog", "plan", "street", "other"];
@@ -86,5 +86,5 @@ export function observeRequests(
 
 /** The log line of a request: `{"level":"info","msg":"request",method,path,family,status,duration_ms,account?}`. */
 export function logRequest(log: Logger, r: RequestRecord): void {
-  log.info("request", r as unknown as Record<string, unknown>);
+  log.info(REQUEST_MSG, r as unknown as Record<string, unknown>);
 }

@@ -3,14 +3,16 @@
  * one port (SO_REUSEPORT), /health names the one that answered; a worker killed with SIGKILL is
  * replaced within seconds while requests keep being answered; SIGTERM to the supervisor stops
  * every process; each worker serves its metrics on metrics-port + index; with Redis, two workers
- * hold an account to its rate_limit_per_minute in total.
+ * hold an account to its rate_limit_per_minute in total; behind nginx (deploy/nginx.conf, its
+ * upstream on the workers' own ports, --worker-port) both workers serve requests.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { existsSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { serverConfigFrom } from "../../server/config.ts";
 import { importedDataset, tempDir } from "../support/dataset.ts";
-import { freePort, type RedisServer, startRedis } from "../support/services.ts";
-import { type ChildServer, serveChild } from "./support.ts";
+import { edgeConfig, freePort, type RedisServer, requireBinary, startRedis } from "../support/services.ts";
+import { type ChildServer, serveChild, until } from "./support.ts";
 
 interface Health {
   status: string;
@@ -161,5 +163,62 @@ describe("serve --workers 2 --redis-url", () => {
     expect(ok).toBeGreaterThanOrEqual(30);
     expect(ok).toBeLessThanOrEqual(31);
     expect(refused).toBe(60 - ok);
+  });
+});
+
+describe("serve --workers 2 --worker-port behind nginx (deploy/nginx.conf)", () => {
+  let server: ChildServer;
+  let nginx: ReturnType<typeof Bun.spawn>;
+  let edge: string;
+  let workerPort: number;
+  let metricsPort: number;
+
+  beforeAll(async () => {
+    const bin = requireBinary("/usr/sbin/nginx", "nginx");
+    const data = await importedDataset("workers-bart", ["bart"]);
+    [workerPort, metricsPort] = [await freePort(), await freePort()];
+    while (Math.abs(workerPort - metricsPort) < 2) metricsPort = await freePort();
+    server = await serveChild(["--data", data, "--no-auth", "--workers", "2", "--worker-port", String(workerPort), "--metrics-port", String(metricsPort)]);
+    // both workers listen (serveChild returns at the first worker's "listening" line; the supervisor logs "workers listening" once all do)
+    await until("both workers listening", async () => server.lines.some((l) => l.includes('"msg":"workers listening"')), 150_000);
+    const dir = tempDir("interchange-nginx-workers-");
+    chmodSync(dir, 0o777); // nginx's workers run as nobody
+    const port = await freePort();
+    writeFileSync(join(dir, "nginx.conf"), edgeConfig(dir, port, [workerPort, workerPort + 1], [["rate=20r/s", "rate=10000r/s"], ["burst=40 ", "burst=10000 "]]));
+    mkdirSync(join(dir, "conf"), { recursive: true });
+    nginx = Bun.spawn([bin, "-c", join(dir, "nginx.conf"), "-p", dir, "-g", "daemon off;"], { stdout: "ignore", stderr: "pipe" });
+    edge = `http://127.0.0.1:${port}`;
+    await until("nginx answers", async () => fetch(`${edge}/health`).then((r) => r.ok).catch(() => false), 10_000);
+  }, 240_000);
+  afterAll(async () => {
+    nginx?.kill("SIGQUIT");
+    await nginx?.exited;
+    await server?.stop();
+  });
+
+  const catalogRequests = async (i: number) => {
+    const text = await (await fetch(`http://127.0.0.1:${metricsPort + i}/metrics`)).text();
+    return text.split("\n").filter((l) => l.startsWith('interchange_http_requests_total{family="catalog"')).reduce((n, l) => n + Number(l.split(" ").pop()), 0);
+  };
+
+  test("--worker-port: worker i's own port is --worker-port + i, apart from --port and the metrics ports", () => {
+    expect(serverConfigFrom({ noAuth: true }).workerPort).toBeNull();
+    expect(serverConfigFrom({ noAuth: true, workers: 2, port: 8080, workerPort: 8081 }).workerPort).toBe(8081);
+    expect(() => serverConfigFrom({ noAuth: true, workers: 2, port: 8082, workerPort: 8081 })).toThrow("--worker-port");
+    expect(() => serverConfigFrom({ noAuth: true, workers: 2, port: 8080, workerPort: 8081, metricsPort: 8082 })).toThrow("--worker-port");
+    expect(() => serverConfigFrom({ noAuth: true, workers: 2, workerPort: 65535 })).toThrow("--worker-port");
+  });
+
+  test("worker i answers on --worker-port + i as on the shared port", async () => {
+    for (const i of [0, 1]) expect(((await (await get(`http://127.0.0.1:${workerPort + i}/health`)).json()) as Health).worker.index).toBe(i);
+  });
+
+  test("one client's kept-alive requests through nginx are served by both workers", async () => {
+    // one connection to nginx, one request at a time: nginx would reuse one upstream connection,
+    // so on the shared port a single worker would answer them all
+    for (let k = 0; k < 200; k++) expect((await fetch(`${edge}/api/v2/rest/stops?limit=1`)).status).toBe(200);
+    const counts = [await catalogRequests(0), await catalogRequests(1)];
+    expect(counts[0]! + counts[1]!).toBe(200);
+    for (const n of counts) expect(n).toBeGreaterThanOrEqual(50);
   });
 });

@@ -90,10 +90,11 @@ export const NGINX_CONF = resolve(import.meta.dir, "..", "..", "deploy", "nginx.
  * single load generator). Each swapped text must be in the file, so a change to the deployment
  * file that these runs depend on fails loudly instead of testing something else.
  */
-export function edgeConfig(dir: string, listen: number, upstream: number, extra: [string, string][] = []): string {
+export function edgeConfig(dir: string, listen: number, upstream: number | number[], extra: [string, string][] = []): string {
+  const servers = (Array.isArray(upstream) ? upstream : [upstream]).map((p) => `server 127.0.0.1:${p};`).join("\n    ");
   const swaps: [string, string][] = [
     ["listen 80;", `listen 127.0.0.1:${listen};`],
-    ["server 127.0.0.1:8080;", `server 127.0.0.1:${upstream};`],
+    ["server 127.0.0.1:8081;\n    server 127.0.0.1:8082;", servers],
     ["/run/interchange-nginx.pid", join(dir, "nginx.pid")],
     ["/var/log/nginx/", `${dir}/`],
     ["/var/lib/nginx/", `${dir}/tmp-`],
