@@ -9,8 +9,9 @@ import { catalogServer, type TestServer } from "../catalog/harness.ts";
 
 let s: TestServer;
 const KEY = "gql-test-key";
+const LIMITED = "gql-limited-key";
 beforeAll(async () => {
-  s = await catalogServer("graphql-bart-caltrain", ["bart", "caltrain"], { apiKeys: [{ key: KEY, account: "gql" }] });
+  s = await catalogServer("graphql-bart-caltrain", ["bart", "caltrain"], { apiKeys: [{ key: KEY, account: "gql" }, { key: LIMITED, account: "limited", rate_limit_per_minute: 3 } as { key: string; account: string }] });
 }, 180_000);
 afterAll(() => s?.stop());
 
@@ -92,5 +93,17 @@ describe("API keys and rate limits", () => {
     const body: any = await r.json();
     expect(r.status).toBe(200);
     expect(body.data.feeds.length).toBe(2);
+  });
+
+  test("GraphQL and REST requests draw on the same account rate: the fourth of 3/min is 429 in the GraphQL shape", async () => {
+    const gqlReq = () => fetch(`${s.url}/otp/gtfs/v1`, { method: "POST", headers: { "content-type": "application/json", apikey: LIMITED }, body: JSON.stringify({ query: "{ feeds { feedId } }" }) });
+    expect((await gqlReq()).status).toBe(200);
+    expect((await s.get("/api/v2/rest/routes?limit=1", { apikey: LIMITED })).status).toBe(200);
+    expect((await gqlReq()).status).toBe(200);
+    const refused = await gqlReq();
+    expect(refused.status).toBe(429);
+    expect(refused.headers.get("retry-after")).not.toBeNull();
+    const body: any = await refused.json();
+    expect(body.errors[0].extensions.code).toBe("RATE_LIMITED");
   });
 });
