@@ -10,6 +10,7 @@ import { loadKeys, noAuth } from "./auth/keys.ts";
 import { createRateLimiter } from "./auth/limiter.ts";
 import { consoleLogger, type Feature, type FeatureContext, type Logger } from "./feature.ts";
 import { createCatalogFeature } from "./catalog/index.ts";
+import { createGraphqlFeature } from "./graphql/index.ts";
 import { createPlannerFeature } from "./planner/index.ts";
 import { createStreetFeature } from "./street/index.ts";
 import { createRealtimeFeature } from "./realtime/index.ts";
@@ -55,9 +56,12 @@ export async function startServer(config: ServerConfig, opts: StartOptions = {})
   const engine = ops.timeEngine(createEngine(config, log, { onCrash: ops.engineCrashed }));
   const streets = streetPaths(engine, () => engine.kind !== "embedded" || Boolean(engine.health().street_dataset));
   const realtime = await createRealtimeFeature(ctx);
-  const features: Feature[] = [await createCatalogFeature(ctx, realtime.store), await createPlannerFeature(ctx, streets, { tripUpdates: (now) => realtime.store.tripUpdateSnapshots(now), alerts: (now) => realtime.store.alertDocs(now) }), await createStreetFeature(ctx, engine, { accountOf: auth.enabled ? (r) => ops.accounts.get(r) : () => undefined }), realtime.feature];
+  const catalog = await createCatalogFeature(ctx, realtime.store);
+  const features: Feature[] = [catalog, await createPlannerFeature(ctx, streets, { tripUpdates: (now) => realtime.store.tripUpdateSnapshots(now), alerts: (now) => realtime.store.alertDocs(now) }), await createStreetFeature(ctx, engine, { accountOf: auth.enabled ? (r) => ops.accounts.get(r) : () => undefined }), realtime.feature];
   // the web map page (server/map): an example client of the API above, served beside it
   features.push(await createMapFeature(ctx));
+  // OTP2's GTFS GraphQL API (server/graphql) over the catalog's dataset, through the transit-data port
+  features.push(await createGraphqlFeature(ctx, catalog.transitData));
   const rateLimiter = ops.countRefusals(createRateLimiter({ redisUrl: config.redisUrl, log }));
   const appDeps: AppDeps = { auth, rateLimiter, features, log, now, onAuthenticated: ops.noteAccount, worker: { index: opts.worker?.index ?? 0, pid: process.pid }, dataDir: resolve(config.dataDir) };
   const app = createApp(appDeps);

@@ -3,7 +3,7 @@
  * every TypeScript file:
  * - the planner core (raptor/, api.ts, the timetable interface) reaches no HTTP or DuckDB code,
  *   directly or through what it imports;
- * - the server's features (catalog/, planner/, street/, realtime/, map/) do not import each other;
+ * - the server's features (catalog/, planner/, street/, realtime/, map/, graphql/) do not import each other;
  * - server/ imports from pipeline/ only the dataset contract, pipeline/schema/;
  * - pipeline/ imports nothing from server/;
  * - the shared layer (shared/: geometry, GTFS time and service days, SQL quoting), which both
@@ -150,8 +150,8 @@ describe("architecture", () => {
     expect(bad).toEqual([]);
   });
 
-  test("server features (catalog, planner, street, realtime, map) do not import each other", () => {
-    const features = ["catalog", "planner", "street", "realtime", "map"];
+  test("server features (catalog, planner, street, realtime, map, graphql) do not import each other", () => {
+    const features = ["catalog", "planner", "street", "realtime", "map", "graphql"];
     for (const f of features) {
       const others = features.filter((o) => o !== f).map((o) => `server/${o}`);
       expect(violations(ALL.filter((x) => under(x, `server/${f}`)), (e) => !others.some((o) => under(e.to, o)))).toEqual([]);

@@ -7,12 +7,14 @@ import { catalogErrors, catalogFormatPaths, catalogRoutes } from "./routes.ts";
 import { CatalogService } from "./service.ts";
 import type { AlertSource } from "./alerts.ts";
 import type { TripUpdateSource } from "../trip-updates.ts";
+import type { TransitData } from "../transit-data.ts";
+import { catalogTransitData } from "./transit-data.ts";
 
 /**
  * `realtime` (server/realtime): the alerts the catalog attaches with include_alerts=true and the
  * trip updates behind schedule_relationship and the stop_times' realtime fields.
  */
-export async function createCatalogFeature(ctx: FeatureContext, realtime?: AlertSource & TripUpdateSource): Promise<Feature> {
+export async function createCatalogFeature(ctx: FeatureContext, realtime?: AlertSource & TripUpdateSource): Promise<Feature & { transitData: TransitData }> {
   const service = new CatalogService(ctx.config.dataDir, ctx.log, ctx.now, realtime, realtime);
   try {
     await service.reload();
@@ -27,5 +29,7 @@ export async function createCatalogFeature(ctx: FeatureContext, realtime?: Alert
     reload: () => service.reload(),
     close: async () => service.close(),
     health: () => service.health(),
+    /** the transit-data port (server/transit-data.ts) over this feature's dataset, for the GraphQL API */
+    transitData: catalogTransitData(() => service.current()),
   };
 }

@@ -83,6 +83,11 @@ export class CatalogService {
     this.data = null;
   }
 
+  /** The dataset being served (for the transit-data port, transit-data.ts), or null before the first load. */
+  current(): CatalogData | null {
+    return this.data;
+  }
+
   health(): Record<string, unknown> {
     const d = this.data;
     return d

@@ -1,0 +1,92 @@
+/**
+ * GraphQL feature: OTP2's GTFS GraphQL API at POST/GET /otp/gtfs/v1 (and OTP's older path
+ * /otp/routers/default/index/graphql), served by graphql-yoga over graphql's reference
+ * implementation with OTP's own schema (schema.ts, execute.ts). JSON in and out
+ * (`application/json`, `application/graphql-response+json`, statuses per the GraphQL-over-HTTP
+ * spec, which yoga implements); the request limits of limits.ts; the transit data through the
+ * transit-data port (server/transit-data.ts) that server/main.ts hands over. API keys and rate
+ * limits are server/app.ts's, as for every path; refusals are answered in the GraphQL error shape.
+ */
+import { Elysia } from "elysia";
+import { parse } from "graphql";
+import { AppError, HTTP_STATUS } from "../errors.ts";
+import type { Feature, FeatureContext } from "../feature.ts";
+import type { TransitData } from "../transit-data.ts";
+import { executableSchema } from "./execute.ts";
+import { DEFAULT_LIMITS, type GraphqlLimits, limitsRule } from "./limits.ts";
+import type { GqlContext } from "./model.ts";
+import { PLAN_FIELDS } from "./resolvers/plan.ts";
+import { createYoga, type YogaPlugin } from "./yoga.ts";
+
+export const GRAPHQL_PATH = "/otp/gtfs/v1";
+/** OTP's path before /otp/gtfs/v1 (OTP 2.0-2.4 clients, otp-react-redux's `index/graphql`) */
+export const LEGACY_GRAPHQL_PATH = "/otp/routers/default/index/graphql";
+
+/** A GraphQL error body: `{errors: [{message, extensions: {code}}]}`. */
+function graphqlErrorResponse(status: number, code: string, message: string, headers: Record<string, string> = {}): Response {
+  return new Response(JSON.stringify({ errors: [{ message, extensions: { code } }] }), { status, headers: { ...headers, "content-type": "application/json; charset=utf-8" } });
+}
+
+/** How the service-wide refusals (key, rate limit, unknown path) look on the GraphQL paths. */
+export function renderGraphqlError(err: unknown): Response {
+  if (!(err instanceof AppError)) return graphqlErrorResponse(500, "INTERNAL_SERVER_ERROR", "internal server error");
+  const status = HTTP_STATUS[err.code];
+  const headers: Record<string, string> = {};
+  if (err.details.retryAfterSec !== undefined) headers["retry-after"] = String(Math.max(1, Math.ceil(err.details.retryAfterSec)));
+  return graphqlErrorResponse(status, err.code, err.message, headers);
+}
+
+/** The yoga plugin bounding the parser's tokens and adding the depth/alias/plan rule. */
+function limitsPlugin(limits: GraphqlLimits): YogaPlugin {
+  const rule = limitsRule(limits, PLAN_FIELDS);
+  return {
+    onParse({ setParseFn }) {
+      setParseFn((source, options) => parse(source, { ...options, maxTokens: limits.maxTokens }));
+    },
+    onValidate({ addValidationRule }) {
+      addValidationRule(rule);
+    },
+  };
+}
+
+/** The GraphQL handler: yoga behind the body-size check, both paths answered as GRAPHQL_PATH. */
+export function graphqlHandler(transit: TransitData, limits: GraphqlLimits = DEFAULT_LIMITS) {
+  const yoga = createYoga<GqlContext>({
+    schema: executableSchema(),
+    graphqlEndpoint: GRAPHQL_PATH,
+    graphiql: false,
+    landingPage: false,
+    logging: false,
+    // anything but a GraphQLError is answered "Unexpected error." without details
+    maskedErrors: true,
+    plugins: [limitsPlugin(limits)],
+    context: async () => ({ snap: await transit.snapshot() }),
+  });
+  return async (request: Request): Promise<Response> => {
+    const url = new URL(request.url);
+    if (url.search.length > limits.maxBytes) return graphqlErrorResponse(413, "REQUEST_TOO_LARGE", `the query string is over ${limits.maxBytes} bytes`);
+    let body: ArrayBuffer | undefined;
+    if (request.method === "POST") {
+      const declared = Number(request.headers.get("content-length") ?? "0");
+      if (declared > limits.maxBytes) return graphqlErrorResponse(413, "REQUEST_TOO_LARGE", `the request body is over ${limits.maxBytes} bytes`);
+      body = await request.arrayBuffer();
+      if (body.byteLength > limits.maxBytes) return graphqlErrorResponse(413, "REQUEST_TOO_LARGE", `the request body is over ${limits.maxBytes} bytes`);
+    }
+    url.pathname = GRAPHQL_PATH;
+    return yoga.fetch(new Request(url.href, { method: request.method, headers: request.headers, body }));
+  };
+}
+
+export async function createGraphqlFeature(_ctx: FeatureContext, transit: TransitData): Promise<Feature> {
+  const handle = graphqlHandler(transit);
+  const routes = new Elysia()
+    .get(GRAPHQL_PATH, ({ request }) => handle(request))
+    .post(GRAPHQL_PATH, ({ request }) => handle(request), { parse: "none" })
+    .get(LEGACY_GRAPHQL_PATH, ({ request }) => handle(request))
+    .post(LEGACY_GRAPHQL_PATH, ({ request }) => handle(request), { parse: "none" });
+  return {
+    name: "graphql",
+    routes,
+    errors: { prefix: "/otp/", render: renderGraphqlError },
+  };
+}
