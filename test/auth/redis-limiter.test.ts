@@ -93,7 +93,8 @@ describe("Redis token buckets", () => {
       }
       expect(statuses.filter((s) => s === 200).length).toBe(10);
       expect(statuses.filter((s) => s === 429).length).toBe(6);
-      const health = (await (await fetch(`${a.url}/health`)).json()) as { rate_limit: { limiter: string; redis: string } };
+      // /health's details (the limiter among them) go to a request with a key
+      const health = (await (await fetch(`${a.url}/health`, { headers: { apikey: "shared-key-123" } })).json()) as { rate_limit: { limiter: string; redis: string } };
       expect(health.rate_limit).toMatchObject({ limiter: "redis", redis: "ok" });
     } finally {
       await a.stop();

@@ -40,6 +40,11 @@ function errorObject(o: unknown, allowed = ["error", "parameter", "allowed"]): s
   return null;
 }
 
+/** A GraphQL error answer (the GTFS GraphQL API's paths answer their errors so): `{errors: [{message}, ...]}`. */
+function graphqlErrors(o: unknown): boolean {
+  return isObject(o) && Array.isArray(o.errors) && o.errors.length > 0 && o.errors.every((e) => isObject(e) && typeof e.message === "string" && !LEAK.test(e.message));
+}
+
 function otpErrorBody(o: unknown): string | null {
   if (!isObject(o)) return "not a JSON object";
   if (!onlyKeys(o, ["requestParameters", "error", "plan", "debugOutput", "elevationMetadata"])) return `unexpected keys ${Object.keys(o).join(",")}`;
@@ -77,7 +82,7 @@ export function violation(family: Family, method: string, a: Answer): string | n
     return `status ${status} (${family})`;
   }
   if (method === "HEAD" || status === 204 || status === 304) return null;
-  if (status === 429 || status === 503) return plain ? null : `${status} is not plain text`;
+  if (status === 429 || status === 503) return plain || (family === "other" && graphqlErrors(parse(a.body))) ? null : `${status} is not plain text`;
   const json = a.contentType.includes("json");
   if (status < 400) {
     if (json && !a.contentType.includes("x-ndjson") && a.body.length < 20_000_000 && parse(a.body) === undefined) return `${status} ${a.contentType} that is not JSON`;
@@ -85,11 +90,13 @@ export function violation(family: Family, method: string, a: Answer): string | n
   }
   const body = parse(a.body);
   if (!json || body === undefined) return `${status} body is not JSON (${a.contentType})`;
-  if (status === 401) return errorObject(body, ["error"]);
+  if (status === 401) return family === "other" && graphqlErrors(body) ? null : errorObject(body, ["error"]);
   switch (family) {
     case "catalog":
-    case "other":
       return errorObject(body);
+    case "other":
+      // the GTFS GraphQL API answers its errors as GraphQL errors
+      return graphqlErrors(body) ? null : errorObject(body);
     case "plan":
       return status === 400 ? otpErrorBody(body) : errorObject(body);
     case "street":

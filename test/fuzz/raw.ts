@@ -27,6 +27,8 @@ export interface RawCase {
   badHost: boolean;
   /** the API route the target derives from (its family decides the error body) */
   route: string;
+  /** the target is the route's own path ("as is"): otherwise it is routed elsewhere or refused before routing */
+  plain: boolean;
 }
 
 /** A raw answer: status (null when the server closed without one), content type and body. */
@@ -176,6 +178,7 @@ export function rawCase(route: string, host: ReturnType<typeof hostileHosts>[num
     api: form.label !== "asterisk-form",
     badHost: host.valid === false,
     route,
+    plain: form.label === "as is",
   };
 }
 
@@ -192,7 +195,9 @@ export function rawViolation(c: RawCase, a: RawAnswer): string | null {
   const html = a.contentType.includes("html") || /^\s*<(!doctype|html)/i.test(new TextDecoder().decode(a.body.slice(0, 64)));
   if (html) return `HTML answer (${a.status}, ${a.contentType})`;
   if (leaks(a.body)) return `the body leaks internals (${a.status})`;
-  return violation(familyOf(c.route), method, a);
+  // refused before routing (a malformed Host or request target) or routed to another path than the
+  // route's own: the service-wide error body, not the route's family's
+  return violation(c.plain && !c.badHost ? familyOf(c.route) : "other", method, a);
 }
 
 /** Splits a raw HTTP/1.1 answer: status, headers, body (chunked bodies joined). */

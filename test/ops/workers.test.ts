@@ -37,12 +37,15 @@ async function get(url: string, init?: RequestInit): Promise<Response> {
   }
 }
 
-/** The pids seen answering /health until `n` distinct ones have (new connections each time). */
-async function workerPids(url: string, n: number, ms = 15_000): Promise<Map<number, number>> {
+/**
+ * The pids seen answering /health until `n` distinct ones have (new connections each time); with
+ * API keys, /health shows the worker only to a request with a key.
+ */
+async function workerPids(url: string, n: number, ms = 15_000, key?: string): Promise<Map<number, number>> {
   const seen = new Map<number, number>(); // pid -> index
   const until = Date.now() + ms;
   while (seen.size < n && Date.now() < until) {
-    const h = (await (await get(`${url}/health`)).json()) as Health;
+    const h = (await (await get(`${url}/health`, key ? { headers: { apikey: key } } : undefined)).json()) as Health;
     expect(h.status).toBe("ok");
     seen.set(h.worker.pid, h.worker.index);
   }
@@ -148,7 +151,7 @@ describe("serve --workers 2 --redis-url", () => {
 
   test.skipIf(!hasRedis)("two workers hold an account to its rate_limit_per_minute in total", async () => {
     const pids = new Set<number>();
-    await workerPids(server!.url, 2);
+    await workerPids(server!.url, 2, 15_000, "workers-key-0001");
     let ok = 0;
     let refused = 0;
     for (let i = 0; i < 60; i++) {

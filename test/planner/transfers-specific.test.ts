@@ -366,7 +366,7 @@ describe("nonpreferredTransferPenalty", () => {
   // the rides of the cheapest itinerary through the plan service (cost ranked: the parameters name a cost)
   const cheapest = (q: Record<string, string>) => {
     const a = tt.meta.stopId.indexOf("npA"), b = tt.meta.stopId.indexOf("npB");
-    const body = new PlanService(tt).plan(parsePlanParams({ fromPlace: `${tt.meta.stopLat[a]},${tt.meta.stopLon[a]}`, toPlace: `${tt.meta.stopLat[b]},${tt.meta.stopLon[b]}`, date: "2026-07-01", time: "07:55", numItineraries: "3", ...q }), Date.now()) as Json;
+    const body = planResponse(new PlanService(tt).plan(parsePlanParams({ fromPlace: `${tt.meta.stopLat[a]},${tt.meta.stopLon[a]}`, toPlace: `${tt.meta.stopLat[b]},${tt.meta.stopLon[b]}`, date: "2026-07-01", time: "07:55", numItineraries: "3", ...q }), Date.now())) as Json;
     const its = body.plan.itineraries as Json[];
     expect(its.length).toBe(2);
     return its.map((it) => it.legs.filter((l: Json) => l.transitLeg).map((l: Json) => `${l.route} ${l.from.name.slice(3)}`).join(", "));

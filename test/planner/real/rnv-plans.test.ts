@@ -10,6 +10,7 @@ import { importedDataset } from "../../support/dataset.ts";
 import { readManifest } from "../../../pipeline/schema/manifest.ts";
 import { loadTimetableFile } from "../../../server/planner/timetable/arrow-loader.ts";
 import { PlanService } from "../../../server/planner/plan-service.ts";
+import { planResponse } from "../../../server/planner/otp1/plan.ts";
 import { parsePlanParams } from "../../../server/planner/plan-params.ts";
 
 interface Leg { mode: string; transitLeg: boolean; tripId?: string; startTime: number }
@@ -37,7 +38,7 @@ const T0 = Date.UTC(2016, 10, 15, 16, 0);
 const HOUR = 3600_000;
 
 function plan(q: Record<string, string>): Itin[] {
-  const r = svc.plan(parsePlanParams({ date: DAY, ...q }), T0) as { plan?: { itineraries: Itin[] } };
+  const r = planResponse(svc.plan(parsePlanParams({ date: DAY, ...q }), T0)) as { plan?: { itineraries: Itin[] } };
   return r.plan?.itineraries ?? [];
 }
 const rides = (it: Itin) => it.legs.filter((l) => l.transitLeg).map((l) => l.tripId).join(" ");
