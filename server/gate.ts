@@ -22,7 +22,10 @@ const HOST = /^(?:[A-Za-z0-9_](?:[A-Za-z0-9_-]*[A-Za-z0-9_])?(?:\.[A-Za-z0-9_](?
 const MAX_HOST = 262;
 
 export function isValidHost(host: string | null): boolean {
-  return host !== null && host.length > 0 && host.length <= MAX_HOST && HOST.test(host);
+  if (host === null || host.length === 0 || host.length > MAX_HOST || !HOST.test(host)) return false;
+  // a port beyond 65535 makes the request's URL unparsable (found by test/fuzz)
+  const port = /:(\d+)$/.exec(host);
+  return port === null || Number(port[1]) <= 65535;
 }
 
 /**

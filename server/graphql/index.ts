@@ -73,7 +73,14 @@ export function graphqlHandler(transit: TransitData, limits: GraphqlLimits = DEF
       if (body.byteLength > limits.maxBytes) return graphqlErrorResponse(413, "REQUEST_TOO_LARGE", `the request body is over ${limits.maxBytes} bytes`);
     }
     url.pathname = GRAPHQL_PATH;
-    return yoga.fetch(new Request(url.href, { method: request.method, headers: request.headers, body }));
+    const res = await yoga.fetch(new Request(url.href, { method: request.method, headers: request.headers, body }));
+    // yoga answers some refusals with no body (415 for a POST that is not JSON, 405): a GraphQL error
+    // body instead, as every other refusal of this API (found by test/fuzz)
+    if (res.status >= 400 && !(res.headers.get("content-type") ?? "").includes("json")) {
+      const message = res.status === 415 ? "send the request as JSON: content-type application/json (or application/graphql-response+json)" : res.status === 405 ? "use GET or POST" : "the request was refused";
+      return graphqlErrorResponse(res.status, res.status === 415 ? "UNSUPPORTED_MEDIA_TYPE" : res.status === 405 ? "METHOD_NOT_ALLOWED" : "BAD_REQUEST", message, res.status === 405 ? { allow: "GET, POST" } : {});
+    }
+    return res;
   };
 }
 

@@ -195,9 +195,13 @@ export function rawViolation(c: RawCase, a: RawAnswer): string | null {
   const html = a.contentType.includes("html") || /^\s*<(!doctype|html)/i.test(new TextDecoder().decode(a.body.slice(0, 64)));
   if (html) return `HTML answer (${a.status}, ${a.contentType})`;
   if (leaks(a.body)) return `the body leaks internals (${a.status})`;
-  // refused before routing (a malformed Host or request target) or routed to another path than the
-  // route's own: the service-wide error body, not the route's family's
-  return violation(c.plain && !c.badHost ? familyOf(c.route) : "other", method, a);
+  // the route's own path with a good Host: the route's family's body. Otherwise the request was
+  // refused before routing (the service-wide body), or the server's parser resolved the target back
+  // to the route's path (dot segments, absolute-form: the family's body) or to another path (the
+  // service-wide body): either documented body will do
+  if (c.plain && !c.badHost) return violation(familyOf(c.route), method, a);
+  const asFamily = violation(familyOf(c.route), method, a);
+  return asFamily === null ? null : violation("other", method, a) === null ? null : asFamily;
 }
 
 /** Splits a raw HTTP/1.1 answer: status, headers, body (chunked bodies joined). */

@@ -56,6 +56,9 @@ export const REGRESSIONS: RegressionCase[] = [
   raw("issue-31-3", "Host [zz::1]", "/api/v2/rest/stops?limit=1", "[zz::1]", true),
   raw("issue-31-3", "Host a/b", "//api/v2/rest/routes?limit=1", "a/b", true),
   raw("issue-31-3", "Host a@b", "/xxx/api/v2/rest/routes?limit=1", "a@b"),
+  // found by the merged fuzzer: a port beyond 65535 made the request URL unparsable (500)
+  raw("fuzz-port", "Host 127.0.0.1:99999", "/api/v2/rest/routes/1?limit=1", "127.0.0.1:99999", true),
+  raw("fuzz-port", "Host 127.0.0.1:99999 on an unknown path", "/xx/api/v2/routing/valhalla/isochrone", "127.0.0.1:99999"),
   raw("fuzz-2026-11-28-1", "Host a%41 (percent sign) answered 404, not 400", "/x/../api/v2/rest/stops?limit=1", "a%41", true),
   raw("fuzz-2026-11-28-1", "Host a%41 with /xx answered 200, not 400", "/xx/api/v2/rest/routes.json?limit=1", "a%41", true),
   raw("fuzz-2026-11-28-1", "Host 127.0.0.1: (empty port) answered 200, not 400", "/x/../api/v2/rest/routes?limit=1", "127.0.0.1:", true),

@@ -49,6 +49,12 @@ describe("hostile documents", () => {
     expect(many.ms).toBeLessThan(5_000);
   });
 
+  test("a POST that is not JSON: 415 with a GraphQL error body, not an empty one", async () => {
+    const r = await post("{ feeds { feedId } }", { "content-type": "text/plain" });
+    expect(r.status).toBe(415);
+    expect(r.body.errors[0].extensions.code).toBe("UNSUPPORTED_MEDIA_TYPE");
+  });
+
   test("a 1 MB document: 413 REQUEST_TOO_LARGE", async () => {
     const r = await post(JSON.stringify({ query: `{ feeds { feedId } } # ${"x".repeat(1_000_000)}` }));
     expect(r.status).toBe(413);

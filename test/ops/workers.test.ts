@@ -159,7 +159,7 @@ describe("serve --workers 2 --redis-url", () => {
       if (r.status === 200) ok++;
       else if (r.status === 429) refused++;
       await r.arrayBuffer();
-      pids.add(((await (await get(`${server!.url}/health`)).json()) as Health).worker.pid);
+      pids.add(((await (await get(`${server!.url}/health`, { headers: { apikey: "workers-key-0001" } })).json()) as Health).worker.pid);
     }
     expect(pids.size).toBe(2); // both workers took requests
     // 30 a minute in total (a token more may have refilled while the 60 requests ran)

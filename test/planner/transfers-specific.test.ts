@@ -384,7 +384,7 @@ describe("nonpreferredTransferPenalty", () => {
   test("arriveBy (the mirrored rules): the penalty decides the cheapest arriving by 08:45", () => {
     const a = tt.meta.stopId.indexOf("npA"), b = tt.meta.stopId.indexOf("npB");
     const base = { fromPlace: `${tt.meta.stopLat[a]},${tt.meta.stopLon[a]}`, toPlace: `${tt.meta.stopLat[b]},${tt.meta.stopLon[b]}`, date: "2026-07-01", numItineraries: "3" };
-    const first = (q: Record<string, string>) => ((new PlanService(tt).plan(parsePlanParams({ ...base, ...q }), Date.now()) as Json).plan.itineraries[0].legs as Json[]).filter((l) => l.transitLeg).map((l) => l.route).join(", ");
+    const first = (q: Record<string, string>) => ((planResponse(new PlanService(tt).plan(parsePlanParams({ ...base, ...q }), Date.now())) as Json).plan.itineraries[0].legs as Json[]).filter((l) => l.transitLeg).map((l) => l.route).join(", ");
     expect(first({ time: "08:45", arriveBy: "true", nonpreferredTransferPenalty: "0" })).toBe("R3, R4");
     expect(first({ time: "08:45", arriveBy: "true", nonpreferredTransferPenalty: "600" })).toBe("R1, R2");
   });

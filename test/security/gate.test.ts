@@ -77,7 +77,7 @@ function variants(path: string): { target: string; host: string }[] {
   return out;
 }
 
-const MALFORMED_HOSTS = ["", "x]", "a:b:c", "a b", "[::1", "a/b", "a?b", "a#b", "ex\u00e4mple.org", "a,b", "-".repeat(300)];
+const MALFORMED_HOSTS = ["", "x]", "127.0.0.1:99999", "a:b:c", "a b", "[::1", "a/b", "a?b", "a#b", "ex\u00e4mple.org", "a,b", "-".repeat(300)];
 
 describe("the key is decided where routing is decided", () => {
   let server: RunningServer;
