@@ -95,3 +95,13 @@ export async function until(what: string, ok: () => Promise<boolean>, ms = 20_00
   }
   throw new Error(`${what}: not within ${ms} ms`);
 }
+
+/** Whether a process with this pid is still there (signal 0 tests without sending anything). */
+export function processAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}

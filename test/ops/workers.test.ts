@@ -12,21 +12,13 @@ import { join } from "node:path";
 import { serverConfigFrom } from "../../server/config.ts";
 import { importedDataset, tempDir } from "../support/dataset.ts";
 import { edgeConfig, freePort, type RedisServer, requireBinary, startRedis } from "../support/services.ts";
-import { type ChildServer, serveChild, until } from "./support.ts";
+import { type ChildServer, processAlive, serveChild, until } from "./support.ts";
 
 interface Health {
   status: string;
   worker: { index: number; pid: number };
 }
 
-const alive = (pid: number) => {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-};
 
 /** GET, retried once on a connection error (a connection the kernel had queued on a killed worker is reset). */
 async function get(url: string, init?: RequestInit): Promise<Response> {
@@ -115,7 +107,7 @@ describe("serve --workers 2", () => {
     expect(replacement).not.toBeNull();
     expect(Date.now() - t0).toBeLessThan(10_000);
     expect(answered).toBeGreaterThan(0);
-    expect(alive(victim)).toBe(false);
+    expect(processAlive(victim)).toBe(false);
     expect(server.lines.some((l) => l.includes('"msg":"worker exited; restarting it"'))).toBe(true);
     expect((await workerPids(server.url, 2)).size).toBe(2);
   });
@@ -125,9 +117,9 @@ describe("serve --workers 2", () => {
     await server.stop();
     expect(server.exited()).toBe(0);
     const until = Date.now() + 5000;
-    while (pids.some(alive) && Date.now() < until) await Bun.sleep(50);
-    expect(pids.filter(alive)).toEqual([]);
-    expect(alive(server.pid)).toBe(false);
+    while (pids.some(processAlive) && Date.now() < until) await Bun.sleep(50);
+    expect(pids.filter(processAlive)).toEqual([]);
+    expect(processAlive(server.pid)).toBe(false);
   });
 });
 

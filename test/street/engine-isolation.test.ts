@@ -19,7 +19,7 @@ import { EmbeddedEngine } from "../../server/street/embedded.ts";
 import { importStreets } from "../../pipeline/street/import-streets.ts";
 import { osm, tempDir } from "../support/dataset.ts";
 import { quietLog } from "../support/street-server.ts";
-import { CIVIC_CENTER, type ChildServer, EMBARCADERO, opsDataset, serveChild } from "../ops/support.ts";
+import { CIVIC_CENTER, type ChildServer, EMBARCADERO, opsDataset, processAlive, serveChild } from "../ops/support.ts";
 
 const ACCOUNTS = ["a1", "a2", "a3", "a4", "a5", "quiet"];
 const key = (account: string) => `engine-test-key-${account}`;
@@ -253,16 +253,8 @@ describe("a swap to a new street dataset", () => {
       const answer = await inFlight;
       expect(answer.status).toBe(200);
       expect((await call("route", monaco)).status).toBe(200);
-      const alive = (pid: number) => {
-        try {
-          process.kill(pid, 0);
-          return true;
-        } catch {
-          return false;
-        }
-      };
-      for (let i = 0; i < 100 && old.some(alive); i++) await Bun.sleep(50);
-      expect(old.filter(alive)).toEqual([]);
+      for (let i = 0; i < 100 && old.some(processAlive); i++) await Bun.sleep(50);
+      expect(old.filter(processAlive)).toEqual([]);
     } finally {
       await engine.close();
     }
