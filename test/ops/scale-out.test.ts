@@ -157,7 +157,9 @@ describe("two machines on two synced copies of the dataset folder", () => {
     await Bun.sleep(2500); // B notices the manifest (watched; debounced 100 ms) and loads what it can
     const midway = await health();
     syncDataset(A, B, { only: "data" });
-    await Bun.sleep(2500);
+    // the catalog tries again every 2 s: it takes the new feed once the files are there (a load of
+    // both feeds takes a while on a busy machine: waited for, up to 20 s, not slept on)
+    await until("B's catalog takes the second feed after its files arrive", async () => (await health()).catalog.active === 2);
     const afterData = await health();
     // copying the manifest again (a new modification time) does not help: same generation
     const now = new Date();
