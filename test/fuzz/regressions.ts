@@ -35,6 +35,11 @@ export const REGRESSIONS: RegressionCase[] = [
   { finding: "issue-31-2", label: "status ?json= with empty durations", fetch: { method: "GET", target: `${street}/status?json=${encodeURIComponent('{"durations":[]}')}`, keyed: true } },
   post("issue-31-2", "route with empty durations", "route", `{"costing":"pedestrian","locations":[${A},${B}],"durations":[]}`),
   post("issue-31-2", "locate with empty durations", "locate", `{"costing":"pedestrian","locations":[${A}],"durations":[]}`),
+  // found by the 200k run after the fixes: a key written twice (JSON.parse keeps the last, the engine the first)
+  post("fuzz-dup-key", "expansion with a negative contour hidden behind a valid one", "expansion", `{"costing":"motorcycle","locations":[${A}],"action":"isochrone","contours":[{"time":-3052.8892667545083}],"contours":[{"time":5}]}`),
+  post("fuzz-dup-key", "height with NaN shape hidden behind a valid one", "height", `{"shape":[{"lat":37.7793,"lon":"NaN"},{"lat":37.7895,"lon":"NaN"}],"shape":[${A},${B}]}`),
+  // found by the 200k run: a tiny elevation_interval made the engine sample without end
+  post("fuzz-elevation-interval", "optimized_route with elevation_interval 1e-24", "optimized_route", `{"costing":"auto","locations":[${A},${B}],"elevation_interval":1.1184430009198675e-24}`),
   post("issue-31-2", "isochrone with empty durations", "isochrone", `{"costing":"pedestrian","locations":[${A}],"contours":[{"time":5}],"durations":[]}`),
   ...["-1000", "-1e9", "-1e308"].map((t) => post("issue-31-2", `expansion contour time ${t}`, "expansion", `{"costing":"pedestrian","locations":[${A}],"action":"isochrone","contours":[{"time":${t}}]}`)),
   post("issue-31-2", "expansion contour distance -1e308", "expansion", `{"costing":"pedestrian","locations":[${A}],"action":"isochrone","contours":[{"distance":-1e308}]}`),

@@ -26,7 +26,7 @@ afterEach(() => {
 });
 
 describe("forwarding to the engine", () => {
-  test("POST body is forwarded byte for byte to the same action", async () => {
+  test("POST body is forwarded as the JSON that was validated (re-serialized) to the same action", async () => {
     const res = await gw.post("route", ROUTE, { apikey: "ignored-with-no-auth" });
     expect(res.status).toBe(200);
     const got = engine.received.at(-1)!;
@@ -35,7 +35,8 @@ describe("forwarding to the engine", () => {
       path: "/route",
       query: "",
       contentType: "application/json",
-      body: ROUTE,
+      // the parsed, validated object written again: a key sent twice reaches the engine once (its last value)
+      body: JSON.stringify(JSON.parse(ROUTE)),
     });
     expect(got.headers.apikey).toBeUndefined();
   });

@@ -130,6 +130,11 @@ export function baseFields(opts: { costingRequired: boolean }) {
     linear_cost_factors: z.array(LinearCostFactor, { error: "must be an array of linear cost factors" }).optional(),
     units: oneOf(UNITS).default("km"),
     directions_type: oneOf(DIRECTIONS_TYPES).default("instructions"),
+    // meters between elevation samples along a route: 0 for none; a tiny one made the engine sample
+    // without end (optimized_route with 1e-24 did not answer in 30 s; found by test/fuzz)
+    elevation_interval: num(0, 10_000, "m")
+      .refine((v) => v === 0 || v >= 1, { error: "must be 0 (no elevation samples) or at least 1 m" })
+      .optional(),
   };
 }
 
