@@ -231,6 +231,10 @@ export class EmbeddedEngine implements StreetEngine {
       // the binding hands protobuf answers back as a JavaScript string: the bytes come out mangled
       throw new AppError("INVALID_PARAMETER", PBF_REFUSED, { engineCode: 199, parameter: "format" });
     }
+    if (call.format === "geotiff") {
+      // the same for a GeoTIFF isochrone: binary bytes through a JavaScript string (found by test/fuzz)
+      throw new AppError("INVALID_PARAMETER", GEOTIFF_REFUSED, { engineCode: 199, parameter: "format" });
+    }
     const query = call.body === null ? "{}" : call.merged();
     // status is a constant-time read: on the short lane, never behind the street endpoints' long calls
     const laneName: EngineLane = call.action === "status" ? "planner" : (call.lane ?? "gateway");
@@ -289,10 +293,14 @@ function answerTooLarge(chars: number, max: number): AppError {
 export const PBF_REFUSED =
   "Invalid parameter: format pbf is not available from the embedded engine (its binding cannot pass protobuf answers through intact); use json, osrm or gpx, or forward to an external Valhalla with --valhalla-url";
 
+export const GEOTIFF_REFUSED =
+  "Invalid parameter: format geotiff is not available from the embedded engine (its binding cannot pass binary answers through intact); use json, or forward to an external Valhalla with --valhalla-url";
+
 export const NO_STREETS_MESSAGE = "no street dataset is active: import one with `interchange import --osm FILE.osm.pbf`, or forward to an external engine with --valhalla-url";
 
 function contentType(format: string | undefined): string {
-  return format === "gpx" ? "application/gpx+xml" : "application/json";
+  // an isochrone with format geotiff is a TIFF image, not JSON (found by test/fuzz)
+  return format === "gpx" ? "application/gpx+xml" : format === "geotiff" ? "image/tiff" : "application/json";
 }
 
 /** How long a call waits for an engine slot before it is answered 503 with Retry-After (--engine-wait-ms). */

@@ -101,8 +101,10 @@ export function createGateway(deps: GatewayDeps): StreetGateway {
       if (req) validateStreetRequest(action, req.view);
       const engineQuery = new URLSearchParams([...params].filter(([k]) => k !== "apikey" && k !== "json")).toString();
       const merged = () => JSON.stringify(req?.view ?? {});
-      const answer = await engineCall(query, { action, body: req ? req.jsonText : null, query: engineQuery, merged, signal: query.signal });
-      return relay(answer, { expectJson: true, warnings: [] });
+      // a status request's `format` too (pbf is refused by the embedded engine; found by test/fuzz)
+      const statusFormat = typeof req?.view.format === "string" ? req.view.format : undefined;
+      const answer = await engineCall(query, { action, body: req ? req.jsonText : null, query: engineQuery, merged, signal: query.signal, ...(statusFormat ? { format: statusFormat } : {}) });
+      return relay(answer, { expectJson: statusFormat === undefined || statusFormat === "json", warnings: [] });
     }
     const req = readStreetRequest(params, bodyText);
     validateStreetRequest(action, req.view);

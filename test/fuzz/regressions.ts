@@ -38,6 +38,9 @@ export const REGRESSIONS: RegressionCase[] = [
   // found by the 200k run after the fixes: a key written twice (JSON.parse keeps the last, the engine the first)
   post("fuzz-dup-key", "expansion with a negative contour hidden behind a valid one", "expansion", `{"costing":"motorcycle","locations":[${A}],"action":"isochrone","contours":[{"time":-3052.8892667545083}],"contours":[{"time":5}]}`),
   post("fuzz-dup-key", "height with NaN shape hidden behind a valid one", "height", `{"shape":[{"lat":37.7793,"lon":"NaN"},{"lat":37.7895,"lon":"NaN"}],"shape":[${A},${B}]}`),
+  // found by the 200k run on the final code: binary answers (pbf status, geotiff isochrone) labelled JSON
+  { finding: "fuzz-binary-format", label: "status ?json= with format pbf", fetch: { method: "GET", target: `${street}/status?json=${encodeURIComponent('{"format":"pbf"}')}`, keyed: true } },
+  post("fuzz-binary-format", "isochrone with format geotiff", "isochrone", `{"costing":"pedestrian","locations":[${A}],"contours":[{"time":5}],"format":"geotiff"}`),
   // found by the 200k run: a tiny elevation_interval made the engine sample without end
   post("fuzz-elevation-interval", "optimized_route with elevation_interval 1e-24", "optimized_route", `{"costing":"auto","locations":[${A},${B}],"elevation_interval":1.1184430009198675e-24}`),
   post("issue-31-2", "isochrone with empty durations", "isochrone", `{"costing":"pedestrian","locations":[${A}],"contours":[{"time":5}],"durations":[]}`),
