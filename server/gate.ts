@@ -9,7 +9,7 @@
  * development error page (stack frames, source lines, absolute paths) is never shown
  * (`serveOptions`).
  */
-import { jsonError } from "./errors.ts";
+import { jsonError, renderError } from "./errors.ts";
 
 /**
  * A Host header as RFC 9112 allows it: a registered name (letters, digits, `-`, `_`, `.`; no empty
@@ -54,7 +54,7 @@ export function pathProblem(path: string): string | null {
 }
 
 /** The answer to anything that failed unexpectedly: no message, stack, path or source line. */
-export const internalError = (): Response => jsonError(500, { error: "internal server error" });
+export const internalError = (): Response => renderError(null);
 
 const refuse = (message: string): Response => jsonError(400, { error: message });
 
