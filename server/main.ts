@@ -78,7 +78,7 @@ export async function startServer(config: ServerConfig, opts: StartOptions = {})
       }
     : handle;
   const server = Bun.serve({ hostname: config.host, port: config.port, reusePort: true, idleTimeout: 30, fetch, ...serveOptions(log) });
-  const own = listenOwnPort(config, opts.worker?.index ?? 0, fetch); // --worker-port: this worker's own port too (server/workers.ts)
+  const own = listenOwnPort(config, opts.worker?.index ?? 0, fetch, log); // --worker-port: this worker's own port too (server/workers.ts)
   // one metrics listener per process: worker i on metrics-port + i (a shared port would show a scrape one worker at a time)
   const metricsPort = config.metricsPort ? config.metricsPort + (opts.worker?.index ?? 0) : config.metricsPort;
   const metrics = metricsPort === null ? null : ops.listen(config.metricsHost, metricsPort, () => healthDetails(appDeps, started));

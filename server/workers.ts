@@ -23,6 +23,7 @@
 import type { Server } from "bun";
 import type { ServerConfig } from "./config.ts";
 import type { Logger } from "./feature.ts";
+import { serveOptions } from "./gate.ts";
 
 /** The IPC message a worker sends once it listens. */
 export interface WorkerReady {
@@ -163,7 +164,7 @@ export function workerLogger(base: Logger, index: number): Logger {
  * The worker's own listener (--worker-port P: worker `index` on P + index, a single process on P),
  * answering like the shared port; null without --worker-port.
  */
-export function listenOwnPort(config: ServerConfig, index: number, fetch: (request: Request, server: Server<undefined>) => Response | Promise<Response>): Server<undefined> | null {
+export function listenOwnPort(config: ServerConfig, index: number, fetch: (request: Request, server: Server<undefined>) => Response | Promise<Response>, log: Logger): Server<undefined> | null {
   if (config.workerPort === null) return null;
-  return Bun.serve({ hostname: config.host, port: config.workerPort + index, idleTimeout: 30, fetch, development: false, error: () => new Response(JSON.stringify({ error: "internal server error" }), { status: 500, headers: { "content-type": "application/json" } }) });
+  return Bun.serve({ hostname: config.host, port: config.workerPort + index, idleTimeout: 30, fetch, ...serveOptions(log) });
 }

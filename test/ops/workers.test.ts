@@ -11,7 +11,7 @@ import { chmodSync, existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { serverConfigFrom } from "../../server/config.ts";
 import { importedDataset, tempDir } from "../support/dataset.ts";
-import { edgeConfig, freePort, type RedisServer, requireBinary, startRedis } from "../support/services.ts";
+import { edgeConfig, freePort, freePortRun, type RedisServer, requireBinary, startRedis } from "../support/services.ts";
 import { type ChildServer, processAlive, serveChild, until } from "./support.ts";
 
 interface Health {
@@ -60,7 +60,7 @@ describe("serve --workers 2", () => {
 
   beforeAll(async () => {
     data = await importedDataset("workers-bart", ["bart"]);
-    metricsPort = await freePort();
+    metricsPort = await freePortRun(2); // worker i on metricsPort + i
     server = await serveChild(["--data", data, "--no-auth", "--workers", "2", "--metrics-port", String(metricsPort)]);
   });
   afterAll(async () => {
@@ -171,11 +171,16 @@ describe("serve --workers 2 --worker-port behind nginx (deploy/nginx.conf)", () 
   beforeAll(async () => {
     const bin = requireBinary("/usr/sbin/nginx", "nginx");
     const data = await importedDataset("workers-bart", ["bart"]);
-    [workerPort, metricsPort] = [await freePort(), await freePort()];
-    while (Math.abs(workerPort - metricsPort) < 2) metricsPort = await freePort();
+    // worker i listens on workerPort + i and metricsPort + i: two runs of two free ports, apart
+    workerPort = await freePortRun(2);
+    do metricsPort = await freePortRun(2);
+    while (Math.abs(workerPort - metricsPort) < 2);
     server = await serveChild(["--data", data, "--no-auth", "--workers", "2", "--worker-port", String(workerPort), "--metrics-port", String(metricsPort)]);
     // both workers listen (serveChild returns at the first worker's "listening" line; the supervisor logs "workers listening" once all do)
-    await until("both workers listening", async () => server.lines.some((l) => l.includes('"msg":"workers listening"')), 150_000);
+    await until("both workers listening", async () => {
+      if (server.exited() !== null) throw new Error(`the supervisor exited: ${server.lines.join("\n")}`);
+      return server.lines.some((l) => l.includes('"msg":"workers listening"'));
+    }, 150_000);
     const dir = tempDir("interchange-nginx-workers-");
     chmodSync(dir, 0o777); // nginx's workers run as nobody
     const port = await freePort();

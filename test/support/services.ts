@@ -19,6 +19,28 @@ export function freePort(): Promise<number> {
   });
 }
 
+/**
+ * A base port P with P .. P+n-1 all free now, for servers that listen on consecutive ports
+ * (--worker-port, --metrics-port with --workers). Chosen below the kernel's ephemeral range
+ * (32768 and up), where outgoing connections would otherwise take P+1 between this check and the
+ * server's bind; tried on random bases until a run is free.
+ */
+export async function freePortRun(n: number): Promise<number> {
+  for (let attempt = 0; attempt < 200; attempt++) {
+    const base = 20000 + Math.floor(Math.random() * (32000 - 20000 - n));
+    if ((await Promise.all(Array.from({ length: n }, (_, i) => canListen(base + i)))).every(Boolean)) return base;
+  }
+  throw new Error(`no run of ${n} free ports found`);
+}
+
+function canListen(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const s = createServer();
+    s.once("error", () => resolve(false));
+    s.listen(port, "127.0.0.1", () => s.close(() => resolve(true)));
+  });
+}
+
 export function requireBinary(path: string, pkg: string): string {
   if (!existsSync(path)) throw new Error(`${path} is missing: run scripts/install-services.sh (Debian package ${pkg})`);
   return path;
