@@ -28,6 +28,7 @@ export interface ServerConfig {
   readonly engineIsolation: "process" | "none";
   /** most a street call waits for an engine slot before 503 with Retry-After */
   readonly engineWaitMs: number;
+  readonly engineTimeoutMs: number;
   /** street engine calls one account may have running or waiting at once (beyond: 429 with Retry-After); 0 = no limit */
   readonly engineAccountConcurrency: number;
   /** rate limit for accounts whose key entry has none (requests per minute); 0 = unlimited */
@@ -71,6 +72,7 @@ export const SERVE_FLAGS: FlagSpec[] = [
   { name: "engine-concurrency", env: "INTERCHANGE_ENGINE_CONCURRENCY", type: "number", description: "embedded street engine: calls running at once (default: cores - 1, at least 1)" },
   { name: "engine-isolation", env: "INTERCHANGE_ENGINE_ISOLATION", type: "string", default: "process", description: "embedded street engine: process (calls run in a supervised pool of engine processes: a crash of the engine fails only its request) or none (in the server's process)" },
   { name: "engine-wait-ms", env: "INTERCHANGE_ENGINE_WAIT_MS", type: "number", default: 2000, description: "most a street request waits for a free engine slot before 503 with Retry-After" },
+  { name: "engine-timeout-ms", env: "INTERCHANGE_ENGINE_TIMEOUT_MS", type: "number", default: 20000, description: "embedded street engine: most one engine call may run (100 to 28000, under the server's 30 s idle time-out); a call past it is answered 503 and, with --engine-isolation process, its engine process is ended and replaced" },
   { name: "engine-account-concurrency", env: "INTERCHANGE_ENGINE_ACCOUNT_CONCURRENCY", type: "number", default: 4, description: "street engine calls one account may have running or waiting at once; more are refused 429 with Retry-After (0 = no limit)" },
   { name: "allow-hard-exclusions", env: "INTERCHANGE_ALLOW_HARD_EXCLUSIONS", type: "boolean", default: false, description: "pass exclude_bridges/tolls/... to the engine instead of dropping them with a warning" },
   { name: "redis-url", env: "INTERCHANGE_REDIS_URL", type: "string", description: "Redis URL (redis://host:6379): rate limits shared by every process and machine; without it each process limits on its own" },
@@ -105,6 +107,8 @@ export function serverConfigFrom(values: FlagValues): ServerConfig {
   if (engineIsolation !== "process" && engineIsolation !== "none") throw new UsageError(`--engine-isolation must be process or none, got ${engineIsolation}`);
   const engineWaitMs = Number(values.engineWaitMs ?? 2000);
   if (!(Number.isFinite(engineWaitMs) && engineWaitMs >= 0)) throw new UsageError("--engine-wait-ms must be a number >= 0");
+  const engineTimeoutMs = Number(values.engineTimeoutMs ?? 20000);
+  if (!(Number.isFinite(engineTimeoutMs) && engineTimeoutMs >= 100 && engineTimeoutMs <= 28000)) throw new UsageError("--engine-timeout-ms must be a number from 100 to 28000 (the server cuts a connection idle for 30 s)");
   const engineAccountConcurrency = Number(values.engineAccountConcurrency ?? 4);
   if (!(Number.isInteger(engineAccountConcurrency) && engineAccountConcurrency >= 0)) throw new UsageError("--engine-account-concurrency must be an integer >= 0");
   let valhallaUrl = (values.valhallaUrl as string | undefined) ?? null;
@@ -155,6 +159,7 @@ export function serverConfigFrom(values: FlagValues): ServerConfig {
     engineConcurrency: engineConcurrency ?? null,
     engineIsolation,
     engineWaitMs,
+    engineTimeoutMs,
     engineAccountConcurrency,
     defaultRateLimitPerMinute: Number(values.defaultRateLimit ?? 0),
     redisUrl: (values.redisUrl as string | undefined) || null,

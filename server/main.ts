@@ -53,7 +53,7 @@ export async function startServer(config: ServerConfig, opts: StartOptions = {})
   const auth = config.apiKeysFile ? loadKeys(config.apiKeysFile, config.defaultRateLimitPerMinute) : noAuth();
   if (!auth.enabled) log.warn("serving WITHOUT API keys (--no-auth)");
   // one street engine: the street endpoints' and the planner's (walks, rides and drives on the streets)
-  const engine = ops.timeEngine(createEngine(config, log, { onCrash: ops.engineCrashed }));
+  const engine = ops.timeEngine(createEngine(config, log, { onCrash: ops.engineCrashed, onTimeout: ops.engineTimedOut }));
   const streets = streetPaths(engine, () => engine.kind !== "embedded" || Boolean(engine.health().street_dataset));
   const realtime = await createRealtimeFeature(ctx);
   const catalog = await createCatalogFeature(ctx, realtime.store);

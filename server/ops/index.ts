@@ -53,6 +53,9 @@ export class Ops {
   private readonly engineCrashes = this.registry.register(
     new Counter("interchange_engine_crashes_total", "street engine processes that ended while answering a call (a native crash of the embedded engine; the call is answered with an error, the process replaced), by action", ["action"]),
   );
+  private readonly engineTimeouts = this.registry.register(
+    new Counter("interchange_engine_timeouts_total", "embedded street engine calls stopped after --engine-timeout-ms (answered 503; with process isolation the engine process is ended and replaced), by action", ["action"]),
+  );
   private readonly timetableLoad = this.registry.register(new Gauge("interchange_timetable_load_seconds", "time the last planner timetable load took", []));
   /** what main.ts hands over once the features exist */
   private features: readonly Feature[] = [];
@@ -136,6 +139,10 @@ export class Ops {
   /** The embedded engine's hook: one of its processes ended while running a call of `action`. */
   engineCrashed = (action: string): void => {
     this.engineCrashes.inc({ action });
+  };
+
+  engineTimedOut = (action: string): void => {
+    this.engineTimeouts.inc({ action });
   };
 
   /** The rate limiter, with its refusals counted per account. */

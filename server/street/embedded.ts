@@ -17,7 +17,7 @@ import { AppError } from "../errors.ts";
 import type { Logger } from "../feature.ts";
 import type { EngineAnswer, EngineCall, EngineLane, StreetEngine } from "./engine.ts";
 import { engineErrorFromMessage } from "./engine-errors.ts";
-import { AnswerTooLarge, EngineCrash, EnginePool } from "./engine-pool.ts";
+import { AnswerTooLarge, EngineCrash, EnginePool, EngineTimeout } from "./engine-pool.ts";
 import { MAX_ANSWER_BYTES, MAX_HEIGHT_POINTS } from "./limits.ts";
 import type { StreetAction } from "./schemas/index.ts";
 
@@ -49,8 +49,12 @@ export interface EmbeddedOptions {
   slotWaitMs?: number;
   /** longest answer passed on (default limits.ts MAX_ANSWER_BYTES) */
   maxAnswerBytes?: number;
+  /** most one engine call may run (ms, default DEFAULT_CALL_TIMEOUT_MS); then 503, and a pooled call's process is ended */
+  callTimeoutMs?: number;
   /** an engine process ended while running a call of `action` (metrics) */
   onCrash?: (action: string) => void;
+  /** a call of `action` ran past callTimeoutMs (metrics) */
+  onTimeout?: (action: string) => void;
   log: Logger;
 }
 
@@ -106,6 +110,8 @@ export type EngineIsolation = "process" | "none";
 interface Loaded {
   entry: StreetEntry;
   run: Record<EngineLane, (method: string, query: string, action: StreetAction) => Promise<string>>;
+  /** the first call on a dataset (status; it opens the tiles): not held to the calls' deadline */
+  probe: () => Promise<string>;
   centroid: (query: string) => Promise<string>;
   pools: EnginePool[];
 }
@@ -136,6 +142,7 @@ export class EmbeddedEngine implements StreetEngine {
   readonly isolation: EngineIsolation;
   private readonly waitMs: number;
   private readonly maxAnswer: number;
+  private readonly timeoutMs: number;
   /**
    * Engine slots of the street endpoints' long calls, and the short lane: the planner's calls and
    * the gateway's `status` (a constant-time read), which never queue behind long expansions.
@@ -151,6 +158,7 @@ export class EmbeddedEngine implements StreetEngine {
     this.isolation = opts.isolation ?? "process";
     this.waitMs = opts.slotWaitMs ?? DEFAULT_SLOT_WAIT_MS;
     this.maxAnswer = opts.maxAnswerBytes ?? MAX_ANSWER_BYTES;
+    this.timeoutMs = opts.callTimeoutMs ?? DEFAULT_CALL_TIMEOUT_MS;
     this.lanes = { gateway: new Slots(this.maxConcurrent), planner: new Slots(this.plannerConcurrent) };
   }
 
@@ -168,7 +176,7 @@ export class EmbeddedEngine implements StreetEngine {
     const loaded = this.isolation === "process" ? this.pooled(entry, config) : await this.inProcess(entry, config);
     try {
       // a first call opens the tiles (and starts a process): a broken dataset fails here, not on a user's request
-      await loaded.run.planner("status", "{}", "status");
+      await loaded.probe();
       // every process of the pools started and ready before the swap: the first calls on the new
       // dataset do not wait for processes to start while holding the slots
       await Promise.all(loaded.pools.map((p) => p.warm()));
@@ -188,6 +196,8 @@ export class EmbeddedEngine implements StreetEngine {
       size,
       name,
       maxAnswerChars: this.maxAnswer,
+      callTimeoutMs: this.timeoutMs,
+      onTimeout: this.opts.onTimeout,
       log: this.opts.log,
       onCrash: (action) => {
         this.crashes++;
@@ -202,6 +212,7 @@ export class EmbeddedEngine implements StreetEngine {
     return {
       entry,
       run: { gateway: (m, q, a) => gateway.call(m, q, a), planner: (m, q, a) => planner.call(m, q, a) },
+      probe: () => planner.call("status", "{}", "status", { deadline: false }),
       centroid: (q) => gateway.call("centroid", q, "centroid"),
       pools: [gateway, planner],
     };
@@ -210,13 +221,13 @@ export class EmbeddedEngine implements StreetEngine {
   private async inProcess(entry: StreetEntry, config: ValhallaConfig): Promise<Loaded> {
     const actor = await openActor(config);
     const centroid = this.pool(config, "centroid", 1);
-    const run = async (method: string, query: string) => {
-      const text = await actor[method]!.call(actor, query);
+    const run = async (method: string, query: string, action: StreetAction) => {
+      const text = await withDeadline(actor[method]!.call(actor, query), this.timeoutMs, () => this.opts.onTimeout?.(action));
       if (text.length > this.maxAnswer) throw new AnswerTooLarge(text.length);
       return text;
     };
     // (a replaced Actor stays open: openActor keeps every Actor, see OPENED)
-    return { entry, run: { gateway: run, planner: run }, centroid: (q) => centroid.call("centroid", q, "centroid"), pools: [centroid] };
+    return { entry, run: { gateway: run, planner: run }, probe: () => actor.status!.call(actor, "{}"), centroid: (q) => centroid.call("centroid", q, "centroid"), pools: [centroid] };
   }
 
   private drain(loaded: Loaded | null): void {
@@ -241,17 +252,22 @@ export class EmbeddedEngine implements StreetEngine {
     const lane = this.lanes[laneName];
     await lane.acquire(call.signal, this.waitMs);
     let text: string;
+    let lastStillRunning: Promise<unknown> | null = null;
     try {
       text = call.action === "centroid" ? await loaded.centroid(query) : await loaded.run[laneName](METHOD[call.action], query, call.action);
     } catch (e) {
       if (e instanceof AnswerTooLarge) throw answerTooLarge(e.chars, this.maxAnswer);
+      if (e instanceof StillRunning) lastStillRunning = e.call;
+      if (e instanceof EngineTimeout) throw new AppError("ENGINE_UNAVAILABLE", `the routing engine did not answer within ${e.ms} ms (--engine-timeout-ms); the call was stopped`, { action: call.action });
       if (e instanceof EngineCrash) {
         if (call.action === "centroid") return errorAnswer(engineErrorFromMessage(call.action, CENTROID_CRASHED));
         return errorAnswer(ENGINE_CRASHED_BODY);
       }
       return errorAnswer(engineErrorFromMessage(call.action, (e as Error).message ?? String(e)));
     } finally {
-      lane.release();
+      // an in-process call answered at its deadline still runs: it keeps its slot until it ends
+      if (lastStillRunning) void lastStillRunning.finally(() => lane.release());
+      else lane.release();
     }
     return { status: 200, contentType: contentType(call.format), body: text };
   }
@@ -265,6 +281,7 @@ export class EmbeddedEngine implements StreetEngine {
     return {
       engine: this.kind,
       max_concurrent: this.maxConcurrent,
+      call_timeout_ms: this.timeoutMs,
       isolation: this.isolation,
       engine_processes: (this.loaded?.pools ?? []).reduce((n, p) => n + p.processes, 0),
       engine_crashes: this.crashes,
@@ -301,6 +318,31 @@ export const NO_STREETS_MESSAGE = "no street dataset is active: import one with 
 function contentType(format: string | undefined): string {
   // an isochrone with format geotiff is a TIFF image, not JSON (found by test/fuzz)
   return format === "gpx" ? "application/gpx+xml" : format === "geotiff" ? "image/tiff" : "application/json";
+}
+
+/** Most one engine call may run before it is answered 503 (--engine-timeout-ms; under the server's 30 s idle time-out). */
+export const DEFAULT_CALL_TIMEOUT_MS = 20_000;
+
+/** An in-process call past its deadline: answered, but the native call goes on (nothing can stop it) until `call` settles. */
+class StillRunning extends EngineTimeout {
+  constructor(
+    ms: number,
+    readonly call: Promise<unknown>,
+  ) {
+    super(ms);
+  }
+}
+
+/** `call`, or StillRunning once `ms` have passed (`onTimeout` told). */
+function withDeadline<T>(call: Promise<T>, ms: number, onTimeout: () => void): Promise<T> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const deadline = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => {
+      onTimeout();
+      reject(new StillRunning(ms, call.catch(() => {})));
+    }, ms);
+  });
+  return Promise.race([call, deadline]).finally(() => clearTimeout(timer));
 }
 
 /** How long a call waits for an engine slot before it is answered 503 with Retry-After (--engine-wait-ms). */

@@ -31,6 +31,14 @@ export class EngineCrash extends Error {
   }
 }
 
+/** A call ran past its deadline: its engine process was ended (and replaced), the call failed. */
+export class EngineTimeout extends Error {
+  override readonly name = "EngineTimeout";
+  constructor(readonly ms: number) {
+    super(`the engine did not answer within ${ms} ms`);
+  }
+}
+
 /** The answer was longer than the pool's limit; it was not passed on. */
 export class AnswerTooLarge extends Error {
   override readonly name = "AnswerTooLarge";
@@ -51,6 +59,10 @@ export interface PoolOptions {
   log: Logger;
   /** a process ended while running a call of `action` */
   onCrash?: (action: string) => void;
+  /** most a call may run (ms): past it the process is ended, the call fails with EngineTimeout (default: no deadline) */
+  callTimeoutMs?: number;
+  /** a call of `action` ran past callTimeoutMs */
+  onTimeout?: (action: string) => void;
 }
 
 interface Pending {
@@ -108,6 +120,15 @@ class EngineProcess {
   kill(): void {
     if (this.alive) this.child.kill();
   }
+
+  /** Ends the process now (SIGKILL: a hung native call ignores nothing else) and fails its call; it is no longer used. */
+  abandon(e: Error): void {
+    const p = this.pending;
+    this.pending = null;
+    this.alive = false;
+    this.child.kill("SIGKILL");
+    p?.reject(e);
+  }
 }
 
 export class EnginePool {
@@ -120,12 +141,26 @@ export class EnginePool {
   constructor(private readonly opts: PoolOptions) {}
 
   /** Runs one call of the Actor's `method` on an idle process (`action` names it in logs and metrics). */
-  async call(method: string, query: string, action: string): Promise<string> {
+  async call(method: string, query: string, action: string, opts: { deadline?: boolean } = {}): Promise<string> {
     if (this.draining) throw new EngineCrash(null, null);
     const proc = this.idle.pop() ?? this.spawn();
+    const ms = opts.deadline === false ? undefined : this.opts.callTimeoutMs;
+    let timer: ReturnType<typeof setTimeout> | null = null;
     try {
+      // the deadline bounds the call, not the start of a new process
+      await proc.ready;
+      if (ms !== undefined)
+        timer = setTimeout(() => {
+          if (!proc.alive) return;
+          this.opts.log.warn("an engine call ran past its deadline: its engine process was ended and replaced", { pool: this.opts.name, action, ms });
+          this.opts.onTimeout?.(action);
+          proc.abandon(new EngineTimeout(ms));
+          // replaced at once, so the next call does not pay for the start
+          if (!this.draining) this.idle.push(this.spawn());
+        }, ms);
       return await proc.call(method, query, action);
     } finally {
+      if (timer) clearTimeout(timer);
       if (proc.alive) {
         if (this.draining) proc.kill();
         else this.idle.push(proc);

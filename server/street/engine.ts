@@ -150,10 +150,12 @@ function withIdleTimeout(body: ReadableStream<Uint8Array>, ms: number, onIdle: (
 export interface EngineHooks {
   /** an engine process ended while running a call of `action` (a native crash; the embedded engine) */
   onCrash?: (action: string) => void;
+  /** an engine call ran past --engine-timeout-ms and was stopped (the embedded engine) */
+  onTimeout?: (action: string) => void;
 }
 
 export function createEngine(
-  config: Pick<ServerConfig, "valhallaUrl" | "valhallaTimeoutMs" | "dataDir" | "allowHardExclusions" | "engineConcurrency"> & Partial<Pick<ServerConfig, "engineIsolation" | "engineWaitMs">>,
+  config: Pick<ServerConfig, "valhallaUrl" | "valhallaTimeoutMs" | "dataDir" | "allowHardExclusions" | "engineConcurrency"> & Partial<Pick<ServerConfig, "engineIsolation" | "engineWaitMs" | "engineTimeoutMs">>,
   log: Logger,
   hooks: EngineHooks = {},
 ): StreetEngine {
@@ -164,7 +166,9 @@ export function createEngine(
     maxConcurrent: config.engineConcurrency ?? undefined,
     isolation: config.engineIsolation,
     slotWaitMs: config.engineWaitMs,
+    callTimeoutMs: config.engineTimeoutMs,
     onCrash: hooks.onCrash,
+    onTimeout: hooks.onTimeout,
     log,
   });
 }

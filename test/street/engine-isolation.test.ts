@@ -15,6 +15,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { serverConfigFrom } from "../../server/config.ts";
 import { EmbeddedEngine } from "../../server/street/embedded.ts";
 import { importStreets } from "../../pipeline/street/import-streets.ts";
 import { osm, tempDir } from "../support/dataset.ts";
@@ -232,6 +233,62 @@ describe("the answer-size cap", () => {
       } finally {
         await engine.close();
       }
+    }
+  }, 120_000);
+});
+
+describe("the deadline of an engine call (--engine-timeout-ms)", () => {
+  const matrix = JSON.stringify({ sources: Array.from({ length: 50 }, () => CIVIC_CENTER), targets: Array.from({ length: 50 }, () => EMBARCADERO), costing: "pedestrian" });
+  const callOf = (action: "route" | "sources_to_targets", body: string) => ({ action, body, query: "", merged: () => body, signal: new AbortController().signal });
+  const refusal = (p: Promise<unknown>) =>
+    p.then(
+      () => null,
+      (e: { code: string; message: string }) => ({ code: e.code, message: e.message }),
+    );
+
+  test("--engine-timeout-ms: 20 s by default, from 100 to 28,000 ms (under the server's 30 s idle time-out)", () => {
+    expect(serverConfigFrom({ noAuth: true }).engineTimeoutMs).toBe(20_000);
+    expect(serverConfigFrom({ noAuth: true, engineTimeoutMs: 500 }).engineTimeoutMs).toBe(500);
+    for (const bad of [99, 28_001, Number.NaN]) expect(() => serverConfigFrom({ noAuth: true, engineTimeoutMs: bad })).toThrow("--engine-timeout-ms");
+  });
+
+  test("process: a hung engine process is ended at the deadline, its call answered 503, the process replaced", async () => {
+    const timedOut: string[] = [];
+    const engine = new EmbeddedEngine({ dataDir: data, allowHardExclusions: false, log: quietLog, maxConcurrent: 1, callTimeoutMs: 2000, onTimeout: (a) => timedOut.push(a) });
+    await engine.reload();
+    const stopped = engine.enginePids();
+    try {
+      // every engine process stops answering (as a native call that never returns would)
+      for (const pid of stopped) process.kill(pid, "SIGSTOP");
+      const err = await refusal(engine.handle(callOf("route", JSON.stringify({ locations: [CIVIC_CENTER, EMBARCADERO], costing: "pedestrian" }))));
+      expect(err).toEqual({ code: "ENGINE_UNAVAILABLE", message: "the routing engine did not answer within 2000 ms (--engine-timeout-ms); the call was stopped" });
+      expect(timedOut).toEqual(["route"]);
+      // the gateway's hung process was ended (SIGKILL ends a stopped process), a new one answers
+      const ok = await engine.handle(callOf("route", JSON.stringify({ locations: [CIVIC_CENTER, EMBARCADERO], costing: "pedestrian" })));
+      expect(ok.status).toBe(200);
+      const ended = stopped.filter((pid) => !processAlive(pid));
+      expect(ended.length).toBe(1);
+    } finally {
+      for (const pid of stopped) if (processAlive(pid)) process.kill(pid, "SIGCONT");
+      await engine.close();
+    }
+  }, 120_000);
+
+  test("none: a call past the deadline is answered 503 and keeps its engine slot until it ends", async () => {
+    const timedOut: string[] = [];
+    const engine = new EmbeddedEngine({ dataDir: data, allowHardExclusions: false, log: quietLog, isolation: "none", maxConcurrent: 1, slotWaitMs: 0, callTimeoutMs: 50, onTimeout: (a) => timedOut.push(a) });
+    await engine.reload();
+    try {
+      // 2,500 walking cells: far longer than 50 ms (about 0.5 s here)
+      const err = await refusal(engine.handle(callOf("sources_to_targets", matrix)));
+      expect(err?.code).toBe("ENGINE_UNAVAILABLE");
+      expect(err?.message).toContain("did not answer within 50 ms");
+      expect(timedOut).toEqual(["sources_to_targets"]);
+      // the matrix still runs in this process: the one slot is still taken
+      const busy = await refusal(engine.handle(callOf("route", JSON.stringify({ locations: [CIVIC_CENTER, EMBARCADERO], costing: "pedestrian" }))));
+      expect(busy?.message).toContain("no engine slot came free");
+    } finally {
+      await engine.close();
     }
   }, 120_000);
 });
