@@ -241,3 +241,44 @@ describe("roots", () => {
     expect(d.alerts).toEqual([]);
   });
 });
+
+describe("batched loading", () => {
+  test("100+ stops of stopsByBbox with their routes: one routesOfStops call over the real catalog snapshot", async () => {
+    const { loadCatalog } = await import("../../server/catalog/store.ts");
+    const { catalogTransitData } = await import("../../server/catalog/transit-data.ts");
+    const { graphqlHandler } = await import("../../server/graphql/index.ts");
+    const catalog = await loadCatalog(s.dataDir, { info() {}, warn() {}, error() {} });
+    try {
+      const port = catalogTransitData(() => catalog);
+      let calls = 0;
+      let asked = 0;
+      const counted = {
+        async snapshot() {
+          const snap = (await port.snapshot())!;
+          return new Proxy(snap, {
+            get(target, prop, recv) {
+              const v = Reflect.get(target, prop, recv);
+              if (prop !== "routesOfStops") return typeof v === "function" ? v.bind(target) : v;
+              return (refs: readonly number[]) => {
+                calls++;
+                asked += refs.length;
+                return target.routesOfStops(refs);
+              };
+            },
+          });
+        },
+      };
+      const handle = graphqlHandler(counted, undefined, () => NOW);
+      const query = `{ stopsByBbox(minLat: 37.2, minLon: -122.6, maxLat: 38.1, maxLon: -121.8) { gtfsId routes { gtfsId agency { name } } } }`;
+      const r = await handle(new Request("http://x/otp/gtfs/v1", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ query }) }));
+      const body = (await r.json()) as any;
+      expect(body.errors).toBeUndefined();
+      expect(body.data.stopsByBbox.length).toBeGreaterThan(100);
+      expect(body.data.stopsByBbox.filter((x: any) => x.routes.length > 0).length).toBeGreaterThan(90);
+      expect(calls).toBe(1);
+      expect(asked).toBe(body.data.stopsByBbox.length);
+    } finally {
+      catalog.retire();
+    }
+  });
+});
