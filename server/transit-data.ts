@@ -59,6 +59,116 @@ export interface TransitAgency {
   fareUrl: string | null;
 }
 
+/** A trip of the active versions (`ref`: the dataset's trip number, stable within one snapshot). */
+export interface TransitTrip {
+  ref: number;
+  feed: string;
+  id: string;
+  /** ref of its route */
+  route: number;
+  serviceId: string | null;
+  headsign: string | null;
+  shortName: string | null;
+  blockId: string | null;
+  shapeId: string | null;
+  directionId: number | null;
+  /** GTFS wheelchair_accessible, bikes_allowed (0, 1, 2) or null */
+  wheelchair: number | null;
+  bikes: number | null;
+}
+
+/** One scheduled stop_time of a trip (times in service-day seconds, may pass 24:00:00). */
+export interface TransitStopTime {
+  /** ref of the stop */
+  stop: number;
+  /** its position in the trip, from 0 */
+  index: number;
+  seq: number;
+  arrival: number | null;
+  departure: number | null;
+  /** GTFS pickup_type, drop_off_type (0 regular .. 3 coordinate with driver), timepoint (0, 1) or null */
+  pickupType: number | null;
+  dropOffType: number | null;
+  timepoint: number | null;
+  /** stop_headsign */
+  headsign: string | null;
+}
+
+/** The realtime side of a call (times in service-day seconds). */
+export interface CallRealtime {
+  arrival: number | null;
+  departure: number | null;
+  arrivalDelay: number | null;
+  departureDelay: number | null;
+  /** SCHEDULED, SKIPPED or NO_DATA (the stop_time update's), CANCELED when the trip is */
+  state: string;
+}
+
+/** A trip calling at a stop on one service day. */
+export interface TransitCall {
+  /** ref of the trip */
+  trip: number;
+  stopTime: TransitStopTime;
+  /** YYYY-MM-DD */
+  serviceDate: string;
+  /** POSIX seconds of the service day's start (noon minus 12 h in the feed's time zone) */
+  serviceDay: number;
+  /** scheduled times of this instance (frequency-based trips: shifted), service-day seconds */
+  arrival: number | null;
+  departure: number | null;
+  /** the trip's update for this day: its schedule_relationship (SCHEDULED, ADDED, CANCELED, ...), null without one */
+  tripState: string | null;
+  realtime: CallRealtime | null;
+}
+
+/**
+ * OTP's trip pattern: the trips of a route running one stop sequence in one direction. `code` is
+ * `FEED:ROUTE:DIR:NN` (DIR the direction_id, -1 without one; NN from 01 within the route and
+ * direction, most trips first, then by the first trip's trip_id), stable for the same feed version.
+ */
+export interface TransitPattern {
+  code: string;
+  route: number;
+  directionId: number | null;
+  /** stop refs in order */
+  stops: readonly number[];
+  /** trip refs, ascending by trip_id */
+  trips: readonly number[];
+  /** the most common trip_headsign of its trips */
+  headsign: string | null;
+}
+
+/** What a departures search asks (times POSIX seconds). */
+export interface DepartureSearch {
+  from: number;
+  to: number;
+  /** instead of from/to: every departure of this service day (YYYY-MM-DD) */
+  serviceDate?: string;
+  /** only these trips (refs) */
+  trips?: ReadonlySet<number>;
+  limit: number;
+  omitNonPickups: boolean;
+  omitCanceled: boolean;
+  nowMs: number;
+}
+
+/** One realtime alert with the entities it names (GTFS-Realtime's Alert, texts by language). */
+export interface TransitAlert {
+  /** stable within a snapshot: feed and entity id */
+  id: string;
+  feed: string;
+  cause: string | null;
+  effect: string | null;
+  severity: string | null;
+  header: { language: string | null; text: string }[];
+  description: { language: string | null; text: string }[];
+  url: { language: string | null; text: string }[];
+  /** active periods, POSIX seconds (null ends: open) */
+  periods: { start: number | null; end: number | null }[];
+  /** informed entities, GTFS ids of the alert's feed */
+  entities: { agency: string | null; route: string | null; routeType: number | null; stop: string | null; trip: string | null }[];
+}
+
 export interface BoundingBox {
   minLat: number;
   minLon: number;
@@ -90,6 +200,39 @@ export interface TransitSnapshot {
   agency(ref: number): TransitAgency | null;
   agencyById(feed: string, id: string): TransitAgency | null;
   agencyRefs(): Int32Array;
+
+  trip(ref: number): TransitTrip | null;
+  tripById(feed: string, id: string): TransitTrip | null;
+  /** every active trip's ref, ascending */
+  tripRefs(): Int32Array;
+  /** a route's trips, ascending by ref */
+  tripsOfRoute(route: number): Int32Array;
+  /** a trip's stop_times in order */
+  stopTimesOf(trip: number): TransitStopTime[];
+  /** a trip's shape as [lat, lon] points, null without one */
+  shapeOf(trip: number): [number, number][] | null;
+  /** the dates (YYYY-MM-DD, ascending) a trip's service runs within its feed version's service window */
+  serviceDatesOf(trip: number): string[];
+  runsOn(trip: number, date: string): boolean;
+  /** the feed's time zone (of its active version) */
+  timezoneOf(feed: string): string | null;
+  /** the earliest start and latest end of the active versions' service, POSIX seconds */
+  serviceTimeRange(): { start: number; end: number } | null;
+
+  patternsOfRoute(route: number): TransitPattern[];
+  patternOfTrip(trip: number): TransitPattern | null;
+  patternByCode(code: string): TransitPattern | null;
+  /** the patterns calling at a stop, in route order */
+  patternsAtStop(stop: number): TransitPattern[];
+
+  /** a trip's calls on a service day (YYYY-MM-DD) with that day's trip update; null when the service does not run that day */
+  callsOf(trip: number, serviceDate: string, nowMs: number): TransitCall[] | null;
+  /** departures at a stop (a stop_time that is not its trip's last) in time order, at most `limit` */
+  departures(stop: number, q: DepartureSearch): TransitCall[];
+  /** the trips the trip updates served at `nowMs` cancel, on their service dates, by trip ref */
+  canceledTrips(nowMs: number): { trip: number; serviceDate: string }[];
+  /** the realtime alerts served at `nowMs` */
+  alerts(nowMs: number): TransitAlert[];
 }
 
 export interface TransitData {

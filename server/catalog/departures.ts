@@ -137,8 +137,11 @@ interface Found {
   dep: number;
 }
 
-/** Departures at one stop over the request's windows, in time order, `limit` at most. */
-function findDepartures(data: CatalogData, stop: StopDoc, windows: DepartureWindow[], limit: number): Found[] {
+/**
+ * Departures at one stop over the request's windows, in time order, `limit` at most; `keep` (when
+ * given) leaves rows out before they count toward the limit.
+ */
+function findDepartures(data: CatalogData, stop: StopDoc, windows: DepartureWindow[], limit: number, keep?: (row: number, t: number, w: DepartureWindow) => boolean): Found[] {
   const ix = data.trips;
   const di = data.departures;
   const st = ix.stopTimes!;
@@ -160,13 +163,13 @@ function findDepartures(data: CatalogData, stop: StopDoc, windows: DepartureWind
     let n = 0;
     for (const row of di.scheduled(stop.id, w.from, w.to)) {
       const t = di.tripOf(row);
-      if (ix.fv[t] !== stop.fv || !runs(t)) continue;
+      if (ix.fv[t] !== stop.fv || !runs(t) || (keep && !keep(row, t, w))) continue;
       found.push({ row, t, shift: 0, w, dep: st.departure(row)! });
       if (++n >= limit) break;
     }
     for (const row of di.frequencyRows(stop.id)) {
       const t = di.tripOf(row);
-      if (ix.fv[t] !== stop.fv || !runs(t)) continue;
+      if (ix.fv[t] !== stop.fv || !runs(t) || (keep && !keep(row, t, w))) continue;
       const first = st.departure(st.offsets[t]!) ?? st.arrival.get(st.offsets[t]!) ?? 0;
       const template = st.departure(row)!;
       for (const f of di.frequencies.get(t) ?? []) {
@@ -182,16 +185,16 @@ function findDepartures(data: CatalogData, stop: StopDoc, windows: DepartureWind
 }
 
 /** The trip update of a departure's trip when it is for the departure's service day. */
-function updateFor(data: CatalogData, f: Found, v: VersionInfo, o: DepartureRender): TripUpdate | null {
-  if (!o.updates || f.shift !== 0 || data.departures.frequencies.has(f.t)) return null;
-  const u = o.updates.trip(feedOf(data, f.t), data.trips.tripId.get(f.t)!);
+function updateFor(data: CatalogData, t: number, shift: number, serviceDate: string, v: VersionInfo, o: { updates: TripUpdateLookup | null; nowMs: number }): TripUpdate | null {
+  if (!o.updates || shift !== 0 || data.departures.frequencies.has(t)) return null;
+  const u = o.updates.trip(feedOf(data, t), data.trips.tripId.get(t)!);
   if (!u) return null;
   const tz = v.timezone;
-  return serviceDayStart(u, tz, o.nowMs) === gtfsDayStart(dayNumber(f.w.serviceDate), tz) ? u : null;
+  return serviceDayStart(u, tz, o.nowMs) === gtfsDayStart(dayNumber(serviceDate), tz) ? u : null;
 }
 
 /** The realtime side of a departure's stop_time (the whole trip is projected: delays carry on along it). */
-function realtimeOf(data: CatalogData, f: Found, u: TripUpdate, v: VersionInfo, o: DepartureRender): StopRealtime | null {
+function realtimeOf(data: CatalogData, f: Found, u: TripUpdate, v: VersionInfo, o: { nowMs: number }): StopRealtime | null {
   const st = data.trips.stopTimes!;
   const sched: ScheduledStop[] = [];
   for (let i = st.offsets[f.t]!, end = st.offsets[f.t + 1]!; i < end; i++) {
@@ -220,30 +223,105 @@ function tripJson(data: CatalogData, t: number, relationship: string, o: Departu
   );
 }
 
-/** One departure: Transitland's StopTime with its trip, on its service date. */
-function departureJson(data: CatalogData, f: Found, stop: StopDoc, v: VersionInfo, o: DepartureRender): string {
+/**
+ * One departure found, typed: its stop_time row and trip, the service day, the times (service-day
+ * seconds, frequency instances shifted), the trip's update for that day and the stop_time's
+ * realtime side. What the REST document (departureJson) and the transit-data port render.
+ */
+export interface DepartureCall {
+  row: number;
+  /** trip index */
+  t: number;
+  serviceDate: string;
+  /** POSIX seconds of the service day's start (noon minus 12 h) */
+  dayStart: number;
+  arrival: number | null;
+  departure: number | null;
+  /** the trip's update when it is for this service day */
+  update: TripUpdate | null;
+  realtime: StopRealtime | null;
+}
+
+function callOf(data: CatalogData, f: Found, v: VersionInfo, o: { updates: TripUpdateLookup | null; nowMs: number }): DepartureCall {
   const st = data.trips.stopTimes!;
-  const i = f.row;
-  const arr = st.arrival.get(i);
-  const dep = st.departure(i);
-  const a = arr === null ? null : arr + f.shift;
-  const d = dep === null ? null : dep + f.shift;
+  const arr = st.arrival.get(f.row);
+  const dep = st.departure(f.row);
+  const u = updateFor(data, f.t, f.shift, f.w.serviceDate, v, o);
+  return {
+    row: f.row, t: f.t, serviceDate: f.w.serviceDate, dayStart: gtfsDayStart(dayNumber(f.w.serviceDate), v.timezone),
+    arrival: arr === null ? null : arr + f.shift, departure: dep === null ? null : dep + f.shift,
+    update: u, realtime: u ? realtimeOf(data, f, u, v, o) : null,
+  };
+}
+
+/** One departure: Transitland's StopTime with its trip, on its service date. */
+function departureJson(data: CatalogData, c: DepartureCall, stop: StopDoc, v: VersionInfo, o: DepartureRender): string {
+  const st = data.trips.stopTimes!;
+  const i = c.row;
+  const a = c.arrival;
+  const d = c.departure;
   const h = st.headsign.get(i);
-  const u = updateFor(data, f, v, o);
-  const rt = u ? realtimeOf(data, f, u, v, o) : null;
+  const rt = c.realtime;
   const tz = v.timezone;
   const stopTz = stop.timezone && isValidTimezone(stop.timezone) ? stop.timezone : tz;
-  const dayStart = gtfsDayStart(dayNumber(f.w.serviceDate), tz);
-  const relationship = scheduleRelationship(u);
-  const calendarDate = dayToIso(dayNumber(f.w.serviceDate) + Math.floor((d ?? a ?? 0) / DAY));
+  const dayStart = c.dayStart;
+  const relationship = scheduleRelationship(c.update);
+  const calendarDate = dayToIso(dayNumber(c.serviceDate) + Math.floor((d ?? a ?? 0) / DAY));
   return (
     `{"arrival_time":${hms(a)},"departure_time":${hms(d)},"stop_sequence":${Number(st.seq.get(i))},"stop_headsign":${str(h === null ? null : st.headsigns[h]!)},` +
     `"pickup_type":${st.flags.get(i, 0)},"drop_off_type":${st.flags.get(i, 1)},"timepoint":${st.flags.get(i, 2)},"interpolated":${st.flags.get(i, 3)},` +
-    `"service_date":"${f.w.serviceDate}","date":"${calendarDate}","schedule_relationship":"${relationship}",` +
+    `"service_date":"${c.serviceDate}","date":"${calendarDate}","schedule_relationship":"${relationship}",` +
     `"arrival":${eventJson(a, rt?.arrival_time ?? null, rt?.arrival_delay ?? null, dayStart, stopTz)},` +
     `"departure":${eventJson(d, rt?.departure_time ?? null, rt?.departure_delay ?? null, dayStart, stopTz)}` +
-    `${realtimeStopFields(rt)},"trip":${tripJson(data, f.t, relationship, o)}}`
+    `${realtimeStopFields(rt)},"trip":${tripJson(data, c.t, relationship, o)}}`
   );
+}
+
+/**
+ * The departures at a stop over windows of service days, typed, in time order, `limit` at most
+ * (the REST endpoint's search; the transit-data port's stop times). `filter` leaves out, before
+ * they count, the stop_times without pickup (pickup_type 1), the trips canceled that day, the trips
+ * not in `trips`.
+ */
+export function departureCalls(
+  data: CatalogData,
+  stop: StopDoc,
+  windows: DepartureWindow[],
+  limit: number,
+  o: { updates: TripUpdateLookup | null; nowMs: number },
+  filter: { omitNonPickups?: boolean; omitCanceled?: boolean; trips?: ReadonlySet<number> } = {},
+): DepartureCall[] {
+  const v = data.versions.get(stop.fv)!;
+  const st = data.trips.stopTimes!;
+  const keep =
+    filter.omitNonPickups || filter.omitCanceled || filter.trips
+      ? (row: number, t: number, w: DepartureWindow) =>
+          !(filter.trips && !filter.trips.has(t)) &&
+          !(filter.omitNonPickups && st.flags.get(row, 0) === 1) &&
+          !(filter.omitCanceled && updateFor(data, t, 0, w.serviceDate, v, o)?.schedule_relationship === "CANCELED")
+      : undefined;
+  return findDepartures(data, stop, windows, limit, keep).map((f) => callOf(data, f, v, o));
+}
+
+/**
+ * The windows covering [fromUnix, toUnix] (POSIX seconds) at a stop of version `v`: every service
+ * day whose trips (up to `maxTime` past its start) can depart in that span, each with the span in its
+ * own service-day seconds.
+ */
+export function instantWindows(v: VersionInfo, fromUnix: number, toUnix: number, maxTime: number): DepartureWindow[] {
+  const tz = v.timezone;
+  const first = localParts(fromUnix, tz).day - Math.floor(Math.max(0, maxTime) / DAY) - 1;
+  const last = localParts(toUnix, tz).day + 1;
+  const out: DepartureWindow[] = [];
+  for (let d = first; d <= last; d++) {
+    const start = gtfsDayStart(d, tz);
+    const from = Math.max(0, fromUnix - start);
+    const to = toUnix - start;
+    if (to < 0 || from > maxTime) continue;
+    const date = dayToIso(d);
+    out.push({ serviceDate: date, scheduleDate: date, from, to, shift: d - first });
+  }
+  return out;
 }
 
 /** A stop document with its departures (and, for its children, theirs). */
@@ -251,7 +329,7 @@ function stopWithDepartures(data: CatalogData, stop: StopDoc, q: DepartureQuery,
   const v = data.versions.get(stop.fv)!;
   const windows = departureWindows(q, v, o.nowMs, data.departures.maxTime);
   const base = o.alerts ? stopItemWithAlerts(stopItem(stop), data, o.alerts) : stopItem(stop);
-  const deps = findDepartures(data, stop, windows, o.limit).map((f) => departureJson(data, f, stop, v, o));
+  const deps = departureCalls(data, stop, windows, o.limit, o).map((c) => departureJson(data, c, stop, v, o));
   let props = `${base.props},"departures":[${deps.join(",")}]`;
   if (children) {
     const kids = children.map((c) => {

@@ -7,14 +7,17 @@ import { catalogErrors, catalogFormatPaths, catalogRoutes } from "./routes.ts";
 import { CatalogService } from "./service.ts";
 import type { AlertSource } from "./alerts.ts";
 import type { TripUpdateSource } from "../trip-updates.ts";
-import type { TransitData } from "../transit-data.ts";
+import type { TransitAlert, TransitData } from "../transit-data.ts";
 import { catalogTransitData } from "./transit-data.ts";
 
 /**
  * `realtime` (server/realtime): the alerts the catalog attaches with include_alerts=true and the
  * trip updates behind schedule_relationship and the stop_times' realtime fields.
  */
-export async function createCatalogFeature(ctx: FeatureContext, realtime?: AlertSource & TripUpdateSource): Promise<Feature & { transitData: TransitData }> {
+export async function createCatalogFeature(
+  ctx: FeatureContext,
+  realtime?: AlertSource & TripUpdateSource & { alertRecords(nowMs: number): TransitAlert[] },
+): Promise<Feature & { transitData: TransitData }> {
   const service = new CatalogService(ctx.config.dataDir, ctx.log, ctx.now, realtime, realtime);
   try {
     await service.reload();
@@ -30,6 +33,6 @@ export async function createCatalogFeature(ctx: FeatureContext, realtime?: Alert
     close: async () => service.close(),
     health: () => service.health(),
     /** the transit-data port (server/transit-data.ts) over this feature's dataset, for the GraphQL API */
-    transitData: catalogTransitData(() => service.current()),
+    transitData: catalogTransitData(() => service.current(), realtime ? { updates: realtime, alerts: (now) => realtime.alertRecords(now) } : undefined),
   };
 }

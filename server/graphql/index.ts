@@ -50,7 +50,7 @@ function limitsPlugin(limits: GraphqlLimits): YogaPlugin {
 }
 
 /** The GraphQL handler: yoga behind the body-size check, both paths answered as GRAPHQL_PATH. */
-export function graphqlHandler(transit: TransitData, limits: GraphqlLimits = DEFAULT_LIMITS) {
+export function graphqlHandler(transit: TransitData, limits: GraphqlLimits = DEFAULT_LIMITS, now: () => number = Date.now) {
   const yoga = createYoga<GqlContext>({
     schema: executableSchema(),
     graphqlEndpoint: GRAPHQL_PATH,
@@ -60,7 +60,7 @@ export function graphqlHandler(transit: TransitData, limits: GraphqlLimits = DEF
     // anything but a GraphQLError is answered "Unexpected error." without details
     maskedErrors: true,
     plugins: [limitsPlugin(limits)],
-    context: async () => ({ snap: await transit.snapshot() }),
+    context: async () => ({ snap: await transit.snapshot(), now: now() }),
   });
   return async (request: Request): Promise<Response> => {
     const url = new URL(request.url);
@@ -84,8 +84,8 @@ export function graphqlHandler(transit: TransitData, limits: GraphqlLimits = DEF
   };
 }
 
-export async function createGraphqlFeature(_ctx: FeatureContext, transit: TransitData): Promise<Feature> {
-  const handle = graphqlHandler(transit);
+export async function createGraphqlFeature(ctx: FeatureContext, transit: TransitData): Promise<Feature> {
+  const handle = graphqlHandler(transit, DEFAULT_LIMITS, ctx.now);
   const routes = new Elysia()
     .get(GRAPHQL_PATH, ({ request }) => handle(request))
     .post(GRAPHQL_PATH, ({ request }) => handle(request), { parse: "none" })

@@ -8,11 +8,45 @@
 import { GraphQLError } from "graphql";
 import type { TransitAgency, TransitRoute, TransitSnapshot, TransitStop } from "../transit-data.ts";
 import { globalId, gtfsId } from "./ids.ts";
+import { type AlertsView, alertNodes, alertsView, PatternNode, serviceDateArg, stopTimesAt, type StopTimesArgs, StoptimeNode, StoptimesInPatternNode, todayIn, TripNode } from "./timetable.ts";
 
 export interface GqlContext {
   /** the dataset of this request (null while none is loaded: every data field answers UNAVAILABLE) */
   snap: TransitSnapshot | null;
+  /** the request's clock reading (ms): "now" for realtime, default start times and today's date */
+  now: number;
+  /** per-request caches: the alerts indexed by entity (timetable.ts alertsView), the routes of stops batched (routesOf) */
+  alerts?: AlertsView;
+  batch?: StopRoutesBatch;
 }
+
+/**
+ * The routes of stops, loaded per request in batches (the DataLoader pattern without promises): the
+ * root fields that answer lists of stops announce their refs (`want`), and the first stop asking for
+ * its routes loads them for every announced stop in one port call; later stops read the cache.
+ */
+export class StopRoutesBatch {
+  private readonly pending = new Set<number>();
+  private readonly cache = new Map<number, Int32Array>();
+  /** port calls made (for tests and measurements) */
+  calls = 0;
+  want(refs: Iterable<number>) {
+    for (const r of refs) if (!this.cache.has(r)) this.pending.add(r);
+  }
+  routesOf(snap: TransitSnapshot, ref: number): Int32Array {
+    const hit = this.cache.get(ref);
+    if (hit) return hit;
+    this.pending.add(ref);
+    const refs = [...this.pending];
+    this.pending.clear();
+    this.calls++;
+    const lists = snap.routesOfStops(refs);
+    refs.forEach((r, i) => this.cache.set(r, lists[i]!));
+    return this.cache.get(ref)!;
+  }
+}
+
+export const batchOf = (ctx: GqlContext) => (ctx.batch ??= new StopRoutesBatch());
 
 /** The request's dataset, or the GraphQL error saying there is none yet. */
 export function snapOf(ctx: GqlContext): TransitSnapshot {
@@ -43,7 +77,7 @@ export function transitMode(routeType: number | null): string | null {
 
 export class StopNode {
   readonly __typename = "Stop";
-  constructor(private readonly s: TransitStop) {}
+  constructor(readonly s: TransitStop) {}
   get id() {
     return globalId("Stop", this.gtfsId);
   }
@@ -100,13 +134,88 @@ export class StopNode {
   /** the routes serving the stop (a station: its child stops'), in the dataset's order */
   routes(_: unknown, ctx: GqlContext) {
     const snap = snapOf(ctx);
+    const batch = batchOf(ctx);
     const refs = this.s.locationType === 1 ? snap.childrenOf(this.s.ref) : [this.s.ref];
+    if (refs.length === 1) return [...batch.routesOf(snap, refs[0]!)].flatMap((r) => routeNode(snap, r) ?? []);
+    batch.want(refs);
     const seen = new Set<number>();
-    for (const list of snap.routesOfStops(refs)) for (const r of list) seen.add(r);
-    return [...seen].sort((a, b) => a - b).flatMap((r) => {
-      const route = snap.route(r);
-      return route ? [new RouteNode(route)] : [];
-    });
+    for (const ref of refs) for (const r of batch.routesOf(snap, ref)) seen.add(r);
+    return [...seen].sort((a, b) => a - b).flatMap((r) => routeNode(snap, r) ?? []);
+  }
+  /** the stop itself, or a station's child stops */
+  private ownStops(ctx: GqlContext): number[] {
+    return this.s.locationType === 1 ? snapOf(ctx).childrenOf(this.s.ref) : [this.s.ref];
+  }
+  patterns(_: unknown, ctx: GqlContext) {
+    const snap = snapOf(ctx);
+    const seen = new Set<string>();
+    const out: PatternNode[] = [];
+    for (const ref of this.ownStops(ctx)) for (const p of snap.patternsAtStop(ref)) if (!seen.has(p.code)) {
+      seen.add(p.code);
+      out.push(new PatternNode(p));
+    }
+    return out;
+  }
+  /** the next departures from `startTime` (POSIX seconds; 0: now) within `timeRange` seconds, all patterns together, in time order */
+  stoptimesWithoutPatterns(a: StopTimesArgs, ctx: GqlContext) {
+    return stopTimesAt(this.ownStops(ctx), a, null, ctx).map((c) => new StoptimeNode(c));
+  }
+  /** the next departures of each pattern calling here (at most numberOfDepartures each) */
+  stoptimesForPatterns(a: StopTimesArgs, ctx: GqlContext) {
+    const out: StoptimesInPatternNode[] = [];
+    for (const p of this.patterns(null, ctx)) {
+      const calls = stopTimesAt(this.ownStops(ctx).filter((r) => p.p.stops.includes(r)), a, p.p, ctx);
+      if (calls.length) out.push(new StoptimesInPatternNode(p.p, calls));
+    }
+    return out;
+  }
+  /** one pattern's next departures here */
+  stopTimesForPattern(a: StopTimesArgs & { id: string }, ctx: GqlContext) {
+    const p = snapOf(ctx).patternByCode(a.id);
+    if (!p) return null;
+    return stopTimesAt(this.ownStops(ctx).filter((r) => p.stops.includes(r)), a, p, ctx).map((c) => new StoptimeNode(c));
+  }
+  /** every departure of a service day (YYYYMMDD; today without one) per pattern */
+  stoptimesForServiceDate(a: { date?: string | null; omitNonPickups?: boolean; omitCanceled?: boolean }, ctx: GqlContext) {
+    const snap = snapOf(ctx);
+    const date = a.date ? serviceDateArg(a.date, "date") : todayIn(snap.timezoneOf(this.s.feed), ctx.now);
+    const out: StoptimesInPatternNode[] = [];
+    for (const p of this.patterns(null, ctx)) {
+      const calls = stopTimesAt(this.ownStops(ctx).filter((r) => p.p.stops.includes(r)), { serviceDate: date, omitNonPickups: a.omitNonPickups, omitCanceled: a.omitCanceled, numberOfDepartures: 100_000 }, p.p, ctx);
+      out.push(new StoptimesInPatternNode(p.p, calls));
+    }
+    return out;
+  }
+  alerts({ types }: { types?: string[] | null }, ctx: GqlContext) {
+    const a = alertsView(ctx);
+    const snap = snapOf(ctx);
+    const want = new Set(types ?? ["STOP"]);
+    const out = [];
+    if (want.has("STOP")) out.push(...a.stop(this.s.feed, this.s.id, null, null));
+    const routes = want.has("ROUTES") || want.has("STOP_ON_ROUTES") || want.has("AGENCIES_OF_ROUTES") ? this.routes(null, ctx) : [];
+    for (const r of routes) {
+      if (want.has("ROUTES")) out.push(...a.route(r.r.feed, r.r.id));
+      if (want.has("STOP_ON_ROUTES")) out.push(...a.stop(this.s.feed, this.s.id, r.r.id, null).filter((x) => x.entities.some((e) => e.route === r.r.id && e.stop === this.s.id)));
+      if (want.has("AGENCIES_OF_ROUTES") && r.r.agency !== null) {
+        const ag = snap.agency(r.r.agency);
+        if (ag) out.push(...a.agency(ag.feed, ag.id));
+      }
+    }
+    if (want.has("PATTERNS") || want.has("TRIPS") || want.has("STOP_ON_TRIPS")) {
+      for (const p of this.patterns(null, ctx)) for (const t of p.p.trips) {
+        const trip = snap.trip(t);
+        if (!trip) continue;
+        if (want.has("TRIPS") || want.has("PATTERNS")) out.push(...a.trip(trip.feed, trip.id));
+        if (want.has("STOP_ON_TRIPS")) out.push(...a.stop(this.s.feed, this.s.id, null, trip.id).filter((x) => x.entities.some((e) => e.trip === trip.id && e.stop === this.s.id)));
+      }
+    }
+    return alertNodes(out);
+  }
+  /** the stop's point as GeoJSON (OTP's StopGeometries; googleEncoded is its polyline) */
+  get geometries() {
+    const { lat, lon } = this.s;
+    if (lat === null || lon === null) return null;
+    return { geoJson: { type: "Point", coordinates: [lon, lat] }, googleEncoded: [{ length: 1, points: encodePoint(lat, lon) }] };
   }
   /** OTP's vehicleMode: the mode of the routes calling here (the most common one), null without any */
   vehicleMode(_: unknown, ctx: GqlContext) {
@@ -121,9 +230,65 @@ export class StopNode {
   }
 }
 
+const routeNode = (snap: TransitSnapshot, ref: number) => {
+  const r = snap.route(ref);
+  return r ? new RouteNode(r) : null;
+};
+
+/** One point as an encoded polyline. */
+function encodePoint(lat: number, lon: number): string {
+  const enc = (v: number) => {
+    let n = Math.round(v * 1e5);
+    n = n < 0 ? ~(n << 1) : n << 1;
+    let out = "";
+    while (n >= 0x20) {
+      out += String.fromCharCode((0x20 | (n & 0x1f)) + 63);
+      n >>= 5;
+    }
+    return out + String.fromCharCode(n + 63);
+  };
+  return enc(lat) + enc(lon);
+}
+
 export class RouteNode {
   readonly __typename = "Route";
   constructor(readonly r: TransitRoute) {}
+  /** GTFS has no route-level bikes_allowed */
+  get bikesAllowed() {
+    return "NO_INFORMATION";
+  }
+  patterns(a: { serviceDates?: unknown }, ctx: GqlContext) {
+    if (a?.serviceDates != null) throw new GraphQLError("Route.patterns(serviceDates) is not implemented yet", { extensions: { code: "NOT_IMPLEMENTED" } });
+    return snapOf(ctx).patternsOfRoute(this.r.ref).map((p) => new PatternNode(p));
+  }
+  trips(_: unknown, ctx: GqlContext) {
+    const snap = snapOf(ctx);
+    return [...snap.tripsOfRoute(this.r.ref)].flatMap((t) => {
+      const trip = snap.trip(t);
+      return trip ? [new TripNode(trip)] : [];
+    });
+  }
+  alerts({ types }: { types?: string[] | null }, ctx: GqlContext) {
+    const a = alertsView(ctx);
+    const snap = snapOf(ctx);
+    const want = new Set(types ?? ["ROUTE"]);
+    const out = [];
+    if (want.has("ROUTE")) out.push(...a.route(this.r.feed, this.r.id));
+    if (want.has("AGENCY") && this.r.agency !== null) {
+      const ag = snap.agency(this.r.agency);
+      if (ag) out.push(...a.agency(ag.feed, ag.id));
+    }
+    if (want.has("ROUTE_TYPE") && this.r.type !== null) out.push(...a.routeType(this.r.feed, this.r.type));
+    if (want.has("TRIPS") || want.has("PATTERNS")) for (const t of snap.tripsOfRoute(this.r.ref)) {
+      const trip = snap.trip(t);
+      if (trip) out.push(...a.trip(trip.feed, trip.id));
+    }
+    if (want.has("STOPS_ON_ROUTE")) for (const ref of snap.stopsOfRoute(this.r.ref)) {
+      const s = snap.stop(ref);
+      if (s) out.push(...a.stop(s.feed, s.id, this.r.id, null).filter((x) => x.entities.some((e) => e.route === this.r.id && e.stop === s.id)));
+    }
+    return alertNodes(out);
+  }
   get id() {
     return globalId("Route", this.gtfsId);
   }
@@ -205,6 +370,16 @@ export class AgencyNode {
       return r && r.agency === this.a.ref ? [new RouteNode(r)] : [];
     });
   }
+  alerts({ types }: { types?: string[] | null }, ctx: GqlContext) {
+    const a = alertsView(ctx);
+    const want = new Set(types ?? ["AGENCY"]);
+    const out = want.has("AGENCY") ? [...a.agency(this.a.feed, this.a.id)] : [];
+    if (want.has("ROUTES") || want.has("ROUTE_TYPES")) for (const r of this.routes(null, ctx)) {
+      if (want.has("ROUTES")) out.push(...a.route(r.r.feed, r.r.id));
+      if (want.has("ROUTE_TYPES") && r.r.type !== null) out.push(...a.routeType(r.r.feed, r.r.type));
+    }
+    return alertNodes(out);
+  }
 }
 
 export class FeedNode {
@@ -216,6 +391,14 @@ export class FeedNode {
       const a = snap.agency(ref);
       return a && a.feed === this.feedId ? [new AgencyNode(a)] : [];
     });
+  }
+  /** the feed's alerts naming its agencies (AGENCIES) or route types (ROUTE_TYPES); both without `types` */
+  alerts({ types }: { types?: string[] | null }, ctx: GqlContext) {
+    const want = new Set(types ?? ["AGENCIES", "ROUTE_TYPES"]);
+    const feed = this.feedId.toLowerCase();
+    return alertNodes(
+      alertsView(ctx).all.filter((a) => a.feed.toLowerCase() === feed && a.entities.some((e) => e.trip === null && e.stop === null && e.route === null && ((want.has("AGENCIES") && e.agency !== null && e.routeType === null) || (want.has("ROUTE_TYPES") && e.routeType !== null)))),
+    );
   }
   /** OTP's feed_info publisher; this service does not keep feed_info */
   get publisher() {

@@ -31,6 +31,7 @@ interface Translation {
 interface Selector {
   agency_id: string | null;
   route_id: string | null;
+  route_type?: number | null;
   stop_id: string | null;
   trip: { trip_id: string | null } | null;
 }
@@ -79,7 +80,25 @@ export function activeAt(doc: AlertDoc, t: number): boolean {
   return doc.periods.some((p) => (p.start === null || p.start <= t) && (p.end === null || t < p.end));
 }
 
+/**
+ * One alert as a record with its informed entities (the GraphQL API's alerts, through the catalog's
+ * transit-data port): `id` is the feed entity's id.
+ */
+export interface AlertRecord {
+  id: string;
+  cause: string | null;
+  effect: string | null;
+  severity: string | null;
+  header: { language: string | null; text: string }[];
+  description: { language: string | null; text: string }[];
+  url: { language: string | null; text: string }[];
+  periods: { start: number | null; end: number | null }[];
+  entities: { agency: string | null; route: string | null; routeType: number | null; stop: string | null; trip: string | null }[];
+}
+
 export class AlertIndex {
+  /** every alert of the snapshot, in its order */
+  readonly records: AlertRecord[] = [];
   readonly byTrip = new Map<string, AlertDoc[]>();
   readonly byStop = new Map<string, AlertDoc[]>();
   readonly byRoute = new Map<string, AlertDoc[]>();
@@ -96,6 +115,11 @@ export class AlertIndex {
       description: translations(r.description_text, false)!,
       url: translations(r.url, true),
     };
+    this.records.push({
+      id: r.entity_id, cause: r.cause, effect: r.effect, severity: r.severity_level, header: doc.header, description: doc.description, url: doc.url ?? [],
+      periods: doc.periods,
+      entities: (r.informed_entity ?? []).map((e) => ({ agency: e.agency_id ?? null, route: e.route_id ?? null, routeType: e.route_type ?? null, stop: e.stop_id ?? null, trip: e.trip?.trip_id ?? null })),
+    });
     // one alert appears once per entity, however many of its selectors name it
     const seen = new Set<string>();
     const put = (m: Map<string, AlertDoc[]>, kind: string, id: string | null) => {

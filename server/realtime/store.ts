@@ -14,7 +14,7 @@ import { join } from "node:path";
 import { FUTURE_TOLERANCE_S, type RealtimeFeedStatus, readRealtimeStatuses, type SnapshotRef } from "../../pipeline/schema/realtime.ts";
 import type { Logger } from "../feature.ts";
 import { sqlString } from "../../shared/sql.ts";
-import { type AlertDoc, AlertIndex, type AlertRow, alertsText } from "./alerts.ts";
+import { type AlertDoc, AlertIndex, type AlertRecord, type AlertRow, alertsText } from "./alerts.ts";
 import type { TripUpdate } from "../trip-updates.ts";
 import { TRIP_UPDATE_COLUMNS, TripUpdateIndex, type TripUpdateRow } from "./trip-updates.ts";
 
@@ -196,6 +196,13 @@ export class RealtimeStore {
       agency: (feed, id) => ix(feed)?.byAgency.get(id) ?? none,
       stop: (feed, id) => ix(feed)?.byStop.get(id) ?? none,
     };
+  }
+
+  /** Every alert served at `nowMs` with its feed (the lowercase feed Onestop ID) and informed entities (the GraphQL API's). */
+  alertRecords(nowMs: number): (AlertRecord & { feed: string })[] {
+    const out: (AlertRecord & { feed: string })[] = [];
+    for (const [feed, f] of this.served(Math.floor(nowMs / 1000)).alerts) for (const r of f.index.records) out.push({ ...r, feed });
+    return out;
   }
 
   lookup(nowMs: number, activeOnly: boolean): AlertLookup {

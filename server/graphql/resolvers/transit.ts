@@ -7,8 +7,12 @@
 import { GraphQLError } from "graphql";
 import { haversineM } from "../../../shared/geo.ts";
 import type { TransitSnapshot, TransitStop } from "../../transit-data.ts";
-import { parseGlobalId, parseGtfsId } from "../ids.ts";
-import { AgencyNode, FeedNode, type GqlContext, RouteNode, snapOf, StopAtDistanceNode, StopNode, transitMode } from "../model.ts";
+import { globalId, gtfsId, parseGlobalId, parseGtfsId } from "../ids.ts";
+import { AgencyNode, batchOf, FeedNode, type GqlContext, RouteNode, snapOf, StopAtDistanceNode, StopNode, transitMode } from "../model.ts";
+import { alertCause, alertEffect, alertNodes, alertSeverity, alertsView, PatternNode, serviceDateArg, TripNode } from "../timetable.ts";
+
+/** trips(feeds) answers at most this many trips (a larger answer is refused: ask for fewer feeds) */
+export const MAX_TRIPS = 20_000;
 
 const badInput = (message: string) => new GraphQLError(message, { extensions: { code: "BAD_USER_INPUT" } });
 
@@ -80,6 +84,8 @@ export const transitRoots = {
       // OTP's stopsByBbox: stops (location_type 0 or none), not stations or entrances
       if (s && s.locationType === 0 && (!feeds || feeds.has(s.feed.toLowerCase()))) out.push(new StopNode(s));
     }
+    // their routes, if asked, load in one batch
+    batchOf(ctx).want(out.map((n) => n.s.ref));
     return out;
   },
   stopsByRadius(a: { lat: number; lon: number; radius: number; feeds?: string[] | null; first?: number | null; after?: string | null; last?: number | null; before?: string | null }, ctx: GqlContext) {
@@ -98,6 +104,7 @@ export const transitRoots = {
     const start = a.after ? offsetOf(a.after) + 1 : 0;
     const end = a.first == null ? found.length : Math.min(found.length, start + a.first);
     const edges = found.slice(start, end).map((f, i) => ({ cursor: cursorOf(start + i), node: new StopAtDistanceNode(f.s, Math.round(f.d)) }));
+    batchOf(ctx).want(found.slice(start, end).map((f) => f.s.ref));
     return {
       edges,
       pageInfo: {
@@ -145,8 +152,142 @@ export const transitRoots = {
         const a = snap.agencyById(g.gtfs.feed, g.gtfs.id);
         return a ? new AgencyNode(a) : null;
       }
+      case "Trip": {
+        const t = snap.tripById(g.gtfs.feed, g.gtfs.id);
+        return t ? new TripNode(t) : null;
+      }
+      case "Pattern": {
+        const p = snap.patternByCode(`${g.gtfs.feed}:${g.gtfs.id}`);
+        return p ? new PatternNode(p) : null;
+      }
       default:
         return null;
     }
   },
+  trip({ id }: { id: string }, ctx: GqlContext) {
+    const g = idArg(id);
+    const t = snapOf(ctx).tripById(g.feed, g.id);
+    return t ? new TripNode(t) : null;
+  },
+  /** every trip of the feeds (all feeds without `feeds`), refused above MAX_TRIPS */
+  trips({ feeds }: { feeds?: string[] | null }, ctx: GqlContext) {
+    const snap = snapOf(ctx);
+    const want = feedFilter(feeds);
+    const out: TripNode[] = [];
+    for (const ref of snap.tripRefs()) {
+      const t = snap.trip(ref);
+      if (!t || (want && !want.has(t.feed.toLowerCase()))) continue;
+      if (out.length >= MAX_TRIPS) throw new GraphQLError(`trips: more than ${MAX_TRIPS} trips; ask for fewer feeds`, { extensions: { code: "TOO_MANY_RESULTS" } });
+      out.push(new TripNode(t));
+    }
+    return out;
+  },
+  /** a pattern by its code (FEED:ROUTE:DIR:NN) */
+  pattern({ id }: { id: string }, ctx: GqlContext) {
+    const p = snapOf(ctx).patternByCode(id);
+    return p ? new PatternNode(p) : null;
+  },
+  patterns(_: unknown, ctx: GqlContext) {
+    const snap = snapOf(ctx);
+    return [...snap.routeRefs()].flatMap((r) => snap.patternsOfRoute(r).map((p) => new PatternNode(p)));
+  },
+  /**
+   * The route's trip (in `direction`, any with -1) that runs on `date` (YYYY-MM-DD) and leaves its
+   * first stop at `time` (seconds from the service day's start), as OTP's fuzzyTrip; null without one.
+   */
+  fuzzyTrip(a: { route: string; direction?: number | null; date: string; time: number }, ctx: GqlContext) {
+    const g = idArg(a.route, "route");
+    const date = serviceDateArg(a.date, "date");
+    const snap = snapOf(ctx);
+    const r = snap.routeById(g.feed, g.id);
+    if (!r) return null;
+    const dir = a.direction ?? -1;
+    for (const ref of snap.tripsOfRoute(r.ref)) {
+      const t = snap.trip(ref);
+      if (!t || (dir !== -1 && t.directionId !== dir) || !snap.runsOn(ref, date)) continue;
+      const first = snap.stopTimesOf(ref)[0];
+      if (first && (first.departure ?? first.arrival) === a.time) return new TripNode(t);
+    }
+    return null;
+  },
+  /** the realtime alerts served now, filtered (each filter: any of its values) */
+  alerts(a: { feeds?: string[] | null; severityLevel?: string[] | null; effect?: string[] | null; cause?: string[] | null; route?: string[] | null; stop?: string[] | null }, ctx: GqlContext) {
+    const feeds = feedFilter(a.feeds);
+    const set = (v: string[] | null | undefined) => (v && v.length ? new Set(v) : null);
+    const [sev, eff, cause] = [set(a.severityLevel), set(a.effect), set(a.cause)];
+    const routes = a.route?.length ? a.route.map((id) => idArg(id, "route")) : null;
+    const stops = a.stop?.length ? a.stop.map((id) => idArg(id, "stop")) : null;
+    const names = (list: { feed: string; id: string }[], feed: string, id: string | null) => id !== null && list.some((x) => x.feed.toLowerCase() === feed.toLowerCase() && x.id === id);
+    return alertNodes(
+      alertsView(ctx).all.filter(
+        (x) =>
+          (!feeds || feeds.has(x.feed.toLowerCase())) &&
+          (!sev || sev.has(alertSeverity(x))) &&
+          (!eff || eff.has(alertEffect(x))) &&
+          (!cause || cause.has(alertCause(x))) &&
+          (!routes || x.entities.some((e) => names(routes, x.feed, e.route))) &&
+          (!stops || x.entities.some((e) => names(stops, x.feed, e.stop))),
+      ),
+    );
+  },
+  /** the active feed versions' service: the first service day's start to the last one's end (POSIX seconds) */
+  serviceTimeRange(_: unknown, ctx: GqlContext) {
+    return snapOf(ctx).serviceTimeRange() ?? { start: null, end: null };
+  },
+  /** the trips the served trip updates cancel, a connection paged forward by offset cursors */
+  canceledTrips(a: { first?: number | null; after?: string | null; last?: number | null; before?: string | null }, ctx: GqlContext) {
+    if (a.last != null || a.before != null) throw badInput("last/before: this connection pages forward only (first/after)");
+    if (a.first != null && a.first < 0) throw badInput("first: must be 0 or more");
+    const snap = snapOf(ctx);
+    const all = snap.canceledTrips(ctx.now);
+    return page(all, a.first, a.after, (c) => ({ serviceDate: c.serviceDate, trip: new TripNode(snap.trip(c.trip)!) }));
+  },
+  /**
+   * Places around a point, nearest first: stops (location_type 0) within maxDistance meters, at most
+   * maxResults; place types other than STOP (rental, parking, departure rows, stations) have none here.
+   */
+  nearest(a: { lat: number; lon: number; maxDistance?: number | null; maxResults?: number | null; filterByPlaceTypes?: string[] | null; filterByModes?: string[] | null; first?: number | null; after?: string | null; last?: number | null; before?: string | null }, ctx: GqlContext) {
+    const max = a.maxDistance ?? 2000;
+    if (max < 0 || max > 100_000) throw badInput("maxDistance: from 0 to 100000 meters");
+    if (a.last != null || a.before != null) throw badInput("last/before: this connection pages forward only (first/after)");
+    if (a.first != null && a.first < 0) throw badInput("first: must be 0 or more");
+    const snap = snapOf(ctx);
+    const types = a.filterByPlaceTypes?.length ? new Set(a.filterByPlaceTypes) : null;
+    const found: { s: TransitStop; d: number }[] = [];
+    if (!types || types.has("STOP")) {
+      for (const ref of snap.stopsNear(a.lat, a.lon, max)) {
+        const s = snap.stop(ref);
+        if (s && s.locationType === 0 && s.lat !== null && s.lon !== null) found.push({ s, d: haversineM(a.lat, a.lon, s.lat, s.lon) });
+      }
+    }
+    found.sort((x, y) => x.d - y.d || x.s.ref - y.s.ref);
+    let places = found;
+    if (a.filterByModes?.length) {
+      const modes = new Set(a.filterByModes);
+      places = found.filter((f) => new StopNode(f.s).routes(null, ctx).some((r) => modes.has(r.mode ?? "")));
+    }
+    places = places.slice(0, Math.max(0, a.maxResults ?? 20));
+    const conn = page(places, a.first, a.after, (f) => {
+      const d = Math.round(f.d);
+      return { id: globalId("placeAtDistance", `${d};${gtfsId(f.s.feed, f.s.id)}`), distance: d, place: new StopNode(f.s) };
+    });
+    batchOf(ctx).want(places.map((f) => f.s.ref));
+    return conn;
+  },
 };
+
+/** One page of a list as a forward connection with offset cursors. */
+function page<T, N>(all: T[], first: number | null | undefined, after: string | null | undefined, node: (x: T) => N) {
+  const start = after ? offsetOf(after) + 1 : 0;
+  const end = first == null ? all.length : Math.min(all.length, start + first);
+  const edges = all.slice(start, end).map((x, i) => ({ cursor: cursorOf(start + i), node: node(x) }));
+  return {
+    edges,
+    pageInfo: {
+      hasNextPage: end < all.length,
+      hasPreviousPage: start > 0,
+      startCursor: edges.length ? edges[0]!.cursor : null,
+      endCursor: edges.length ? edges[edges.length - 1]!.cursor : null,
+    },
+  };
+}
