@@ -178,7 +178,8 @@ export function rawCase(route: string, host: ReturnType<typeof hostileHosts>[num
     api: form.label !== "asterisk-form",
     badHost: host.valid === false,
     route,
-    plain: form.label === "as is",
+    // a Host valid or not by length alone ("either") may be refused before routing: not held to the family's body
+    plain: form.label === "as is" && host.valid === true,
   };
 }
 
