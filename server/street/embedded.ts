@@ -18,6 +18,7 @@ import type { Logger } from "../feature.ts";
 import type { EngineAnswer, EngineCall, EngineLane, StreetEngine } from "./engine.ts";
 import { engineErrorFromMessage } from "./engine-errors.ts";
 import { AnswerTooLarge, EngineCrash, EnginePool, EngineTimeout } from "./engine-pool.ts";
+import { fillMissingValues } from "./json-repair.ts";
 import { MAX_ANSWER_BYTES, MAX_HEIGHT_POINTS } from "./limits.ts";
 import type { StreetAction } from "./schemas/index.ts";
 
@@ -269,7 +270,9 @@ export class EmbeddedEngine implements StreetEngine {
       if (lastStillRunning) void lastStillRunning.finally(() => lane.release());
       else lane.release();
     }
-    return { status: 200, contentType: contentType(call.format), body: text };
+    const type = contentType(call.format);
+    // a NaN or an infinity leaves a hole in the engine's JSON (json-repair.ts): filled with null
+    return { status: 200, contentType: type, body: type === "application/json" ? fillMissingValues(text) : text };
   }
 
   async close(): Promise<void> {
