@@ -14,8 +14,9 @@ import type { Feature, FeatureContext } from "../feature.ts";
 import type { TransitData } from "../transit-data.ts";
 import { executableSchema } from "./execute.ts";
 import { DEFAULT_LIMITS, type GraphqlLimits, limitsRule } from "./limits.ts";
-import type { GqlContext } from "./model.ts";
-import { PLAN_FIELDS } from "./resolvers/plan.ts";
+import type { Planning } from "../planning.ts";
+import { type PlanCharge, planCostPlugin } from "./plan/cost.ts";
+import { PLAN_FIELDS, type PlanContext } from "./resolvers/plan.ts";
 import { createYoga, type YogaPlugin } from "./yoga.ts";
 
 export const GRAPHQL_PATH = "/otp/gtfs/v1";
@@ -49,9 +50,17 @@ function limitsPlugin(limits: GraphqlLimits): YogaPlugin {
   };
 }
 
+/** How plans are made and what they cost (server/main.ts hands the planner's port and the rate limit over). */
+export interface GraphqlPlanning {
+  planning: Planning;
+  /** each plan field after a request's first takes one more request of the account's rate */
+  charge?: PlanCharge;
+  now?: () => number;
+}
+
 /** The GraphQL handler: yoga behind the body-size check, both paths answered as GRAPHQL_PATH. */
-export function graphqlHandler(transit: TransitData, limits: GraphqlLimits = DEFAULT_LIMITS) {
-  const yoga = createYoga<GqlContext>({
+export function graphqlHandler(transit: TransitData, limits: GraphqlLimits = DEFAULT_LIMITS, plans?: GraphqlPlanning) {
+  const yoga = createYoga<PlanContext & { request: Request }>({
     schema: executableSchema(),
     graphqlEndpoint: GRAPHQL_PATH,
     graphiql: false,
@@ -59,8 +68,8 @@ export function graphqlHandler(transit: TransitData, limits: GraphqlLimits = DEF
     logging: false,
     // anything but a GraphQLError is answered "Unexpected error." without details
     maskedErrors: true,
-    plugins: [limitsPlugin(limits)],
-    context: async () => ({ snap: await transit.snapshot() }),
+    plugins: [limitsPlugin(limits), ...(plans?.charge ? [planCostPlugin(plans.charge, PLAN_FIELDS)] : [])],
+    context: async ({ request }) => ({ snap: await transit.snapshot(), request, ...(plans ? { planning: plans.planning, ...(plans.now ? { now: plans.now } : {}) } : {}) }),
   });
   return async (request: Request): Promise<Response> => {
     const url = new URL(request.url);
@@ -84,8 +93,8 @@ export function graphqlHandler(transit: TransitData, limits: GraphqlLimits = DEF
   };
 }
 
-export async function createGraphqlFeature(_ctx: FeatureContext, transit: TransitData): Promise<Feature> {
-  const handle = graphqlHandler(transit);
+export async function createGraphqlFeature(ctx: FeatureContext, transit: TransitData, plans?: Omit<GraphqlPlanning, "now">): Promise<Feature> {
+  const handle = graphqlHandler(transit, DEFAULT_LIMITS, plans ? { ...plans, now: ctx.now } : undefined);
   const routes = new Elysia()
     .get(GRAPHQL_PATH, ({ request }) => handle(request))
     .post(GRAPHQL_PATH, ({ request }) => handle(request), { parse: "none" })
