@@ -58,8 +58,8 @@ async function planConnection(a: PlanConnectionArgs, ctx: PlanContext) {
   const cq = connectionQuery(a);
   if (a.after != null && a.before != null) throw badInput("after and before: page one way at a time", "after");
   for (const f of ["first", "last"] as const) if (a[f] != null && a[f]! < 0) throw badInput(`${f}: must be 0 or more`, f);
-  // OTP's default page is 50 itineraries; more are cut to MAX_PAGE
-  const n = Math.min(a.first ?? a.last ?? MAX_PAGE, MAX_PAGE);
+  // OTP's default page (first) is 50 itineraries; `last` wins when given; more are cut to MAX_PAGE
+  const n = Math.min(a.last ?? a.first ?? MAX_PAGE, MAX_PAGE);
   const backward = a.before != null;
   let pos: Position;
   if (a.after != null) pos = decodeCursor(a.after, "after");
