@@ -159,6 +159,36 @@ const at = (lat: number, lon: number, label?: string) => ({ ...(label ? { label 
 const stopAt = (id: string) => ({ location: { stopLocation: { stopLocationId: id } } });
 const itKey = (n: Json) => `${n.startTime}/${n.endTime}/${n.legs.map((l: Json) => l.trip?.gtfsId ?? l.mode).join(",")}`;
 
+describe("every field of the plan types answers", () => {
+  /** The plan's own types: every field selected; any other type (Stop, Route, Trip, ...) by __typename only. */
+  const OWN = new Set(["Plan", "PlanConnection", "PlanEdge", "PlanPageInfo", "RoutingError", "debugOutput", "Itinerary", "Leg", "Place", "LegTime", "RealTimeEstimate", "step", "elevationProfileComponent", "Geometry", "FareProductUse", "Money", "Currency", "StopCall", "CallSchedule", "CallRealTime", "EstimatedTime", "Alert", "TranslatedString", "fare", "fareComponent"]);
+  const types = new Map<string, Json>((JSON.parse(readFileSync(join(import.meta.dir, "..", "..", "node_modules", "core-utils-16", "lib", "otpSchema.json"), "utf8")).data.__schema.types as Json[]).map((t) => [t.name, t]));
+  const named = (t: Json): Json => (t.ofType ? named(t.ofType) : t);
+  const selection = (type: string): string =>
+    (types.get(type)!.fields as Json[])
+      .filter((f) => !f.args.some((a: Json) => a.type.kind === "NON_NULL"))
+      .map((f) => {
+        const t = types.get(named(f.type).name)!;
+        if (t.kind === "SCALAR" || t.kind === "ENUM") return f.name;
+        return OWN.has(t.name) ? `${f.name} { ${selection(t.name)} }` : `${f.name} { __typename }`;
+      })
+      .join(" ");
+
+  test("planConnection and plan with every field of Itinerary, Leg, Place, step and their parts: no error", async () => {
+    const q = `{
+      pc: planConnection(origin: {location: {coordinate: {latitude: 37.7929, longitude: -122.3971}}}, destination: {location: {coordinate: {latitude: 37.6008, longitude: -122.3869}}}, dateTime: {earliestDeparture: "2019-06-04T08:00:00-07:00"}, first: 2) { ${selection("PlanConnection")} }
+      p: plan(fromPlace: "37.7929,-122.3971", toPlace: "37.6008,-122.3869", date: "2019-06-04", time: "08:00", numItineraries: 2) { ${selection("Plan")} }
+    }`;
+    const d = await data(q);
+    expect(d.pc.edges.length).toBe(2);
+    expect(d.p.itineraries.length).toBe(2);
+    const leg = d.pc.edges[0].node.legs.find((l: Json) => l.transitLeg);
+    expect(leg.stopCalls.length).toBeGreaterThan(2);
+    expect(leg.stopCalls[0].schedule.time.__typename).toBe("ArrivalDepartureTime");
+    expect(leg.fareProducts[0].product.__typename).toBe("DefaultFareProduct");
+  }, 60_000);
+});
+
 describe("planConnection pages", () => {
   const SF = at(37.7764, -122.3943, "SF"), PALO_ALTO = at(37.4434, -122.165, "Palo Alto");
   const DEP = { earliestDeparture: "2023-10-17T06:00:00-07:00" };

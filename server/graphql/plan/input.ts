@@ -91,7 +91,8 @@ export type RawParams = Record<string, string | undefined>;
 const set = (raw: RawParams, k: string, v: unknown) => {
   if (v !== null && v !== undefined) raw[k] = String(v);
 };
-const placeParam = (p: { label: string; lat: number; lon: number }) => `${p.label.replace(/::/g, ":")}::${coord(p.lat)},${coord(p.lon)}`;
+/** A place as the planner's `Name::lat,lon` parameter. */
+export const placeParam = (p: { label: string; lat: number; lon: number }) => `${p.label.replace(/::/g, ":")}::${coord(p.lat)},${coord(p.lon)}`;
 
 /** Local date and seconds into it (the planner's date/time) of an instant, in the clock of the origin. */
 export function localDateTime(unixSec: number, tz: string, parts: (u: number, tz: string) => { day: number; sec: number }): { date: string; time: string } {

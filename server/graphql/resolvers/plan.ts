@@ -11,7 +11,7 @@ import { LIMITS } from "../../planner/plan-params.ts";
 import { localParts } from "../../planner/timetable/calendar.ts";
 import { NO_PLANNING, type Planning } from "../../planning.ts";
 import type { GqlContext } from "../model.ts";
-import { connectionQuery, connectionTime, legacyPlace, legacyQuery, labeledPlace, localDateTime, plannerQuery, type LegacyPlanArgs, type PlanConnectionArgs, type RawParams, type ResolvedPlace } from "../plan/input.ts";
+import { connectionQuery, connectionTime, legacyPlace, legacyQuery, labeledPlace, localDateTime, placeParam, plannerQuery, type LegacyPlanArgs, type PlanConnectionArgs, type RawParams, type ResolvedPlace } from "../plan/input.ts";
 import { ItineraryNode, PlaceNode, planView } from "../plan/nodes.ts";
 import { decodeCursor, MAX_PAGE, pageOf, searchOf, type Position } from "../plan/paging.ts";
 import { routingError, routingErrorsOf, type RoutingError } from "../plan/routing-errors.ts";
@@ -83,7 +83,7 @@ async function planConnection(a: PlanConnectionArgs, ctx: PlanContext) {
   const tz = planning.timeZoneAt(f.lat, f.lon) ?? "UTC";
   const s = searchOf(pos, backward);
   const local = localDateTime(s.timeSec, tz, localParts);
-  const raw: RawParams = { ...cq.raw, fromPlace: `${f.label.replace(/::/g, ":")}::${f.lat},${f.lon}`, toPlace: `${t.label.replace(/::/g, ":")}::${t.lat},${t.lon}`, date: local.date, time: local.time, arriveBy: String(s.arriveBy), searchWindow: String(s.windowSec) };
+  const raw: RawParams = { ...cq.raw, fromPlace: placeParam(f), toPlace: placeParam(t), date: local.date, time: local.time, arriveBy: String(s.arriveBy), searchWindow: String(s.windowSec) };
   const q: PlanQuery = { ...plannerQuery(raw), windowOnly: true, numItineraries: WINDOW_ITINERARIES, showIntermediateStops: true };
   const r = await planned(ctx, q);
   const rides = r.itineraries.filter(hasRide);
