@@ -255,6 +255,10 @@ describe("planConnection pages", () => {
     const lastStart = p.edges[49].node.startTime;
     expect(next.edges[0].node.startTime).toBeGreaterThanOrEqual(lastStart);
     expect(p.edges.map((e: Json) => itKey(e.node))).not.toContain(itKey(next.edges[0].node));
+    // first: 0 answers no itinerary, and its endCursor stays where it was
+    const none = (await data(CONNECTION, { o, d, first: 0, after: p.pageInfo.endCursor })).planConnection;
+    expect(none.edges).toEqual([]);
+    expect(none.pageInfo.endCursor).toBe(p.pageInfo.endCursor);
   }, 60_000);
 });
 

@@ -107,9 +107,9 @@ export function pageOf(found: Itinerary[], p: Position, backward: boolean, n: nu
   let startCursor: Position, endCursor: Position;
   if (!backward) {
     startCursor = first ? at(first.key[0], first.k - 1) : p;
-    endCursor = cut ? at(last!.key[0], last!.k) : at(hi, 0);
+    endCursor = !cut ? at(hi, 0) : last ? at(last.key[0], last.k) : p;
   } else {
-    startCursor = cut ? at(first!.key[0], first!.k - 1) : at(lo, 0);
+    startCursor = !cut ? at(lo, 0) : first ? at(first.key[0], first.k - 1) : p;
     endCursor = last ? at(last.key[0], last.k) : p;
   }
   return { items, startCursor: encodeCursor(startCursor), endCursor: encodeCursor(endCursor) };
