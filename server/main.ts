@@ -8,6 +8,7 @@ import { type AppDeps, createApp, healthDetails } from "./app.ts";
 import type { ServerConfig } from "./config.ts";
 import { loadKeys, noAuth } from "./auth/keys.ts";
 import { createRateLimiter } from "./auth/limiter.ts";
+import { takeMore } from "./auth/rate-limit.ts";
 import { consoleLogger, type Feature, type FeatureContext, type Logger } from "./feature.ts";
 import { createCatalogFeature } from "./catalog/index.ts";
 import { createGraphqlFeature } from "./graphql/index.ts";
@@ -57,12 +58,16 @@ export async function startServer(config: ServerConfig, opts: StartOptions = {})
   const streets = streetPaths(engine, () => engine.kind !== "embedded" || Boolean(engine.health().street_dataset));
   const realtime = await createRealtimeFeature(ctx);
   const catalog = await createCatalogFeature(ctx, realtime.store);
-  const features: Feature[] = [catalog, await createPlannerFeature(ctx, streets, { tripUpdates: (now) => realtime.store.tripUpdateSnapshots(now), alerts: (now) => realtime.store.alertDocs(now) }), await createStreetFeature(ctx, engine, { accountOf: auth.enabled ? (r) => ops.accounts.get(r) : () => undefined }), realtime.feature];
+  const planner = await createPlannerFeature(ctx, streets, { tripUpdates: (now) => realtime.store.tripUpdateSnapshots(now), alerts: (now) => realtime.store.alertDocs(now) });
+  const features: Feature[] = [catalog, planner, await createStreetFeature(ctx, engine, { accountOf: auth.enabled ? (r) => ops.accounts.get(r) : () => undefined }), realtime.feature];
   // the web map page (server/map): an example client of the API above, served beside it
   features.push(await createMapFeature(ctx));
-  // OTP2's GTFS GraphQL API (server/graphql) over the catalog's dataset, through the transit-data port
-  features.push(await createGraphqlFeature(ctx, catalog.transitData));
   const rateLimiter = ops.countRefusals(createRateLimiter({ redisUrl: config.redisUrl, log }));
+  // OTP2's GTFS GraphQL API (server/graphql) over the catalog's dataset (the transit-data port) and
+  // the planner's plans (the planning port); a request's plan fields after its first each take one
+  // more request of the account's rate
+  const charge = (request: Request, units: number) => takeMore(rateLimiter, auth.authenticate(request, new URL(request.url)), units, now());
+  features.push(await createGraphqlFeature(ctx, catalog.transitData, { planning: planner.planning, charge }));
   const appDeps: AppDeps = { auth, rateLimiter, features, log, now, onAuthenticated: ops.noteAccount, worker: { index: opts.worker?.index ?? 0, pid: process.pid }, dataDir: resolve(config.dataDir) };
   const app = createApp(appDeps);
   const started = now();

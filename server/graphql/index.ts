@@ -14,8 +14,9 @@ import type { Feature, FeatureContext } from "../feature.ts";
 import type { TransitData } from "../transit-data.ts";
 import { executableSchema } from "./execute.ts";
 import { DEFAULT_LIMITS, type GraphqlLimits, limitsRule } from "./limits.ts";
-import type { GqlContext } from "./model.ts";
-import { PLAN_FIELDS } from "./resolvers/plan.ts";
+import type { Planning } from "../planning.ts";
+import { type PlanCharge, planCostPlugin } from "./plan/cost.ts";
+import { PLAN_FIELDS, type PlanContext } from "./resolvers/plan.ts";
 import { createYoga, type YogaPlugin } from "./yoga.ts";
 
 export const GRAPHQL_PATH = "/otp/gtfs/v1";
@@ -49,9 +50,16 @@ function limitsPlugin(limits: GraphqlLimits): YogaPlugin {
   };
 }
 
+/** How plans are made and what they cost (server/main.ts hands the planner's port and the rate limit over). */
+export interface GraphqlPlanning {
+  planning: Planning;
+  /** each plan field after a request's first takes one more request of the account's rate */
+  charge?: PlanCharge;
+}
+
 /** The GraphQL handler: yoga behind the body-size check, both paths answered as GRAPHQL_PATH. */
-export function graphqlHandler(transit: TransitData, limits: GraphqlLimits = DEFAULT_LIMITS, now: () => number = Date.now) {
-  const yoga = createYoga<GqlContext>({
+export function graphqlHandler(transit: TransitData, limits: GraphqlLimits = DEFAULT_LIMITS, now: () => number = Date.now, plans?: GraphqlPlanning) {
+  const yoga = createYoga<PlanContext & { request: Request }>({
     schema: executableSchema(),
     graphqlEndpoint: GRAPHQL_PATH,
     graphiql: false,
@@ -59,8 +67,8 @@ export function graphqlHandler(transit: TransitData, limits: GraphqlLimits = DEF
     logging: false,
     // anything but a GraphQLError is answered "Unexpected error." without details
     maskedErrors: true,
-    plugins: [limitsPlugin(limits)],
-    context: async () => ({ snap: await transit.snapshot(), now: now() }),
+    plugins: [limitsPlugin(limits), ...(plans?.charge ? [planCostPlugin(plans.charge, PLAN_FIELDS)] : [])],
+    context: async ({ request }) => ({ snap: await transit.snapshot(), now: now(), request, ...(plans ? { planning: plans.planning } : {}) }),
   });
   return async (request: Request): Promise<Response> => {
     const url = new URL(request.url);
@@ -84,8 +92,8 @@ export function graphqlHandler(transit: TransitData, limits: GraphqlLimits = DEF
   };
 }
 
-export async function createGraphqlFeature(ctx: FeatureContext, transit: TransitData): Promise<Feature> {
-  const handle = graphqlHandler(transit, DEFAULT_LIMITS, ctx.now);
+export async function createGraphqlFeature(ctx: FeatureContext, transit: TransitData, plans?: GraphqlPlanning): Promise<Feature> {
+  const handle = graphqlHandler(transit, DEFAULT_LIMITS, ctx.now, plans);
   const routes = new Elysia()
     .get(GRAPHQL_PATH, ({ request }) => handle(request))
     .post(GRAPHQL_PATH, ({ request }) => handle(request), { parse: "none" })

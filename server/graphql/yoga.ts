@@ -4,11 +4,12 @@
  * Bun's for the whole project (tsc then rejects Bun's Response bodies everywhere), so the module
  * is imported by a specifier TypeScript does not resolve, and only what this feature uses is typed.
  */
-import type { DocumentNode, GraphQLSchema, ParseOptions, Source, ValidationRule } from "graphql";
+import type { DocumentNode, ExecutionResult, GraphQLSchema, ParseOptions, Source, ValidationRule } from "graphql";
 
 export interface YogaPlugin {
   onParse?(payload: { setParseFn(fn: (source: string | Source, options?: ParseOptions) => DocumentNode): void }): void;
   onValidate?(payload: { addValidationRule(rule: ValidationRule): void }): void;
+  onExecute?(payload: { args: { document: DocumentNode; operationName?: string | null; contextValue: unknown }; setResultAndStopExecution(result: ExecutionResult): void }): void | Promise<void>;
 }
 
 export interface YogaOptions<C> {
@@ -19,7 +20,8 @@ export interface YogaOptions<C> {
   logging: boolean;
   maskedErrors: boolean;
   plugins: YogaPlugin[];
-  context: () => Promise<C>;
+  /** the request's context; `request` is the one yoga answers */
+  context: (initial: { request: Request }) => Promise<C>;
 }
 
 export interface YogaServer {

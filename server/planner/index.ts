@@ -15,13 +15,14 @@ import { plannerErrors, plannerRoutes } from "./routes.ts";
 import { reachabilityOf } from "./reachability.ts";
 import { NO_STREETS, type StreetPaths } from "../street-paths.ts";
 import { NO_REALTIME, type PlannerRealtime } from "./realtime.ts";
+import type { Planning } from "../planning.ts";
 
 /**
  * `streets`: the street engine's paths (server/main.ts hands the street feature's over), for walks
  * on the streets; `realtime`: the trip updates and alerts served (the realtime feature's), for
  * plans on realtime times with leg alerts (realtime.ts).
  */
-export async function createPlannerFeature(ctx: FeatureContext, streets: StreetPaths = NO_STREETS, realtime: PlannerRealtime = NO_REALTIME): Promise<Feature> {
+export async function createPlannerFeature(ctx: FeatureContext, streets: StreetPaths = NO_STREETS, realtime: PlannerRealtime = NO_REALTIME): Promise<Feature & { planning: Planning }> {
   /** the loaded timetable's plan service, behind the street layer (street-legs.ts) */
   let service: StreetPlanner | null = null;
   let planService: PlanService | null = null;
@@ -60,8 +61,20 @@ export async function createPlannerFeature(ctx: FeatureContext, streets: StreetP
     ctx.log.error("planner timetable failed to load", { error: loadError });
   }
 
+  /** the port other APIs plan through (server/planning.ts): the same loaded service as the REST route */
+  const planning: Planning = {
+    plan(query) {
+      const loaded = service;
+      if (!loaded) return Promise.reject(new AppError("UNAVAILABLE", loadError ?? ""));
+      return loaded.plan(query, ctx.now());
+    },
+    timeZoneAt: (lat, lon) => planService?.tzNear(lat, lon) ?? null,
+    stopsWithin: (lat, lon, meters) => planService?.walkStops(lat, lon, meters, 1, false).length ?? null,
+  };
+
   return {
     name: "planner",
+    planning,
     routes: plannerRoutes(() => {
       const loaded = service;
       if (!loaded) throw new AppError("UNAVAILABLE", loadError ?? "");

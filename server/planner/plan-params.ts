@@ -103,6 +103,12 @@ export interface PlanParams {
   includeEarliestArrivals: boolean;
   /** seconds of departures (arrivals for arriveBy) searched after (before) the requested time */
   searchWindow: number;
+  /**
+   * Search the searchWindow only (OTP2's paged searches): no widening after it when fewer than
+   * numItineraries are found, and walking all the way bounds nothing (every ride of the window
+   * stays). Default false: OTP1's widening.
+   */
+  windowOnly?: boolean;
   optimize: Optimize;
   /** OTP1 locale (answers stay in English; alerts in its language where they have it) */
   locale: string | null;

@@ -211,7 +211,7 @@ export class PlanService {
       };
       costRanked = q.costs !== undefined;
       if (q.access.length && q.egress.length) {
-        for (const j of this.searchWidening(q, p.numItineraries, walkReach)) {
+        for (const j of this.searchWidening(q, p.numItineraries, walkReach, p.windowOnly === true)) {
           const it = journeyItinerary(this.tt, j, epochSec, p, q.days, alerts);
           itineraries.push(it);
           durations.push(itineraryDuration(it));
@@ -248,9 +248,11 @@ export class PlanService {
    * dominates only when it is in the answer, i.e. when no ride arrives before it: once a ride does
    * and fewer than n were found, the search runs again without walking's bound.
    */
-  private searchWidening(q: SearchQuery, n: number, walkReach: number | null): Journey[] {
-    // ranked by generalized cost (q.costs), walking is weighed by the costs, not its arrival
-    const walkSec = q.costs ? null : walkReach;
+  private searchWidening(q: SearchQuery, n: number, walkReach: number | null, windowOnly = false): Journey[] {
+    // ranked by generalized cost (q.costs), walking is weighed by the costs, not its arrival; a
+    // window-only search (paged) keeps every ride of its window, whatever walking would do
+    const walkSec = q.costs || windowOnly ? null : walkReach;
+    if (windowOnly) return this.widen(q, n, null, q.windowSec);
     const found = this.widen(q, n, walkSec);
     // a ride found arrives before walking would, so walking is not in the answer (plan): it
     // dominates nothing, and the rides arriving after it count too (OTP1 searches on until it has n)
@@ -258,12 +260,15 @@ export class PlanService {
     return found;
   }
 
-  /** searchWidening's search: `walkSec` (not null) drops the rides walking dominates and bounds the windows by it. */
-  private widen(q: SearchQuery, n: number, walkSec: number | null): Journey[] {
+  /**
+   * searchWidening's search: `walkSec` (not null) drops the rides walking dominates and bounds the
+   * windows by it; `maxSpan` bounds the widening (the window itself, for a window-only search).
+   */
+  private widen(q: SearchQuery, n: number, walkSec: number | null, maxSpan = WIDEN_MAX_SEC): Journey[] {
     const dir = q.arriveBy ? -1 : 1;
     // maxHours from the requested time (q.arrivalLimitSec): nothing departing after it can arrive by it
     const maxHoursSpan = q.arrivalLimitSec === undefined ? Infinity : dir * (q.arrivalLimitSec - q.timeSec);
-    const limit = Math.min(WIDEN_MAX_SEC, walkSec ?? Infinity, maxHoursSpan);
+    const limit = Math.min(maxSpan, walkSec ?? Infinity, maxHoursSpan);
     // arrivals (departures for arriveBy) past walking are useless: the searches' bound
     const horizon = (off: number, w: number) => (walkSec === null ? HORIZON_SEC : Math.max(0, walkSec - off - w));
     const all: Journey[] = [];

@@ -2,7 +2,7 @@
  * The GTFS GraphQL API (/otp/gtfs/v1) end to end on real feeds (BART, Caltrain): the schema is
  * OTP's (introspection diffed against core-utils 16's otpSchema.json), transit-data queries agree
  * with the REST catalog's answers for the same entities, stopsByRadius pages with cursors, plan
- * fields answer NOT_IMPLEMENTED, and the HTTP contract (paths, methods, media types, statuses).
+ * fields answer UNAVAILABLE without a timetable (test/graphql/plan.test.ts plans), and the HTTP contract (paths, methods, media types, statuses).
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
@@ -189,9 +189,9 @@ describe("HTTP contract", () => {
     expect(badId.body.errors[0].extensions.code).toBe("BAD_USER_INPUT");
   });
 
-  test("planConnection and plan: NOT_IMPLEMENTED errors, not answers; rental fields empty", async () => {
+  test("plan without a timetable (this dataset has none): UNAVAILABLE, not an answer; rental fields empty", async () => {
     const p = await gql(`{ plan(from: {lat: 37.8, lon: -122.27}, to: {lat: 37.79, lon: -122.4}) { itineraries { duration } } }`);
-    expect(p.body.errors[0].extensions.code).toBe("NOT_IMPLEMENTED");
+    expect(p.body.errors[0].extensions.code).toBe("UNAVAILABLE");
     expect(p.body.data.plan).toBeNull();
     const r = await data(`{ vehicleRentalStations { id } carParks { id } bikePark(id: "x") { id } }`);
     expect(r).toEqual({ vehicleRentalStations: [], carParks: [], bikePark: null });

@@ -1,0 +1,65 @@
+/**
+ * The GTFS GraphQL API's scalars as planning reads and writes them: OffsetDateTime (ISO 8601 with
+ * an offset, e.g. "2019-06-04T08:00:00-07:00"), Duration (ISO 8601, e.g. "PT1H30M"), and the
+ * errors of the planning fields, mapped in one place (planFailure). OTP's scalars come from an
+ * introspection result, so graphql-js passes their values through untouched: they are checked here.
+ */
+import { GraphQLError } from "graphql";
+import { AppError } from "../../errors.ts";
+import { localParts, tzOffsetSec } from "../../planner/timetable/calendar.ts";
+
+export const badInput = (message: string, field?: string) => new GraphQLError(message, { extensions: { code: "BAD_USER_INPUT", ...(field ? { field } : {}) } });
+
+const pad = (n: number, w = 2) => String(Math.abs(n)).padStart(w, "0");
+
+/** An instant (Unix seconds) as OTP's OffsetDateTime in a time zone: "2019-06-04T08:03:00-07:00". */
+export function offsetDateTime(unixSec: number, tz: string): string {
+  const { day, sec } = localParts(unixSec, tz);
+  const d = new Date(day * 86400_000);
+  const off = tzOffsetSec(unixSec, tz);
+  const zone = off === 0 ? "Z" : `${off < 0 ? "-" : "+"}${pad(Math.floor(Math.abs(off) / 3600))}:${pad(Math.floor((Math.abs(off) % 3600) / 60))}`;
+  return `${d.getUTCFullYear()}-${pad(d.getUTCMonth() + 1)}-${pad(d.getUTCDate())}T${pad(Math.floor(sec / 3600))}:${pad(Math.floor((sec % 3600) / 60))}:${pad(sec % 60)}${zone}`;
+}
+
+const OFFSET_DATE_TIME = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})(?::(\d{2})(?:\.\d{1,9})?)?(Z|[+-]\d{2}:?\d{2})$/;
+
+/** OffsetDateTime -> Unix seconds; BAD_USER_INPUT naming `field` when it is not one (an offset is required). */
+export function parseOffsetDateTime(v: unknown, field: string): number {
+  const m = typeof v === "string" ? OFFSET_DATE_TIME.exec(v.trim()) : null;
+  const ms = m ? Date.parse(v as string) : Number.NaN;
+  if (!m || !Number.isFinite(ms) || Number(m[2]) > 12 || Number(m[3]) > 31 || Number(m[4]) > 23 || Number(m[5]) > 59) {
+    throw badInput(`${field}: ${JSON.stringify(v)?.slice(0, 80)} is not an OffsetDateTime (ISO 8601 with an offset, e.g. 2019-06-04T08:00:00-07:00)`, field);
+  }
+  return Math.floor(ms / 1000);
+}
+
+const DURATION = /^(-)?P(?:(\d+)D)?(?:T(?:(\d+)H)?(?:(\d+)M)?(?:(\d+(?:\.\d+)?)S)?)?$/i;
+
+/** Duration (ISO 8601 "PT1H30M", "P1D", "PT90S"; a number: seconds) -> whole seconds; BAD_USER_INPUT when not one. */
+export function parseDuration(v: unknown, field: string): number {
+  if (typeof v === "number" && Number.isFinite(v)) return Math.round(v);
+  const m = typeof v === "string" ? DURATION.exec(v.trim()) : null;
+  if (!m || v === "P" || /T$/i.test(String(v).trim())) throw badInput(`${field}: ${JSON.stringify(v)?.slice(0, 80)} is not an ISO 8601 duration (e.g. PT1H30M)`, field);
+  const s = Number(m[2] ?? 0) * 86400 + Number(m[3] ?? 0) * 3600 + Number(m[4] ?? 0) * 60 + Number(m[5] ?? 0);
+  return Math.round(m[1] ? -s : s);
+}
+
+/** Whole seconds as an ISO 8601 duration: "PT1H", "PT2M30S", "PT0S", "-PT5M". */
+export function isoDuration(sec: number): string {
+  const a = Math.abs(Math.round(sec));
+  const h = Math.floor(a / 3600), m = Math.floor((a % 3600) / 60), s = a % 60;
+  const body = `${h ? `${h}H` : ""}${m ? `${m}M` : ""}${s || (!h && !m) ? `${s}S` : ""}`;
+  return `${sec < 0 ? "-" : ""}PT${body}`;
+}
+
+/**
+ * Every failure of a planning field as the GraphQL error the client sees (the one place they are
+ * mapped): a parameter the planner refuses is BAD_USER_INPUT (its message names it), no loaded
+ * timetable UNAVAILABLE; a GraphQLError passes; anything else is masked by the server.
+ */
+export function planFailure(err: unknown): unknown {
+  if (err instanceof GraphQLError) return err;
+  if (err instanceof AppError && err.code === "INVALID_PARAMETER") return badInput(err.message, typeof err.details.parameter === "string" ? err.details.parameter : undefined);
+  if (err instanceof AppError && err.code === "UNAVAILABLE") return new GraphQLError(`the trip planner is not available${err.message ? ` (${err.message})` : ""}`, { extensions: { code: "UNAVAILABLE" } });
+  return err;
+}
