@@ -189,6 +189,27 @@ describe("every field of the plan types answers", () => {
   }, 60_000);
 });
 
+describe("a leg's trip is the catalog's Trip", () => {
+  test("its timetable fields answer (stoptimes, pattern, geometry, active dates) and match the ride; departure/arrival stop times are the leg's", async () => {
+    const d = await data(`{ planConnection(origin: {location: {coordinate: {latitude: 37.7929, longitude: -122.3971}}}, destination: {location: {coordinate: {latitude: 37.6008, longitude: -122.3869}}}, dateTime: {earliestDeparture: "2019-06-04T08:00:00-07:00"}, first: 1) {
+      edges { node { legs { transitLeg from { stop { gtfsId } departure { scheduledTime } } to { stop { gtfsId } arrival { scheduledTime } }
+        trip { gtfsId stoptimes { stop { gtfsId } scheduledDeparture } pattern { code route { gtfsId } } tripGeometry { length } activeDates
+               departureStoptime { stop { gtfsId } } arrivalStoptime { stop { gtfsId } } } route { gtfsId } } } } } }`);
+    const leg = d.planConnection.edges[0].node.legs.find((l: Json) => l.transitLeg);
+    const trip = leg.trip;
+    const stops = trip.stoptimes.map((s: Json) => s.stop.gtfsId);
+    // the ride boards and alights at stops of the trip, in its order
+    expect(stops.indexOf(leg.from.stop.gtfsId)).toBeGreaterThanOrEqual(0);
+    expect(stops.indexOf(leg.to.stop.gtfsId)).toBeGreaterThan(stops.indexOf(leg.from.stop.gtfsId));
+    expect(trip.pattern.route.gtfsId).toBe(leg.route.gtfsId);
+    expect(trip.tripGeometry.length).toBeGreaterThan(1);
+    expect(trip.activeDates).toContain("20190604");
+    // without a serviceDate, OTP's plan reads the trip's first and last stop of the leg's service day
+    expect(trip.departureStoptime.stop.gtfsId).toBe(stops[0]);
+    expect(trip.arrivalStoptime.stop.gtfsId).toBe(stops[stops.length - 1]);
+  }, 60_000);
+});
+
 describe("planConnection pages", () => {
   const SF = at(37.7764, -122.3943, "SF"), PALO_ALTO = at(37.4434, -122.165, "Palo Alto");
   const DEP = { earliestDeparture: "2023-10-17T06:00:00-07:00" };

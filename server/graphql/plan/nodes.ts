@@ -16,7 +16,8 @@ import { dayToIso, serviceDayOf } from "../../planner/timetable/calendar.ts";
 import { arrAt, depAt, type Timetable } from "../../planner/timetable/types.ts";
 import type { WalkStep } from "../../street-paths.ts";
 import { globalId, gtfsId } from "../ids.ts";
-import { AgencyNode, RouteNode, StopNode, transitMode } from "../model.ts";
+import { AgencyNode, type GqlContext, RouteNode, StopNode, transitMode } from "../model.ts";
+import { TripNode as CatalogTripNode } from "../timetable.ts";
 import { isoDuration, offsetDateTime } from "./wire.ts";
 
 /** What every object of one plan reads: the timetable it was made on, the catalog's dataset, the query. */
@@ -259,8 +260,40 @@ class StoptimeNode {
     return this.v.tt.meta.tripHeadsign[this.leg.trip] || null;
   }
   trip() {
-    return new TripNode(this.v, this.leg);
+    return legTrip(this.v, this.leg);
   }
+}
+
+/**
+ * A leg's Trip: the catalog's (every Trip field: stoptimes, geometry, pattern, active dates, ...),
+ * with the leg's own service day where OTP's plan reads one (departure and arrival stop times
+ * without a serviceDate, realtime included) and the leg's alerts; the plan's own TripNode below
+ * when the catalog does not hold the trip.
+ */
+class LegTripNode extends CatalogTripNode {
+  constructor(
+    t: ConstructorParameters<typeof CatalogTripNode>[0],
+    private readonly v: PlanView,
+    private readonly leg: TransitLeg,
+  ) {
+    super(t);
+  }
+  override departureStoptime(a: { serviceDate?: string | null } | undefined, ctx: GqlContext) {
+    return a?.serviceDate ? super.departureStoptime(a, ctx) : (new StoptimeNode(this.v, this.leg, 0) as never);
+  }
+  override arrivalStoptime(a: { serviceDate?: string | null } | undefined, ctx: GqlContext) {
+    const c = this.v.tt.core;
+    const n = c.routeStopStart[this.leg.route + 1]! - c.routeStopStart[this.leg.route]!;
+    return a?.serviceDate ? super.arrivalStoptime(a, ctx) : (new StoptimeNode(this.v, this.leg, n - 1) as never);
+  }
+  override alerts(a: { types?: string[] | null } | undefined, ctx: GqlContext) {
+    return a?.types ? super.alerts(a, ctx) : (this.leg.alerts.map(alertNode) as never);
+  }
+}
+
+function legTrip(v: PlanView, leg: TransitLeg): LegTripNode | TripNode {
+  const t = v.snap?.tripById(routeFeed(v, leg.gtfsRoute), v.tt.meta.tripId[leg.trip]!);
+  return t ? new LegTripNode(t, v, leg) : new TripNode(v, leg);
 }
 
 /**
@@ -402,7 +435,7 @@ export class LegNode {
     return this.l.kind === "transit" ? agencyNode(this.v, this.l.gtfsRoute) : null;
   }
   trip() {
-    return this.l.kind === "transit" ? new TripNode(this.v, this.l) : null;
+    return this.l.kind === "transit" ? legTrip(this.v, this.l) : null;
   }
   get legGeometry() {
     const pts: [number, number][] =
