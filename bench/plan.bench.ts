@@ -176,7 +176,7 @@ function raptorOnce(svc: PlanService, q: Query, windowSec: number, count = false
 function raptorLikeRjp(svc: PlanService, lenient: PlanService, incoming: number[][], q: Query, dayStart: number): number {
   const { core } = svc.tt;
   const epoch = q.t - 2 * 86400;
-  const walk = (e: number) => Math.max(core.footMinSec[e]!, Math.ceil(core.footDistM[e]! / 1.33));
+  const walk = (e: number) => Math.max(core.footMinSec[e]!, Math.ceil(core.footWalkM[e]! / 1.33));
   const access = [{ stop: q.o as StopIdx, walkSec: 0 }];
   for (let e = core.footStart[q.o]!; e < core.footStart[q.o + 1]!; e++) access.push({ stop: core.footTo[e]! as StopIdx, walkSec: walk(e) });
   const egress = [{ stop: q.d as StopIdx, walkSec: 0 }, ...incoming[q.d]!.map((e) => ({ stop: footFrom(core, e) as StopIdx, walkSec: walk(e) }))];
@@ -224,7 +224,7 @@ function rjpInputs(tt: Timetable, day: number) {
     // between alighting and boarding at the same stop), so both sides run without it for the check
     interchange[String(s)] = 0;
     for (let e = core.footStart[s]!; e < core.footStart[s + 1]!; e++) {
-      (transfers[String(s)] ??= []).push({ origin: String(s), destination: String(core.footTo[e]), duration: Math.max(core.footMinSec[e]!, Math.ceil(core.footDistM[e]! / 1.33)), startTime: 0, endTime: 48 * 3600 });
+      (transfers[String(s)] ??= []).push({ origin: String(s), destination: String(core.footTo[e]), duration: Math.max(core.footMinSec[e]!, Math.ceil(core.footWalkM[e]! / 1.33)), startTime: 0, endTime: 48 * 3600 });
     }
   }
   void day;

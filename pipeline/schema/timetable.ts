@@ -17,7 +17,14 @@
  */
 
 /** Bump when the layout changes, so that files of an older layout are not reused (their name hashes it). */
-export const TIMETABLE_FORMAT = 5; // 3: stop times packed in one Int32 column (stop_time_words); 4: OTP1 leg fields (agencies.url, stops.zone_id / platform_code, trips.short_name), stops.station, route_stops.shape_idx -1 off the shape, fare_* tables, footpaths.source and meta.streets_sha1 (footpaths on the streets); 5: transfers.txt rows naming routes or trips (transfer_rules, trips.rule_trip)
+/**
+ * The walking speed footpaths are measured with on the streets (Valhalla's pedestrian default,
+ * 5.1 km/h): footpaths.walk_m = the engine's time at this speed × this speed.
+ */
+export const FOOTPATH_REF_WALK_KMH = 5.1;
+export const FOOTPATH_REF_WALK_MPS = FOOTPATH_REF_WALK_KMH / 3.6;
+
+export const TIMETABLE_FORMAT = 6; // 3: stop times packed in one Int32 column (stop_time_words); 4: OTP1 leg fields (agencies.url, stops.zone_id / platform_code, trips.short_name), stops.station, route_stops.shape_idx -1 off the shape, fare_* tables, footpaths.source and meta.streets_sha1 (footpaths on the streets); 5: transfers.txt rows naming routes or trips (transfer_rules, trips.rule_trip); 6: footpaths.walk_m (a street footpath takes the engine's walking time, scaled to the requested speed)
 
 /** Folder of the timetable files, relative to the data dir. */
 export const TIMETABLES_DIR = "timetables";
@@ -220,6 +227,12 @@ export const TIMETABLE_TABLES = {
     to: "int32",
     /** footpath → metres: on the streets where `source` is 1, else straight line */
     dist_m: "float64",
+    /**
+     * footpath → the walk in "reference metres": the engine's walking time on the streets × the
+     * reference speed FOOTPATH_REF_WALK_MPS where `source` says the streets measured it, else
+     * `dist_m`. A walk at speed v takes walk_m / v seconds (the engine's time scaled to v); format 6
+     */
+    walk_m: "float64",
     /** footpath → minimum seconds (transfers.txt min_transfer_time), 0 when none */
     min_sec: "int32",
     /**

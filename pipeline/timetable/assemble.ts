@@ -312,7 +312,8 @@ export function assembleTimetable(src: SourceData, opts: AssembleOptions): Timet
       platform_code: stops.map((s) => s.platformCode ?? ""),
       station: Int32Array.from(stops.map((s) => s.parent)),
     },
-    footpaths: { from: fFrom, to: fTo, dist_m: fDist, min_sec: fMin, source: fSource },
+    // a straight line takes its length at any speed: walk_m = dist_m (street-footpaths.ts sets the streets')
+    footpaths: { from: fFrom, to: fTo, dist_m: fDist, walk_m: Float64Array.from(fDist), min_sec: fMin, source: fSource },
     routes: {
       stop_start: Int32Array.from(rStopStart),
       trip_start: Int32Array.from(rTripStart),

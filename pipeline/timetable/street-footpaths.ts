@@ -4,7 +4,8 @@
  * dataset's pedestrian network, with the embedded Valhalla (its one-to-many matrix per stop).
  *
  * - both stops on the network (each within STREET_SNAP_M of a walkable way): the footpath's meters become
- *   the network's; a pair the network does not connect within reach is dropped, unless
+ *   the network's, and its time the engine's walking time (at FOOTPATH_REF_WALK_KMH; stored as
+ *   walk_m, so the planner scales it to any walking speed, schema/timetable.ts); a pair the network does not connect within reach is dropped, unless
  *   transfers.txt names it (the feed knows a way the map lacks: it keeps its straight line);
  * - a stop off the network keeps its straight-line footpaths.
  * Each footpath records which it is (FOOT_SOURCE), so the planner can say how a transfer was measured.
@@ -13,7 +14,7 @@ import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import type { StreetEntry } from "../schema/manifest.ts";
 import { STREET_LAYOUT, STREET_SNAP_M, withDatasetPaths, type ValhallaConfig } from "../schema/street.ts";
-import { FOOT_SOURCE } from "../schema/timetable.ts";
+import { FOOT_SOURCE, FOOTPATH_REF_WALK_KMH, FOOTPATH_REF_WALK_MPS } from "../schema/timetable.ts";
 
 /** Stops located per engine call. */
 const LOCATE_BATCH = 1000;
@@ -26,6 +27,8 @@ export interface Footpaths {
   from: Int32Array;
   to: Int32Array;
   dist_m: Float64Array;
+  /** reference metres: the walk's time at FOOTPATH_REF_WALK_MPS × that speed (schema/timetable.ts) */
+  walk_m: Float64Array;
   min_sec: Int32Array;
   /** FOOT_SOURCE per footpath */
   source: Uint8Array;
@@ -80,6 +83,7 @@ export async function streetFootpaths(
   }
   const m = foot.from.length;
   const meters = new Float64Array(m).fill(NaN); // NaN: not measured (straight line kept)
+  const walkM = new Float64Array(m).fill(NaN);
   const unreachable = new Uint8Array(m);
   // footpaths grouped by their source stop (the table is sorted by from)
   const groups: [number, number][] = [];
@@ -101,6 +105,7 @@ export async function streetFootpaths(
         sources: [at(stopLat[from]!, stopLon[from]!)],
         targets: idx.map((i) => at(stopLat[foot.to[i]!]!, stopLon[foot.to[i]!]!)),
         costing: "pedestrian",
+        costing_options: { pedestrian: { walking_speed: FOOTPATH_REF_WALK_KMH } },
         units: "kilometers",
       };
       let row: { distance: number | null; time: number | null }[];
@@ -113,7 +118,12 @@ export async function streetFootpaths(
         const d = row[k]?.distance;
         if (d == null || row[k]?.time == null) unreachable[i] = 1;
         // never shorter than the straight line (the stops snap onto the streets between them)
-        else meters[i] = Math.max(d * 1000, foot.dist_m[i]!);
+        else {
+          meters[i] = Math.max(d * 1000, foot.dist_m[i]!);
+          // the engine's time (crossings, steps, slopes), in metres at the reference speed; never
+          // quicker than walking the straight line
+          walkM[i] = Math.max(row[k]!.time! * FOOTPATH_REF_WALK_MPS, foot.dist_m[i]!);
+        }
       });
     }
   };
@@ -126,11 +136,15 @@ export async function streetFootpaths(
   for (let i = 0; i < m; i++) {
     if (foot.source[i] === FOOT_SOURCE.transfersTxt) {
       source[i] = FOOT_SOURCE.transfersTxt;
-      if (!Number.isNaN(meters[i]!)) foot.dist_m[i] = meters[i]!;
+      if (!Number.isNaN(meters[i]!)) {
+        foot.dist_m[i] = meters[i]!;
+        foot.walk_m[i] = walkM[i]!;
+      }
       keep.push(i);
     } else if (!Number.isNaN(meters[i]!)) {
       source[i] = FOOT_SOURCE.streets;
       foot.dist_m[i] = meters[i]!;
+      foot.walk_m[i] = walkM[i]!;
       report.on_streets++;
       keep.push(i);
     } else if (unreachable[i]) {
@@ -146,5 +160,5 @@ export async function streetFootpaths(
     keep.forEach((i, k) => (out[k] = a[i]!));
     return out;
   };
-  return { footpaths: { from: pick(foot.from), to: pick(foot.to), dist_m: pick(foot.dist_m), min_sec: pick(foot.min_sec), source: pick(source) }, report };
+  return { footpaths: { from: pick(foot.from), to: pick(foot.to), dist_m: pick(foot.dist_m), walk_m: pick(foot.walk_m), min_sec: pick(foot.min_sec), source: pick(source) }, report };
 }

@@ -9,6 +9,7 @@ import { beforeAll, describe, expect, test } from "bun:test";
 import { join } from "node:path";
 import { activeStreets, readManifest } from "../../pipeline/schema/manifest.ts";
 import { FOOT_SOURCE } from "../../pipeline/schema/timetable.ts";
+import { openStreetActor } from "../../pipeline/timetable/street-footpaths.ts";
 import { refreshTimetable } from "../../pipeline/timetable/publish.ts";
 import { timetableRelPath } from "../../pipeline/timetable/file.ts";
 import { loadTimetableFile } from "../../server/planner/timetable/arrow-loader.ts";
@@ -21,9 +22,9 @@ let onStreets: Timetable;
 let dir: string;
 
 const footpaths = (tt: Timetable) => {
-  const out: { from: number; to: number; dist: number; source: number }[] = [];
+  const out: { from: number; to: number; dist: number; walk: number; source: number }[] = [];
   const c = tt.core;
-  for (let s = 0; s < c.nStops; s++) for (let k = c.footStart[s]!; k < c.footStart[s + 1]!; k++) out.push({ from: s, to: c.footTo[k]!, dist: c.footDistM[k]!, source: tt.meta.footSource[k]! });
+  for (let s = 0; s < c.nStops; s++) for (let k = c.footStart[s]!; k < c.footStart[s + 1]!; k++) out.push({ from: s, to: c.footTo[k]!, dist: c.footDistM[k]!, walk: c.footWalkM[k]!, source: tt.meta.footSource[k]! });
   return out;
 };
 
@@ -72,6 +73,28 @@ describe("footpaths on the streets", () => {
     for (const [k, f] of before) if (f.source === FOOT_SOURCE.transfersTxt) expect(after.get(k)?.source).toBe(FOOT_SOURCE.transfersTxt);
     expect([...before.values()].every((f) => f.source !== FOOT_SOURCE.streets)).toBe(true);
   });
+
+  test("a footpath on the streets takes the engine's walking time, scaled to the walking speed (not its length / speed)", async () => {
+    const fs = footpaths(onStreets).filter((f) => f.source === FOOT_SOURCE.streets);
+    const actor = await openStreetActor(dir, activeStreets(readManifest(dir))!);
+    const { stopLat: lat, stopLon: lon } = onStreets.meta;
+    // the engine's own route between the two stops, at 1.2 m/s (4.32 km/h)
+    const speed = 1.2;
+    let slower = 0;
+    for (const f of fs.slice(0, 40)) {
+      const q = { locations: [{ lat: lat[f.from]!, lon: lon[f.from]! }, { lat: lat[f.to]!, lon: lon[f.to]! }], costing: "pedestrian", costing_options: { pedestrian: { walking_speed: speed * 3.6 } } };
+      const route = JSON.parse(await actor.route!(JSON.stringify(q))) as { trip: { summary: { time: number } } };
+      const engineSec = route.trip.summary.time;
+      const footSec = f.walk / speed;
+      // the matrix at import and the route now measure the same walk: within 2 % or 2 s
+      expect(Math.abs(footSec - engineSec)).toBeLessThanOrEqual(Math.max(2, 0.02 * engineSec));
+      if (f.walk > f.dist * 1.02) slower++;
+    }
+    // the engine's time is more than length / speed on some walks (crossings, turns): the defect was to use length / speed
+    expect(slower).toBeGreaterThan(0);
+    // never quicker than walking the straight line at the reference speed
+    for (const f of fs) expect(f.walk).toBeGreaterThanOrEqual(haversineM(lat[f.from]!, lon[f.from]!, lat[f.to]!, lon[f.to]!) - 1e-6);
+  }, 120_000);
 
   test("a refresh with the same feeds and streets changes nothing", async () => {
     expect(await refreshTimetable(dir)).toBe("unchanged");

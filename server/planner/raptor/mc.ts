@@ -191,7 +191,7 @@ export function searchMc(pc: PreparedCore, req: RaptorRequest, st: RaptorState, 
     // lower bounds of the time left to the destination (the slack after the last ride included)
     const h = st.toTarget;
     if (destinationBounds(pc, st, withSlacks(req).egress, req.walkSpeed, Math.min(Math.max(0, maxArr - T), MAX_BOUND_SEC), tSlack, req.days.realtime) < 0) h.fill(0);
-    const { routeStopStart, routeTime0, routeTz, routeTripStart, footStart, footMinSec, footDistM, stopSlackSec, nTz } = core;
+    const { routeStopStart, routeTime0, routeTz, routeTripStart, footStart, footMinSec, footWalkM, stopSlackSec, nTz } = core;
     const { slotC0, slotNT, slotMin, slotMax, slotMaxDep, slotT0, routeMarkedPos, routeMarkedLast, routeList } = st;
     const { routeStopBoard, bpStart, bpRoutePos, tripsOf, timesOf } = cx;
     const { offsetSec, nSlots } = req.days;
@@ -459,7 +459,7 @@ export function searchMc(pc: PreparedCore, req: RaptorRequest, st: RaptorState, 
           if (blocked !== null && blocked[q] !== 0) continue;
           if (src && rix!.isTarget[q] && isRulePair(rix!, p, q)) continue;
           const sec = footToSec[2 * e + 1]!;
-          const walk = Math.min(sec, Math.max(footMinSec[e]!, Math.ceil(footDistM[e]! / req.walkSpeed)));
+          const walk = Math.min(sec, Math.max(footMinSec[e]!, Math.ceil(footWalkM[e]! / req.walkSpeed)));
           addBoard(L_WALK, q, a + sec, c + wr * walk + war * (sec - walk), k, l, mc.dep[l]!);
         }
       }

@@ -150,7 +150,7 @@ export function reconstruct(core: TransitCore, req: RaptorRequest, st: RaptorSta
 /** Walking seconds of the footpath from -> to at the request's speed (0 when there is none). */
 export function walkSec(core: TransitCore, req: RaptorRequest, from: number, to: number): number {
   for (let e = core.footStart[from]!; e < core.footStart[from + 1]!; e++) {
-    if (core.footTo[e] === to) return Math.max(core.footMinSec[e]!, Math.ceil(core.footDistM[e]! / req.walkSpeed));
+    if (core.footTo[e] === to) return Math.max(core.footMinSec[e]!, Math.ceil(core.footWalkM[e]! / req.walkSpeed));
   }
   return 0;
 }

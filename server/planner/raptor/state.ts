@@ -177,9 +177,9 @@ export class RaptorState {
    */
   footpathSeconds(core: TransitCore, speed: number, slack = 0): Int32Array {
     if (speed !== this.footSpeed || slack !== this.footSlack) {
-      const { footMinSec, footDistM, footTo } = core;
+      const { footMinSec, footWalkM, footTo } = core;
       for (let e = 0; e < this.footSec.length; e++) {
-        const sec = Math.max(footMinSec[e]!, Math.ceil(footDistM[e]! / speed) + slack);
+        const sec = Math.max(footMinSec[e]!, Math.ceil(footWalkM[e]! / speed) + slack);
         this.footSec[e] = sec;
         this.footToSec[2 * e] = footTo[e]!;
         this.footToSec[2 * e + 1] = sec;

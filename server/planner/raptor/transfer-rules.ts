@@ -60,7 +60,8 @@ export interface RuleIndex {
   eTgt: Int32Array;
   eCls: Int32Array;
   eFoot: Int32Array;
-  eDist: Float64Array;
+  /** the walk in reference meters (footpaths.walk_m; a rule between stops without a footpath: the straight line) */
+  eWalkM: Float64Array;
   eRuleStart: Int32Array;
   ePlainStart: Int32Array;
   plainX: Int32Array;
@@ -136,7 +137,7 @@ export function ruleIndex(core: TransitCore): RuleIndex | null {
   srcTargetStart[n] = srcTarget.length;
   // entries: per target, per source, per class of the source, the rules of the pair that can match the class
   const tgtEntryStart = new Int32Array(n + 1);
-  const eSrc: number[] = [], eTgt: number[] = [], eCls: number[] = [], eFoot: number[] = [], eDist: number[] = [], eRuleStart: number[] = [];
+  const eSrc: number[] = [], eTgt: number[] = [], eCls: number[] = [], eFoot: number[] = [], eWalkM: number[] = [], eRuleStart: number[] = [];
   const xs: number[] = [];
   const ePlainStart: number[] = [], plainX: number[] = [];
   const fromTripX = new Map<number, number[]>(), toTripX = new Map<number, number[]>();
@@ -161,7 +162,7 @@ export function ruleIndex(core: TransitCore): RuleIndex | null {
         eTgt.push(q);
         eCls.push(c);
         eFoot.push(foot);
-        eDist.push(foot >= 0 ? core.footDistM[foot]! : tr.distM[rules[0]!]!);
+        eWalkM.push(foot >= 0 ? core.footWalkM[foot]! : tr.distM[rules[0]!]!);
         eRuleStart.push(xs.length);
         ePlainStart.push(plainX.length);
         const mine = rules.filter((x) => tr.fromRoute[x] === -1 || (g >= 0 && tr.fromRoute[x] === g));
@@ -214,7 +215,7 @@ export function ruleIndex(core: TransitCore): RuleIndex | null {
     eTgt: Int32Array.from(eTgt),
     eCls: Int32Array.from(eCls),
     eFoot: Int32Array.from(eFoot),
-    eDist: Float64Array.from(eDist),
+    eWalkM: Float64Array.from(eWalkM),
     eRuleStart: Int32Array.from(eRuleStart),
     ePlainStart: Int32Array.from(ePlainStart),
     plainX: Int32Array.from(plainX),
@@ -378,10 +379,10 @@ export class RuleState {
     const ix = this.index;
     for (let e = 0; e < ix.nEntries; e++) {
       const s = ix.eSrc[e]!, q = ix.eTgt[e]!, f = ix.eFoot[e]!;
-      const walk = s === q ? 0 : Math.ceil(ix.eDist[e]! / speed);
+      const walk = s === q ? 0 : Math.ceil(ix.eWalkM[e]! / speed);
       this.eWalk[e] = walk;
       this.eDefault[e] = s === q ? Math.max(core.stopSlackSec[q]!, slack) : f >= 0 ? footToSec[2 * f + 1]! : UNREACHED;
-      this.eDefWalk[e] = s === q || f < 0 ? 0 : Math.max(core.footMinSec[f]!, Math.ceil(core.footDistM[f]! / speed));
+      this.eDefWalk[e] = s === q || f < 0 ? 0 : Math.max(core.footMinSec[f]!, Math.ceil(core.footWalkM[f]! / speed));
       let least = UNREACHED;
       for (let x = ix.eRuleStart[e]!; x < ix.eRuleStart[e + 1]!; x++) {
         const t = ix.xType[x]!;

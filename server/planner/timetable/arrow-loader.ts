@@ -117,6 +117,7 @@ export function loadTimetable(bytes: Uint8Array): Timetable {
     footStart,
     footTo: i32("footpaths", "to"),
     footDistM: f64("footpaths", "dist_m"),
+    footWalkM: f64("footpaths", "walk_m"),
     footMinSec: i32("footpaths", "min_sec"),
     routeStopStart,
     routeStops,

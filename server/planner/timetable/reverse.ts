@@ -50,6 +50,7 @@ export function reverseCore(c: TransitCore): TransitCore {
   const fill = footStart.slice(0, c.nStops);
   const footTo = new Int32Array(nF);
   const footDistM = new Float64Array(nF);
+  const footWalkM = new Float64Array(nF);
   const footMinSec = new Int32Array(nF);
   for (let s = 0; s < c.nStops; s++) {
     for (let e = c.footStart[s]!; e < c.footStart[s + 1]!; e++) {
@@ -57,6 +58,7 @@ export function reverseCore(c: TransitCore): TransitCore {
       const at = fill[q]!++;
       footTo[at] = s;
       footDistM[at] = c.footDistM[e]!;
+      footWalkM[at] = c.footWalkM[e]!;
       footMinSec[at] = c.footMinSec[e]!;
     }
   }
@@ -85,6 +87,7 @@ export function reverseCore(c: TransitCore): TransitCore {
     footStart,
     footTo,
     footDistM,
+    footWalkM,
     footMinSec,
     routeMinDepSec,
     routeMaxArrSec,

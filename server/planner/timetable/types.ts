@@ -24,8 +24,13 @@ export interface TransitCore {
   /** stop -> [footStart[s], footStart[s+1]) in footTo/footDistM/footMinSec (outgoing footpaths) */
   footStart: Int32Array;
   footTo: Int32Array;
-  /** footpath -> straight-line meters */
+  /** footpath -> meters (on the streets where they measured it, else the straight line): its length, for legs and limits */
   footDistM: Float64Array;
+  /**
+   * footpath -> the walk in reference meters (pipeline/schema/timetable.ts footpaths.walk_m): a walk
+   * at speed v takes footWalkM / v seconds (on the streets: the engine's time scaled to v)
+   */
+  footWalkM: Float64Array;
   /** footpath -> minimum seconds (transfers.txt min_transfer_time), 0 when none */
   footMinSec: Int32Array;
   /** route -> [routeStopStart[r], routeStopStart[r+1]) in routeStops */
