@@ -2,8 +2,9 @@
  * createApp: wires the features behind the service-wide rules (API key, per-account rate limit,
  * OpenAPI docs) and the one error path: whatever fails (the key check, an unknown path, a
  * handler's AppError) is answered by the renderer the feature registered for the path's prefix
- * (Feature.errors), server/errors.ts renderError elsewhere; CORS headers on the planner's and the
- * catalog's answers (server/cors.ts). No listen() here; server/main.ts does that, behind the
+ * (Feature.errors), server/errors.ts renderError elsewhere; CORS preflights (the headers of the
+ * planner's and the catalog's answers are added around the app: server/cors.ts withCors, in
+ * server/main.ts). No listen() here; server/main.ts does that, behind the
  * request gate (server/gate.ts), which has already refused a bad Host or request target.
  *
  * The key check is decided on the path the router uses (server/gate.ts requestPath; the router is
@@ -14,7 +15,7 @@
 import { basename } from "node:path";
 import { Elysia } from "elysia";
 import { swagger } from "@elysiajs/swagger";
-import { CORS_ALLOW_ORIGIN, CORS_HEADERS, corsApplies } from "./cors.ts";
+import { CORS_HEADERS } from "./cors.ts";
 import { DOCS_PATH, DOCS_SPEC_PATH, PLUGIN_PAGE_PATH, docsRoutes } from "./docs.ts";
 import { AppError, type ErrorRenderer, renderError } from "./errors.ts";
 import { internalError, requestPath } from "./gate.ts";
@@ -96,15 +97,13 @@ export function createApp(deps: AppDeps) {
       }),
     )
     .use(docsRoutes())
-    .onRequest(async ({ request, set }) => {
+    .onRequest(async ({ request }) => {
       const path = pathOf(request);
       if (path === PLUGIN_PAGE_PATH) return answer(path, new AppError("NOT_FOUND", `no such path: ${path}`));
       if (isPublic(path)) return;
-      // CORS (server/cors.ts): the planner's and the catalog's answers, errors included, carry the
-      // origin header (Elysia adds set.headers to every answer of this request); a preflight under
-      // the API prefix is answered here, without a key (it carries none), before any handler runs.
-      const cors = corsApplies(path);
-      if (cors) Object.assign(set.headers, CORS_ALLOW_ORIGIN);
+      // CORS (server/cors.ts): the planner's and the catalog's answers, errors included, get the
+      // origin header from withCors around the app (server/main.ts); a preflight under the API
+      // prefix is answered here, without a key (it carries none), before any handler runs.
       if (request.method === "OPTIONS" && path.startsWith(API_PREFIX)) return new Response(null, { status: 204, headers: CORS_HEADERS });
       try {
         const account = deps.auth.authenticate(request, new URL(request.url));

@@ -21,7 +21,8 @@ import { streetPaths } from "./street/paths.ts";
 import { watchManifest } from "../pipeline/schema/manifest.ts";
 import { Ops } from "./ops/index.ts";
 import { listenOwnPort, workerLogger } from "./workers.ts";
-import { gate, serveOptions } from "./gate.ts";
+import { withCors } from "./cors.ts";
+import { gate, requestPath, serveOptions } from "./gate.ts";
 import { publicOrigin } from "./origin.ts";
 
 export interface RunningServer {
@@ -75,7 +76,7 @@ export async function startServer(config: ServerConfig, opts: StartOptions = {})
   // Bun.serve over the app's fetch handler (app.listen would give routes native handlers that bypass
   // it), behind the request gate (a bad Host or request target is refused before routing, nothing
   // thrown reaches Bun's error page), observed by ops
-  const handle = ops.observe(gate(app.fetch, log));
+  const handle = ops.observe(gate(withCors(app.fetch, (r) => requestPath(r.url)), log));
   const fetch = origin.wantsPeers
     ? (request: Request, srv: Server<undefined>) => {
         origin.notePeer(request, srv.requestIP(request)?.address);
