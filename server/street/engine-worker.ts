@@ -1,43 +1,70 @@
 /**
- * One engine process of the pool (engine-pool.ts starts it with Bun's IPC): a Valhalla Actor over
- * the configuration it is sent, answering one call at a time. A native crash of the engine (a
- * SIGSEGV or SIGFPE on input the gateway failed to refuse, or Valhalla 3.6.1's centroid when the
+ * One engine process of the pool (engine-pool.ts starts it): a Valhalla Actor over the
+ * configuration it is sent, answering one call at a time. A native crash of the engine (a SIGSEGV
+ * or SIGFPE on input the gateway failed to refuse, or Valhalla 3.6.1's centroid when the
  * locations' paths never meet) ends only this process: the server answers that one call with a
  * Valhalla error body and starts another process.
  *
- * Messages in: `{config, maxAnswerChars}` once, then `{id, method, query}` (method: the Actor's,
- * embedded.ts METHOD); out: `{ready: true}` once the Actor is open, then `{id, text}`, `{id, error}`
- * (the binding's error message, for engine-errors.ts) or `{id, tooLarge: chars}` (an answer longer
- * than maxAnswerChars is not sent: the server refuses it, see limits.ts MAX_ANSWER_BYTES).
+ * Bun's IPC carries the set-up, once: `{config, maxAnswerChars, socket, token}`. The calls go over
+ * the pool's Unix socket as frames (frames.ts): this process connects, opens its Actor and says
+ * HELLO with its token (it is then ready); each call frame (kind = the method's index in METHODS,
+ * payload = the query) is answered with ANSWER (the text), FAILED (the binding's error message, for
+ * engine-errors.ts) or TOO_LARGE (an answer longer than maxAnswerChars is not sent: the server
+ * refuses it, see limits.ts MAX_ANSWER_BYTES).
  */
+import { encodeFrame, FrameReader, FrameWriter, KIND, METHODS } from "./frames.ts";
+
 type ActorLike = Record<string, (query: string) => Promise<string>>;
 
-let actor: ActorLike | null = null;
-let maxAnswerChars = Number.POSITIVE_INFINITY;
+interface Setup {
+  config: string;
+  maxAnswerChars: number;
+  socket: string;
+  token: string;
+}
+
 const binding = import("@valhallajs/valhallajs") as unknown as Promise<{ Actor: new (c: string) => ActorLike }>;
 
 // the server went away (or closed the channel): nothing more to do
 process.on("disconnect", () => process.exit(0));
 
-process.on("message", (m: { config?: string; maxAnswerChars?: number; id?: number; method?: string; query?: string }) => {
-  if (m.config !== undefined) {
-    const config = m.config;
-    maxAnswerChars = m.maxAnswerChars ?? maxAnswerChars;
-    void binding.then(({ Actor }) => {
-      actor = new Actor(config);
-      process.send!({ ready: true });
-    });
-    return;
-  }
-  const id = m.id!;
-  const method = actor?.[m.method!];
-  if (!actor || !method) {
-    process.send!({ id, error: `Unknown: the engine process has no ${actor ? `method ${m.method}` : "configuration"}` });
-    return;
-  }
-  method.call(actor, m.query!).then(
-    (text) => process.send!(text.length > maxAnswerChars ? { id, tooLarge: text.length } : { id, text }),
-    (e: unknown) => process.send!({ id, error: String((e as Error)?.message ?? e) }),
-  );
+process.once("message", (m: Setup) => {
+  void start(m);
 });
+
+async function start(setup: Setup): Promise<void> {
+  const { Actor } = await binding;
+  const actor = new Actor(setup.config);
+  let writer: FrameWriter | null = null;
+  const reader = new FrameReader(({ id, kind, payload }) => {
+    const name = METHODS[kind];
+    const method = name === undefined ? undefined : actor[name];
+    if (!method) {
+      writer!.write(encodeFrame(id, KIND.FAILED, `Unknown: the engine process has no method ${name ?? kind}`));
+      return;
+    }
+    method.call(actor, payload).then(
+      (text) => writer!.write(text.length > setup.maxAnswerChars ? encodeFrame(id, KIND.TOO_LARGE, String(text.length)) : encodeFrame(id, KIND.ANSWER, text)),
+      (e: unknown) => writer!.write(encodeFrame(id, KIND.FAILED, String((e as Error)?.message ?? e))),
+    );
+  });
+  await Bun.connect({
+    unix: setup.socket,
+    socket: {
+      open(socket) {
+        writer = new FrameWriter(socket);
+        writer.write(encodeFrame(0, KIND.HELLO, setup.token));
+      },
+      data(_socket, chunk) {
+        reader.push(chunk);
+      },
+      drain() {
+        writer?.drained();
+      },
+      close() {
+        process.exit(0);
+      },
+    },
+  });
+}
 export {};
