@@ -16,7 +16,7 @@ import { createPlannerFeature } from "./planner/index.ts";
 import { createStreetFeature } from "./street/index.ts";
 import { createRealtimeFeature } from "./realtime/index.ts";
 import { createMapFeature } from "./map/index.ts";
-import { createEngine } from "./street/engine.ts";
+import { createEngine } from "./street/create-engine.ts";
 import { streetPaths } from "./street/paths.ts";
 import { watchManifest } from "../pipeline/schema/manifest.ts";
 import { Ops } from "./ops/index.ts";

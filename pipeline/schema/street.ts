@@ -2,10 +2,13 @@
  * The street dataset layout: what a street dataset folder (`<data>/streets/<sha1>/`, listed in the
  * manifest's `streets`) holds, and the engine configuration pointed into it. The pipeline builds
  * it (pipeline/street/import-streets.ts with the tools of pipeline/street/valhalla.ts); the
- * server's embedded engine (server/street/embedded.ts) loads the stored configuration through
- * withDatasetPaths. Part of the dataset contract (pipeline/schema/): imports nothing but node:path.
+ * server's embedded engine (server/street/embedded.ts) and the pipeline's footpaths load the
+ * stored configuration through datasetEngineConfig. Part of the dataset contract (pipeline/schema/):
+ * imports nothing but node's built-ins and the contract.
  */
+import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
+import type { StreetEntry } from "./manifest.ts";
 
 /** Valhalla's configuration (JSON), as valhalla_build_config writes it. */
 export type ValhallaConfig = Record<string, any>;
@@ -56,4 +59,16 @@ export function withDatasetPaths(base: ValhallaConfig, dir: string, opts: { elev
     if (c[part]?.logging) c[part].logging = { ...c[part].logging, type: opts.logging ? "std_out" : "" };
   }
   return c;
+}
+
+/**
+ * The engine configuration of a street dataset of `dataDir` (its stored valhalla.json with paths
+ * into its folder): elevation where the dataset has elevation tiles (unless `elevation: false`),
+ * administrative areas where it has them. The server (its service limits on top) and the
+ * pipeline (footpaths) open the engine with it (shared/street-engine.ts).
+ */
+export function datasetEngineConfig(dataDir: string, entry: StreetEntry, opts: { elevation?: boolean } = {}): ValhallaConfig {
+  const dir = join(dataDir, entry.path);
+  const stored = JSON.parse(readFileSync(join(dir, STREET_LAYOUT.config), "utf8")) as ValhallaConfig;
+  return withDatasetPaths(stored, dir, { elevation: (opts.elevation ?? true) && entry.elevation_tiles.length > 0, admin: existsSync(join(dir, STREET_LAYOUT.admin)) });
 }

@@ -10,18 +10,18 @@
  * - a stop off the network keeps its straight-line footpaths.
  * Each footpath records which it is (FOOT_SOURCE), so the planner can say how a transfer was measured.
  */
-import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import type { StreetEntry } from "../schema/manifest.ts";
-import { STREET_LAYOUT, STREET_SNAP_M, withDatasetPaths, type ValhallaConfig } from "../schema/street.ts";
+import { datasetEngineConfig, STREET_SNAP_M } from "../schema/street.ts";
 import { FOOT_SOURCE, FOOTPATH_REF_WALK_KMH, FOOTPATH_REF_WALK_MPS } from "../schema/timetable.ts";
+import { type ActorLike, openActor } from "../../shared/street-engine.ts";
 
 /** Stops located per engine call. */
 const LOCATE_BATCH = 1000;
 /** Matrix calls in flight (the engine runs each on its own native thread). */
 const IN_FLIGHT = Math.max(1, navigator.hardwareConcurrency || 2);
 
-type Actor = Record<string, (q: string) => Promise<string>>;
+type Actor = ActorLike;
 
 export interface Footpaths {
   from: Int32Array;
@@ -42,22 +42,14 @@ export interface StreetFootpathReport {
   straight_line: number;
 }
 
-/**
- * The engines opened by this process, one per street dataset, never collected: under Bun a new
- * Actor could answer with the native state of a collected one (server/street/embedded.ts says more).
- */
-const opened = new Map<string, Actor>();
+/** The engines this process opened, one per street dataset folder (opened once, kept: shared/street-engine.ts). */
+const opened = new Map<string, Promise<Actor>>();
 
-/** The engine over a street dataset of `dataDir` (the pipeline's own: the server has its own). */
-export async function openStreetActor(dataDir: string, entry: StreetEntry): Promise<Actor> {
+/** The engine over a street dataset of `dataDir`, without elevation (footpaths need none). */
+export function openStreetActor(dataDir: string, entry: StreetEntry): Promise<Actor> {
   const dir = join(dataDir, entry.path);
-  const known = opened.get(dir);
-  if (known) return known;
-  const stored = JSON.parse(readFileSync(join(dir, STREET_LAYOUT.config), "utf8")) as ValhallaConfig;
-  const config = withDatasetPaths(stored, dir, { elevation: false, admin: existsSync(join(dir, STREET_LAYOUT.admin)) });
-  const { Actor } = (await import("@valhallajs/valhallajs")) as unknown as { Actor: new (c: string) => Actor };
-  const actor = new Actor(JSON.stringify(config));
-  opened.set(dir, actor);
+  let actor = opened.get(dir);
+  if (!actor) opened.set(dir, (actor = openActor(datasetEngineConfig(dataDir, entry, { elevation: false }))));
   return actor;
 }
 

@@ -7,52 +7,13 @@
  */
 import { GraphQLError } from "graphql";
 import type { TransitAgency, TransitRoute, TransitSnapshot, TransitStop } from "../transit-data.ts";
+import { catalogNodes, type GqlContext, snapOf, StopRoutesBatch, batchOf } from "./context.ts";
 import { globalId, gtfsId } from "./ids.ts";
-import { type AlertsView, alertNodes, alertsView, PatternNode, serviceDateArg, stopTimesAt, type StopTimesArgs, StoptimeNode, StoptimesInPatternNode, todayIn, TripNode } from "./timetable.ts";
 
-export interface GqlContext {
-  /** the dataset of this request (null while none is loaded: every data field answers UNAVAILABLE) */
-  snap: TransitSnapshot | null;
-  /** the request's clock reading (ms): "now" for realtime, default start times and today's date */
-  now: number;
-  /** per-request caches: the alerts indexed by entity (timetable.ts alertsView), the routes of stops batched (routesOf) */
-  alerts?: AlertsView;
-  batch?: StopRoutesBatch;
-}
+export { batchOf, type GqlContext, snapOf, StopRoutesBatch };
+import { alertNodes, alertsView, PatternNode, serviceDateArg, stopTimesAt, type StopTimesArgs, StoptimeNode, StoptimesInPatternNode, todayIn, TripNode } from "./timetable.ts";
 
-/**
- * The routes of stops, loaded per request in batches (the DataLoader pattern without promises): the
- * root fields that answer lists of stops announce their refs (`want`), and the first stop asking for
- * its routes loads them for every announced stop in one port call; later stops read the cache.
- */
-export class StopRoutesBatch {
-  private readonly pending = new Set<number>();
-  private readonly cache = new Map<number, Int32Array>();
-  /** port calls made (for tests and measurements) */
-  calls = 0;
-  want(refs: Iterable<number>) {
-    for (const r of refs) if (!this.cache.has(r)) this.pending.add(r);
-  }
-  routesOf(snap: TransitSnapshot, ref: number): Int32Array {
-    const hit = this.cache.get(ref);
-    if (hit) return hit;
-    this.pending.add(ref);
-    const refs = [...this.pending];
-    this.pending.clear();
-    this.calls++;
-    const lists = snap.routesOfStops(refs);
-    refs.forEach((r, i) => this.cache.set(r, lists[i]!));
-    return this.cache.get(ref)!;
-  }
-}
 
-export const batchOf = (ctx: GqlContext) => (ctx.batch ??= new StopRoutesBatch());
-
-/** The request's dataset, or the GraphQL error saying there is none yet. */
-export function snapOf(ctx: GqlContext): TransitSnapshot {
-  if (!ctx.snap) throw new GraphQLError("the transit dataset is not loaded yet", { extensions: { code: "UNAVAILABLE" } });
-  return ctx.snap;
-}
 
 const LOCATION_TYPES: Record<number, string> = { 0: "STOP", 1: "STATION", 2: "ENTRANCE" };
 const WHEELCHAIR = ["NO_INFORMATION", "POSSIBLE", "NOT_POSSIBLE"];
@@ -420,3 +381,8 @@ export class StopAtDistanceNode {
     return new StopNode(this.s);
   }
 }
+
+// the catalog's nodes, for timetable.ts (through context.ts: the two modules do not import each other)
+catalogNodes.stop = (s) => new StopNode(s);
+catalogNodes.route = (r) => new RouteNode(r);
+catalogNodes.agency = (a) => new AgencyNode(a);

@@ -13,7 +13,9 @@ import polyline from "@mapbox/polyline";
 import { GraphQLError } from "graphql";
 import type { TransitAlert, TransitCall, TransitPattern, TransitStopTime, TransitTrip } from "../transit-data.ts";
 import { globalId, gtfsId } from "./ids.ts";
-import { AgencyNode, type GqlContext, RouteNode, snapOf, StopNode } from "./model.ts";
+import { type AlertsView, catalogNodes, type GqlContext, snapOf } from "./context.ts";
+
+export type { AlertsView };
 
 const WHEELCHAIR = ["NO_INFORMATION", "POSSIBLE", "NOT_POSSIBLE"];
 const BIKES = ["NO_INFORMATION", "ALLOWED", "NOT_ALLOWED"];
@@ -56,7 +58,7 @@ function stopPoints(stops: readonly number[], ctx: GqlContext): [number, number]
 
 const stopNode = (ref: number, ctx: GqlContext) => {
   const s = snapOf(ctx).stop(ref);
-  return s ? new StopNode(s) : null;
+  return s ? catalogNodes.stop(s) : null;
 };
 export const tripNode = (ref: number, ctx: GqlContext) => {
   const t = snapOf(ctx).trip(ref);
@@ -107,7 +109,7 @@ export class TripNode {
   }
   route(_: unknown, ctx: GqlContext) {
     const r = snapOf(ctx).route(this.t.route);
-    return r ? new RouteNode(r) : null;
+    return r ? catalogNodes.route(r) : null;
   }
   routeShortName(_: unknown, ctx: GqlContext) {
     return snapOf(ctx).route(this.t.route)?.shortName ?? null;
@@ -273,7 +275,7 @@ export class PatternNode {
   }
   route(_: unknown, ctx: GqlContext) {
     const r = snapOf(ctx).route(this.p.route);
-    return r ? new RouteNode(r) : null;
+    return r ? catalogNodes.route(r) : null;
   }
   stops(_: unknown, ctx: GqlContext) {
     return this.p.stops.flatMap((s) => stopNode(s, ctx) ?? []);
@@ -381,15 +383,6 @@ export function stopTimesAt(stops: readonly number[], a: StopTimesArgs, pattern:
 // ---- alerts
 
 /** The alerts of one request, by the entity they inform (the realtime reference rules, see server/realtime/alerts.ts). */
-export interface AlertsView {
-  all: TransitAlert[];
-  trip(feed: string, id: string): TransitAlert[];
-  route(feed: string, id: string): TransitAlert[];
-  agency(feed: string, id: string): TransitAlert[];
-  routeType(feed: string, type: number): TransitAlert[];
-  /** a stop's alerts: stop-only selectors, plus those naming it with `route` or `trip` when given */
-  stop(feed: string, id: string, route: string | null, trip: string | null): TransitAlert[];
-}
 
 /** The request's alerts, indexed once (per-request cache in the context). */
 export function alertsView(ctx: GqlContext): AlertsView {
@@ -516,26 +509,26 @@ export class AlertNode {
       const route = e.route !== null ? snap.routeById(feed, e.route) : null;
       const agency = e.agency !== null ? snap.agencyById(feed, e.agency) : null;
       if (e.trip !== null && e.stop !== null) {
-        if (stop && trip) out.push({ __typename: "StopOnTrip", stop: new StopNode(stop), trip: new TripNode(trip) });
+        if (stop && trip) out.push({ __typename: "StopOnTrip", stop: catalogNodes.stop(stop), trip: new TripNode(trip) });
         else out.push(unknownEntity(e));
       } else if (e.trip !== null) out.push(trip ? new TripNode(trip) : unknownEntity(e));
       else if (e.stop !== null && e.route !== null) {
-        if (stop && route) out.push({ __typename: "StopOnRoute", stop: new StopNode(stop), route: new RouteNode(route) });
+        if (stop && route) out.push({ __typename: "StopOnRoute", stop: catalogNodes.stop(stop), route: catalogNodes.route(route) });
         else out.push(unknownEntity(e));
-      } else if (e.stop !== null) out.push(stop ? new StopNode(stop) : unknownEntity(e));
-      else if (e.route !== null) out.push(route ? new RouteNode(route) : unknownEntity(e));
+      } else if (e.stop !== null) out.push(stop ? catalogNodes.stop(stop) : unknownEntity(e));
+      else if (e.route !== null) out.push(route ? catalogNodes.route(route) : unknownEntity(e));
       else if (e.routeType !== null) {
         const type = e.routeType;
         out.push({
           __typename: "RouteType",
           routeType: type,
-          agency: agency ? new AgencyNode(agency) : null,
+          agency: agency ? catalogNodes.agency(agency) : null,
           routes: () => [...snap.routeRefs()].flatMap((ref) => {
             const r = snap.route(ref);
-            return r && r.feed === feed && r.type === type && (!agency || r.agency === agency.ref) ? [new RouteNode(r)] : [];
+            return r && r.feed === feed && r.type === type && (!agency || r.agency === agency.ref) ? [catalogNodes.route(r)] : [];
           }),
         });
-      } else if (e.agency !== null) out.push(agency ? new AgencyNode(agency) : unknownEntity(e));
+      } else if (e.agency !== null) out.push(agency ? catalogNodes.agency(agency) : unknownEntity(e));
       else out.push(unknownEntity(e));
     }
     return out;

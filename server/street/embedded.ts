@@ -9,10 +9,9 @@
  * slot (then 503 with Retry-After). A new street dataset is swapped in when the manifest changes:
  * calls already running finish on the old processes, which are then ended.
  */
-import { existsSync, readFileSync } from "node:fs";
-import { join } from "node:path";
 import { activeStreets, readManifest, type StreetEntry } from "../../pipeline/schema/manifest.ts";
-import { STREET_LAYOUT, withDatasetPaths, type ValhallaConfig } from "../../pipeline/schema/street.ts";
+import { datasetEngineConfig, type ValhallaConfig } from "../../pipeline/schema/street.ts";
+import { type ActorLike, openActor as openEngine } from "../../shared/street-engine.ts";
 import { AppError } from "../errors.ts";
 import type { Logger } from "../feature.ts";
 import type { EngineAnswer, EngineCall, EngineLane, StreetEngine } from "./engine.ts";
@@ -37,7 +36,7 @@ export const METHOD: Record<StreetAction, string> = {
   trace_attributes: "traceAttributes",
 };
 
-export type ActorLike = Record<string, (query: string) => Promise<string>>;
+export type { ActorLike };
 
 export interface EmbeddedOptions {
   dataDir: string;
@@ -77,26 +76,12 @@ export function serviceLimits(config: ValhallaConfig, opts: { allowHardExclusion
 
 /** The engine configuration the server runs a street dataset with. */
 export function engineConfig(dataDir: string, entry: StreetEntry, opts: { allowHardExclusions: boolean }): ValhallaConfig {
-  const dir = join(dataDir, entry.path);
-  const stored = JSON.parse(readFileSync(join(dir, STREET_LAYOUT.config), "utf8")) as ValhallaConfig;
-  return serviceLimits(withDatasetPaths(stored, dir, { elevation: entry.elevation_tiles.length > 0, admin: existsSync(join(dir, STREET_LAYOUT.admin)) }), opts);
+  return serviceLimits(datasetEngineConfig(dataDir, entry), opts);
 }
 
-/**
- * Every Actor this process opened, never collected: under Bun, an Actor created after another one
- * was garbage-collected answered with that one's native state (heights from its elevation folder,
- * its `tileset_last_modified`). A server opens one per street dataset it loads (a nightly swap);
- * tests open many, and the planner's and the gateway's answers must not depend on the order.
- * Each kept Actor holds its tile cache.
- */
-const OPENED: ActorLike[] = [];
-
-/** A Valhalla Actor over a configuration (the npm binding's: JSON strings in, JSON strings out). */
+/** A Valhalla Actor over a configuration (shared/street-engine.ts: every Actor is kept). */
 export async function openActor(config: ValhallaConfig): Promise<ActorLike> {
-  const { Actor } = (await import("@valhallajs/valhallajs")) as unknown as { Actor: new (c: string) => ActorLike };
-  const actor = new Actor(JSON.stringify(config));
-  OPENED.push(actor);
-  return actor;
+  return openEngine(config);
 }
 
 /** How engine calls run: `process` in a supervised pool of engine processes (the default), `none` in this process. */

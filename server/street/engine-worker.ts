@@ -12,9 +12,8 @@
  * engine-errors.ts) or TOO_LARGE (an answer longer than maxAnswerChars is not sent: the server
  * refuses it, see limits.ts MAX_ANSWER_BYTES).
  */
+import { openActor } from "../../shared/street-engine.ts";
 import { encodeFrame, FrameReader, FrameWriter, KIND, METHODS } from "./frames.ts";
-
-type ActorLike = Record<string, (query: string) => Promise<string>>;
 
 interface Setup {
   config: string;
@@ -22,8 +21,6 @@ interface Setup {
   socket: string;
   token: string;
 }
-
-const binding = import("@valhallajs/valhallajs") as unknown as Promise<{ Actor: new (c: string) => ActorLike }>;
 
 // the server went away (or closed the channel): nothing more to do
 process.on("disconnect", () => process.exit(0));
@@ -33,8 +30,7 @@ process.once("message", (m: Setup) => {
 });
 
 async function start(setup: Setup): Promise<void> {
-  const { Actor } = await binding;
-  const actor = new Actor(setup.config);
+  const actor = await openActor(setup.config);
   let writer: FrameWriter | null = null;
   const reader = new FrameReader(({ id, kind, payload }) => {
     const name = METHODS[kind];

@@ -2,14 +2,11 @@
  * The routing engine behind the gateway, as a port: an EngineCall in, an EngineAnswer out (status,
  * content type, body as a string or a byte stream), no HTTP objects. The gateway validates, hands
  * the JSON to a StreetEngine and relays its answer (relay.ts); the planner's street paths
- * (paths.ts) read it. Two implementations: EmbeddedEngine (./embedded.ts, the default: Valhalla in
- * this process over the active street dataset) and ExternalValhallaEngine (forwards over HTTP to
- * --valhalla-url).
+ * (paths.ts) read it. Two implementations: EmbeddedEngine (./embedded.ts, the default: Valhalla
+ * over the active street dataset) and ExternalValhallaEngine (here: forwards over HTTP to
+ * --valhalla-url); create-engine.ts picks one from the configuration.
  */
-import type { ServerConfig } from "../config.ts";
 import { AppError } from "../errors.ts";
-import type { Logger } from "../feature.ts";
-import { EmbeddedEngine } from "./embedded.ts";
 import type { StreetAction } from "./schemas/index.ts";
 
 export interface EngineCall {
@@ -144,31 +141,5 @@ function withIdleTimeout(body: ReadableStream<Uint8Array>, ms: number, onIdle: (
       onEnd();
       return reader.cancel(reason);
     },
-  });
-}
-
-export interface EngineHooks {
-  /** an engine process ended while running a call of `action` (a native crash; the embedded engine) */
-  onCrash?: (action: string) => void;
-  /** an engine call ran past --engine-timeout-ms and was stopped (the embedded engine) */
-  onTimeout?: (action: string) => void;
-}
-
-export function createEngine(
-  config: Pick<ServerConfig, "valhallaUrl" | "valhallaTimeoutMs" | "dataDir" | "allowHardExclusions" | "engineConcurrency"> & Partial<Pick<ServerConfig, "engineIsolation" | "engineWaitMs" | "engineTimeoutMs">>,
-  log: Logger,
-  hooks: EngineHooks = {},
-): StreetEngine {
-  if (config.valhallaUrl) return new ExternalValhallaEngine(config.valhallaUrl, config.valhallaTimeoutMs);
-  return new EmbeddedEngine({
-    dataDir: config.dataDir,
-    allowHardExclusions: config.allowHardExclusions,
-    maxConcurrent: config.engineConcurrency ?? undefined,
-    isolation: config.engineIsolation,
-    slotWaitMs: config.engineWaitMs,
-    callTimeoutMs: config.engineTimeoutMs,
-    onCrash: hooks.onCrash,
-    onTimeout: hooks.onTimeout,
-    log,
   });
 }

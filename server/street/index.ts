@@ -1,6 +1,7 @@
 /** street feature: Valhalla-compatible routing gateway (validation, forwarding, relaying). */
 import type { Feature, FeatureContext } from "../feature.ts";
-import { createEngine, type StreetEngine } from "./engine.ts";
+import { createEngine } from "./create-engine.ts";
+import type { StreetEngine } from "./engine.ts";
 import { createGateway } from "./gateway.ts";
 import { streetErrors, streetRoutes } from "./routes.ts";
 

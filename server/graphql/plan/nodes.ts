@@ -8,12 +8,12 @@
  */
 import polyline from "@mapbox/polyline";
 import type { TransitSnapshot } from "../../transit-data.ts";
-import { dataOf, type RenderData } from "../../planner/itinerary.ts";
-import type { Itinerary, LegPlace, StopCall, StreetLeg, TransitLeg } from "../../planner/model.ts";
-import type { PlanQuery } from "../../planner/model.ts";
-import type { LocalizedAlert } from "../../planner/realtime.ts";
-import { dayToIso, serviceDayOf } from "../../planner/timetable/calendar.ts";
-import { arrAt, depAt, type Timetable } from "../../planner/timetable/types.ts";
+import { dataOf, type RenderData } from "../../planner/public.ts";
+import type { Itinerary, LegPlace, StopCall, StreetLeg, TransitLeg } from "../../planner/public.ts";
+import type { PlanQuery } from "../../planner/public.ts";
+import type { LocalizedAlert } from "../../planner/public.ts";
+import { dayToIso, serviceDayOf } from "../../planner/public.ts";
+import { arrAt, depAt, type Timetable } from "../../planner/public.ts";
 import type { WalkStep } from "../../street-paths.ts";
 import { globalId, gtfsId } from "../ids.ts";
 import { AgencyNode, type GqlContext, RouteNode, StopNode, transitMode } from "../model.ts";

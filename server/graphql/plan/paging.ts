@@ -18,7 +18,7 @@
  * and take no place in the order. hasNextPage and hasPreviousPage are true: there is always a
  * later and an earlier window to search (as OTP2 always gives both cursors).
  */
-import type { Itinerary } from "../../planner/model.ts";
+import type { Itinerary } from "../../planner/public.ts";
 import { badInput } from "./wire.ts";
 
 export type Direction = "dep" | "arr";

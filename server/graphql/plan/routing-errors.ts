@@ -14,7 +14,7 @@
  *
  * BOGUS_PARAMETER and GRAPH_UNAVAILABLE are GraphQL errors, not routing errors (wire.ts planFailure).
  */
-import type { PlanError } from "../../planner/model.ts";
+import type { PlanError } from "../../planner/public.ts";
 
 export type InputField = "FROM" | "TO" | "DATE_TIME";
 export interface RoutingError {

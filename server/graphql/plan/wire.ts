@@ -6,7 +6,7 @@
  */
 import { GraphQLError } from "graphql";
 import { AppError } from "../../errors.ts";
-import { localParts, tzOffsetSec } from "../../planner/timetable/calendar.ts";
+import { localParts, tzOffsetSec } from "../../planner/public.ts";
 
 export const badInput = (message: string, field?: string) => new GraphQLError(message, { extensions: { code: "BAD_USER_INPUT", ...(field ? { field } : {}) } });
 

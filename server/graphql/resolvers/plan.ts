@@ -6,9 +6,9 @@
  * plan/nodes.ts, its errors become OTP2's routingErrors (plan/routing-errors.ts) or GraphQL errors
  * (plan/wire.ts planFailure). Each plan field costs one plan (limits.ts, plan/cost.ts).
  */
-import type { PlanQuery, PlanResult } from "../../planner/model.ts";
-import { LIMITS } from "../../planner/plan-params.ts";
-import { localParts } from "../../planner/timetable/calendar.ts";
+import type { PlanQuery, PlanResult } from "../../planner/public.ts";
+import { LIMITS } from "../../planner/public.ts";
+import { localParts } from "../../planner/public.ts";
 import { NO_PLANNING, type Planning } from "../../planning.ts";
 import type { GqlContext } from "../model.ts";
 import { connectionQuery, connectionTime, legacyPlace, legacyQuery, labeledPlace, localDateTime, placeParam, plannerQuery, type LegacyPlanArgs, type PlanConnectionArgs, type RawParams, type ResolvedPlace } from "../plan/input.ts";
