@@ -12,9 +12,11 @@ import { loadTimetableFile } from "../planner/timetable/arrow-loader.ts";
 import { PlanService } from "../planner/plan-service.ts";
 import { TravelTimeAnalysis, type AnalysisSettings, type OriginTimings } from "../planner/analysis/travel-times.ts";
 import { accessibility } from "../planner/analysis/percentiles.ts";
+import type { StopWalk } from "../planner/api.ts";
 import type { AnalyzeConfig } from "./config.ts";
 import { loadIds, openDuck, ParquetParts } from "./parquet-parts.ts";
 import { readPoints } from "./points.ts";
+import { StreetWalks } from "./street-walks.ts";
 
 export interface AnalyzeReport {
   command: string;
@@ -25,7 +27,9 @@ export interface AnalyzeReport {
     destinations: { file: string; sha1: string; points: number; opportunity_columns: string[] };
   };
   dataset: { timetable: string; versions: { feed: string; sha1: string }[]; streets_sha1: string | null };
-  walks: "straight lines";
+  /** how access, egress and direct walks were measured; off_streets: points that kept straight lines */
+  walks: "streets" | "straight lines";
+  off_streets: { origins: number; destinations: number } | null;
   settings: Record<string, unknown>;
   shard: { k: number; n: number };
   outputs: { folder: string; files: string[]; rows: number };
@@ -70,6 +74,7 @@ export async function runAnalysis(c: AnalyzeConfig, io: { stderr: (s: string) =>
   if (!m.timetable?.path || !existsSync(join(c.dataDir, m.timetable.path))) throw new Error(`${c.dataDir}: no planner timetable (import feeds first: interchange import --data ${c.dataDir} FEED.zip)`);
   const svc = new PlanService(loadTimetableFile(join(c.dataDir, m.timetable.path)));
   const { instance, conn } = await openDuck();
+  let walks: StreetWalks | null = null;
   try {
     const origins = await readPoints(conn, c.origins);
     const dests = c.destinations === c.origins ? origins : await readPoints(conn, c.destinations);
@@ -80,7 +85,21 @@ export async function runAnalysis(c: AnalyzeConfig, io: { stderr: (s: string) =>
       maxWalkSec: c.maxWalkMin * 60, maxDurationMin: c.maxDurationMin, maxTransfers: c.maxTransfers, transitModes: c.modes ? new Set(c.modes) : null, percentiles: [...c.percentiles],
     };
     const t1 = performance.now();
-    const analysis = new TravelTimeAnalysis(svc, dests.points, settings);
+    // walks on the streets when the dataset has a street dataset (the egress walks of every destination now)
+    walks = await StreetWalks.open(c.dataDir, c.walkSpeed, c.maxWalkMin * 60);
+    const { stopLat, stopLon } = svc.tt.meta;
+    let egress: (StopWalk[] | null)[] | undefined;
+    if (walks) {
+      if (!c.quiet) io.stderr(`analyze: measuring the walks from stops to ${dests.points.length} destinations on the streets\n`);
+      egress = [];
+      for (const d of dests.points) {
+        const crow = svc.walkStops(d.lat, d.lon, c.maxWalkMin * 60 * c.walkSpeed, c.walkSpeed, false);
+        const measured = await walks.stopWalks(d, crow, stopLat, stopLon, "to");
+        if (!measured) walks.offStreets.destinations++;
+        egress.push(measured);
+      }
+    }
+    const analysis = new TravelTimeAnalysis(svc, dests.points, settings, egress);
     const setupMs = performance.now() - t1;
 
     const mine: number[] = [];
@@ -107,7 +126,17 @@ export async function runAnalysis(c: AnalyzeConfig, io: { stderr: (s: string) =>
     const tOrigins = performance.now();
     let done = 0;
     for (const oi of mine) {
-      const res = analysis.origin(origins.points[oi]!);
+      const o = origins.points[oi]!;
+      let access: StopWalk[] | undefined;
+      let direct: Int32Array | undefined;
+      const ts = performance.now();
+      if (walks) {
+        access = (await walks.stopWalks(o, analysis.accessWalks(o), stopLat, stopLon, "from")) ?? undefined;
+        if (!access) walks.offStreets.origins++;
+        direct = (await walks.direct(o, dests.points, analysis.nearDestinations(o))) ?? undefined;
+      }
+      sums.accessMs += performance.now() - ts;
+      const res = analysis.origin(o, { access, direct });
       sums.accessMs += res.timings.accessMs;
       sums.raptorMs += res.timings.raptorMs;
       sums.egressMs += res.timings.egressMs;
@@ -153,7 +182,8 @@ export async function runAnalysis(c: AnalyzeConfig, io: { stderr: (s: string) =>
         destinations: { file: c.destinations, sha1: sha1(c.destinations), points: nDest, opportunity_columns: dests.opportunities.map((o) => o.name) },
       },
       dataset: { timetable: m.timetable.path, versions: activeVersions(m).map((v) => ({ feed: v.feed_onestop_id, sha1: v.sha1 })), streets_sha1: activeStreets(m)?.sha1 ?? null },
-      walks: "straight lines",
+      walks: walks ? "streets" : "straight lines",
+      off_streets: walks ? { ...walks.offStreets } : null,
       settings: {
         date: c.date, time_zone: analysis.tz, window: [c.windowStartSec, c.windowEndSec].map((s) => `${String(Math.floor(s / 3600)).padStart(2, "0")}:${String(Math.floor(s / 60) % 60).padStart(2, "0")}`).join("-"),
         departures: analysis.nSteps, step_min: c.stepMin, walk_speed_mps: c.walkSpeed, max_walk_min: c.maxWalkMin, max_duration_min: c.maxDurationMin, max_transfers: c.maxTransfers,
@@ -172,6 +202,7 @@ export async function runAnalysis(c: AnalyzeConfig, io: { stderr: (s: string) =>
     writeFileSync(join(c.outDir, "reports", `${table}-${part}.json`), `${JSON.stringify(report, null, 2)}\n`);
     return report;
   } finally {
+    await walks?.close();
     conn.closeSync();
     instance.closeSync();
   }

@@ -173,6 +173,19 @@ export class TravelTimeAnalysis {
     return this.service.walkStops(o.lat, o.lon, this.maxWalkM, this.settings.walkSpeed, false).filter((w) => w.walkSec <= this.settings.maxWalkSec);
   }
 
+  /** The destinations within maxWalkSec of a point as the crow flies (walking all the way can only be longer). */
+  nearDestinations(o: { lat: number; lon: number }): number[] {
+    const out: number[] = [];
+    const dLat = this.maxWalkM / 111_000 + 1e-9;
+    const dLon = dLat / Math.max(0.05, Math.cos((o.lat * Math.PI) / 180));
+    for (let d = 0; d < this.nDest; d++) {
+      const p = this.destinations[d]!;
+      if (Math.abs(p.lat - o.lat) > dLat || Math.abs(p.lon - o.lon) > dLon) continue;
+      if (haversineM(o.lat, o.lon, p.lat, p.lon) <= this.maxWalkM) out.push(d);
+    }
+    return out;
+  }
+
   /**
    * Travel times from `origin`: per destination and step, seconds (NO_JOURNEY when none) handed to
    * `perStep(d, i, sec)` when given (tests read them), and the percentile minutes. `access` and
@@ -188,11 +201,8 @@ export class TravelTimeAnalysis {
     if (opts.direct) direct.set(opts.direct);
     else {
       direct.fill(NO_JOURNEY);
-      const dLat = this.maxWalkM / 111_000 + 1e-9;
-      const dLon = dLat / Math.max(0.05, Math.cos((origin.lat * Math.PI) / 180));
-      for (let d = 0; d < nDest; d++) {
+      for (const d of this.nearDestinations(origin)) {
         const p = this.destinations[d]!;
-        if (Math.abs(p.lat - origin.lat) > dLat || Math.abs(p.lon - origin.lon) > dLon) continue;
         const sec = Math.ceil(haversineM(origin.lat, origin.lon, p.lat, p.lon) / s.walkSpeed);
         if (sec <= s.maxWalkSec) direct[d] = sec;
       }
