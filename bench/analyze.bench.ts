@@ -2,12 +2,13 @@
  * Analysis benchmark (`npm run bench:analyze`): `interchange analyze travel-times` in-process (the
  * command's own runAnalysis: points read by DuckDB, one range-RAPTOR pass per origin over a
  * two-hour weekday window at one-minute steps, five percentiles, Parquet written as it goes) on
- * one core, on BART + Caltrain (2019), rnv (Mannheim, 2016) and, when its feeds are built, NYC (all
+ * one core, on BART + Caltrain (2019), rnv (Mannheim, 2016; also with walks measured on its streets by
+ * the embedded engine: rnv-streets) and, when its feeds are built, NYC (all
  * MTA feeds: `../shared/tools/mta-gtfs bench/.mta`). Origins and destinations are random points
  * near served stops (seeded). Reports origins per second (= per core: one thread), the time per
  * origin by stage (access, RAPTOR, egress, percentiles, writing), CPU user/system, peak RSS, the
- * CPU model and the host probe. Walks are straight lines.
- * Flags: --only bc,rnv,nyc; --origins N (default 200); --destinations N (default 2000; NYC 10000).
+ * CPU model and the host probe. Walks are straight lines but on rnv-streets.
+ * Flags: --only bc,rnv,rnv-streets,nyc; --origins N (default 200); --destinations N (default 2000; NYC 10000).
  */
 import { spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
@@ -26,13 +27,14 @@ const ROOT = resolve(import.meta.dir, "..");
 const WORK = join(ROOT, "bench", ".work");
 const SHARED = join(ROOT, "..", "shared", "data", "gtfs");
 const MTA = join(ROOT, "bench", ".mta");
-const ONLY = flag("only", "bc,rnv,nyc").split(",");
+const ONLY = flag("only", "bc,rnv,rnv-streets,nyc").split(",");
 const N_ORIGINS = Number(flag("origins", "200"));
 const N_DEST = flag("destinations", "");
 
-const DATASETS = [
+const DATASETS: { name: string; label: string; feeds: { id: string; path: string }[]; osm?: string; destinations: number }[] = [
   { name: "bc", label: "BART + Caltrain (2019)", feeds: [{ id: "f-bart", path: join(SHARED, "bart.zip") }, { id: "f-caltrain", path: join(SHARED, "caltrain-2017.zip") }], destinations: 2000 },
   { name: "rnv", label: "rnv Mannheim/Heidelberg (2016)", feeds: [{ id: "f-rnv", path: join(SHARED, "rnv.zip") }], destinations: 2000 },
+  { name: "rnv-streets", label: "rnv, walks on its streets", feeds: [{ id: "f-rnv", path: join(SHARED, "rnv.zip") }], osm: join(SHARED, "..", "osm", "rnv-mannheim-heidelberg.osm.pbf"), destinations: 2000 },
   {
     name: "nyc", label: "NYC: MTA subway + 6 bus feeds + LIRR + Metro-North", destinations: 10000,
     feeds: ["mta-subway", "mta-bus-bk", "mta-bus-bx", "mta-bus-m", "mta-bus-qns", "mta-bus-si", "mta-bus-busco", "mta-lirr", "mta-mnr"].map((f) => ({ id: `f-${f}`, path: join(MTA, `${f}.zip`) })),
@@ -54,6 +56,11 @@ function prepare(ds: (typeof DATASETS)[number]): string | null {
     console.error(`importing ${ds.label}`);
     const r = spawnSync(process.execPath, [join(ROOT, "bin", "interchange.ts"), "import", "--data", dir, "--feeds", feedsFile, "--quiet"], { stdio: ["ignore", "ignore", "inherit"] });
     if (r.status !== 0) throw new Error(`importing ${ds.name} failed (exit ${r.status})`);
+  }
+  if (ds.osm && !readManifest(dir).active_streets) {
+    console.error(`importing the streets of ${ds.label}`);
+    const r = spawnSync(process.execPath, [join(ROOT, "bin", "interchange.ts"), "import", "--data", dir, "--osm", ds.osm, "--quiet"], { stdio: ["ignore", "ignore", "inherit"] });
+    if (r.status !== 0) throw new Error(`importing the streets of ${ds.name} failed (exit ${r.status})`);
   }
   return dir;
 }
@@ -109,12 +116,12 @@ for (const ds of DATASETS) {
   const t = rep.timings, p = t.per_origin_ms;
   const total = t.origins_ms / Math.max(1, rep.inputs.origins.in_shard);
   rows.push([
-    ds.label, `${tt.core.nStops}`, `${N_ORIGINS} x ${nDest}`, `${rep.settings.egress_stops}`, t.origins_per_s.toFixed(1), total.toFixed(1),
-    p.access.toFixed(1), p.raptor.toFixed(1), p.egress.toFixed(1), p.percentiles.toFixed(1), p.write.toFixed(1),
+    `${ds.label} (walks: ${rep.walks})`, `${tt.core.nStops}`, `${N_ORIGINS} x ${nDest}`, `${rep.settings.egress_stops}`, t.origins_per_s.toFixed(1), total.toFixed(1),
+    p.access.toFixed(1), (t.setup_ms / 1000).toFixed(1), p.raptor.toFixed(1), p.egress.toFixed(1), p.percentiles.toFixed(1), p.write.toFixed(1),
     `${(t.cpu_user_ms / 1000).toFixed(1)} / ${(t.cpu_system_ms / 1000).toFixed(1)}`, `${t.max_rss_mb} MB`, `${rep.outputs.rows}`,
   ]);
   rmSync(tmp, { recursive: true, force: true });
 }
 const probeAfter = hostProbeMs();
-console.log(`Machine: ${machine.cores} x ${machine.cpuModel}, ${machine.ramGiB} GiB RAM, Bun ${machine.bun}, commit ${machine.gitCommit}; host probe (bench/lib/machine.ts, ~0.71 ms when quiet) ${probeBefore.toFixed(2)} ms before, ${probeAfter.toFixed(2)} ms after. One thread (one core). Window 07:00-09:00, 120 departures, 5 percentiles, walks: straight lines at 1.3 m/s up to 20 min, at most 4 transfers, 120 min maximum.\n`);
-console.log(mdTable(["timetable", "stops", "origins x destinations", "egress stops", "origins/s (one core)", "ms / origin", "access + direct", "RAPTOR", "egress", "percentiles", "writing", "CPU user / sys s", "peak RSS", "rows written"], rows));
+console.log(`Machine: ${machine.cores} x ${machine.cpuModel}, ${machine.ramGiB} GiB RAM, Bun ${machine.bun}, commit ${machine.gitCommit}; host probe (bench/lib/machine.ts, ~0.71 ms when quiet) ${probeBefore.toFixed(2)} ms before, ${probeAfter.toFixed(2)} ms after. One thread (one core). Window 07:00-09:00, 120 departures, 5 percentiles, walks at 1.3 m/s up to 20 min, at most 4 transfers, 120 min maximum.\n`);
+console.log(mdTable(["timetable", "stops", "origins x destinations", "egress stops", "origins/s (one core)", "ms / origin", "access + direct", "setup s", "RAPTOR", "egress", "percentiles", "writing", "CPU user / sys s", "peak RSS", "rows written"], rows));
