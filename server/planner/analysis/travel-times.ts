@@ -83,11 +83,10 @@ export class TravelTimeAnalysis {
   private readonly maxWalkM: number;
   private readonly days: SearchQuery["days"];
   private readonly routeAllowed: Uint8Array | undefined;
-  /** stops within walking distance of some destination, and per such stop j: [eStart[j], eStart[j+1]) in eDest/eWalk */
+  /** stops within walking distance of some destination, and per such stop j: pairs [eStart[j], eStart[j+1]) of eDestWalk ([2e] destination, [2e + 1] walk seconds) */
   readonly egressStops: Int32Array;
   private readonly eStart: Int32Array;
-  private readonly eDest: Int32Array;
-  private readonly eWalk: Int32Array;
+  private readonly eDestWalk: Int32Array;
   private readonly pctIdx: Int32Array;
   // scratch, reused per origin
   private readonly prev: Int32Array;
@@ -148,11 +147,10 @@ export class TravelTimeAnalysis {
       total += byStop.get(p)!.length;
     });
     this.eStart[stops.length] = total;
-    this.eDest = new Int32Array(total);
-    this.eWalk = new Int32Array(total);
+    this.eDestWalk = new Int32Array(2 * total);
     stops.forEach((p, j) => byStop.get(p)!.forEach((e, k) => {
-      this.eDest[this.eStart[j]! + k] = e.d;
-      this.eWalk[this.eStart[j]! + k] = e.sec;
+      this.eDestWalk[2 * (this.eStart[j]! + k)] = e.d;
+      this.eDestWalk[2 * (this.eStart[j]! + k) + 1] = e.sec;
     }));
     this.prev = new Int32Array(stops.length);
     this.destArr = new Int32Array(this.nDest);
@@ -209,7 +207,7 @@ export class TravelTimeAnalysis {
     }
     const t1 = performance.now();
     // transit: per step, the destinations' best arrivals lowered through the stops whose arrival fell
-    const { prev, destArr, rowOf, touched, eStart, eDest, eWalk } = this;
+    const { prev, destArr, rowOf, touched, eStart, eDestWalk } = this;
     prev.fill(UNREACHED);
     destArr.fill(UNREACHED);
     rowOf.fill(-1);
@@ -237,9 +235,9 @@ export class TravelTimeAnalysis {
           const a = arr[j]!;
           if (a >= prev[j]!) continue;
           prev[j] = a;
-          for (let e = eStart[j]!; e < eStart[j + 1]!; e++) {
-            const t = a + eWalk[e]!;
-            const d = eDest[e]!;
+          for (let e = 2 * eStart[j]!, end = 2 * eStart[j + 1]!; e < end; e += 2) {
+            const t = a + eDestWalk[e + 1]!;
+            const d = eDestWalk[e]!;
             if (t >= destArr[d]!) continue;
             destArr[d] = t;
             if (rowOf[d]! < 0) {
