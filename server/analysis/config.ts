@@ -34,6 +34,8 @@ export interface AnalyzeConfig {
   /** this run's share of the origins: the i-th origin (0-based) when i mod n = k - 1 */
   readonly shard: { k: number; n: number };
   readonly quiet: boolean;
+  /** processes running this shard's origins at once (each a sub-shard); 1 = this process alone */
+  readonly workers: number;
 }
 
 export const ANALYZE_FLAGS: FlagSpec[] = [
@@ -53,6 +55,7 @@ export const ANALYZE_FLAGS: FlagSpec[] = [
   { name: "out", env: "INTERCHANGE_ANALYZE_OUT", type: "string", default: "analysis", description: "output folder: travel_times/ or accessibility/ (Parquet, one folder per shard) and reports/ (JSON)" },
   { name: "shard", env: "INTERCHANGE_ANALYZE_SHARD", type: "string", default: "1/1", description: "K/N: this run takes the origins whose 0-based position i has i mod N = K - 1, and writes its own partition (shard=K-of-N)" },
   { name: "quiet", env: "INTERCHANGE_ANALYZE_QUIET", type: "boolean", default: false, description: "no progress line on stderr" },
+  { name: "workers", env: "INTERCHANGE_ANALYZE_WORKERS", type: "number", default: 1, description: "processes sharing this run's origins, one core each (0 = one per core); each writes its own partition: shard K/N with W workers writes shard=(K + jN)-of-(NW) for j = 0 .. W - 1" },
 ];
 
 /** HH:MM (or H:MM, HH:MM:SS) to seconds; hours may pass 24. */
@@ -115,5 +118,12 @@ export function analyzeConfigFrom(kind: string, values: FlagValues): AnalyzeConf
     outDir: String(values.out ?? "analysis"),
     shard: Object.freeze({ k: Number(sm[1]), n: Number(sm[2]) }),
     quiet: Boolean(values.quiet),
+    workers: workersOf(values.workers),
   });
+}
+
+function workersOf(raw: FlagValues[string]): number {
+  const n = Number(raw ?? 1);
+  if (!(Number.isInteger(n) && n >= 0 && n <= 64)) throw new UsageError(`--workers must be an integer 0..64, got ${raw}`);
+  return n === 0 ? Math.max(1, navigator.hardwareConcurrency || 1) : n;
 }

@@ -50,13 +50,27 @@ export interface AnalyzeReport {
 const sha1 = (file: string) => new Bun.CryptoHasher("sha1").update(readFileSync(file)).digest("hex");
 const fmtSec = (s: number) => (s >= 3600 ? `${Math.floor(s / 3600)} h ${Math.round((s % 3600) / 60)} min` : s >= 60 ? `${Math.floor(s / 60)} min ${Math.round(s % 60)} s` : `${Math.round(s)} s`);
 
+/** How a run reports: stderr, whether it is a terminal, and `counts` for a worker process (workers.ts reads "analyze-progress DONE TOTAL" lines). */
+export interface AnalyzeIo {
+  stderr: (s: string) => void;
+  tty: boolean;
+  counts?: boolean;
+}
+
 /** The progress line: origins done, rate, time left. On a terminal rewritten in place; otherwise a line every 10 s. */
-function progress(total: number, quiet: boolean, write: (s: string) => void, tty: boolean) {
+export function progress(total: number, quiet: boolean, write: (s: string) => void, tty: boolean, counts = false) {
   const t0 = performance.now();
   let last = 0;
   return (done: number, final = false) => {
-    if (quiet) return;
     const now = performance.now();
+    if (counts) {
+      if (final || now - last >= 500) {
+        last = now;
+        write(`analyze-progress ${done} ${total}\n`);
+      }
+      return;
+    }
+    if (quiet) return;
     if (!final && now - last < (tty ? 500 : 10_000)) return;
     last = now;
     const rate = done / Math.max(1e-3, (now - t0) / 1000);
@@ -66,7 +80,7 @@ function progress(total: number, quiet: boolean, write: (s: string) => void, tty
   };
 }
 
-export async function runAnalysis(c: AnalyzeConfig, io: { stderr: (s: string) => void; tty: boolean } = { stderr: (s) => process.stderr.write(s), tty: Boolean(process.stderr.isTTY) }): Promise<AnalyzeReport> {
+export async function runAnalysis(c: AnalyzeConfig, io: AnalyzeIo = { stderr: (s) => process.stderr.write(s), tty: Boolean(process.stderr.isTTY) }): Promise<AnalyzeReport> {
   const started = new Date();
   const cpu0 = process.cpuUsage();
   const t0 = performance.now();
@@ -122,7 +136,7 @@ export async function runAnalysis(c: AnalyzeConfig, io: { stderr: (s: string) =>
     const oCol = new Int32Array(nDest), dCol = new Int32Array(nDest);
     const pCols = pcts.map(() => new Int16Array(nDest));
     const sums: OriginTimings = { accessMs: 0, raptorMs: 0, egressMs: 0, percentilesMs: 0 };
-    const show = progress(mine.length, c.quiet, io.stderr, io.tty);
+    const show = progress(mine.length, c.quiet, io.stderr, io.tty, io.counts);
     const tOrigins = performance.now();
     let done = 0;
     for (const oi of mine) {

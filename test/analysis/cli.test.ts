@@ -1,12 +1,13 @@
 /**
  * FEATURE UNDER TEST: `interchange analyze travel-times|accessibility` as an analyst runs it, on the
  * real BART and Caltrain timetables: points from CSV, Parquet and GeoJSON; the Parquet outputs read
- * back with DuckDB (the union of --shard 1/2 and 2/2 equals the single run; the rows equal the
+ * back with DuckDB (the union of --shard 1/2 and 2/2 equals the single run, and --workers 2 splits a
+ * shard into sub-shards that together equal it; the rows equal the
  * analysis core's; accessibility equals the sums an analyst computes from travel_times joined back
  * to the points); the run report; an origin that reaches nothing; a date outside service.
  */
 import { beforeAll, describe, expect, test } from "bun:test";
-import { readFileSync, writeFileSync } from "node:fs";
+import { readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { importedDataset, tempDir } from "../support/dataset.ts";
 import { runCli } from "../support/cli.ts";
@@ -58,6 +59,13 @@ describe("interchange analyze", () => {
       const r = await runCli(["analyze", "travel-times", ...common(), "--origins", join(dir, "origins.parquet"), "--out", join(dir, "sharded"), "--shard", `${k}/2`]);
       expect(r.code).toBe(0);
     }
+    // shard 2/2 again with two worker processes: sub-shards 2 and 4 of 4, into another folder
+    const w = await runCli(["analyze", "travel-times", ...common(), "--origins", join(dir, "origins.csv"), "--out", join(dir, "workers"), "--shard", "2/2", "--workers", "2"]);
+    expect(w.code).toBe(0);
+    expect(JSON.parse(w.out)).toMatchObject({ workers: 2, origins: 13 });
+    expect(readdirSync(join(dir, "workers", "travel_times")).sort()).toEqual(["shard=2-of-4", "shard=4-of-4"]);
+    const viaWorkers = await sql(`SELECT * EXCLUDE (shard) FROM read_parquet('${join(dir, "workers", "travel_times", "*", "*.parquet")}') ORDER BY origin_id, destination_id`);
+    expect(viaWorkers).toEqual(await sql(`SELECT * EXCLUDE (shard) FROM read_parquet('${join(dir, "sharded", "travel_times", "shard=2-of-2", "*.parquet")}') ORDER BY origin_id, destination_id`));
     const a = await rowsOf(join(dir, "single", "travel_times", "*", "*.parquet"));
     const b = await rowsOf(join(dir, "sharded", "travel_times", "*", "*.parquet"));
     expect(a.length).toBeGreaterThan(300);
