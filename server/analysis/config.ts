@@ -6,6 +6,7 @@
 import { UsageError, type FlagSpec, type FlagValues } from "../../config/flags.ts";
 import { TRANSIT_MODES } from "../planner/plan-params.ts";
 import { isoToDay } from "../planner/timetable/calendar.ts";
+import { parseWindow } from "../planner/analysis/travel-times.ts";
 
 export const ANALYZE_KINDS = ["travel-times", "accessibility"] as const;
 export type AnalyzeKind = (typeof ANALYZE_KINDS)[number];
@@ -58,13 +59,6 @@ export const ANALYZE_FLAGS: FlagSpec[] = [
   { name: "workers", env: "INTERCHANGE_ANALYZE_WORKERS", type: "number", default: 1, description: "processes sharing this run's origins, one core each (0 = one per core); each writes its own partition: shard K/N with W workers writes shard=(K + jN)-of-(NW) for j = 0 .. W - 1" },
 ];
 
-/** HH:MM (or H:MM, HH:MM:SS) to seconds; hours may pass 24. */
-function clock(raw: string, flag: string): number {
-  const m = /^(\d{1,2}):(\d{2})(?::(\d{2}))?$/.exec(raw.trim());
-  if (!m || Number(m[2]) > 59 || Number(m[3] ?? 0) > 59) throw new UsageError(`${flag}: ${raw} is not a time HH:MM`);
-  return Number(m[1]) * 3600 + Number(m[2]) * 60 + Number(m[3] ?? 0);
-}
-
 function numberList(raw: string, flag: string, min: number, max: number): number[] {
   const out = raw.split(",").map((s) => s.trim()).filter(Boolean).map(Number);
   if (!out.length || out.some((n) => !Number.isInteger(n) || n < min || n > max)) throw new UsageError(`${flag} must be a comma list of whole numbers ${min}..${max}, got ${raw}`);
@@ -85,12 +79,9 @@ export function analyzeConfigFrom(kind: string, values: FlagValues): AnalyzeConf
   if (!origins) throw new UsageError("--origins FILE is required");
   const date = values.date as string | undefined;
   if (!date || !/^\d{4}-\d{2}-\d{2}$/.test(date) || Number.isNaN(Date.parse(`${date}T00:00:00Z`))) throw new UsageError(`--date must be a date YYYY-MM-DD, got ${date ?? "nothing"}`);
-  const [a, b, ...rest] = String(values.window).split("-");
-  if (a === undefined || b === undefined || rest.length) throw new UsageError(`--window must be HH:MM-HH:MM, got ${values.window}`);
-  const windowStartSec = clock(a, "--window");
-  let windowEndSec = clock(b, "--window");
-  if (windowEndSec <= windowStartSec) windowEndSec += 86400;
-  if (windowEndSec - windowStartSec > 86400) throw new UsageError("--window is longer than a day");
+  const window = parseWindow(String(values.window));
+  if (typeof window === "string") throw new UsageError(`--window: ${window}`);
+  const { startSec: windowStartSec, endSec: windowEndSec } = window;
   const stepMin = bounded(values, "step", 1, 60, true);
   const modesRaw = String(values.modes ?? "TRANSIT").toUpperCase().split(",").map((s) => s.trim()).filter(Boolean);
   for (const m of modesRaw) if (m !== "TRANSIT" && !TRANSIT_MODES.includes(m)) throw new UsageError(`--modes: ${m} is not TRANSIT or one of ${TRANSIT_MODES.join(", ")}`);

@@ -16,7 +16,7 @@ import type { StopWalk } from "../planner/api.ts";
 import type { AnalyzeConfig } from "./config.ts";
 import { loadIds, openDuck, ParquetParts } from "./parquet-parts.ts";
 import { readPoints } from "./points.ts";
-import { StreetWalks } from "./street-walks.ts";
+import { openStreetWalks } from "./street-walks.ts";
 
 export interface AnalyzeReport {
   command: string;
@@ -88,7 +88,7 @@ export async function runAnalysis(c: AnalyzeConfig, io: AnalyzeIo = { stderr: (s
   if (!m.timetable?.path || !existsSync(join(c.dataDir, m.timetable.path))) throw new Error(`${c.dataDir}: no planner timetable (import feeds first: interchange import --data ${c.dataDir} FEED.zip)`);
   const svc = new PlanService(loadTimetableFile(join(c.dataDir, m.timetable.path)));
   const { instance, conn } = await openDuck();
-  let walks: StreetWalks | null = null;
+  let street: Awaited<ReturnType<typeof openStreetWalks>> = null;
   try {
     const origins = await readPoints(conn, c.origins);
     const dests = c.destinations === c.origins ? origins : await readPoints(conn, c.destinations);
@@ -100,7 +100,8 @@ export async function runAnalysis(c: AnalyzeConfig, io: AnalyzeIo = { stderr: (s
     };
     const t1 = performance.now();
     // walks on the streets when the dataset has a street dataset (the egress walks of every destination now)
-    walks = await StreetWalks.open(c.dataDir, c.walkSpeed, c.maxWalkMin * 60);
+    street = await openStreetWalks(c.dataDir, c.walkSpeed, c.maxWalkMin * 60);
+    const walks = street?.walks ?? null;
     const { stopLat, stopLon } = svc.tt.meta;
     let egress: (StopWalk[] | null)[] | undefined;
     if (walks) {
@@ -216,7 +217,7 @@ export async function runAnalysis(c: AnalyzeConfig, io: AnalyzeIo = { stderr: (s
     writeFileSync(join(c.outDir, "reports", `${table}-${part}.json`), `${JSON.stringify(report, null, 2)}\n`);
     return report;
   } finally {
-    await walks?.close();
+    await street?.close();
     conn.closeSync();
     instance.closeSync();
   }

@@ -4,7 +4,7 @@
  * and walking all the way come from the engine's matrices; every sampled per-minute travel time
  * equals an independent single-departure journey search over the same street walks; a destination
  * outside the street extract keeps its straight-line walks and is counted; the command's report
- * says "streets".
+ * says "streets"; POST /api/v2/analysis/travel-times on the server measures on its engine alike.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { join } from "node:path";
@@ -18,15 +18,19 @@ import { searchJourneys } from "../../server/planner/raptor/index.ts";
 import { isoToDay } from "../../server/planner/timetable/calendar.ts";
 import { TravelTimeAnalysis, type AnalysisSettings } from "../../server/planner/analysis/travel-times.ts";
 import { NO_JOURNEY } from "../../server/planner/analysis/percentiles.ts";
-import { StreetWalks } from "../../server/analysis/street-walks.ts";
+import type { StreetWalks } from "../../server/planner/analysis/street-walks.ts";
+import { openStreetWalks } from "../../server/analysis/street-walks.ts";
 import { analyzeConfigFrom } from "../../server/analysis/config.ts";
 import { runAnalysis } from "../../server/analysis/run.ts";
 import { haversineM } from "../../shared/geo.ts";
+import { startServer } from "../../server/main.ts";
+import { serverConfigFrom } from "../../server/config.ts";
 import { rng } from "../planner/support/real-dataset.ts";
 
 let data = "";
 let svc: PlanService;
 let walks: StreetWalks;
+let closeWalks: () => Promise<void> = async () => {};
 const settings: AnalysisSettings = {
   day: isoToDay("2021-11-16"), windowStartSec: 8 * 3600, windowEndSec: 8 * 3600 + 30 * 60, stepSec: 60, walkSpeed: 1.3, maxWalkSec: 900,
   maxDurationMin: 90, maxTransfers: 2, transitModes: null, percentiles: [5, 50, 95],
@@ -39,7 +43,9 @@ beforeAll(async () => {
   data = await streetDataset("analysis-pdx", ["portland-small"], [], ["trimet-2routes"]);
   await refreshTimetable(data);
   svc = new PlanService(loadTimetableFile(join(data, readManifest(data).timetable!.path)));
-  walks = (await StreetWalks.open(data, settings.walkSpeed, settings.maxWalkSec))!;
+  const opened = (await openStreetWalks(data, settings.walkSpeed, settings.maxWalkSec))!;
+  walks = opened.walks;
+  closeWalks = opened.close;
   const r = rng(3);
   const { stopLat, stopLon } = svc.tt.meta;
   for (let i = 0; i < 40; i++) {
@@ -51,7 +57,7 @@ beforeAll(async () => {
   for (let s = 1; s < stopLat.length; s++) if (stopLon[s]! > stopLon[east]!) east = s;
   pts.push({ id: "off-streets", lat: stopLat[east]!, lon: stopLon[east]! + 0.0015 });
 });
-afterAll(() => walks?.close());
+afterAll(() => closeWalks());
 
 describe("analysis walks on the streets (Portland)", () => {
   test("egress walks measured on the streets are longer than the straight lines overall; the point outside the extract keeps straight lines", async () => {
@@ -129,5 +135,26 @@ describe("analysis walks on the streets (Portland)", () => {
     expect(rep.off_streets!.destinations).toBeGreaterThanOrEqual(1);
     expect(rep.off_streets!.origins).toBe(rep.off_streets!.destinations);
     expect(rep.outputs.rows).toBe(pts.length * 2 * 3);
+  });
+
+  test("POST /api/v2/analysis/travel-times measures on the server's engine: the same times as the core over these street walks", async () => {
+    const server = await startServer(serverConfigFrom({ data, port: 0, host: "127.0.0.1", noAuth: true }), { log: { info() {}, warn() {}, error() {} } });
+    try {
+      const o = pts.find(inside)!;
+      const res = await fetch(`${server.url}/api/v2/analysis/travel-times`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ from: o, to: pts, date: "2021-11-16", window: "08:00-08:30", maxWalk: 15, maxDuration: 90, maxTransfers: 2, percentiles: [5, 50, 95] }) });
+      expect(res.status).toBe(200);
+      const body = (await res.json()) as Record<string, any>;
+      expect(body.walks).toBe("streets");
+      const { stopLat, stopLon } = svc.tt.meta;
+      const egress = await Promise.all(pts.map((p) => walks.stopWalks(p, svc.walkStops(p.lat, p.lon, settings.maxWalkSec * 1.3, 1.3, false), stopLat, stopLon, "to")));
+      const a = new TravelTimeAnalysis(svc, pts, settings, egress);
+      const access = (await walks.stopWalks(o, a.accessWalks(o), stopLat, stopLon, "from"))!;
+      const direct = (await walks.direct(o, pts, a.nearDestinations(o)))!;
+      const p = a.origin(o, { access, direct }).percentiles;
+      expect(body.destinations.map((d: any) => d.travelTimes)).toEqual(pts.map((_, i) => [0, 1, 2].map((k) => (p[i * 3 + k] === -1 ? null : p[i * 3 + k]))));
+      expect(body.destinations.filter((d: any) => d.travelTimes[1] !== null).length).toBeGreaterThan(5);
+    } finally {
+      await server.stop();
+    }
   });
 });

@@ -62,7 +62,25 @@ export interface OriginResult {
   timings: OriginTimings;
 }
 
-/** The local window's departures: count and first departure's Unix time. Throws on an empty or bad window. */
+/**
+ * A departure window "HH:MM-HH:MM" (end exclusive; an end at or before the start, or past 24:00,
+ * runs past midnight) as local seconds after midnight; a string saying what is wrong otherwise.
+ */
+export function parseWindow(raw: string): { startSec: number; endSec: number } | string {
+  const parts = raw.split("-");
+  const clock = (t: string | undefined) => {
+    const m = /^(\d{1,2}):(\d{2})(?::(\d{2}))?$/.exec((t ?? "").trim());
+    return m && Number(m[2]) < 60 && Number(m[3] ?? 0) < 60 ? Number(m[1]) * 3600 + Number(m[2]) * 60 + Number(m[3] ?? 0) : null;
+  };
+  const startSec = clock(parts[0]);
+  let endSec = clock(parts[1]);
+  if (parts.length !== 2 || startSec === null || endSec === null) return `the window must be HH:MM-HH:MM, got ${raw}`;
+  if (endSec <= startSec) endSec += 86400;
+  if (endSec - startSec > 86400) return "the window is longer than a day";
+  return { startSec, endSec };
+}
+
+/** The number of departures in the window. Throws on an empty or bad window. */
 export function windowSteps(s: AnalysisSettings): number {
   if (!(s.stepSec > 0)) throw new Error(`step must be positive, got ${s.stepSec} s`);
   if (!(s.windowEndSec > s.windowStartSec)) throw new Error("the departure window is empty (its end must come after its start)");
