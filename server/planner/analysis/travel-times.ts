@@ -108,6 +108,8 @@ export class TravelTimeAnalysis {
   private readonly pctIdx: Int32Array;
   // scratch, reused per origin
   private readonly prev: Int32Array;
+  /** egress stop j -> an upper bound of max(destArr[d] - walk) over its destinations (a stop arriving at or after it improves none) */
+  private readonly slack: Int32Array;
   private readonly destArr: Int32Array;
   private readonly rowOf: Int32Array;
   private readonly touched: Int32Array;
@@ -171,6 +173,7 @@ export class TravelTimeAnalysis {
       this.eDestWalk[2 * (this.eStart[j]! + k) + 1] = e.sec;
     }));
     this.prev = new Int32Array(stops.length);
+    this.slack = new Int32Array(stops.length);
     this.destArr = new Int32Array(this.nDest);
     this.rowOf = new Int32Array(this.nDest);
     this.touched = new Int32Array(this.nDest);
@@ -225,8 +228,9 @@ export class TravelTimeAnalysis {
     }
     const t1 = performance.now();
     // transit: per step, the destinations' best arrivals lowered through the stops whose arrival fell
-    const { prev, destArr, rowOf, touched, eStart, eDestWalk } = this;
+    const { prev, destArr, rowOf, touched, eStart, eDestWalk, slack } = this;
     prev.fill(UNREACHED);
+    slack.fill(0x7fffffff);
     destArr.fill(UNREACHED);
     rowOf.fill(-1);
     let nTouched = 0;
@@ -253,11 +257,21 @@ export class TravelTimeAnalysis {
           const a = arr[j]!;
           if (a >= prev[j]!) continue;
           prev[j] = a;
+          // no destination of this stop improves when a + walk >= its arrival for every one, i.e. a >=
+          // max(destArr - walk): slack[j] holds that maximum as last computed, an upper bound of it
+          // now (arrivals only fall), so the stop is skipped exactly
+          if (a >= slack[j]!) continue;
+          let most = -NO_JOURNEY;
           for (let e = 2 * eStart[j]!, end = 2 * eStart[j + 1]!; e < end; e += 2) {
-            const t = a + eDestWalk[e + 1]!;
+            const w = eDestWalk[e + 1]!;
+            const t = a + w;
             const d = eDestWalk[e]!;
-            if (t >= destArr[d]!) continue;
+            if (t >= destArr[d]!) {
+              if (destArr[d]! - w > most) most = destArr[d]! - w;
+              continue;
+            }
             destArr[d] = t;
+            if (a > most) most = a;
             if (rowOf[d]! < 0) {
               // first reached at step i: no journey at the later steps already searched
               if ((nTouched + 1) * nSteps > this.series.length) {
@@ -271,6 +285,7 @@ export class TravelTimeAnalysis {
               nTouched++;
             }
           }
+          slack[j] = most;
         }
         const series = this.series;
         for (let r = 0; r < nTouched; r++) series[r * nSteps + i] = destArr[touched[r]!]! - dep;
