@@ -148,4 +148,19 @@ describe("interchange analyze", () => {
     expect(bad.code).toBe(2);
     expect(bad.err).toContain("--shard must be K/N");
   });
+
+  test("bad points files are refused naming the file and what is wrong (exit 1)", async () => {
+    writeFileSync(join(dir, "no-lat.csv"), "id,x,y\na,1,2\n");
+    writeFileSync(join(dir, "dup.csv"), "id,lat,lon\na,37.7,-122.4\na,37.8,-122.4\n");
+    writeFileSync(join(dir, "no-opp.csv"), "id,lat,lon\na,37.7,-122.4\n");
+    const cases: [string[], string][] = [
+      [["travel-times", "--origins", join(dir, "no-lat.csv")], "no-lat.csv: needs columns id, lat and lon (has id, x, y)"],
+      [["travel-times", "--origins", join(dir, "dup.csv")], "dup.csv: id a appears twice"],
+      [["accessibility", "--origins", join(dir, "origins.csv"), "--destinations", join(dir, "no-opp.csv")], "no-opp.csv: accessibility needs at least one numeric opportunity column"],
+    ];
+    for (const [args, message] of cases) {
+      const r = await runCli(["analyze", ...args, "--data", data, "--date", "2019-03-12", "--out", join(dir, "bad"), "--quiet"]);
+      expect({ code: r.code, err: r.err.includes(message) }).toEqual({ code: 1, err: true });
+    }
+  });
 });
