@@ -25,6 +25,10 @@ export interface AnalyzeConfig {
   readonly stepMin: number;
   readonly walkSpeed: number;
   readonly maxWalkMin: number;
+  /** the origin's end (to the first stop, and all the way): WALK, or BICYCLE at bikeSpeed within maxBikeMin (needs a street dataset) */
+  readonly accessMode: "WALK" | "BICYCLE";
+  readonly bikeSpeed: number;
+  readonly maxBikeMin: number;
   readonly maxDurationMin: number;
   readonly maxTransfers: number;
   /** transit modes ridden, null = every mode */
@@ -48,6 +52,9 @@ export const ANALYZE_FLAGS: FlagSpec[] = [
   { name: "step", env: "INTERCHANGE_ANALYZE_STEP", type: "number", default: 1, description: "minutes between the departures searched in the window" },
   { name: "walk-speed", env: "INTERCHANGE_ANALYZE_WALK_SPEED", type: "number", default: 1.3, description: "walking speed, m/s (access, egress, transfers, walking all the way)" },
   { name: "max-walk", env: "INTERCHANGE_ANALYZE_MAX_WALK", type: "number", default: 20, description: "longest walk to the first stop, from the last stop, or all the way, minutes" },
+  { name: "access-mode", env: "INTERCHANGE_ANALYZE_ACCESS_MODE", type: "string", default: "WALK", description: "from the origin to the first stop, and all the way: WALK or BICYCLE (cycling needs the dataset's street dataset; the last stop to the destination is walked)" },
+  { name: "bike-speed", env: "INTERCHANGE_ANALYZE_BIKE_SPEED", type: "number", default: 4.2, description: "cycling speed, m/s, with --access-mode BICYCLE" },
+  { name: "max-bike", env: "INTERCHANGE_ANALYZE_MAX_BIKE", type: "number", default: 20, description: "longest ride to the first stop or all the way, minutes, with --access-mode BICYCLE" },
   { name: "max-duration", env: "INTERCHANGE_ANALYZE_MAX_DURATION", type: "number", default: 120, description: "travel times of this many minutes or more count as unreachable (1..240)" },
   { name: "max-transfers", env: "INTERCHANGE_ANALYZE_MAX_TRANSFERS", type: "number", default: 4, description: "transfers at most (0..8)" },
   { name: "modes", env: "INTERCHANGE_ANALYZE_MODES", type: "string", default: "TRANSIT", description: `transit modes ridden: TRANSIT (all) or a comma list of ${TRANSIT_MODES.join(", ")}` },
@@ -73,7 +80,10 @@ function bounded(values: FlagValues, name: string, min: number, max: number, int
   return v;
 }
 
-export function analyzeConfigFrom(kind: string, values: FlagValues): AnalyzeConfig {
+export function analyzeConfigFrom(kind: string, given: FlagValues): AnalyzeConfig {
+  // the flags' defaults under what is given (parseFlags sets them; a caller building values may not)
+  const values: FlagValues = Object.fromEntries(ANALYZE_FLAGS.filter((f) => f.default !== undefined).map((f) => [f.name.replace(/-([a-z])/g, (_, c: string) => c.toUpperCase()), f.default]));
+  for (const [k, v] of Object.entries(given)) if (v !== undefined) values[k] = v;
   if (!(ANALYZE_KINDS as readonly string[]).includes(kind)) throw new UsageError(`analyze: unknown analysis "${kind}" (${ANALYZE_KINDS.join(" or ")})`);
   const origins = values.origins as string | undefined;
   if (!origins) throw new UsageError("--origins FILE is required");
@@ -101,6 +111,9 @@ export function analyzeConfigFrom(kind: string, values: FlagValues): AnalyzeConf
     stepMin,
     walkSpeed: bounded(values, "walk-speed", 0.1, 10, false),
     maxWalkMin: bounded(values, "max-walk", 0, 120, false),
+    accessMode: accessModeOf(values.accessMode),
+    bikeSpeed: bounded(values, "bike-speed", 0.5, 15, false),
+    maxBikeMin: bounded(values, "max-bike", 0, 120, false),
     maxDurationMin,
     maxTransfers: bounded(values, "max-transfers", 0, 8, true),
     modes: modesRaw.includes("TRANSIT") ? null : new Set(modesRaw),
@@ -117,4 +130,10 @@ function workersOf(raw: FlagValues[string]): number {
   const n = Number(raw ?? 1);
   if (!(Number.isInteger(n) && n >= 0 && n <= 64)) throw new UsageError(`--workers must be an integer 0..64, got ${raw}`);
   return n === 0 ? Math.max(1, navigator.hardwareConcurrency || 1) : n;
+}
+
+function accessModeOf(raw: FlagValues[string]): "WALK" | "BICYCLE" {
+  const m = String(raw ?? "WALK").toUpperCase();
+  if (m !== "WALK" && m !== "BICYCLE") throw new UsageError(`--access-mode must be WALK or BICYCLE, got ${raw}`);
+  return m;
 }

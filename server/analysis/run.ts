@@ -100,7 +100,10 @@ export async function runAnalysis(c: AnalyzeConfig, io: AnalyzeIo = { stderr: (s
     };
     const t1 = performance.now();
     // walks on the streets when the dataset has a street dataset (the egress walks of every destination now)
-    street = await openStreetWalks(c.dataDir, c.walkSpeed, c.maxWalkMin * 60);
+    const bike = c.accessMode === "BICYCLE" ? { mode: "BICYCLE" as const, speedMps: c.bikeSpeed, maxSec: c.maxBikeMin * 60 } : undefined;
+    street = await openStreetWalks(c.dataDir, c.walkSpeed, c.maxWalkMin * 60, bike);
+    // a bicycle on straight lines would be a guess: refused (as the plan refuses it)
+    if (bike && !street) throw new Error(`--access-mode BICYCLE needs a street dataset in ${c.dataDir} (import one with interchange import --osm FILE.osm.pbf)`);
     const walks = street?.walks ?? null;
     const { stopLat, stopLon } = svc.tt.meta;
     let egress: (StopWalk[] | null)[] | undefined;
@@ -146,9 +149,11 @@ export async function runAnalysis(c: AnalyzeConfig, io: AnalyzeIo = { stderr: (s
       let direct: Int32Array | undefined;
       const ts = performance.now();
       if (walks) {
-        access = (await walks.stopWalks(o, analysis.accessWalks(o), stopLat, stopLon, "from")) ?? undefined;
+        const candidates = bike ? svc.walkStops(o.lat, o.lon, bike.maxSec * bike.speedMps, bike.speedMps, false) : analysis.accessWalks(o);
+        access = (await walks.stopWalks(o, candidates, stopLat, stopLon, "from")) ?? undefined;
         if (!access) walks.offStreets.origins++;
-        direct = (await walks.direct(o, dests.points, analysis.nearDestinations(o))) ?? undefined;
+        direct = (await walks.direct(o, dests.points, analysis.nearDestinations(o, bike ? bike.maxSec * bike.speedMps : undefined))) ?? undefined;
+        // an origin off the streets cannot cycle: it walks, on straight lines
       }
       sums.accessMs += performance.now() - ts;
       const res = analysis.origin(o, { access, direct });
@@ -201,7 +206,7 @@ export async function runAnalysis(c: AnalyzeConfig, io: AnalyzeIo = { stderr: (s
       off_streets: walks ? { ...walks.offStreets } : null,
       settings: {
         date: c.date, time_zone: analysis.tz, window: [c.windowStartSec, c.windowEndSec].map((s) => `${String(Math.floor(s / 3600)).padStart(2, "0")}:${String(Math.floor(s / 60) % 60).padStart(2, "0")}`).join("-"),
-        departures: analysis.nSteps, step_min: c.stepMin, walk_speed_mps: c.walkSpeed, max_walk_min: c.maxWalkMin, max_duration_min: c.maxDurationMin, max_transfers: c.maxTransfers,
+        departures: analysis.nSteps, step_min: c.stepMin, walk_speed_mps: c.walkSpeed, max_walk_min: c.maxWalkMin, access_mode: c.accessMode, ...(c.accessMode === "BICYCLE" ? { bike_speed_mps: c.bikeSpeed, max_bike_min: c.maxBikeMin } : {}), max_duration_min: c.maxDurationMin, max_transfers: c.maxTransfers,
         modes: c.modes ? [...c.modes] : ["TRANSIT"], percentiles: [...c.percentiles], cutoffs_min: [...c.cutoffs], egress_stops: analysis.egressStops.length,
       },
       shard: { ...c.shard },

@@ -140,10 +140,13 @@ describe("interchange analyze", () => {
     expect(r.err).toMatch(/analyze: 26\/26 origins \(100\.0%\), [\d.]+ origins\/s, done in \d+ s/);
   });
 
-  test("a date outside every feed's service is refused with a clear error; a bad flag is a usage error", async () => {
+  test("a date outside every feed's service is refused with a clear error, so is cycling without streets; a bad flag is a usage error", async () => {
     const r = await runCli(["analyze", "travel-times", ...common(), "--origins", join(dir, "origins.csv"), "--out", join(dir, "x"), "--date", "2031-05-06"]);
     expect(r.code).toBe(1);
     expect(r.err).toContain("date 2031-05-06 is outside the service of every feed");
+    const bike = await runCli(["analyze", "travel-times", ...common(), "--origins", join(dir, "origins.csv"), "--out", join(dir, "x"), "--access-mode", "BICYCLE"]);
+    expect(bike.code).toBe(1);
+    expect(bike.err).toContain("--access-mode BICYCLE needs a street dataset");
     const bad = await runCli(["analyze", "travel-times", ...common(), "--origins", join(dir, "origins.csv"), "--shard", "3/2"]);
     expect(bad.code).toBe(2);
     expect(bad.err).toContain("--shard must be K/N");

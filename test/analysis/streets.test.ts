@@ -157,4 +157,48 @@ describe("analysis walks on the streets (Portland)", () => {
       await server.stop();
     }
   });
+
+  test("cycling to the first stop (--access-mode BICYCLE): per-minute times equal independent searches over the same rides; faster overall than walking", async () => {
+    const bike = (await openStreetWalks(data, 1.3, settings.maxWalkSec, { mode: "BICYCLE", speedMps: 4.2, maxSec: 900 }))!;
+    try {
+      const { stopLat, stopLon } = svc.tt.meta;
+      const maxWalkM = settings.maxWalkSec * settings.walkSpeed;
+      const egress = await Promise.all(pts.map((p) => walks.stopWalks(p, svc.walkStops(p.lat, p.lon, maxWalkM, 1.3, false), stopLat, stopLon, "to")));
+      const a = new TravelTimeAnalysis(svc, pts, settings, egress);
+      let bikeSum = 0, walkSum = 0, compared = 0;
+      for (const o of pts.filter(inside).slice(0, 5)) {
+        const access = (await bike.walks.stopWalks(o, svc.walkStops(o.lat, o.lon, 900 * 4.2, 4.2, false), stopLat, stopLon, "from"))!;
+        const direct = (await bike.walks.direct(o, pts, a.nearDestinations(o, 900 * 4.2)))!;
+        const walkAccess = (await walks.stopWalks(o, a.accessWalks(o), stopLat, stopLon, "from"))!;
+        expect(access.length).toBeGreaterThan(walkAccess.length);
+        const times = new Int32Array(pts.length * a.nSteps);
+        const byBike = a.origin(o, { access, direct, perStep: (d, i, sec) => (times[d * a.nSteps + i] = sec) }).percentiles;
+        const byFoot = a.origin(o, { access: walkAccess, direct: (await walks.direct(o, pts, a.nearDestinations(o)))! }).percentiles;
+        for (let d = 0; d < pts.length; d++) {
+          if (byBike[d * 3 + 1] !== -1 && byFoot[d * 3 + 1] !== -1) {
+            bikeSum += byBike[d * 3 + 1]!;
+            walkSum += byFoot[d * 3 + 1]!;
+          }
+        }
+        for (let d = 0; d < pts.length; d += 4) {
+          const i = (d * 7) % a.nSteps;
+          const dep = a.departureUnix(i);
+          const epochSec = dep - (svc.dayDeltas.length - 1) * 86400;
+          const eg = egress[d] ?? svc.walkStops(pts[d]!.lat, pts[d]!.lon, maxWalkM, 1.3, false);
+          let want = direct[d]!;
+          if (access.length && eg.length) {
+            const res = searchJourneys(svc.prepared, { epochSec, timeSec: dep - epochSec, arriveBy: false, windowSec: 0, horizonSec: 4 * 3600, access, egress: eg, maxTransfers: 2, walkSpeed: 1.3, days: svc.searchDays(epochSec, dep), wheelchair: false }, svc.pool);
+            for (const j of res.journeys) want = Math.min(want, j.arriveSec - (dep - epochSec));
+          }
+          const clip = (x: number) => (x < 90 * 60 ? x : NO_JOURNEY);
+          expect([o.id, pts[d]!.id, i, clip(times[d * a.nSteps + i]!)]).toEqual([o.id, pts[d]!.id, i, clip(want)]);
+          compared++;
+        }
+      }
+      expect(compared).toBeGreaterThan(40);
+      expect(bikeSum).toBeLessThan(walkSum);
+    } finally {
+      await bike.close();
+    }
+  });
 });

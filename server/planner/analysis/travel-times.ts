@@ -192,15 +192,15 @@ export class TravelTimeAnalysis {
     return this.service.walkStops(o.lat, o.lon, this.maxWalkM, this.settings.walkSpeed, false).filter((w) => w.walkSec <= this.settings.maxWalkSec);
   }
 
-  /** The destinations within maxWalkSec of a point as the crow flies (walking all the way can only be longer). */
-  nearDestinations(o: { lat: number; lon: number }): number[] {
+  /** The destinations within `radiusM` (default: maxWalkSec's walk) of a point as the crow flies (walking all the way can only be longer). */
+  nearDestinations(o: { lat: number; lon: number }, radiusM = this.maxWalkM): number[] {
     const out: number[] = [];
-    const dLat = this.maxWalkM / 111_000 + 1e-9;
+    const dLat = radiusM / 111_000 + 1e-9;
     const dLon = dLat / Math.max(0.05, Math.cos((o.lat * Math.PI) / 180));
     for (let d = 0; d < this.nDest; d++) {
       const p = this.destinations[d]!;
       if (Math.abs(p.lat - o.lat) > dLat || Math.abs(p.lon - o.lon) > dLon) continue;
-      if (haversineM(o.lat, o.lon, p.lat, p.lon) <= this.maxWalkM) out.push(d);
+      if (haversineM(o.lat, o.lon, p.lat, p.lon) <= radiusM) out.push(d);
     }
     return out;
   }
