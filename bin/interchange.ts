@@ -1,5 +1,5 @@
 /**
- * The `interchange` command line: import, import-rt, prune, serve, demo. Flags have environment-variable
+ * The `interchange` command line: import, import-rt, prune, serve, demo, analyze. Flags have environment-variable
  * equivalents (see `interchange <command> --help` and the README).
  */
 import { existsSync } from "node:fs";
@@ -17,6 +17,7 @@ commands:
   prune    remove old feed versions, timetables and street datasets no server reads (interchange prune --help)
   serve    serve a dataset over HTTP (interchange serve --help)
   demo     import the demo feeds into data/demo and serve them without API keys (what npm start runs)
+  analyze  travel-time matrices (travel-times) or accessibility (accessibility) over a departure window, to Parquet (interchange analyze --help)
 `;
 
 async function serve(argv: string[]): Promise<number> {
@@ -159,6 +160,8 @@ async function main(argv: string[]): Promise<number> {
       return serve(rest);
     case "demo":
       return demo(rest);
+    case "analyze":
+      return (await import("../server/analysis/cli.ts")).runAnalyze(rest);
     case undefined:
     case "help":
     case "--help":

@@ -1,7 +1,7 @@
 /**
  * FEATURE UNDER TEST: the README stays short and true: its quick start is the two commands, it
  * stays under 400 lines, and its dependency table names every package of package.json; the
- * command-line reference (docs/cli.md) documents every flag of import, prune, import-rt and serve
+ * command-line reference (docs/cli.md) documents every flag of import, prune, import-rt, serve and analyze
  * with its environment variable.
  */
 import { describe, expect, test } from "bun:test";
@@ -11,6 +11,7 @@ import { IMPORT_FLAGS } from "../pipeline/cli.ts";
 import { PRUNE_FLAGS } from "../pipeline/prune.ts";
 import { SERVE_FLAGS } from "../server/config.ts";
 import { IMPORT_RT_FLAGS } from "../pipeline/realtime/cli.ts";
+import { ANALYZE_FLAGS } from "../server/analysis/config.ts";
 
 const ROOT = resolve(import.meta.dir, "..");
 const README = readFileSync(resolve(ROOT, "README.md"), "utf8");
@@ -36,8 +37,8 @@ describe("README", () => {
 });
 
 describe("docs/cli.md", () => {
-  test("documents every flag of import, prune, import-rt and serve with its environment variable", () => {
-    for (const f of [...IMPORT_FLAGS, ...PRUNE_FLAGS, ...SERVE_FLAGS, ...IMPORT_RT_FLAGS]) {
+  test("documents every flag of import, prune, import-rt, serve and analyze with its environment variable", () => {
+    for (const f of [...IMPORT_FLAGS, ...PRUNE_FLAGS, ...SERVE_FLAGS, ...IMPORT_RT_FLAGS, ...ANALYZE_FLAGS]) {
       expect(CLI).toContain(`\`--${f.name}`);
       if (f.env) expect(CLI).toContain(`\`${f.env}\``);
     }

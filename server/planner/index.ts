@@ -13,6 +13,7 @@ import { PlanService } from "./plan-service.ts";
 import { StreetPlanner } from "./street-legs.ts";
 import { plannerErrors, plannerRoutes } from "./routes.ts";
 import { reachabilityOf } from "./reachability.ts";
+import { travelTimes } from "./analysis/service.ts";
 import { NO_STREETS, type StreetPaths } from "../street-paths.ts";
 import { NO_REALTIME, type PlannerRealtime } from "./realtime.ts";
 import type { Planning } from "../planning.ts";
@@ -84,6 +85,11 @@ export async function createPlannerFeature(ctx: FeatureContext, streets: StreetP
       const loaded = planService;
       if (!loaded) throw new AppError("UNAVAILABLE", loadError ?? "");
       return (params) => reachabilityOf(loaded, streets).reach(params, ctx.now());
+    }, () => {
+      // travel times over a departure window (analysis/service.ts) over the same loaded timetable
+      const loaded = planService;
+      if (!loaded) throw new AppError("UNAVAILABLE", loadError ?? "no timetable loaded");
+      return (req) => travelTimes(loaded, streets, req);
     }),
     errors: plannerErrors,
     reload: load,

@@ -1,6 +1,7 @@
 /**
- * HTTP edge of the planner: GET /api/v2/routing/otp/plan (OTP1 parameters, OTP1's response body)
- * and GET /api/v2/routing/otp/reachability (reachability.ts).
+ * HTTP edge of the planner: GET /api/v2/routing/otp/plan (OTP1 parameters, OTP1's response body),
+ * GET /api/v2/routing/otp/reachability (reachability.ts) and POST /api/v2/analysis/travel-times
+ * (analysis/service.ts; JSON, or an Arrow IPC stream when the client accepts it).
  * The query string becomes typed PlanParams through the zod schemas of plan-params.ts (which also
  * give /docs its parameters); the plan's PlanResult (model.ts) is rendered by the OTP1 renderer
  * (otp1/): `requestParameters`, then `plan` or `error`, then `elevationMetadata`. Errors are
@@ -8,6 +9,7 @@
  * server/app.ts), with OTP1's error bodies (otp1/errors.ts).
  */
 import { Elysia } from "elysia";
+import { Int16, Table, Utf8, tableToIPC, vectorFromArray, type Vector } from "apache-arrow";
 import { AppError, jsonError, renderError } from "../errors.ts";
 import type { FeatureErrors } from "../feature.ts";
 import { openApiParameters } from "../params.ts";
@@ -16,6 +18,22 @@ import type { PlanResult } from "./model.ts";
 import { otpError } from "./otp1/errors.ts";
 import { planHttpResponse, requestParameters } from "./otp1/plan.ts";
 import { parseReachabilityParams, REACHABILITY_PARAMS, REACHABILITY_PATH, type ReachabilityAnswer, type ReachabilityParams } from "./reachability.ts";
+import { parseTravelTimesRequest, TRAVEL_TIMES_LIMITS, TRAVEL_TIMES_PATH, type TravelTimesAnswer, type TravelTimesRequest } from "./analysis/service.ts";
+
+const ARROW_STREAM = "application/vnd.apache.arrow.stream";
+/** The longest request body read, bytes (500 destinations take about 40 KB). */
+const MAX_ANALYSIS_BODY = 256 * 1024;
+
+/** An analysis answer as an Arrow IPC stream: destination_id, then one Int16 column per percentile (p5, ...; null = unreachable). */
+function travelTimesArrow(a: TravelTimesAnswer): Response {
+  const cols: Record<string, Vector> = { destination_id: vectorFromArray(a.destinations.map((d) => d.id), new Utf8()) };
+  a.percentiles.forEach((p, k) => {
+    cols[`p${p}`] = vectorFromArray(a.destinations.map((d) => d.travelTimes[k] ?? null), new Int16());
+  });
+  const table = new Table(cols);
+  table.schema.metadata.set("date", a.date).set("window", a.window).set("time_zone", a.timeZone).set("walks", a.walks).set("departures", String(a.departures));
+  return new Response(tableToIPC(table, "stream"), { status: 200, headers: { "content-type": ARROW_STREAM } });
+}
 
 export const PLAN_PATH = "/api/v2/routing/otp/plan";
 
@@ -49,8 +67,40 @@ export const plannerErrors: FeatureErrors = {
  * `planner()` gives the plan function of the loaded timetable, or throws UNAVAILABLE (before the
  * parameters are looked at, as OTP answers GRAPH_UNAVAILABLE).
  */
-export function plannerRoutes(planner: () => (params: PlanParams) => Promise<PlanResult>, reachability?: () => (params: ReachabilityParams) => Promise<ReachabilityAnswer>) {
+export function plannerRoutes(
+  planner: () => (params: PlanParams) => Promise<PlanResult>,
+  reachability?: () => (params: ReachabilityParams) => Promise<ReachabilityAnswer>,
+  analysis?: () => (req: TravelTimesRequest) => Promise<TravelTimesAnswer>,
+) {
   const app = new Elysia({ name: "planner" });
+  if (analysis) {
+    // travel times from one origin to a set of destinations over a departure window (analysis/service.ts)
+    app.post(
+      TRAVEL_TIMES_PATH,
+      async ({ request }) => {
+        const run = analysis();
+        const text = await request.text().catch(() => null);
+        if (text === null || text.length > MAX_ANALYSIS_BODY) throw new AppError("INVALID_PARAMETER", text === null ? "the body could not be read" : `the body is larger than ${MAX_ANALYSIS_BODY} bytes`, { parameter: "body" });
+        let body: unknown;
+        try {
+          body = JSON.parse(text);
+        } catch {
+          throw new AppError("INVALID_PARAMETER", "the body is not JSON", { parameter: "body" });
+        }
+        const answer = await run(parseTravelTimesRequest(body));
+        if ((request.headers.get("accept") ?? "").includes(ARROW_STREAM)) return travelTimesArrow(answer);
+        return new Response(JSON.stringify(answer), { status: 200, headers: { "content-type": "application/json" } });
+      },
+      {
+        parse: "none",
+        detail: {
+          summary: "Travel times from one origin to a set of destinations over a departure window (percentiles)",
+          description: `JSON body: {"from": {"lat", "lon"}, "to": [{"id", "lat", "lon"}, ...] (at most ${TRAVEL_TIMES_LIMITS.destinations}), "date": "YYYY-MM-DD", "window": "07:00-09:00" (at most ${TRAVEL_TIMES_LIMITS.windowMin} minutes), and optionally "step" (minutes, 1), "walkSpeed" (m/s, 1.3), "maxWalk" (minutes, 20), "maxDuration" (minutes, 120), "maxTransfers" (4), "modes" (["TRANSIT"]), "percentiles" ([5, 25, 50, 75, 95])}. One range-RAPTOR search over every minute of the window, the same as interchange analyze (docs/analysis.md): per destination, the travel time in minutes at each percentile (R5's nearest rank), null when unreachable. Walks on the streets when a street network is loaded, straight lines otherwise ("walks"). With Accept: ${ARROW_STREAM}, an Arrow IPC stream (destination_id, p5, ...). A bad field, or a date outside the timetable's service, is a 400 naming it.`,
+          tags: ["planner"],
+        },
+      },
+    );
+  }
   if (reachability) {
     // transit reachability (reachability.ts): the earliest arrival at every stop within maxTravelTime
     app.get(

@@ -7,11 +7,12 @@
  * caller holds (the prepared timetable and its pool of scratch states). Imports only the planner api
  * and timetable interface.
  */
-import { DEFAULT_RAPTOR_CONFIG, UNREACHED, type Journey, type JourneyLeg, type RaptorConfig, type RaptorRequest, type RaptorResult, type SearchQuery, type TripIdx } from "../api.ts";
+import { DEFAULT_RAPTOR_CONFIG, UNREACHED, type Journey, type JourneyLeg, type RaptorConfig, type RaptorRequest, type RaptorResult, type RaptorStats, type SearchQuery, type TripIdx } from "../api.ts";
 import type { TransitCore } from "../timetable/types.ts";
 import type { Prepared } from "./prepare.ts";
 import { searchByCost } from "./mc.ts";
 import { searchForward } from "./range.ts";
+import { searchSteps } from "./minutes.ts";
 import type { RaptorStatePool } from "./state.ts";
 
 export { prepare, prepareCore, type Cores, type Prepared, type PreparedCore } from "./prepare.ts";
@@ -190,4 +191,19 @@ export function earliestArrivals(prepared: Prepared, q: SearchQuery, pool: Rapto
     }
   }
   return out;
+}
+
+/**
+ * Range RAPTOR at every step of a departure window (minutes.ts): departures q.timeSec + i * stepSec,
+ * i = nSteps - 1 down to 0; after each, `onStep(i, departSec, arrivals)` with the earliest arrival
+ * by a ride at each of `stops` (relative seconds, UNREACHED when none; the array is reused). For
+ * travel-time analyses (server/planner/analysis/).
+ */
+export function stepArrivals(
+  prepared: Prepared, q: SearchQuery, pool: RaptorStatePool, nSteps: number, stepSec: number, stops: Int32Array,
+  onStep: (i: number, departSec: number, arrivals: Int32Array) => void, config: RaptorConfig = DEFAULT_RAPTOR_CONFIG,
+): RaptorStats {
+  const pc = prepared.forward;
+  const req = raptorRequest({ ...q, arriveBy: false, windowSec: (nSteps - 1) * stepSec, egress: [], keepEarliest: undefined, costs: undefined }, false);
+  return searchSteps(pc, req, pool.get(pc, req.maxRides), config, nSteps, stepSec, stops, onStep);
 }

@@ -31,33 +31,12 @@ import { useRules } from "./transfer-rules.ts";
  * over the whole window. Otherwise the whole window is searched from scratch.
  */
 export function searchForward(pc: PreparedCore, request: RaptorRequest, st: RaptorState, config: RaptorConfig): { journeys: Journey[]; stats: RaptorStats } {
-  const { core } = pc;
   // the slacks before the first and after the last ride lengthen the access and egress walks
   // (paths.ts takes them off the walk legs again)
   const req = withSlacks(request);
-  for (const a of req.access) {
-    const prev = st.accessSec[a.stop]!;
-    st.accessSec[a.stop] = prev < 0 ? a.walkSec : Math.min(prev, a.walkSec);
-  }
-  // per egress stop: the shortest walk, and the first egress entry with it (the destination check's tie order)
-  for (let i = 0; i < req.egress.length; i++) {
-    const eg = req.egress[i]!;
-    const prev = st.egressSec[eg.stop]!;
-    if (prev < 0 || eg.walkSec < prev) {
-      st.egressSec[eg.stop] = eg.walkSec;
-      st.egressIdx[eg.stop] = i;
-    }
-  }
-  st.reachLevels = -1;
-  if (!req.everyStop && config.lookAhead) reachAhead(pc, req, st);
   const stats: RaptorStats = { iterations: 0, rounds: 0, routesScanned: 0, stopsVisited: 0, footpaths: 0 };
   try {
-    const views = dayViews(pc, req);
-    markLiveRoutes(pc, req, st, views);
-    st.footpathSeconds(core, req.walkSpeed, req.transferSlackSec);
-    useRules(pc, st, req);
-    st.blockStops(core, req.wheelchair, req.stopRules);
-    const cx = scanContext(pc, views);
+    const { views, cx } = setUpSearch(pc, req, st, config);
     if (req.noDestinationPruning && config.destinationPruning) config = { ...config, destinationPruning: false };
     const { uniq, pairs } = departures(pc, req, st, views);
     const thin = (ds: number[]) => thinned(ds, config.maxIterations);
@@ -78,11 +57,46 @@ export function searchForward(pc: PreparedCore, request: RaptorRequest, st: Rapt
     if (keep > 0 && !stats.window) stats.window = "full";
     return { journeys, stats };
   } finally {
-    // leave the caller's state clean for the next search
-    for (const a of req.access) st.accessSec[a.stop] = -1;
-    for (const eg of req.egress) st.egressSec[eg.stop] = -1;
-    clearReach(st);
+    clearSearch(req, st);
   }
+}
+
+/**
+ * What every search of `req` (slacks applied: withSlacks) sets up in the state before its
+ * iterations: access and egress walks per stop, the look-ahead (unless every stop is read), the
+ * routes running on the searched days, footpath times, transfer rules and blocked stops; the day
+ * views and scan context it runs on. The caller runs clearSearch after, also when this throws.
+ */
+export function setUpSearch(pc: PreparedCore, req: RaptorRequest, st: RaptorState, config: RaptorConfig): { views: DayView[]; cx: ScanContext } {
+  const { core } = pc;
+  for (const a of req.access) {
+    const prev = st.accessSec[a.stop]!;
+    st.accessSec[a.stop] = prev < 0 ? a.walkSec : Math.min(prev, a.walkSec);
+  }
+  // per egress stop: the shortest walk, and the first egress entry with it (the destination check's tie order)
+  for (let i = 0; i < req.egress.length; i++) {
+    const eg = req.egress[i]!;
+    const prev = st.egressSec[eg.stop]!;
+    if (prev < 0 || eg.walkSec < prev) {
+      st.egressSec[eg.stop] = eg.walkSec;
+      st.egressIdx[eg.stop] = i;
+    }
+  }
+  st.reachLevels = -1;
+  if (!req.everyStop && config.lookAhead) reachAhead(pc, req, st);
+  const views = dayViews(pc, req);
+  markLiveRoutes(pc, req, st, views);
+  st.footpathSeconds(core, req.walkSpeed, req.transferSlackSec);
+  useRules(pc, st, req);
+  st.blockStops(core, req.wheelchair, req.stopRules);
+  return { views, cx: scanContext(pc, views) };
+}
+
+/** Leaves the caller's state clean for the next search (after setUpSearch). */
+export function clearSearch(req: RaptorRequest, st: RaptorState): void {
+  for (const a of req.access) st.accessSec[a.stop] = -1;
+  for (const eg of req.egress) st.egressSec[eg.stop] = -1;
+  clearReach(st);
 }
 
 /**
@@ -147,7 +161,8 @@ function capArrivals(journeys: Journey[], keep: number, targetBest: Int32Array):
   for (let k = 0; k < targetBest.length; k++) if (cap < targetBest[k]!) targetBest[k] = cap;
 }
 
-const PAIR = 65536;
+/** departures() packs (departure, access index) pairs as departure * PAIR + index. */
+export const PAIR = 65536;
 
 /** The request with its access (egress) walks lengthened by the slack before the first (after the last) ride. */
 export function withSlacks(req: RaptorRequest): RaptorRequest {

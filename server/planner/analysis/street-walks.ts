@@ -1,0 +1,69 @@
+// Purpose: analysis walks measured on the streets through the StreetPaths port.
+/**
+ * Walks measured on the streets for an analysis, through the street paths port (server/street-paths.ts:
+ * the command's own embedded engine, or the server's): one-to-many matrices, as for the plan's
+ * access and egress (street-legs.ts). The candidates are the stops (destinations) within the walk's
+ * reach as the crow flies (a street walk is never much shorter), all of them measured; those
+ * farther than maxWalkSec on the streets, or not connected, drop out. Null answers (the point is off
+ * the streets, or the engine cannot answer) leave the caller's straight lines.
+ */
+import type { StopIdx, StopWalk } from "../api.ts";
+import type { LatLon, StreetCost, StreetPaths } from "../../street-paths.ts";
+import { NO_JOURNEY } from "./percentiles.ts";
+
+/** How the origin's end is travelled (to the first stop, and all the way): walking, or cycling at its own speed and limit. */
+export interface AccessMode {
+  mode: "WALK" | "BICYCLE";
+  speedMps: number;
+  maxSec: number;
+}
+
+export class StreetWalks {
+  /** points whose walks fell back to straight lines (off the streets) */
+  offStreets = { origins: 0, destinations: 0 };
+  private readonly walk: StreetCost;
+  private readonly access: StreetCost;
+  private readonly accessMaxSec: number;
+
+  /** `access`: the origin's mode (default: walking at walkSpeed within maxWalkSec); the destinations' end is always walked. */
+  constructor(
+    private readonly streets: StreetPaths,
+    walkSpeed: number,
+    private readonly maxWalkSec: number,
+    access?: AccessMode,
+  ) {
+    this.walk = { mode: "WALK", speedMps: walkSpeed };
+    this.access = access ? { mode: access.mode, speedMps: access.speedMps } : this.walk;
+    this.accessMaxSec = access ? access.maxSec : maxWalkSec;
+  }
+
+  /**
+   * The straight-line `candidates` (stops with their coordinates) measured from (`direction` "from":
+   * the access mode) or to ("to": walking) `place`; null when the place is off the streets.
+   */
+  async stopWalks(place: LatLon, candidates: StopWalk[], stopLat: Float64Array, stopLon: Float64Array, direction: "from" | "to"): Promise<StopWalk[] | null> {
+    if (candidates.length === 0) return [];
+    const [cost, maxSec] = direction === "from" ? [this.access, this.accessMaxSec] : [this.walk, this.maxWalkSec];
+    const reached = await this.streets.reach(place, candidates.map((c) => ({ lat: stopLat[c.stop]!, lon: stopLon[c.stop]! })), cost, direction);
+    if (!reached) return null;
+    const out: StopWalk[] = [];
+    candidates.forEach((c, i) => {
+      const r = reached[i];
+      if (r && r.sec <= maxSec) out.push({ stop: c.stop as StopIdx, walkSec: r.sec });
+    });
+    return out;
+  }
+
+  /** All the way from `origin` to each destination in the access mode (seconds, NO_JOURNEY beyond its limit); `near`: the destinations within reach as the crow flies. Null when the origin is off the streets. */
+  async direct(origin: LatLon, dests: LatLon[], near: number[]): Promise<Int32Array | null> {
+    const out = new Int32Array(dests.length).fill(NO_JOURNEY);
+    if (near.length === 0) return out;
+    const reached = await this.streets.reach(origin, near.map((d) => dests[d]!), this.access, "from");
+    if (!reached) return null;
+    near.forEach((d, i) => {
+      const r = reached[i];
+      if (r && r.sec <= this.accessMaxSec) out[d] = r.sec;
+    });
+    return out;
+  }
+}

@@ -1,0 +1,204 @@
+/**
+ * FEATURE UNDER TEST: analysis walks measured on the streets (server/analysis/street-walks.ts) by the
+ * embedded engine, on TriMet's two rail lines and OTP's Portland extract (portland-small; its streets end at lon -122.64): access, egress
+ * and walking all the way come from the engine's matrices; every sampled per-minute travel time
+ * equals an independent single-departure journey search over the same street walks; a destination
+ * outside the street extract keeps its straight-line walks and is counted; the command's report
+ * says "streets"; POST /api/v2/analysis/travel-times on the server measures on its engine alike.
+ */
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { join } from "node:path";
+import { writeFileSync } from "node:fs";
+import { streetDataset, tempDir } from "../support/dataset.ts";
+import { refreshTimetable } from "../../pipeline/timetable/publish.ts";
+import { readManifest } from "../../pipeline/schema/manifest.ts";
+import { loadTimetableFile } from "../../server/planner/timetable/arrow-loader.ts";
+import { PlanService } from "../../server/planner/plan-service.ts";
+import { searchJourneys } from "../../server/planner/raptor/index.ts";
+import { isoToDay } from "../../server/planner/timetable/calendar.ts";
+import { TravelTimeAnalysis, type AnalysisSettings } from "../../server/planner/analysis/travel-times.ts";
+import { NO_JOURNEY } from "../../server/planner/analysis/percentiles.ts";
+import type { StreetWalks } from "../../server/planner/analysis/street-walks.ts";
+import { openStreetWalks } from "../../server/analysis/street-walks.ts";
+import { analyzeConfigFrom } from "../../server/analysis/config.ts";
+import { runAnalysis } from "../../server/analysis/run.ts";
+import { haversineM } from "../../shared/geo.ts";
+import { startServer } from "../../server/main.ts";
+import { serverConfigFrom } from "../../server/config.ts";
+import { rng } from "../planner/support/real-dataset.ts";
+
+let data = "";
+let svc: PlanService;
+let walks: StreetWalks;
+let closeWalks: () => Promise<void> = async () => {};
+const settings: AnalysisSettings = {
+  day: isoToDay("2021-11-16"), windowStartSec: 8 * 3600, windowEndSec: 8 * 3600 + 30 * 60, stepSec: 60, walkSpeed: 1.3, maxWalkSec: 900,
+  maxDurationMin: 90, maxTransfers: 2, transitModes: null, percentiles: [5, 50, 95],
+};
+// the extract's streets cover lon -122.80 .. -122.64, lat 45.45 .. 45.55
+const inside = (p: { lat: number; lon: number }) => p.lon > -122.79 && p.lon < -122.65 && p.lat > 45.46 && p.lat < 45.54;
+const pts: { id: string; lat: number; lon: number }[] = [];
+
+beforeAll(async () => {
+  data = await streetDataset("analysis-pdx", ["portland-small"], [], ["trimet-2routes"]);
+  await refreshTimetable(data);
+  svc = new PlanService(loadTimetableFile(join(data, readManifest(data).timetable!.path)));
+  const opened = (await openStreetWalks(data, settings.walkSpeed, settings.maxWalkSec))!;
+  walks = opened.walks;
+  closeWalks = opened.close;
+  const r = rng(3);
+  const { stopLat, stopLon } = svc.tt.meta;
+  for (let i = 0; i < 40; i++) {
+    const s = Math.floor(r() * stopLat.length);
+    pts.push({ id: `p${i}`, lat: stopLat[s]! + (r() - 0.5) * 0.006, lon: stopLon[s]! + (r() - 0.5) * 0.008 });
+  }
+  // 120 m east of the Green line's easternmost stop (Clackamas), kilometres beyond the extract's streets
+  let east = 0;
+  for (let s = 1; s < stopLat.length; s++) if (stopLon[s]! > stopLon[east]!) east = s;
+  pts.push({ id: "off-streets", lat: stopLat[east]!, lon: stopLon[east]! + 0.0015 });
+});
+afterAll(() => closeWalks());
+
+describe("analysis walks on the streets (Portland)", () => {
+  test("egress walks measured on the streets are longer than the straight lines overall; the point outside the extract keeps straight lines", async () => {
+    const { stopLat, stopLon } = svc.tt.meta;
+    let longer = 0, streetSum = 0, crowSum = 0;
+    for (const p of pts) {
+      const crow = svc.walkStops(p.lat, p.lon, settings.maxWalkSec * settings.walkSpeed, settings.walkSpeed, false);
+      const measured = await walks.stopWalks(p, crow, stopLat, stopLon, "to");
+      if (p.id === "off-streets") {
+        expect(inside(p)).toBe(false);
+        expect(measured).toBeNull();
+        continue;
+      }
+      if (!inside(p)) continue;
+      expect(measured).not.toBeNull();
+      for (const w of measured!) {
+        // (the engine snaps both ends onto the nearest street: a very short walk can come out a few
+        // seconds under the straight line, so the comparison is overall)
+        const c = crow.find((x) => x.stop === w.stop)!;
+        streetSum += w.walkSec;
+        crowSum += c.walkSec;
+        if (w.walkSec > c.walkSec + 30) longer++;
+      }
+    }
+    expect(longer).toBeGreaterThan(10);
+    expect(streetSum).toBeGreaterThan(crowSum * 1.1);
+  });
+
+  test("every sampled per-minute time equals an independent single-departure search over the same street walks", async () => {
+    const { stopLat, stopLon } = svc.tt.meta;
+    const maxWalkM = settings.maxWalkSec * settings.walkSpeed;
+    const egress = await Promise.all(pts.map((p) => walks.stopWalks(p, svc.walkStops(p.lat, p.lon, maxWalkM, 1.3, false), stopLat, stopLon, "to")));
+    const a = new TravelTimeAnalysis(svc, pts, settings, egress);
+    let compared = 0, reached = 0;
+    for (const o of pts.slice(0, 12)) {
+      if (!inside(o)) continue;
+      const access = (await walks.stopWalks(o, a.accessWalks(o), stopLat, stopLon, "from"))!;
+      const direct = (await walks.direct(o, pts, a.nearDestinations(o)))!;
+      const times = new Int32Array(pts.length * a.nSteps);
+      a.origin(o, { access, direct, perStep: (d, i, sec) => (times[d * a.nSteps + i] = sec) });
+      for (let d = 0; d < pts.length; d += 3) for (const i of [0, 11, 29]) {
+        const dep = a.departureUnix(i);
+        const epochSec = dep - (svc.dayDeltas.length - 1) * 86400;
+        const eg = egress[d] ?? svc.walkStops(pts[d]!.lat, pts[d]!.lon, maxWalkM, 1.3, false);
+        let want = direct[d]!;
+        if (access.length && eg.length) {
+          const res = searchJourneys(svc.prepared, { epochSec, timeSec: dep - epochSec, arriveBy: false, windowSec: 0, horizonSec: 4 * 3600, access, egress: eg, maxTransfers: 2, walkSpeed: 1.3, days: svc.searchDays(epochSec, dep), wheelchair: false }, svc.pool);
+          for (const j of res.journeys) want = Math.min(want, j.arriveSec - (dep - epochSec));
+        }
+        const clip = (x: number) => (x < 90 * 60 ? x : NO_JOURNEY);
+        expect([o.id, pts[d]!.id, i, clip(times[d * a.nSteps + i]!)]).toEqual([o.id, pts[d]!.id, i, clip(want)]);
+        compared++;
+        if (clip(want) !== NO_JOURNEY) reached++;
+      }
+    }
+    expect(compared).toBeGreaterThan(100);
+    expect(reached).toBeGreaterThan(compared / 4);
+    // walking all the way is on the streets too: at least as long as the straight line
+    const o = pts.find(inside)!;
+    const direct = (await walks.direct(o, pts, a.nearDestinations(o)))!;
+    let walked = 0;
+    for (const d of a.nearDestinations(o)) if (direct[d] !== NO_JOURNEY && d !== pts.indexOf(o)) {
+      expect(direct[d]!).toBeGreaterThanOrEqual(Math.ceil(haversineM(o.lat, o.lon, pts[d]!.lat, pts[d]!.lon) / 1.3) * 0.8);
+      walked++;
+    }
+    expect(walked).toBeGreaterThan(0);
+  });
+
+  test("the command measures on the streets when the dataset has a street dataset, and says so in its report", async () => {
+    const dir = tempDir("interchange-analyze-pdx-");
+    writeFileSync(join(dir, "points.csv"), `id,lat,lon,jobs\n${pts.map((p, i) => `${p.id},${p.lat},${p.lon},${i}`).join("\n")}\n`);
+    const rep = await runAnalysis(analyzeConfigFrom("accessibility", { data, origins: join(dir, "points.csv"), date: "2021-11-16", window: "08:00-08:30", step: 1, walkSpeed: 1.3, maxWalk: 15, maxDuration: 90, maxTransfers: 2, modes: "TRANSIT", percentiles: "5,50,95", cutoffs: "30,60", out: join(dir, "out"), shard: "1/1", quiet: true }), { stderr: () => {}, tty: false });
+    expect(rep.walks).toBe("streets");
+    expect(rep.dataset.streets_sha1).toMatch(/^[0-9a-f]{40}$/);
+    expect(rep.off_streets!.destinations).toBeGreaterThanOrEqual(1);
+    expect(rep.off_streets!.origins).toBe(rep.off_streets!.destinations);
+    expect(rep.outputs.rows).toBe(pts.length * 2 * 3);
+  });
+
+  test("POST /api/v2/analysis/travel-times measures on the server's engine: the same times as the core over these street walks", async () => {
+    const server = await startServer(serverConfigFrom({ data, port: 0, host: "127.0.0.1", noAuth: true }), { log: { info() {}, warn() {}, error() {} } });
+    try {
+      const o = pts.find(inside)!;
+      const res = await fetch(`${server.url}/api/v2/analysis/travel-times`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ from: o, to: pts, date: "2021-11-16", window: "08:00-08:30", maxWalk: 15, maxDuration: 90, maxTransfers: 2, percentiles: [5, 50, 95] }) });
+      expect(res.status).toBe(200);
+      const body = (await res.json()) as Record<string, any>;
+      expect(body.walks).toBe("streets");
+      const { stopLat, stopLon } = svc.tt.meta;
+      const egress = await Promise.all(pts.map((p) => walks.stopWalks(p, svc.walkStops(p.lat, p.lon, settings.maxWalkSec * 1.3, 1.3, false), stopLat, stopLon, "to")));
+      const a = new TravelTimeAnalysis(svc, pts, settings, egress);
+      const access = (await walks.stopWalks(o, a.accessWalks(o), stopLat, stopLon, "from"))!;
+      const direct = (await walks.direct(o, pts, a.nearDestinations(o)))!;
+      const p = a.origin(o, { access, direct }).percentiles;
+      expect(body.destinations.map((d: any) => d.travelTimes)).toEqual(pts.map((_, i) => [0, 1, 2].map((k) => (p[i * 3 + k] === -1 ? null : p[i * 3 + k]))));
+      expect(body.destinations.filter((d: any) => d.travelTimes[1] !== null).length).toBeGreaterThan(5);
+    } finally {
+      await server.stop();
+    }
+  });
+
+  test("cycling to the first stop (--access-mode BICYCLE): per-minute times equal independent searches over the same rides; faster overall than walking", async () => {
+    const bike = (await openStreetWalks(data, 1.3, settings.maxWalkSec, { mode: "BICYCLE", speedMps: 4.2, maxSec: 900 }))!;
+    try {
+      const { stopLat, stopLon } = svc.tt.meta;
+      const maxWalkM = settings.maxWalkSec * settings.walkSpeed;
+      const egress = await Promise.all(pts.map((p) => walks.stopWalks(p, svc.walkStops(p.lat, p.lon, maxWalkM, 1.3, false), stopLat, stopLon, "to")));
+      const a = new TravelTimeAnalysis(svc, pts, settings, egress);
+      let bikeSum = 0, walkSum = 0, compared = 0;
+      for (const o of pts.filter(inside).slice(0, 5)) {
+        const access = (await bike.walks.stopWalks(o, svc.walkStops(o.lat, o.lon, 900 * 4.2, 4.2, false), stopLat, stopLon, "from"))!;
+        const direct = (await bike.walks.direct(o, pts, a.nearDestinations(o, 900 * 4.2)))!;
+        const walkAccess = (await walks.stopWalks(o, a.accessWalks(o), stopLat, stopLon, "from"))!;
+        expect(access.length).toBeGreaterThan(walkAccess.length);
+        const times = new Int32Array(pts.length * a.nSteps);
+        const byBike = a.origin(o, { access, direct, perStep: (d, i, sec) => (times[d * a.nSteps + i] = sec) }).percentiles;
+        const byFoot = a.origin(o, { access: walkAccess, direct: (await walks.direct(o, pts, a.nearDestinations(o)))! }).percentiles;
+        for (let d = 0; d < pts.length; d++) {
+          if (byBike[d * 3 + 1] !== -1 && byFoot[d * 3 + 1] !== -1) {
+            bikeSum += byBike[d * 3 + 1]!;
+            walkSum += byFoot[d * 3 + 1]!;
+          }
+        }
+        for (let d = 0; d < pts.length; d += 4) {
+          const i = (d * 7) % a.nSteps;
+          const dep = a.departureUnix(i);
+          const epochSec = dep - (svc.dayDeltas.length - 1) * 86400;
+          const eg = egress[d] ?? svc.walkStops(pts[d]!.lat, pts[d]!.lon, maxWalkM, 1.3, false);
+          let want = direct[d]!;
+          if (access.length && eg.length) {
+            const res = searchJourneys(svc.prepared, { epochSec, timeSec: dep - epochSec, arriveBy: false, windowSec: 0, horizonSec: 4 * 3600, access, egress: eg, maxTransfers: 2, walkSpeed: 1.3, days: svc.searchDays(epochSec, dep), wheelchair: false }, svc.pool);
+            for (const j of res.journeys) want = Math.min(want, j.arriveSec - (dep - epochSec));
+          }
+          const clip = (x: number) => (x < 90 * 60 ? x : NO_JOURNEY);
+          expect([o.id, pts[d]!.id, i, clip(times[d * a.nSteps + i]!)]).toEqual([o.id, pts[d]!.id, i, clip(want)]);
+          compared++;
+        }
+      }
+      expect(compared).toBeGreaterThan(40);
+      expect(bikeSum).toBeLessThan(walkSum);
+    } finally {
+      await bike.close();
+    }
+  });
+});
