@@ -6,16 +6,19 @@
  */
 import { type Logger, REQUEST_MSG } from "../feature.ts";
 
-export type RouteFamily = "catalog" | "plan" | "street" | "other";
-export const ROUTE_FAMILIES: readonly RouteFamily[] = ["catalog", "plan", "street", "other"];
+export type RouteFamily = "catalog" | "plan" | "street" | "graphql" | "analysis" | "other";
+export const ROUTE_FAMILIES: readonly RouteFamily[] = ["catalog", "plan", "street", "graphql", "analysis", "other"];
 
 const FAMILY_PREFIXES: [string, RouteFamily][] = [
   ["/api/v2/rest/", "catalog"],
   ["/api/v2/routing/otp/", "plan"],
   ["/api/v2/routing/valhalla/", "street"],
+  ["/otp/gtfs/v1/", "graphql"],
+  ["/otp/routers/default/index/graphql/", "graphql"],
+  ["/api/v2/analysis/", "analysis"],
 ];
 
-/** The family of a request path (as sent, percent-encoded): catalog, plan, street, or other. */
+/** The family of a request path (as sent, percent-encoded): catalog, plan, street, graphql, analysis, or other. */
 export function routeFamily(path: string): RouteFamily {
   for (const [prefix, family] of FAMILY_PREFIXES) if (path.startsWith(prefix) || path === prefix.slice(0, -1)) return family;
   return "other";

@@ -10,7 +10,7 @@ import type { FuzzRequest, KeyPools, Keys } from "./types.ts";
 
 export type Family = "catalog" | "plan" | "street" | "other";
 
-/** The route family of a path, as the service's metrics name it (server/ops/requests.ts). */
+/** The family of a path whose error bodies the contract knows (catalog, plan, street); the rest, GraphQL and analysis included, is held to the service-wide rules ("other"). */
 export function familyOf(path: string): Family {
   if (path.startsWith("/api/v2/rest/")) return "catalog";
   if (path.startsWith("/api/v2/routing/otp/")) return "plan";
