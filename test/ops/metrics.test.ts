@@ -106,6 +106,7 @@ describe("metrics and the request log", () => {
       "interchange_rate_limit_refusals_total",
       "interchange_engine_call_duration_seconds",
       "interchange_engine_crashes_total",
+      "interchange_engine_timeouts_total",
       "interchange_timetable_load_seconds",
       "interchange_dataset_active_info",
       "interchange_realtime_snapshot_age_seconds",
