@@ -519,6 +519,12 @@ export class RuleState {
       if (sec < UNREACHED && a + sec < lower) lower = a + sec;
     }
     if (lower >= UNREACHED || lower > lastDep || (h !== null ? lower + h[q]! : lower) >= bound) return;
+    // TWIN boarding search: the same binary search and pickup / trip checks as route-scan.ts scanRoutes
+    // ("earliest active trip leaving p at or after b"), scanRuleRoute below and mc.ts searchMc; here
+    // from the least time any rule allows, then each trip checked against the rules.
+    // Kept apart on purpose: inlined for speed in the inner loop (a shared function costs a call per
+    // boarding); share it only if an interleaved A/B of `npm run bench:plan` (old and new alternating
+    // on one host) shows that costs nothing.
     const want = lower - off;
     let lo = 0, hi = nT;
     while (lo < hi) {
@@ -714,6 +720,11 @@ export function scanRuleRoute(core: TransitCore, req: RaptorRequest, st: RaptorS
         const b = board[prev + p]!;
         if ((useH ? b + toTarget[p]! : b) >= bound) continue;
         if (b <= lastDep) {
+          // TWIN boarding search of route-scan.ts scanRoutes ("earliest active trip leaving p at or after b"),
+          // RuleState.ruleBoarding above and mc.ts searchMc.
+          // Kept apart on purpose: inlined for speed in the inner loop (a shared function costs a call per
+          // boarding); share it only if an interleaved A/B of `npm run bench:plan` (old and new alternating
+          // on one host) shows that costs nothing.
           const want = b - off;
           let lo = 0, hi = nT;
           while (lo < hi) {
