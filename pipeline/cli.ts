@@ -9,7 +9,7 @@
 import { readFileSync } from "node:fs";
 import { dirname, isAbsolute, resolve } from "node:path";
 import type { z as Z } from "zod";
-import { parseFlags, helpText, UsageError, type FlagSpec } from "../config/flags.ts";
+import { parseFlags, helpText, UsageError, type FlagSpec, type FlagValues } from "../config/flags.ts";
 import { importFeed } from "./import.ts";
 import { DEFAULT_FETCH_POLICY, type FetchPolicy } from "./import/download.ts";
 import type { ImportReport } from "./report.ts";
@@ -114,6 +114,10 @@ export async function readFeedsFile(path: string): Promise<FeedsFile> {
   return out;
 }
 
+/**
+ * `interchange import`: the inputs of the flags and feeds file, then the streets, the feeds, the
+ * timetable, the prune, and the run report; exit code 1 when any of them failed.
+ */
 export async function runImport(argv: string[]): Promise<number> {
   if (argv.includes("--help") || argv.includes("-h")) {
     console.log(helpText("import [flags] [FEED...] [--osm FILE.osm.pbf... [--elevation FILE...]]", "Import GTFS feeds (zip, folder or http(s) URL of a zip) and OSM extracts (the street dataset) into the dataset.", IMPORT_FLAGS));
@@ -122,39 +126,15 @@ export async function runImport(argv: string[]): Promise<number> {
   const startedAt = new Date();
   const { values, positionals } = parseFlags(argv, IMPORT_FLAGS);
   const dataDir = String(values.data);
-  const feeds: FeedSpec[] = [];
-  if (values.feedId && positionals.length !== 1) throw new UsageError("--feed-id applies to exactly one FEED argument");
-  for (const p of positionals) feeds.push({ source: p, feedId: values.feedId as string | undefined });
-  const osm = [...((values.osm as string[] | undefined) ?? [])];
-  const elevation = [...((values.elevation as string[] | undefined) ?? [])];
-  let fileKeep: number | undefined;
-  if (values.feeds) {
-    const file = await readFeedsFile(String(values.feeds));
-    feeds.push(...file.feeds);
-    osm.push(...file.osm);
-    elevation.push(...file.elevation);
-    fileKeep = file.keep;
-  }
-  if (elevation.length && !osm.length) throw new UsageError("--elevation belongs to a street dataset: give the OSM extract(s) too (--osm FILE.osm.pbf)");
-  if (feeds.length === 0 && osm.length === 0) throw new UsageError("nothing to import: give FEED arguments, --osm FILE or --feeds FILE (see interchange import --help)");
+  const { feeds, osm, elevation, fileKeep } = await importInputs(values, positionals);
   const policy = fetchPolicyOf(values);
   const keep = values.keep !== undefined ? usage(() => validateKeep(Number(values.keep), "--keep")) : fileKeep;
   const graceMs = usage(() => validateGraceMs(Number(values.graceS) * 1000, "--grace-s"));
   const quiet = Boolean(values.quiet);
   const progress = quiet ? undefined : (m: string) => console.error(m);
-  let streetReport: StreetImportReport | null = null;
   // streets first: the timetable the feeds' import prepares measures its footpaths on them
-  let streetsFailed = false;
-  if (osm.length) {
-    const { importStreets } = await import("./street/import-streets.ts");
-    // URLs with the feeds' retries and back-off (a longer time-out per attempt: extracts are large)
-    const r = await importStreets({ dataDir, osm, elevation, activate: values.activate !== false, progress, fetch: { retries: policy.retries, backoffMs: policy.backoffMs } });
-    streetsFailed = r.status === "rejected";
-    if (!values.json) {
-      console.log(r.status === "rejected" ? `REJECTED streets ${osm.join(", ")}: ${r.error?.message}` : `${r.status} streets ${r.sha1}${r.activated ? " (active)" : ""}; tiles: ${Object.entries(r.tiles ?? {}).map(([l, n]) => `level ${l}=${n}`).join(", ")}; elevation tiles: ${r.elevation_tiles?.length ?? 0}`);
-    }
-    streetReport = r;
-  }
+  const streetReport = osm.length ? await runStreetImport(dataDir, osm, elevation, values, policy, progress) : null;
+  const streetsFailed = streetReport?.status === "rejected";
   const reports: ImportReport[] = [];
   for (const [i, f] of feeds.entries()) {
     const report = await importFeed({
@@ -177,33 +157,10 @@ export async function runImport(argv: string[]): Promise<number> {
     counts: countOutcomes([]), feeds: reports.map(feedRun), streets: streetsRun(streetReport),
     timetable: { outcome: "skipped", path: null, error: null }, prune: null,
   };
-  const legacyJson = () => (streetReport ? { feeds: reports, streets: streetReport } : reports);
   if (feeds.length === 0 && !(streetReport?.activated && activeVersions(readManifest(dataDir)).length > 0)) {
     if (values.json && !values.feeds) console.log(JSON.stringify({ streets: streetReport }, null, 2));
-  } else {
-    try {
-      const outcome = await refreshTimetable(dataDir, progress);
-      run.timetable = { outcome, path: readManifest(dataDir).timetable?.path ?? null, error: null };
-    } catch (e) {
-      // the imported versions stay; the planner keeps serving the previous timetable
-      run.timetable = { outcome: "failed", path: readManifest(dataDir).timetable?.path ?? null, error: (e as Error).message };
-      console.error(`timetable compile failed: ${(e as Error).message}`);
-    }
-  }
-  const keepByFeed = new Map<string, number>();
-  feeds.forEach((f, i) => {
-    const id = f.feedId ?? reports[i]!.feed_onestop_id;
-    if (f.keep !== undefined && id) keepByFeed.set(id, f.keep);
-  });
-  if (keep !== undefined || keepByFeed.size) {
-    try {
-      run.prune = await prune({ dataDir, keep: keep ?? null, keepByFeed, graceMs, progress });
-      if (!values.json) console.log(pruneLine(run.prune));
-    } catch (e) {
-      run.prune = { error: (e as Error).message };
-      console.error(`prune failed: ${(e as Error).message}`);
-    }
-  }
+  } else run.timetable = await compileTimetable(dataDir, progress);
+  await runPrune(run, dataDir, feeds, reports, keep, graceMs, values, progress);
   run.counts = countOutcomes(run.feeds);
   const failed = run.counts.failed > 0 || run.timetable.outcome === "failed" || streetsFailed || (run.prune !== null && "error" in run.prune);
   run.exit_code = failed ? 1 : 0;
@@ -211,10 +168,77 @@ export async function runImport(argv: string[]): Promise<number> {
   run.elapsed_ms = Date.now() - startedAt.getTime();
   if (values.report) writeRunReport(String(values.report), run);
   if (values.json) {
+    const legacyJson = () => (streetReport ? { feeds: reports, streets: streetReport } : reports);
     if (values.feeds) console.log(JSON.stringify(run, null, 2));
     else if (feeds.length > 0 || run.timetable.outcome !== "skipped") console.log(JSON.stringify(legacyJson(), null, 2));
   }
   return run.exit_code;
+}
+
+/** The feeds, OSM extracts and elevation files of the arguments and the feeds file, and the file's keep (usage errors thrown). */
+async function importInputs(values: FlagValues, positionals: string[]): Promise<{ feeds: FeedSpec[]; osm: string[]; elevation: string[]; fileKeep: number | undefined }> {
+  const feeds: FeedSpec[] = [];
+  if (values.feedId && positionals.length !== 1) throw new UsageError("--feed-id applies to exactly one FEED argument");
+  for (const p of positionals) feeds.push({ source: p, feedId: values.feedId as string | undefined });
+  const osm = [...((values.osm as string[] | undefined) ?? [])];
+  const elevation = [...((values.elevation as string[] | undefined) ?? [])];
+  let fileKeep: number | undefined;
+  if (values.feeds) {
+    const file = await readFeedsFile(String(values.feeds));
+    feeds.push(...file.feeds);
+    osm.push(...file.osm);
+    elevation.push(...file.elevation);
+    fileKeep = file.keep;
+  }
+  if (elevation.length && !osm.length) throw new UsageError("--elevation belongs to a street dataset: give the OSM extract(s) too (--osm FILE.osm.pbf)");
+  if (feeds.length === 0 && osm.length === 0) throw new UsageError("nothing to import: give FEED arguments, --osm FILE or --feeds FILE (see interchange import --help)");
+  return { feeds, osm, elevation, fileKeep };
+}
+
+/** The street dataset imported (its summary line printed unless --json). */
+async function runStreetImport(
+  dataDir: string, osm: string[], elevation: string[], values: FlagValues, policy: FetchPolicy, progress: ((m: string) => void) | undefined,
+): Promise<StreetImportReport> {
+  const { importStreets } = await import("./street/import-streets.ts");
+  // URLs with the feeds' retries and back-off (a longer time-out per attempt: extracts are large)
+  const r = await importStreets({ dataDir, osm, elevation, activate: values.activate !== false, progress, fetch: { retries: policy.retries, backoffMs: policy.backoffMs } });
+  if (!values.json) {
+    console.log(r.status === "rejected" ? `REJECTED streets ${osm.join(", ")}: ${r.error?.message}` : `${r.status} streets ${r.sha1}${r.activated ? " (active)" : ""}; tiles: ${Object.entries(r.tiles ?? {}).map(([l, n]) => `level ${l}=${n}`).join(", ")}; elevation tiles: ${r.elevation_tiles?.length ?? 0}`);
+  }
+  return r;
+}
+
+/** The timetable of the active versions compiled; a failure is reported (the imported versions stay, the planner keeps the previous timetable). */
+async function compileTimetable(dataDir: string, progress: ((m: string) => void) | undefined): Promise<RunReport["timetable"]> {
+  try {
+    const outcome = await refreshTimetable(dataDir, progress);
+    return { outcome, path: readManifest(dataDir).timetable?.path ?? null, error: null };
+  } catch (e) {
+    // the imported versions stay; the planner keeps serving the previous timetable
+    const failed: RunReport["timetable"] = { outcome: "failed", path: readManifest(dataDir).timetable?.path ?? null, error: (e as Error).message };
+    console.error(`timetable compile failed: ${(e as Error).message}`);
+    return failed;
+  }
+}
+
+/** The prune after the import, when a keep is set (the run's or a feed's): into run.prune, a failure as its error. */
+async function runPrune(
+  run: RunReport, dataDir: string, feeds: FeedSpec[], reports: ImportReport[], keep: number | undefined, graceMs: number, values: FlagValues,
+  progress: ((m: string) => void) | undefined,
+): Promise<void> {
+  const keepByFeed = new Map<string, number>();
+  feeds.forEach((f, i) => {
+    const id = f.feedId ?? reports[i]!.feed_onestop_id;
+    if (f.keep !== undefined && id) keepByFeed.set(id, f.keep);
+  });
+  if (keep === undefined && !keepByFeed.size) return;
+  try {
+    run.prune = await prune({ dataDir, keep: keep ?? null, keepByFeed, graceMs, progress });
+    if (!values.json) console.log(pruneLine(run.prune));
+  } catch (e) {
+    run.prune = { error: (e as Error).message };
+    console.error(`prune failed: ${(e as Error).message}`);
+  }
 }
 
 /** The download settings of the flags (checked: a bad number is a usage error). */

@@ -91,6 +91,10 @@ export const SERVE_FLAGS: FlagSpec[] = [
   { name: "metrics-host", env: "INTERCHANGE_METRICS_HOST", type: "string", default: "127.0.0.1", description: "address the metrics listener binds to (0.0.0.0 for a scraper on another machine)" },
 ];
 
+/**
+ * The server's configuration of its flags, checked (a bad value is a UsageError naming the flag,
+ * in this order): port and keys, the street engine, realtime, the listeners, links, log.
+ */
 export function serverConfigFrom(values: FlagValues): ServerConfig {
   const port = Number(values.port ?? 8080);
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new UsageError(`--port must be an integer 0..65535, got ${values.port}`);
@@ -99,51 +103,12 @@ export function serverConfigFrom(values: FlagValues): ServerConfig {
   if (!apiKeysFile && !noAuth) {
     throw new UsageError("no API keys configured: pass --api-keys FILE (env INTERCHANGE_API_KEYS), or --no-auth to serve without keys");
   }
-  const timeout = Number(values.valhallaTimeoutMs ?? 30000);
-  if (!(timeout > 0)) throw new UsageError("--valhalla-timeout-ms must be > 0");
-  const engineConcurrency = values.engineConcurrency as number | undefined;
-  if (engineConcurrency !== undefined && !(Number.isInteger(engineConcurrency) && engineConcurrency >= 1)) throw new UsageError("--engine-concurrency must be an integer >= 1");
-  const engineIsolation = String(values.engineIsolation ?? "process");
-  if (engineIsolation !== "process" && engineIsolation !== "none") throw new UsageError(`--engine-isolation must be process or none, got ${engineIsolation}`);
-  const engineWaitMs = Number(values.engineWaitMs ?? 2000);
-  if (!(Number.isFinite(engineWaitMs) && engineWaitMs >= 0)) throw new UsageError("--engine-wait-ms must be a number >= 0");
-  const engineTimeoutMs = Number(values.engineTimeoutMs ?? 20000);
-  if (!(Number.isFinite(engineTimeoutMs) && engineTimeoutMs >= 100 && engineTimeoutMs <= 28000)) throw new UsageError("--engine-timeout-ms must be a number from 100 to 28000 (the server cuts a connection idle for 30 s)");
-  const engineAccountConcurrency = Number(values.engineAccountConcurrency ?? 4);
-  if (!(Number.isInteger(engineAccountConcurrency) && engineAccountConcurrency >= 0)) throw new UsageError("--engine-account-concurrency must be an integer >= 0");
-  let valhallaUrl = (values.valhallaUrl as string | undefined) ?? null;
-  if (valhallaUrl) {
-    try {
-      new URL(valhallaUrl);
-    } catch {
-      throw new UsageError(`--valhalla-url is not a URL: ${valhallaUrl}`);
-    }
-    valhallaUrl = valhallaUrl.replace(/\/+$/, "");
-  }
-  const realtimeMaxAgeS = Number(values.realtimeMaxAgeS ?? 600);
-  if (!(realtimeMaxAgeS > 0)) throw new UsageError("--realtime-max-age-s must be > 0");
-  const realtimeRetentionDays = Number(values.realtimeRetentionDays ?? 7);
-  if (!(realtimeRetentionDays >= 0)) throw new UsageError("--realtime-retention-days must be >= 0");
-  const realtimeTimeoutMs = Number(values.realtimeTimeoutMs ?? 10000);
-  if (!(realtimeTimeoutMs > 0)) throw new UsageError("--realtime-timeout-ms must be > 0");
-  const metricsPort = values.metricsPort === undefined ? null : Number(values.metricsPort);
-  if (metricsPort !== null && !(Number.isInteger(metricsPort) && metricsPort >= 0 && metricsPort <= 65535)) throw new UsageError(`--metrics-port must be an integer 0..65535, got ${values.metricsPort}`);
-  if (metricsPort !== null && metricsPort !== 0 && metricsPort === port) throw new UsageError("--metrics-port must differ from --port: metrics are served apart from the API");
-  const workers = values.workers === undefined ? Math.max(1, navigator.hardwareConcurrency || 1) : Number(values.workers);
-  if (!(Number.isInteger(workers) && workers >= 1 && workers <= 256)) throw new UsageError(`--workers must be an integer 1..256, got ${values.workers}`);
-  // worker i serves its metrics on metrics-port + i (server/workers.ts)
-  if (metricsPort && workers > 1) {
-    if (metricsPort + workers - 1 > 65535) throw new UsageError(`--metrics-port + --workers - 1 must be <= 65535 (worker i serves metrics on metrics-port + i)`);
-    if (port >= metricsPort && port < metricsPort + workers) throw new UsageError(`--port must not be one of the metrics ports ${metricsPort}..${metricsPort + workers - 1} (worker i serves metrics on metrics-port + i)`);
-  }
+  const { timeout, engineConcurrency, engineIsolation, engineWaitMs, engineTimeoutMs, engineAccountConcurrency, valhallaUrl } = engineConfig(values);
+  const { realtimeMaxAgeS, realtimeRetentionDays, realtimeTimeoutMs } = realtimeConfig(values);
+  const { metricsPort, workers } = listenerConfig(values, port);
   const publicUrl = parsePublicUrl(values.publicUrl as string | undefined);
   const trustedProxies = parseTrustedProxies(values.trustedProxies as string | undefined);
-  const workerPort = values.workerPort === undefined ? null : Number(values.workerPort);
-  if (workerPort !== null) {
-    if (!(Number.isInteger(workerPort) && workerPort >= 1 && workerPort + workers - 1 <= 65535)) throw new UsageError(`--worker-port must be an integer 1..65535 (and --worker-port + --workers - 1 <= 65535), got ${values.workerPort}`);
-    const own = (p: number) => p >= workerPort && p < workerPort + workers;
-    if (own(port) || (metricsPort !== null && [...Array(workers).keys()].some((i) => own(metricsPort + i)))) throw new UsageError(`--worker-port: the workers' own ports ${workerPort}..${workerPort + workers - 1} must differ from --port and the metrics ports`);
-  }
+  const workerPort = workerPortOf(values, port, metricsPort, workers);
   const logLevel = String(values.logLevel ?? "info") as LogLevel;
   if (!LOG_LEVELS.includes(logLevel)) throw new UsageError(`--log-level must be one of ${LOG_LEVELS.join(", ")}, got ${values.logLevel}`);
   const requestLog = requestLogShare(String(values.requestLog ?? "on"));
@@ -176,6 +141,72 @@ export function serverConfigFrom(values: FlagValues): ServerConfig {
     logLevel,
     requestLog,
   });
+}
+
+/** The street engine's flags, checked: Valhalla URL and time-out, the embedded engine's concurrency, isolation, waits and time-out. */
+function engineConfig(values: FlagValues): {
+  timeout: number; engineConcurrency: number | undefined; engineIsolation: ServerConfig["engineIsolation"]; engineWaitMs: number; engineTimeoutMs: number;
+  engineAccountConcurrency: number; valhallaUrl: string | null;
+} {
+  const timeout = Number(values.valhallaTimeoutMs ?? 30000);
+  if (!(timeout > 0)) throw new UsageError("--valhalla-timeout-ms must be > 0");
+  const engineConcurrency = values.engineConcurrency as number | undefined;
+  if (engineConcurrency !== undefined && !(Number.isInteger(engineConcurrency) && engineConcurrency >= 1)) throw new UsageError("--engine-concurrency must be an integer >= 1");
+  const engineIsolation = String(values.engineIsolation ?? "process");
+  if (engineIsolation !== "process" && engineIsolation !== "none") throw new UsageError(`--engine-isolation must be process or none, got ${engineIsolation}`);
+  const engineWaitMs = Number(values.engineWaitMs ?? 2000);
+  if (!(Number.isFinite(engineWaitMs) && engineWaitMs >= 0)) throw new UsageError("--engine-wait-ms must be a number >= 0");
+  const engineTimeoutMs = Number(values.engineTimeoutMs ?? 20000);
+  if (!(Number.isFinite(engineTimeoutMs) && engineTimeoutMs >= 100 && engineTimeoutMs <= 28000)) throw new UsageError("--engine-timeout-ms must be a number from 100 to 28000 (the server cuts a connection idle for 30 s)");
+  const engineAccountConcurrency = Number(values.engineAccountConcurrency ?? 4);
+  if (!(Number.isInteger(engineAccountConcurrency) && engineAccountConcurrency >= 0)) throw new UsageError("--engine-account-concurrency must be an integer >= 0");
+  let valhallaUrl = (values.valhallaUrl as string | undefined) ?? null;
+  if (valhallaUrl) {
+    try {
+      new URL(valhallaUrl);
+    } catch {
+      throw new UsageError(`--valhalla-url is not a URL: ${valhallaUrl}`);
+    }
+    valhallaUrl = valhallaUrl.replace(/\/+$/, "");
+  }
+  return { timeout, engineConcurrency, engineIsolation, engineWaitMs, engineTimeoutMs, engineAccountConcurrency, valhallaUrl };
+}
+
+/** The realtime flags, checked: snapshot age, retention, fetch time-out. */
+function realtimeConfig(values: FlagValues) {
+  const realtimeMaxAgeS = Number(values.realtimeMaxAgeS ?? 600);
+  if (!(realtimeMaxAgeS > 0)) throw new UsageError("--realtime-max-age-s must be > 0");
+  const realtimeRetentionDays = Number(values.realtimeRetentionDays ?? 7);
+  if (!(realtimeRetentionDays >= 0)) throw new UsageError("--realtime-retention-days must be >= 0");
+  const realtimeTimeoutMs = Number(values.realtimeTimeoutMs ?? 10000);
+  if (!(realtimeTimeoutMs > 0)) throw new UsageError("--realtime-timeout-ms must be > 0");
+  return { realtimeMaxAgeS, realtimeRetentionDays, realtimeTimeoutMs };
+}
+
+/** The metrics port and the number of workers, checked against the port (worker i serves its metrics on metrics-port + i). */
+function listenerConfig(values: FlagValues, port: number): { metricsPort: number | null; workers: number } {
+  const metricsPort = values.metricsPort === undefined ? null : Number(values.metricsPort);
+  if (metricsPort !== null && !(Number.isInteger(metricsPort) && metricsPort >= 0 && metricsPort <= 65535)) throw new UsageError(`--metrics-port must be an integer 0..65535, got ${values.metricsPort}`);
+  if (metricsPort !== null && metricsPort !== 0 && metricsPort === port) throw new UsageError("--metrics-port must differ from --port: metrics are served apart from the API");
+  const workers = values.workers === undefined ? Math.max(1, navigator.hardwareConcurrency || 1) : Number(values.workers);
+  if (!(Number.isInteger(workers) && workers >= 1 && workers <= 256)) throw new UsageError(`--workers must be an integer 1..256, got ${values.workers}`);
+  // worker i serves its metrics on metrics-port + i (server/workers.ts)
+  if (metricsPort && workers > 1) {
+    if (metricsPort + workers - 1 > 65535) throw new UsageError(`--metrics-port + --workers - 1 must be <= 65535 (worker i serves metrics on metrics-port + i)`);
+    if (port >= metricsPort && port < metricsPort + workers) throw new UsageError(`--port must not be one of the metrics ports ${metricsPort}..${metricsPort + workers - 1} (worker i serves metrics on metrics-port + i)`);
+  }
+  return { metricsPort, workers };
+}
+
+/** --worker-port, checked: the workers' own ports must fit and differ from --port and the metrics ports. */
+function workerPortOf(values: FlagValues, port: number, metricsPort: number | null, workers: number): number | null {
+  const workerPort = values.workerPort === undefined ? null : Number(values.workerPort);
+  if (workerPort !== null) {
+    if (!(Number.isInteger(workerPort) && workerPort >= 1 && workerPort + workers - 1 <= 65535)) throw new UsageError(`--worker-port must be an integer 1..65535 (and --worker-port + --workers - 1 <= 65535), got ${values.workerPort}`);
+    const own = (p: number) => p >= workerPort && p < workerPort + workers;
+    if (own(port) || (metricsPort !== null && [...Array(workers).keys()].some((i) => own(metricsPort + i)))) throw new UsageError(`--worker-port: the workers' own ports ${workerPort}..${workerPort + workers - 1} must differ from --port and the metrics ports`);
+  }
+  return workerPort;
 }
 
 /** --public-url: an http(s) URL without query or fragment; kept without its trailing slash. */

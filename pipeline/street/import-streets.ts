@@ -192,6 +192,11 @@ async function tool(name: string, args: string[], cwd: string, progress: (m: str
   }
 }
 
+/**
+ * Import a street dataset: gather the inputs (downloads included) and their key; an existing
+ * dataset of that key is reused (made active again), otherwise one is built in staging and
+ * published. Every failure is a rejected report; the lock and the staging folder are released.
+ */
 export async function importStreets(opts: StreetImportOptions): Promise<StreetImportReport> {
   const started = performance.now();
   const dataDir = resolve(opts.dataDir);
@@ -213,28 +218,9 @@ export async function importStreets(opts: StreetImportOptions): Promise<StreetIm
     const inputsDir = join(staging, "inputs");
     mkdirSync(inputsDir, { recursive: true });
     const policy = { ...DEFAULT_FETCH_POLICY, timeoutMs: STREET_FETCH_TIMEOUT_MS, ...opts.fetch };
-    const osm = await streetInputs(dataDir, opts.osm, inputsDir, "osm", policy, progress);
-    const elevation = await streetInputs(dataDir, elevationSources, inputsDir, "elevation", policy, progress);
-    for (const o of osm) if (o.file) await checkPbf(o.file);
-    const engineVersion = valhallaVersion();
-    const keyOf = () =>
-      createHash("sha1")
-        .update(JSON.stringify({ format: STREET_BUILD_FORMAT, engine: engineVersion, osm: osm.map((o) => o.sha1).sort(), elevation: elevation.map((e) => e.sha1).sort() }))
-        .digest("hex");
-    let key = keyOf();
+    const { osm, elevation, engineVersion, key, manifest } = await gatherInputs(dataDir, opts.osm, elevationSources, inputsDir, policy, progress);
     const activate = opts.activate ?? true;
-    const manifest = readManifest(dataDir);
-    if (!(manifest.streets ?? []).some((s) => s.sha1 === key) && [...osm, ...elevation].some((i) => i.file === null)) {
-      // a URL answered 304 but the dataset wanted now is a new one: its bytes are needed after all
-      await fetchMissing(osm, inputsDir, "osm", policy, progress);
-      await fetchMissing(elevation, inputsDir, "elevation", policy, progress);
-      for (const o of osm) await checkPbf(o.file!);
-      key = keyOf();
-    }
     report.sha1 = key;
-    const info = (list: StreetInput[]) => list.map((i) => ({ source: i.source, sha1: i.sha1!, bytes: i.bytes ?? 0 }));
-    const osmInfo = info(osm);
-    const elevationInfo = info(elevation);
     const existing = (manifest.streets ?? []).find((s) => s.sha1 === key);
     if (existing) {
       rememberSources(dataDir, [...osm, ...elevation], now().toISOString());
@@ -250,56 +236,10 @@ export async function importStreets(opts: StreetImportOptions): Promise<StreetIm
     }
 
     const out = join(staging, "dataset");
-    mkdirSync(out, { recursive: true });
-    let elevationTiles: string[] = [];
-    if (elevation.length) {
-      progress(`elevation: ${elevation.length} input(s)`);
-      const { writeElevationTiles } = await import("./elevation.ts");
-      const written = await writeElevationTiles(elevation.map((e) => e.file!), join(out, STREET_LAYOUT.elevation), progress);
-      elevationTiles = written.map((w) => w.tile).sort();
-      progress(`elevation: ${elevationTiles.length} tile(s) written (${elevationTiles.join(", ")})`);
-    }
-    const base = await defaultValhallaConfig();
-    // the build reads its inputs from the staging folder; the stored configuration has no paths
-    const buildConfig = join(staging, "build-config.json");
-    writeFileSync(buildConfig, JSON.stringify(withDatasetPaths(base, out, { elevation: elevationTiles.length > 0, admin: true, logging: true })));
-    const osmFiles = osm.map((o) => o.file!);
-    const t0 = performance.now();
-    progress(`building administrative areas from ${osmFiles.length} extract(s)`);
-    await tool("valhalla_build_admins", ["-c", buildConfig, ...osmFiles], staging, progress);
-    progress(`building routing tiles`);
-    await tool("valhalla_build_tiles", ["-c", buildConfig, ...osmFiles], staging, progress);
-    const { tiles, bbox } = describeTiles(join(out, STREET_LAYOUT.tiles));
-    if (!tiles["2"] && !tiles["1"] && !tiles["0"]) throw new DataError(`no routable streets in ${opts.osm.join(", ")}: the engine built no tiles`);
-    progress(`tiles built in ${((performance.now() - t0) / 1000).toFixed(1)} s: ${Object.entries(tiles).map(([l, n]) => `level ${l}: ${n}`).join(", ")}`);
-    writeFileDurable(join(out, STREET_LAYOUT.config), JSON.stringify(base, null, 1));
-    // the map page's background: never a reason to refuse streets the engine could build
-    try {
-      const background = await writeStreetMap(osmFiles, join(out, STREET_LAYOUT.map), writeFileDurable);
-      progress(`map background: ${background.ways} ways, ${background.points} points (${background.classes.join(", ")}), ${Math.round(background.bytes / 1024)} kB`);
-    } catch (e) {
-      progress(`map background left out: ${(e as Error).message}`);
-    }
-    const entry: StreetEntry = {
-      sha1: key, path: `streets/${key}`, built_at: now().toISOString(), engine_version: engineVersion,
-      osm: osmInfo, elevation: elevationInfo, elevation_tiles: elevationTiles, tiles, bbox,
-    };
-    writeFileDurable(join(out, "street.json"), JSON.stringify(entry, null, 2));
-    await fsyncTreeAsync(out);
-
-    // ---- publish: the folder first, then the manifest (the atomic switch)
-    const streetsDir = join(dataDir, "streets");
-    mkdirSync(streetsDir, { recursive: true });
-    const finalDir = join(dataDir, entry.path);
-    if (existsSync(finalDir)) rmSync(finalDir, { recursive: true, force: true }); // debris: not in the manifest
-    renameSync(out, finalDir);
-    fsyncDir(streetsDir);
-    const m = readManifest(dataDir);
-    m.streets = [...(m.streets ?? []), entry];
-    if (activate) m.active_streets = key;
-    writeManifest(dataDir, m);
+    const entry = await buildStreetDataset(staging, out, osm, elevation, { key, engineVersion, builtAt: now, sources: opts.osm }, progress);
+    publishStreets(dataDir, out, entry, activate);
     rememberSources(dataDir, [...osm, ...elevation], now().toISOString());
-    Object.assign(report, { status: "imported", activated: activate, tiles, elevation_tiles: elevationTiles, bbox });
+    Object.assign(report, { status: "imported", activated: activate, tiles: entry.tiles, elevation_tiles: entry.elevation_tiles, bbox: entry.bbox });
     progress(`imported street dataset ${key}${activate ? " (active)" : ""} in ${((performance.now() - started) / 1000).toFixed(1)} s`);
     return report;
   } catch (e) {
@@ -315,4 +255,93 @@ export async function importStreets(opts: StreetImportOptions): Promise<StreetIm
     } catch { /* ignore */ }
     release();
   }
+}
+
+/**
+ * The OSM and elevation inputs (local files checked, URLs downloaded or found unchanged), the
+ * engine version, the dataset key they make and the manifest; a URL that answered 304 is
+ * downloaded after all when the dataset it makes is not built yet.
+ */
+async function gatherInputs(dataDir: string, osmSources: string[], elevationSources: string[], inputsDir: string, policy: FetchPolicy, progress: (m: string) => void) {
+  const osm = await streetInputs(dataDir, osmSources, inputsDir, "osm", policy, progress);
+  const elevation = await streetInputs(dataDir, elevationSources, inputsDir, "elevation", policy, progress);
+  for (const o of osm) if (o.file) await checkPbf(o.file);
+  const engineVersion = valhallaVersion();
+  const keyOf = () =>
+    createHash("sha1")
+      .update(JSON.stringify({ format: STREET_BUILD_FORMAT, engine: engineVersion, osm: osm.map((o) => o.sha1).sort(), elevation: elevation.map((e) => e.sha1).sort() }))
+      .digest("hex");
+  let key = keyOf();
+  const manifest = readManifest(dataDir);
+  if (!(manifest.streets ?? []).some((s) => s.sha1 === key) && [...osm, ...elevation].some((i) => i.file === null)) {
+    // a URL answered 304 but the dataset wanted now is a new one: its bytes are needed after all
+    await fetchMissing(osm, inputsDir, "osm", policy, progress);
+    await fetchMissing(elevation, inputsDir, "elevation", policy, progress);
+    for (const o of osm) await checkPbf(o.file!);
+    key = keyOf();
+  }
+  return { osm, elevation, engineVersion, key, manifest };
+}
+
+/**
+ * The street dataset built into `out` (inside `staging`): elevation tiles, the engine's
+ * administrative areas and routing tiles, its configuration, the map background, street.json;
+ * flushed to disk. Returns its manifest entry.
+ */
+async function buildStreetDataset(
+  staging: string, out: string, osm: StreetInput[], elevation: StreetInput[],
+  id: { key: string; engineVersion: string; builtAt: () => Date; sources: string[] }, progress: (m: string) => void,
+): Promise<StreetEntry> {
+  const info = (list: StreetInput[]) => list.map((i) => ({ source: i.source, sha1: i.sha1!, bytes: i.bytes ?? 0 }));
+  mkdirSync(out, { recursive: true });
+  let elevationTiles: string[] = [];
+  if (elevation.length) {
+    progress(`elevation: ${elevation.length} input(s)`);
+    const { writeElevationTiles } = await import("./elevation.ts");
+    const written = await writeElevationTiles(elevation.map((e) => e.file!), join(out, STREET_LAYOUT.elevation), progress);
+    elevationTiles = written.map((w) => w.tile).sort();
+    progress(`elevation: ${elevationTiles.length} tile(s) written (${elevationTiles.join(", ")})`);
+  }
+  const base = await defaultValhallaConfig();
+  // the build reads its inputs from the staging folder; the stored configuration has no paths
+  const buildConfig = join(staging, "build-config.json");
+  writeFileSync(buildConfig, JSON.stringify(withDatasetPaths(base, out, { elevation: elevationTiles.length > 0, admin: true, logging: true })));
+  const osmFiles = osm.map((o) => o.file!);
+  const t0 = performance.now();
+  progress(`building administrative areas from ${osmFiles.length} extract(s)`);
+  await tool("valhalla_build_admins", ["-c", buildConfig, ...osmFiles], staging, progress);
+  progress(`building routing tiles`);
+  await tool("valhalla_build_tiles", ["-c", buildConfig, ...osmFiles], staging, progress);
+  const { tiles, bbox } = describeTiles(join(out, STREET_LAYOUT.tiles));
+  if (!tiles["2"] && !tiles["1"] && !tiles["0"]) throw new DataError(`no routable streets in ${id.sources.join(", ")}: the engine built no tiles`);
+  progress(`tiles built in ${((performance.now() - t0) / 1000).toFixed(1)} s: ${Object.entries(tiles).map(([l, n]) => `level ${l}: ${n}`).join(", ")}`);
+  writeFileDurable(join(out, STREET_LAYOUT.config), JSON.stringify(base, null, 1));
+  // the map page's background: never a reason to refuse streets the engine could build
+  try {
+    const background = await writeStreetMap(osmFiles, join(out, STREET_LAYOUT.map), writeFileDurable);
+    progress(`map background: ${background.ways} ways, ${background.points} points (${background.classes.join(", ")}), ${Math.round(background.bytes / 1024)} kB`);
+  } catch (e) {
+    progress(`map background left out: ${(e as Error).message}`);
+  }
+  const entry: StreetEntry = {
+    sha1: id.key, path: `streets/${id.key}`, built_at: id.builtAt().toISOString(), engine_version: id.engineVersion,
+    osm: info(osm), elevation: info(elevation), elevation_tiles: elevationTiles, tiles, bbox,
+  };
+  writeFileDurable(join(out, "street.json"), JSON.stringify(entry, null, 2));
+  await fsyncTreeAsync(out);
+  return entry;
+}
+
+/** Publish a built dataset: the folder renamed into streets/ first, then the manifest (the atomic switch). */
+function publishStreets(dataDir: string, out: string, entry: StreetEntry, activate: boolean): void {
+  const streetsDir = join(dataDir, "streets");
+  mkdirSync(streetsDir, { recursive: true });
+  const finalDir = join(dataDir, entry.path);
+  if (existsSync(finalDir)) rmSync(finalDir, { recursive: true, force: true }); // debris: not in the manifest
+  renameSync(out, finalDir);
+  fsyncDir(streetsDir);
+  const m = readManifest(dataDir);
+  m.streets = [...(m.streets ?? []), entry];
+  if (activate) m.active_streets = entry.sha1;
+  writeManifest(dataDir, m);
 }

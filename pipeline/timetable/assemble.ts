@@ -9,7 +9,7 @@
 import { FOOT_SOURCE, SHAPE_STOP_TOLERANCE_M, packStopTime, stopTimeFlags, type TimetableTables } from "../schema/timetable.ts";
 import { EARTH_RADIUS_M as EARTH_M, haversineM } from "../../shared/geo.ts";
 import { activeOn, type ServiceCalendar } from "../../shared/service-calendar.ts";
-import type { AssembleOptions, SourceData, SourceTransfer, SourceTrip } from "./source.ts";
+import type { AssembleOptions, SourceData, SourceStop, SourceTransfer, SourceTrip } from "./source.ts";
 import { fareTables } from "./fares.ts";
 
 /** Any table of columns arrow-io.ts can encode; assembleTimetable's are the layout's (TimetableTables). */
@@ -32,9 +32,78 @@ interface ExpandedTrip {
   out: number;
 }
 
+/**
+ * The planner's timetable tables from the source rows, step by step: the served stops, the
+ * service-day bitsets, the frequency-expanded trips, grouped into patterns and split into routes
+ * that never overtake, laid out with their stops' shape points and packed stop times, then the
+ * footpaths, transfer rules, shapes and fares.
+ */
 export function assembleTimetable(src: SourceData, opts: AssembleOptions): TimetableTables {
   const st = src.stopTimes;
-  // ---- stops: only those some trip serves
+  const { stops, stopIdx, stopByKey } = servedStops(src);
+  const tz = timezoneIndex();
+  const agencyIdx = new Map(src.agencies.map((a, i) => [a.key, i]));
+  const routeIdx = new Map(src.routes.map((r, i) => [r.key, i]));
+  const tripsByKey = new Map(src.trips.map((t) => [t.key, t]));
+  const calIdx = new Map(src.calendars.map((c, i) => [c.key, i]));
+  // a trip's timezone: its route's agency's
+  const tripTz = (trip: SourceTrip): number => tz.of(src.agencies[agencyIdx.get(src.routes[routeIdx.get(trip.route)!]!.agency)!]?.timezone ?? "UTC");
+  const services = serviceDayTables(src.calendars);
+
+  const rangeOf = tripRanges(st.trip);
+  const expanded = expandTrips(src, rangeOf, tripsByKey, calIdx, routeIdx);
+  const groups = groupPatterns(expanded, st, tripTz);
+  const routeTrips: ExpandedTrip[][] = [];
+  for (const list of groups) routeTrips.push(...splitOvertaking(list, st));
+  const layout = layoutRoutes(src, routeTrips, stopByKey, stopIdx, routeIdx, tripTz);
+  // stop times packed as the planner reads them, each trip where its route put it (ExpandedTrip.out)
+  const words = packTrips(expanded, st, layout.nTimes);
+
+  const expand = stationExpander(stops, stopIdx);
+  const { slack, foot, blocked } = transfersTxtFootpaths(src, stops, expand);
+  const { fFrom, fTo, fDist, fMin, fSource } = footpathTable(stops, opts.walkRadiusM, foot, blocked);
+  const { rules, ruleTrip } = transferRules(src, stops, stopIdx, expand, routeIdx, tripsByKey, rangeOf);
+  const shapes = packShapes(src.shapes);
+  // the names as they stand now ("UTC" when no trip named one), then the agencies' own
+  const timezoneNames = tz.names.length ? tz.names : ["UTC"];
+  const agencyTz = Int32Array.from(src.agencies.map((a) => tz.of(a.timezone)));
+
+  return {
+    meta: { format: Int32Array.of(1), walk_radius_m: Float64Array.of(opts.walkRadiusM), streets_sha1: [""] },
+    feeds: {
+      onestop_id: src.feeds.map((f) => f.onestopId),
+      sha1: src.feeds.map((f) => f.sha1),
+      start_day: Int32Array.from(src.feeds.map((f) => f.startDay)),
+      end_day: Int32Array.from(src.feeds.map((f) => f.endDay)),
+    },
+    timezones: { name: timezoneNames },
+    agencies: {
+      agency_id: src.agencies.map((a) => a.agencyId),
+      name: src.agencies.map((a) => a.name),
+      tz: agencyTz,
+      feed: Int32Array.from(src.agencies.map((a) => a.feed)),
+      url: src.agencies.map((a) => a.url ?? ""),
+    },
+    gtfs_routes: gtfsRoutesTable(src.routes, agencyIdx),
+    stops: stopsTable(stops, slack),
+    // a straight line takes its length at any speed: walk_m = dist_m (street-footpaths.ts sets the streets')
+    footpaths: { from: fFrom, to: fTo, dist_m: fDist, walk_m: Float64Array.from(fDist), min_sec: fMin, source: fSource },
+    routes: layout.routes,
+    route_stops: layout.routeStops,
+    stop_time_words: { word: words },
+    trips: tripsTable(layout.tripOut, calIdx, routeIdx, ruleTrip),
+    services: { day0: services.day0, start: services.start.subarray(0, src.calendars.length) },
+    service_days: { active: services.active },
+    shapes: { start: shapes.start },
+    shape_points: { lat: shapes.lat, lon: shapes.lon },
+    transfer_rules: rules,
+    ...fareTables(src, stops, routeIdx),
+  };
+}
+
+/** The stops some trip serves (in source order), their index by key, and every source stop by key. */
+function servedStops(src: SourceData): { stops: SourceStop[]; stopIdx: Map<number, number>; stopByKey: Map<number, SourceStop> } {
+  const st = src.stopTimes;
   const stopByKey = new Map(src.stops.map((s) => [s.key, s]));
   let maxKey = 0;
   for (const s of src.stops) maxKey = Math.max(maxKey, s.key);
@@ -46,29 +115,31 @@ export function assembleTimetable(src: SourceData, opts: AssembleOptions): Timet
   const stops = src.stops.filter((s) => s.key >= 0 && served[s.key] === 1);
   const stopIdx = new Map<number, number>();
   stops.forEach((s, i) => stopIdx.set(s.key, i));
+  return { stops, stopIdx, stopByKey };
+}
 
-  // ---- timezones, agencies, routes
-  const timezones: string[] = [];
-  const tzIdx = new Map<string, number>();
-  const tzOf = (name: string) => {
-    let i = tzIdx.get(name);
+/** Timezone names numbered in the order first asked for (`of`), the timetable's timezones table. */
+function timezoneIndex(): { names: string[]; of: (name: string) => number } {
+  const names: string[] = [];
+  const idx = new Map<string, number>();
+  const of = (name: string) => {
+    let i = idx.get(name);
     if (i === undefined) {
-      i = timezones.length;
-      timezones.push(name);
-      tzIdx.set(name, i);
+      i = names.length;
+      names.push(name);
+      idx.set(name, i);
     }
     return i;
   };
-  const agencyIdx = new Map(src.agencies.map((a, i) => [a.key, i]));
-  const routeIdx = new Map(src.routes.map((r, i) => [r.key, i]));
-  const tripsByKey = new Map(src.trips.map((t) => [t.key, t]));
+  return { names, of };
+}
 
-  // ---- services: per service, a byte per day from its first to its last active day
-  const calIdx = new Map(src.calendars.map((c, i) => [c.key, i]));
-  const svcDay0 = new Int32Array(src.calendars.length);
-  const svcStart = new Int32Array(src.calendars.length + 1);
+/** Per service, a byte per day from its first to its last active day (at most MAX_DAYS): day0, start, active. */
+function serviceDayTables(calendars: SourceData["calendars"]): { day0: Int32Array; start: Int32Array; active: Uint8Array } {
+  const day0 = new Int32Array(calendars.length);
+  const start = new Int32Array(calendars.length + 1);
   const svcBits: Uint8Array[] = [];
-  src.calendars.forEach((c, s) => {
+  calendars.forEach((c, s) => {
     let lo = Infinity, hi = -Infinity;
     if (c.weekdays) [lo, hi] = [c.startDay, c.endDay];
     for (const d of c.added) [lo, hi] = [Math.min(lo, d), Math.max(hi, d)];
@@ -77,15 +148,23 @@ export function assembleTimetable(src: SourceData, opts: AssembleOptions): Timet
     const bits = new Uint8Array(hi - lo + 1);
     const rule: ServiceCalendar = { start: c.weekdays ? c.startDay : null, end: c.weekdays ? c.endDay : null, weekdays: c.weekdays, added: new Set(c.added), removed: new Set(c.removed) };
     for (let d = lo; d <= hi; d++) bits[d - lo] = activeOn(rule, d) ? 1 : 0;
-    svcDay0[s] = lo;
-    svcStart[s + 1] = svcStart[s]! + bits.length;
+    day0[s] = lo;
+    start[s + 1] = start[s]! + bits.length;
     svcBits.push(bits);
   });
-  const serviceDays = new Uint8Array(svcStart[src.calendars.length]!);
-  svcBits.forEach((b, s) => serviceDays.set(b, svcStart[s]!));
+  const active = new Uint8Array(start[calendars.length]!);
+  svcBits.forEach((b, s) => active.set(b, start[s]!));
+  return { day0, start, active };
+}
 
-  // ---- trips: row ranges, frequency expansion
-  const rangeOf = tripRanges(st.trip);
+/**
+ * The trips the timetable keeps (two stops or more, a known service and route), each frequency
+ * trip expanded to one trip per headway, in stop-time row order.
+ */
+function expandTrips(
+  src: SourceData, rangeOf: Map<number, [number, number]>, tripsByKey: Map<number, SourceTrip>, calIdx: Map<number, number>, routeIdx: Map<number, number>,
+): ExpandedTrip[] {
+  const st = src.stopTimes;
   const freqByTrip = new Map<number, typeof src.frequencies>();
   for (const f of src.frequencies) {
     const l = freqByTrip.get(f.trip) ?? [];
@@ -107,12 +186,16 @@ export function assembleTimetable(src: SourceData, opts: AssembleOptions): Timet
       for (let s = f.startSec; s < f.endSec; s += f.headwaySec) expanded.push({ trip, from, to, shift: s - first, out: 0 });
     }
   }
+  return expanded;
+}
 
-  // ---- group into patterns
-  // Trips with the same feed, timezone, shape, route and (stop, stop_sequence) list form one group.
-  // The key holds two 32-bit digests of the list instead of the list itself (a string per stop_time
-  // was most of the compile's time); trips sharing a key are compared stop by stop, so a digest
-  // collision only adds a group under the same key.
+/**
+ * The trips grouped into patterns: the same feed, timezone, shape, route and (stop, stop_sequence)
+ * list. The key holds two 32-bit digests of the list instead of the list itself (a string per
+ * stop_time was most of the compile's time); trips sharing a key are compared stop by stop, so a
+ * digest collision only adds a group under the same key.
+ */
+function groupPatterns(expanded: ExpandedTrip[], st: SourceData["stopTimes"], tripTz: (trip: SourceTrip) => number): ExpandedTrip[][] {
   const byKey = new Map<string, ExpandedTrip[][]>();
   const sameStops = (a: ExpandedTrip, b: ExpandedTrip): boolean => {
     if (a.to - a.from !== b.to - b.from) return false;
@@ -122,8 +205,7 @@ export function assembleTimetable(src: SourceData, opts: AssembleOptions): Timet
     return true;
   };
   for (const e of expanded) {
-    const route = src.routes[routeIdx.get(e.trip.route)!]!;
-    const tz = tzOf(src.agencies[agencyIdx.get(route.agency)!]?.timezone ?? "UTC");
+    const tz = tripTz(e.trip);
     const key = `${e.trip.feed}|${tz}|${e.trip.shapeId}|${e.trip.route}|${e.to - e.from}|${stopsDigest(st, e.from, e.to)}`;
     const cands = byKey.get(key);
     if (!cands) {
@@ -136,51 +218,36 @@ export function assembleTimetable(src: SourceData, opts: AssembleOptions): Timet
   }
   const groups: ExpandedTrip[][] = [];
   for (const cands of byKey.values()) groups.push(...cands);
+  return groups;
+}
 
-  // ---- shapes
+/**
+ * The routes laid out in order: the routes and route_stops tables, the trips in route order
+ * (`tripOut`) with each trip's first packed stop time set (ExpandedTrip.out), and the number of
+ * packed stop times.
+ */
+function layoutRoutes(
+  src: SourceData, routeTrips: ExpandedTrip[][], stopByKey: Map<number, SourceStop>, stopIdx: Map<number, number>, routeIdx: Map<number, number>,
+  tripTz: (trip: SourceTrip) => number,
+): { routes: TimetableTables["routes"]; routeStops: TimetableTables["route_stops"]; tripOut: ExpandedTrip[]; nTimes: number } {
+  const st = src.stopTimes;
   const shapeIdx = new Map<string, number>();
   src.shapes.forEach((s, i) => shapeIdx.set(`${s.feed}|${s.shapeId}`, i));
-
-  // ---- routes, split where trips overtake
   const rStopStart: number[] = [], rTripStart: number[] = [], rTime0: number[] = [], rTz: number[] = [];
   const rMinDep: number[] = [], rMaxArr: number[] = [], rGtfs: number[] = [], rType: number[] = [], rShape: number[] = [];
   const rsStop: number[] = [], rsSeq: number[] = [], rsShape: number[] = [];
   const tripOut: ExpandedTrip[] = [];
   let nTimes = 0;
-  const routeTrips: ExpandedTrip[][] = [];
-  for (const list of groups) routeTrips.push(...splitOvertaking(list, st));
-  const projections = new Map<string, number[]>();
-  // per shape: the bounding box (min lat, max lat, min lon, max lon) of each block of 2^BOX_SHIFT
-  // points and the next block's first point (so a segment across two blocks is inside a box)
-  const boxCache = new Map<number, Float64Array>();
-  const shapeBoxes = (shape: number, lat: Float64Array, lon: Float64Array): Float64Array => {
-    let boxes = boxCache.get(shape);
-    if (boxes) return boxes;
-    const nb = (lat.length + (1 << BOX_SHIFT) - 1) >> BOX_SHIFT;
-    boxes = new Float64Array(4 * nb);
-    for (let b = 0; b < nb; b++) {
-      let a = Infinity, z = -Infinity, c = Infinity, d = -Infinity;
-      for (let k = b << BOX_SHIFT, end = Math.min(lat.length, ((b + 1) << BOX_SHIFT) + 1); k < end; k++) {
-        a = Math.min(a, lat[k]!);
-        z = Math.max(z, lat[k]!);
-        c = Math.min(c, lon[k]!);
-        d = Math.max(d, lon[k]!);
-      }
-      boxes.set([a, z, c, d], 4 * b);
-    }
-    boxCache.set(shape, boxes);
-    return boxes;
-  };
+  const project = stopShapeProjector(src.shapes, stopByKey, st);
   for (const trips of routeTrips) {
     const first = trips[0]!;
     const nS = first.to - first.from;
     const route = src.routes[routeIdx.get(first.trip.route)!]!;
-    const tz = tzOf(src.agencies[agencyIdx.get(route.agency)!]?.timezone ?? "UTC");
     const shape = first.trip.shapeId ? (shapeIdx.get(`${first.trip.feed}|${first.trip.shapeId}`) ?? -1) : -1;
     rStopStart.push(rsStop.length);
     rTripStart.push(tripOut.length);
     rTime0.push(nTimes);
-    rTz.push(tz);
+    rTz.push(tripTz(first.trip));
     rGtfs.push(routeIdx.get(first.trip.route)!);
     rType.push(route.type);
     rShape.push(shape);
@@ -191,38 +258,88 @@ export function assembleTimetable(src: SourceData, opts: AssembleOptions): Timet
     }
     rMinDep.push(minDep);
     rMaxArr.push(maxArr);
-    const sh = shape >= 0 ? src.shapes[shape]! : null;
-    // routes split off one pattern (overtaking) share their stops and shape, hence the projection
-    const projKey = sh && sh.lat.length > 0 ? `${shape}:${Array.from(st.stop.subarray(first.from, first.to)).join(",")}` : "";
-    const cached = projKey ? projections.get(projKey) : undefined;
-    let prevPt = 0;
-    const boxes = sh && sh.lat.length > 0 && !cached ? shapeBoxes(shape, sh.lat, sh.lon) : null;
+    const shapePts = project(shape, first);
     for (let j = 0; j < nS; j++) {
-      const s = stopByKey.get(st.stop[first.from + j]!)!;
-      rsStop.push(stopIdx.get(s.key)!);
+      rsStop.push(stopIdx.get(stopByKey.get(st.stop[first.from + j]!)!.key)!);
       rsSeq.push(st.stopSequence[first.from + j]!);
-      if (cached) rsShape.push(cached[j]!);
-      else if (sh && boxes) {
-        // a stop the shape does not come near is not on it (-1), and the search goes on from the
-        // last stop that is, so a far stop cannot pull the next ones along the shape
-        const k = matchShapePoint(sh.lat, sh.lon, boxes, s.lat, s.lon, prevPt);
-        if (k >= 0) prevPt = k;
-        rsShape.push(k);
-      } else rsShape.push(-1);
+      rsShape.push(shapePts[j]!);
     }
-    if (projKey && !cached) projections.set(projKey, rsShape.slice(rsShape.length - nS));
     for (const e of trips) {
       e.out = nTimes;
       nTimes += nS;
     }
     tripOut.push(...trips);
   }
-  // stop times packed as the planner reads them, each trip where its route put it (ExpandedTrip.out)
-  const words = packTrips(expanded, st, nTimes);
+  const i32 = (a: number[]) => Int32Array.from(a);
+  return {
+    routes: {
+      stop_start: i32(rStopStart), trip_start: i32(rTripStart), time0: i32(rTime0), tz: i32(rTz), min_dep: i32(rMinDep),
+      max_arr: i32(rMaxArr), gtfs_route: i32(rGtfs), type: i32(rType), shape: i32(rShape),
+    },
+    routeStops: { stop: i32(rsStop), stop_sequence: i32(rsSeq), shape_idx: i32(rsShape) },
+    tripOut,
+    nTimes,
+  };
+}
 
-  // ---- footpaths and same-stop slack
-  const slack = new Int32Array(stops.length);
-  const n = stops.length;
+/**
+ * A function giving a route's stops their shape points (route_stops.shape_idx; -1 for a stop the
+ * shape does not come near, and for every stop of a route without a shape). Routes split off one
+ * pattern (overtaking) share their stops and shape, hence the projection: it is cached by shape
+ * and stop list, as are each shape's block bounding boxes (shapeBoxes).
+ */
+function stopShapeProjector(shapes: SourceData["shapes"], stopByKey: Map<number, SourceStop>, st: SourceData["stopTimes"]): (shape: number, first: ExpandedTrip) => number[] {
+  const projections = new Map<string, number[]>();
+  const boxCache = new Map<number, Float64Array>();
+  return (shape, first) => {
+    const nS = first.to - first.from;
+    const sh = shape >= 0 ? shapes[shape]! : null;
+    const projKey = sh && sh.lat.length > 0 ? `${shape}:${Array.from(st.stop.subarray(first.from, first.to)).join(",")}` : "";
+    const cached = projKey ? projections.get(projKey) : undefined;
+    if (cached) return cached;
+    const pts: number[] = [];
+    let prevPt = 0;
+    const boxes = sh && sh.lat.length > 0 ? shapeBoxes(boxCache, shape, sh.lat, sh.lon) : null;
+    for (let j = 0; j < nS; j++) {
+      const s = stopByKey.get(st.stop[first.from + j]!)!;
+      if (sh && boxes) {
+        // a stop the shape does not come near is not on it (-1), and the search goes on from the
+        // last stop that is, so a far stop cannot pull the next ones along the shape
+        const k = matchShapePoint(sh.lat, sh.lon, boxes, s.lat, s.lon, prevPt);
+        if (k >= 0) prevPt = k;
+        pts.push(k);
+      } else pts.push(-1);
+    }
+    if (projKey) projections.set(projKey, pts);
+    return pts;
+  };
+}
+
+/**
+ * A shape's bounding box (min lat, max lat, min lon, max lon) of each block of 2^BOX_SHIFT points
+ * and the next block's first point (so a segment across two blocks is inside a box), cached per shape.
+ */
+function shapeBoxes(boxCache: Map<number, Float64Array>, shape: number, lat: Float64Array, lon: Float64Array): Float64Array {
+  let boxes = boxCache.get(shape);
+  if (boxes) return boxes;
+  const nb = (lat.length + (1 << BOX_SHIFT) - 1) >> BOX_SHIFT;
+  boxes = new Float64Array(4 * nb);
+  for (let b = 0; b < nb; b++) {
+    let a = Infinity, z = -Infinity, c = Infinity, d = -Infinity;
+    for (let k = b << BOX_SHIFT, end = Math.min(lat.length, ((b + 1) << BOX_SHIFT) + 1); k < end; k++) {
+      a = Math.min(a, lat[k]!);
+      z = Math.max(z, lat[k]!);
+      c = Math.min(c, lon[k]!);
+      d = Math.max(d, lon[k]!);
+    }
+    boxes.set([a, z, c, d], 4 * b);
+  }
+  boxCache.set(shape, boxes);
+  return boxes;
+}
+
+/** A stop key's served stops: the stop itself when served, else a station's served child stops. */
+function stationExpander(stops: SourceStop[], stopIdx: Map<number, number>): (key: number) => number[] {
   const children = new Map<number, number[]>();
   for (const s of stops) {
     if (s.parent >= 0) {
@@ -231,12 +348,22 @@ export function assembleTimetable(src: SourceData, opts: AssembleOptions): Timet
       children.set(s.parent, l);
     }
   }
-  const expand = (key: number): number[] => {
+  return (key) => {
     const i = stopIdx.get(key);
     return i !== undefined ? [i] : (children.get(key) ?? []);
   };
+}
+
+/**
+ * The transfers.txt rows between stops (not rules): same-stop slack per stop, footpaths (key
+ * from * n + to -> distance and minimum time) and the pairs type 3 blocks.
+ */
+function transfersTxtFootpaths(
+  src: SourceData, stops: SourceStop[], expand: (key: number) => number[],
+): { slack: Int32Array; foot: Map<number, { dist: number; min: number }>; blocked: Set<number> } {
+  const n = stops.length;
+  const slack = new Int32Array(n);
   const blocked = new Set<number>();
-  // transfers.txt footpaths: key from * n + to -> distance and minimum time
   const foot = new Map<number, { dist: number; min: number }>();
   for (const t of src.transfers) {
     if (isRule(t)) continue;
@@ -257,92 +384,68 @@ export function assembleTimetable(src: SourceData, opts: AssembleOptions): Timet
       }
     }
   }
-  const { fFrom, fTo, fDist, fMin, fSource } = footpathTable(stops, opts.walkRadiusM, foot, blocked);
-  const { rules, ruleTrip } = transferRules(src, stops, stopIdx, expand, routeIdx, tripsByKey, rangeOf);
+  return { slack, foot, blocked };
+}
 
+/** Every shape's points in one pair of columns, each shape from its start. */
+function packShapes(shapes: SourceData["shapes"]): { start: Int32Array; lat: Float64Array; lon: Float64Array } {
   const shapeStart: number[] = [];
   let nPts = 0;
-  for (const s of src.shapes) {
+  for (const s of shapes) {
     shapeStart.push(nPts);
     nPts += s.lat.length;
   }
-  const shapeLat = new Float64Array(nPts), shapeLon = new Float64Array(nPts);
-  src.shapes.forEach((s, i) => {
-    shapeLat.set(s.lat, shapeStart[i]!);
-    shapeLon.set(s.lon, shapeStart[i]!);
+  const lat = new Float64Array(nPts), lon = new Float64Array(nPts);
+  shapes.forEach((s, i) => {
+    lat.set(s.lat, shapeStart[i]!);
+    lon.set(s.lon, shapeStart[i]!);
   });
+  return { start: Int32Array.from(shapeStart), lat, lon };
+}
 
+/** The gtfs_routes table: every source route, its agency by index. */
+function gtfsRoutesTable(routes: SourceData["routes"], agencyIdx: Map<number, number>): TimetableTables["gtfs_routes"] {
   return {
-    meta: { format: Int32Array.of(1), walk_radius_m: Float64Array.of(opts.walkRadiusM), streets_sha1: [""] },
-    feeds: {
-      onestop_id: src.feeds.map((f) => f.onestopId),
-      sha1: src.feeds.map((f) => f.sha1),
-      start_day: Int32Array.from(src.feeds.map((f) => f.startDay)),
-      end_day: Int32Array.from(src.feeds.map((f) => f.endDay)),
-    },
-    timezones: { name: timezones.length ? timezones : ["UTC"] },
-    agencies: {
-      agency_id: src.agencies.map((a) => a.agencyId),
-      name: src.agencies.map((a) => a.name),
-      tz: Int32Array.from(src.agencies.map((a) => tzOf(a.timezone))),
-      feed: Int32Array.from(src.agencies.map((a) => a.feed)),
-      url: src.agencies.map((a) => a.url ?? ""),
-    },
-    gtfs_routes: {
-      route_id: src.routes.map((r) => r.routeId),
-      short_name: src.routes.map((r) => r.shortName),
-      long_name: src.routes.map((r) => r.longName),
-      type: Int32Array.from(src.routes.map((r) => r.type)),
-      color: src.routes.map((r) => r.color),
-      text_color: src.routes.map((r) => r.textColor),
-      onestop_id: src.routes.map((r) => r.onestopId),
-      agency: Int32Array.from(src.routes.map((r) => agencyIdx.get(r.agency) ?? 0)),
-    },
-    stops: {
-      stop_id: stops.map((s) => s.stopId),
-      name: stops.map((s) => s.name),
-      code: stops.map((s) => s.code),
-      onestop_id: stops.map((s) => s.onestopId),
-      feed: Int32Array.from(stops.map((s) => s.feed)),
-      lat: Float64Array.from(stops.map((s) => s.lat)),
-      lon: Float64Array.from(stops.map((s) => s.lon)),
-      wheelchair: Uint8Array.from(stops.map((s) => s.wheelchair)),
-      slack_sec: slack,
-      zone_id: stops.map((s) => s.zoneId ?? ""),
-      platform_code: stops.map((s) => s.platformCode ?? ""),
-      station: Int32Array.from(stops.map((s) => s.parent)),
-    },
-    // a straight line takes its length at any speed: walk_m = dist_m (street-footpaths.ts sets the streets')
-    footpaths: { from: fFrom, to: fTo, dist_m: fDist, walk_m: Float64Array.from(fDist), min_sec: fMin, source: fSource },
-    routes: {
-      stop_start: Int32Array.from(rStopStart),
-      trip_start: Int32Array.from(rTripStart),
-      time0: Int32Array.from(rTime0),
-      tz: Int32Array.from(rTz),
-      min_dep: Int32Array.from(rMinDep),
-      max_arr: Int32Array.from(rMaxArr),
-      gtfs_route: Int32Array.from(rGtfs),
-      type: Int32Array.from(rType),
-      shape: Int32Array.from(rShape),
-    },
-    route_stops: { stop: Int32Array.from(rsStop), stop_sequence: Int32Array.from(rsSeq), shape_idx: Int32Array.from(rsShape) },
-    stop_time_words: { word: words },
-    trips: {
-      trip_id: tripOut.map((e) => e.trip.tripId),
-      headsign: tripOut.map((e) => e.trip.headsign),
-      block_id: tripOut.map((e) => e.trip.blockId),
-      service: Int32Array.from(tripOut.map((e) => calIdx.get(e.trip.service)!)),
-      wheelchair: Uint8Array.from(tripOut.map((e) => e.trip.wheelchair)),
-      gtfs_route: Int32Array.from(tripOut.map((e) => routeIdx.get(e.trip.route)!)),
-      short_name: tripOut.map((e) => e.trip.shortName ?? ""),
-      rule_trip: Int32Array.from(tripOut, (e) => ruleTrip.get(e.trip.key) ?? -1),
-    },
-    services: { day0: svcDay0, start: svcStart.subarray(0, src.calendars.length) },
-    service_days: { active: serviceDays },
-    shapes: { start: Int32Array.from(shapeStart) },
-    shape_points: { lat: shapeLat, lon: shapeLon },
-    transfer_rules: rules,
-    ...fareTables(src, stops, routeIdx),
+    route_id: routes.map((r) => r.routeId),
+    short_name: routes.map((r) => r.shortName),
+    long_name: routes.map((r) => r.longName),
+    type: Int32Array.from(routes.map((r) => r.type)),
+    color: routes.map((r) => r.color),
+    text_color: routes.map((r) => r.textColor),
+    onestop_id: routes.map((r) => r.onestopId),
+    agency: Int32Array.from(routes.map((r) => agencyIdx.get(r.agency) ?? 0)),
+  };
+}
+
+/** The stops table: the served stops with their same-stop slack. */
+function stopsTable(stops: SourceStop[], slack: Int32Array): TimetableTables["stops"] {
+  return {
+    stop_id: stops.map((s) => s.stopId),
+    name: stops.map((s) => s.name),
+    code: stops.map((s) => s.code),
+    onestop_id: stops.map((s) => s.onestopId),
+    feed: Int32Array.from(stops.map((s) => s.feed)),
+    lat: Float64Array.from(stops.map((s) => s.lat)),
+    lon: Float64Array.from(stops.map((s) => s.lon)),
+    wheelchair: Uint8Array.from(stops.map((s) => s.wheelchair)),
+    slack_sec: slack,
+    zone_id: stops.map((s) => s.zoneId ?? ""),
+    platform_code: stops.map((s) => s.platformCode ?? ""),
+    station: Int32Array.from(stops.map((s) => s.parent)),
+  };
+}
+
+/** The trips table: the trips in route order with their service, GTFS route and rule trip. */
+function tripsTable(tripOut: ExpandedTrip[], calIdx: Map<number, number>, routeIdx: Map<number, number>, ruleTrip: Map<number, number>): TimetableTables["trips"] {
+  return {
+    trip_id: tripOut.map((e) => e.trip.tripId),
+    headsign: tripOut.map((e) => e.trip.headsign),
+    block_id: tripOut.map((e) => e.trip.blockId),
+    service: Int32Array.from(tripOut.map((e) => calIdx.get(e.trip.service)!)),
+    wheelchair: Uint8Array.from(tripOut.map((e) => e.trip.wheelchair)),
+    gtfs_route: Int32Array.from(tripOut.map((e) => routeIdx.get(e.trip.route)!)),
+    short_name: tripOut.map((e) => e.trip.shortName ?? ""),
+    rule_trip: Int32Array.from(tripOut, (e) => ruleTrip.get(e.trip.key) ?? -1),
   };
 }
 
@@ -560,7 +663,7 @@ function tripRanges(trip: Int32Array): Map<number, [number, number]> {
  * One stop pattern's trips sorted by departure and split into routes whose trips never overtake:
  * each trip joins the first route whose last trip it leaves and reaches no earlier at every stop.
  * (Hot loops live in small functions: JavaScriptCore optimises those, not the loops of
- * assembleTimetable's long body, where they ran several times slower.)
+ * a long function body, where they ran several times slower.)
  */
 function splitOvertaking(list: ExpandedTrip[], st: SourceData["stopTimes"]): ExpandedTrip[][] {
   const { arrSec, depSec } = st;
@@ -605,7 +708,7 @@ function stopsDigest(st: SourceData["stopTimes"], from: number, to: number): str
 /**
  * Stop times packed as the planner reads them (the packed word of pipeline/schema/timetable.ts),
  * each trip at the index its route gave it (ExpandedTrip.out). A function of its own:
- * JavaScriptCore optimises small functions' loops, not the loops of assembleTimetable's long body
+ * JavaScriptCore optimises small functions' loops, not the loops of a long function body
  * (moving this one out cut the bus_bk assembly by ~110 ms).
  */
 function packTrips(expanded: ExpandedTrip[], st: SourceData["stopTimes"], nTimes: number): Int32Array {

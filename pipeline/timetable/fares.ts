@@ -105,111 +105,170 @@ class Ids {
 
 const sortedUnique = (a: number[]) => [...new Set(a)].sort((x, y) => x - y);
 
+/** The fare columns being laid out, feed after feed (fareTables' steps append to them). */
+interface FareLayout {
+  zones: Ids;
+  networks: Ids;
+  areas: Ids;
+  productIds: Ids;
+  feedSystem: Uint8Array;
+  feedPriority: Uint8Array;
+  feedAttr: number[];
+  feedFree: number[];
+  feedLeg: number[];
+  feedTransfer: number[];
+  a: { fareId: string[]; price: number[]; currency: string[]; transfers: number[]; duration: number[]; routeStart: number[]; odStart: number[]; containsStart: number[] };
+  attrRoutes: number[];
+  odO: number[];
+  odD: number[];
+  contains: number[];
+  free: number[];
+  routeAttrs: number[][];
+  p: { id: string[]; name: string[]; amount: number[]; currency: string[] };
+  lr: { group: string[]; network: number[]; from: number[]; to: number[]; product: number[]; priority: number[]; timeframe: number[] };
+  tr: { from: string[]; to: string[]; count: number[]; limit: number[]; limitType: number[]; type: number[]; product: number[] };
+  networkNamed: Set<number>;
+  fromNamed: Set<number>;
+  toNamed: Set<number>;
+  routeNetwork: Int32Array;
+  areasOfStopKey: Map<number, number[]>;
+}
+
 /**
  * The fare tables of the assembled timetable: `stops` are the timetable's stops in index order,
- * `routeIdx` maps a route key to its GTFS route index (src.routes order).
+ * `routeIdx` maps a route key to its GTFS route index (src.routes order). Each feed's fares v1,
+ * products and v2 rules are laid out in turn (ids are interned in that order), then the stops' and
+ * routes' columns.
  */
 export function fareTables(src: SourceData, stops: readonly SourceStop[], routeIdx: Map<number, number>): FareTimetableTables {
   const nFeeds = src.feeds.length;
-  const zones = new Ids(), networks = new Ids(), areas = new Ids(), productIds = new Ids();
-  const feedSystem = new Uint8Array(nFeeds), feedPriority = new Uint8Array(nFeeds);
-  const feedAttr: number[] = [], feedFree: number[] = [], feedLeg: number[] = [], feedTransfer: number[] = [];
-  const a = { fareId: [] as string[], price: [] as number[], currency: [] as string[], transfers: [] as number[], duration: [] as number[], routeStart: [] as number[], odStart: [] as number[], containsStart: [] as number[] };
-  const attrRoutes: number[] = [], odO: number[] = [], odD: number[] = [], contains: number[] = [], free: number[] = [];
-  const routeAttrs: number[][] = src.routes.map(() => []);
-  const p = { id: [] as string[], name: [] as string[], amount: [] as number[], currency: [] as string[] };
-  const lr = { group: [] as string[], network: [] as number[], from: [] as number[], to: [] as number[], product: [] as number[], priority: [] as number[], timeframe: [] as number[] };
-  const tr = { from: [] as string[], to: [] as string[], count: [] as number[], limit: [] as number[], limitType: [] as number[], type: [] as number[], product: [] as number[] };
-  const networkNamed = new Set<number>(), fromNamed = new Set<number>(), toNamed = new Set<number>();
-  const routeNetwork = new Int32Array(src.routes.length).fill(-1);
-  const areasOfStopKey = new Map<number, number[]>();
-
+  const L = newFareLayout(nFeeds, src.routes.length);
   for (let f = 0; f < nFeeds; f++) {
     const fs = src.fares?.[f] ?? NO_FARES;
-    feedAttr.push(a.fareId.length);
-    feedFree.push(free.length);
-    feedLeg.push(lr.group.length);
-    feedTransfer.push(tr.from.length);
-    // ---- v1: one rule set per fare_id (its rules' routes, OD pairs and contains zones)
-    for (const at of fs.attributes) {
-      const i = a.fareId.length;
-      a.fareId.push(at.fareId);
-      a.price.push(Math.fround(at.price));
-      a.currency.push(at.currency);
-      a.transfers.push(at.transfers);
-      a.duration.push(at.transferDuration);
-      const rs = fs.ruleSets.get(at.fareId) ?? { routes: [], ods: [], contains: [] };
-      const routes = sortedUnique(rs.routes.flatMap((r) => (routeIdx.has(r) ? [routeIdx.get(r)!] : [])));
-      const ods = rs.ods.map(([o, d]) => [o === null ? -1 : zones.of(f, o), d === null ? -1 : zones.of(f, d)] as const).sort((x, y) => x[0] - y[0] || x[1] - y[1]);
-      const cz = sortedUnique(rs.contains.map((z) => zones.of(f, z)));
-      a.routeStart.push(attrRoutes.length);
-      attrRoutes.push(...routes);
-      a.odStart.push(odO.length);
-      for (const [o, d] of ods) {
-        odO.push(o);
-        odD.push(d);
-      }
-      a.containsStart.push(contains.length);
-      contains.push(...cz);
-      // candidates of a ride sequence by its first route: attributes without route rules, and those naming the route
-      if (rs.routes.length === 0) free.push(i);
-      for (const r of routes) routeAttrs[r]!.push(i);
-    }
-    // every zone of a stop gets an index: a zone no rule names is still not "no zone" (OTP1 tells them apart)
-    for (const z of fs.stopZones.values()) zones.of(f, z);
-    // ---- v2
-    const regular = new Set(fs.defaultCategories);
-    const byProduct = new Map<string, { name: string; amount: number; currency: string }>();
-    for (const pr of fs.products) {
-      const cur = byProduct.get(pr.productId) ?? { name: pr.name, amount: NaN, currency: pr.currency };
-      if ((pr.riderCategory === null || regular.has(pr.riderCategory)) && !(pr.amount >= cur.amount)) [cur.amount, cur.currency] = [pr.amount, pr.currency];
-      byProduct.set(pr.productId, cur);
-    }
-    for (const [id, pr] of byProduct) {
-      productIds.of(f, id);
-      p.id.push(id);
-      p.name.push(pr.name);
-      p.amount.push(pr.amount);
-      p.currency.push(pr.currency);
-    }
-    for (const [key, n] of fs.routeNetworks) {
-      const r = routeIdx.get(key);
-      if (r !== undefined) routeNetwork[r] = networks.of(f, n);
-    }
-    for (const sa of fs.stopAreas) {
-      const l = areasOfStopKey.get(sa.stop) ?? areasOfStopKey.set(sa.stop, []).get(sa.stop)!;
-      l.push(areas.of(f, sa.area));
-    }
-    for (const r of fs.legRules) {
-      const prod = productIds.get(f, r.product);
-      if (prod < 0) continue;
-      const n = r.network === null ? -1 : networks.of(f, r.network);
-      const fa = r.fromArea === null ? -1 : areas.of(f, r.fromArea), ta = r.toArea === null ? -1 : areas.of(f, r.toArea);
-      if (n >= 0) networkNamed.add(n);
-      if (fa >= 0) fromNamed.add(fa);
-      if (ta >= 0) toNamed.add(ta);
-      if (r.priority >= 0) feedPriority[f] = 1;
-      lr.group.push(r.legGroup);
-      lr.network.push(n);
-      lr.from.push(fa);
-      lr.to.push(ta);
-      lr.product.push(prod);
-      lr.priority.push(r.priority);
-      lr.timeframe.push(r.timeframe ? 1 : 0);
-    }
-    for (const r of fs.transferRules) {
-      tr.from.push(r.fromLegGroup);
-      tr.to.push(r.toLegGroup);
-      tr.count.push(r.transferCount);
-      tr.limit.push(r.durationLimit);
-      tr.limitType.push(r.durationLimitType);
-      tr.type.push(r.transferType);
-      tr.product.push(r.product === null ? -1 : productIds.get(f, r.product));
-    }
-    feedSystem[f] = lr.group.length > feedLeg[f]! ? 2 : fs.attributes.length ? 1 : 0;
+    L.feedAttr.push(L.a.fareId.length);
+    L.feedFree.push(L.free.length);
+    L.feedLeg.push(L.lr.group.length);
+    L.feedTransfer.push(L.tr.from.length);
+    layoutFaresV1(L, f, fs, routeIdx);
+    layoutProducts(L, f, fs);
+    layoutFaresV2(L, f, fs, routeIdx);
+    L.feedSystem[f] = L.lr.group.length > L.feedLeg[f]! ? 2 : fs.attributes.length ? 1 : 0;
   }
+  return fareColumns(L, src, stops);
+}
 
-  // ---- stops: zone (a stop's own zone_id, as OTP1 reads it) and areas (its own and its station's)
+/** An empty layout for `nFeeds` feeds and `nRoutes` GTFS routes. */
+function newFareLayout(nFeeds: number, nRoutes: number): FareLayout {
+  return {
+    zones: new Ids(), networks: new Ids(), areas: new Ids(), productIds: new Ids(),
+    feedSystem: new Uint8Array(nFeeds), feedPriority: new Uint8Array(nFeeds),
+    feedAttr: [], feedFree: [], feedLeg: [], feedTransfer: [],
+    a: { fareId: [], price: [], currency: [], transfers: [], duration: [], routeStart: [], odStart: [], containsStart: [] },
+    attrRoutes: [], odO: [], odD: [], contains: [], free: [],
+    routeAttrs: Array.from({ length: nRoutes }, () => []),
+    p: { id: [], name: [], amount: [], currency: [] },
+    lr: { group: [], network: [], from: [], to: [], product: [], priority: [], timeframe: [] },
+    tr: { from: [], to: [], count: [], limit: [], limitType: [], type: [], product: [] },
+    networkNamed: new Set(), fromNamed: new Set(), toNamed: new Set(),
+    routeNetwork: new Int32Array(nRoutes).fill(-1),
+    areasOfStopKey: new Map(),
+  };
+}
+
+/** Fares v1 of feed f: one rule set per fare_id (its rules' routes, OD pairs and contains zones); every stop zone interned. */
+function layoutFaresV1(L: FareLayout, f: number, fs: SourceFares, routeIdx: Map<number, number>): void {
+  const { a, zones } = L;
+  for (const at of fs.attributes) {
+    const i = a.fareId.length;
+    a.fareId.push(at.fareId);
+    a.price.push(Math.fround(at.price));
+    a.currency.push(at.currency);
+    a.transfers.push(at.transfers);
+    a.duration.push(at.transferDuration);
+    const rs = fs.ruleSets.get(at.fareId) ?? { routes: [], ods: [], contains: [] };
+    const routes = sortedUnique(rs.routes.flatMap((r) => (routeIdx.has(r) ? [routeIdx.get(r)!] : [])));
+    const ods = rs.ods.map(([o, d]) => [o === null ? -1 : zones.of(f, o), d === null ? -1 : zones.of(f, d)] as const).sort((x, y) => x[0] - y[0] || x[1] - y[1]);
+    const cz = sortedUnique(rs.contains.map((z) => zones.of(f, z)));
+    a.routeStart.push(L.attrRoutes.length);
+    L.attrRoutes.push(...routes);
+    a.odStart.push(L.odO.length);
+    for (const [o, d] of ods) {
+      L.odO.push(o);
+      L.odD.push(d);
+    }
+    a.containsStart.push(L.contains.length);
+    L.contains.push(...cz);
+    // candidates of a ride sequence by its first route: attributes without route rules, and those naming the route
+    if (rs.routes.length === 0) L.free.push(i);
+    for (const r of routes) L.routeAttrs[r]!.push(i);
+  }
+  // every zone of a stop gets an index: a zone no rule names is still not "no zone" (OTP1 tells them apart)
+  for (const z of fs.stopZones.values()) zones.of(f, z);
+}
+
+/** Fares v2 products of feed f, each at its regular (default rider category) price: the lowest such amount. */
+function layoutProducts(L: FareLayout, f: number, fs: SourceFares): void {
+  const regular = new Set(fs.defaultCategories);
+  const byProduct = new Map<string, { name: string; amount: number; currency: string }>();
+  for (const pr of fs.products) {
+    const cur = byProduct.get(pr.productId) ?? { name: pr.name, amount: NaN, currency: pr.currency };
+    if ((pr.riderCategory === null || regular.has(pr.riderCategory)) && !(pr.amount >= cur.amount)) [cur.amount, cur.currency] = [pr.amount, pr.currency];
+    byProduct.set(pr.productId, cur);
+  }
+  for (const [id, pr] of byProduct) {
+    L.productIds.of(f, id);
+    L.p.id.push(id);
+    L.p.name.push(pr.name);
+    L.p.amount.push(pr.amount);
+    L.p.currency.push(pr.currency);
+  }
+}
+
+/** Fares v2 of feed f: route networks, stop areas, leg rules (with a known product) and transfer rules. */
+function layoutFaresV2(L: FareLayout, f: number, fs: SourceFares, routeIdx: Map<number, number>): void {
+  const { networks, areas, lr, tr } = L;
+  for (const [key, n] of fs.routeNetworks) {
+    const r = routeIdx.get(key);
+    if (r !== undefined) L.routeNetwork[r] = networks.of(f, n);
+  }
+  for (const sa of fs.stopAreas) {
+    const l = L.areasOfStopKey.get(sa.stop) ?? L.areasOfStopKey.set(sa.stop, []).get(sa.stop)!;
+    l.push(areas.of(f, sa.area));
+  }
+  for (const r of fs.legRules) {
+    const prod = L.productIds.get(f, r.product);
+    if (prod < 0) continue;
+    const n = r.network === null ? -1 : networks.of(f, r.network);
+    const fa = r.fromArea === null ? -1 : areas.of(f, r.fromArea), ta = r.toArea === null ? -1 : areas.of(f, r.toArea);
+    if (n >= 0) L.networkNamed.add(n);
+    if (fa >= 0) L.fromNamed.add(fa);
+    if (ta >= 0) L.toNamed.add(ta);
+    if (r.priority >= 0) L.feedPriority[f] = 1;
+    lr.group.push(r.legGroup);
+    lr.network.push(n);
+    lr.from.push(fa);
+    lr.to.push(ta);
+    lr.product.push(prod);
+    lr.priority.push(r.priority);
+    lr.timeframe.push(r.timeframe ? 1 : 0);
+  }
+  for (const r of fs.transferRules) {
+    tr.from.push(r.fromLegGroup);
+    tr.to.push(r.toLegGroup);
+    tr.count.push(r.transferCount);
+    tr.limit.push(r.durationLimit);
+    tr.limitType.push(r.durationLimitType);
+    tr.type.push(r.transferType);
+    tr.product.push(r.product === null ? -1 : L.productIds.get(f, r.product));
+  }
+}
+
+/**
+ * The laid-out fares as the timetable's tables, with the stops' columns (zone: a stop's own
+ * zone_id, as OTP1 reads it; areas: its own and its station's) and the routes' attribute lists.
+ */
+function fareColumns(L: FareLayout, src: SourceData, stops: readonly SourceStop[]): FareTimetableTables {
+  const { a, p, lr, tr, zones, networks, areas } = L;
   const feedOfStops = stops.map((s) => s.feed);
   const stopZone = Int32Array.from(stops, (s, i) => {
     const z = src.fares?.[feedOfStops[i]!]?.stopZones.get(s.key);
@@ -218,28 +277,28 @@ export function fareTables(src: SourceData, stops: readonly SourceStop[], routeI
   const areaStart: number[] = [], stopAreaList: number[] = [];
   for (const s of stops) {
     areaStart.push(stopAreaList.length);
-    stopAreaList.push(...sortedUnique([...(areasOfStopKey.get(s.key) ?? []), ...(s.parent >= 0 ? (areasOfStopKey.get(s.parent) ?? []) : [])]));
+    stopAreaList.push(...sortedUnique([...(L.areasOfStopKey.get(s.key) ?? []), ...(s.parent >= 0 ? (L.areasOfStopKey.get(s.parent) ?? []) : [])]));
   }
   const routeAttrStart: number[] = [], routeAttrList: number[] = [];
-  for (const l of routeAttrs) {
+  for (const l of L.routeAttrs) {
     routeAttrStart.push(routeAttrList.length);
     routeAttrList.push(...l);
   }
   const i32 = (x: number[]) => Int32Array.from(x);
   return {
-    fare_feeds: { system: feedSystem, attr_start: i32(feedAttr), free_start: i32(feedFree), leg_rule_start: i32(feedLeg), transfer_rule_start: i32(feedTransfer), has_priority: feedPriority },
+    fare_feeds: { system: L.feedSystem, attr_start: i32(L.feedAttr), free_start: i32(L.feedFree), leg_rule_start: i32(L.feedLeg), transfer_rule_start: i32(L.feedTransfer), has_priority: L.feedPriority },
     fare_attributes: {
       fare_id: a.fareId, price: Float64Array.from(a.price), currency: a.currency, transfers: i32(a.transfers), transfer_duration: i32(a.duration),
       route_start: i32(a.routeStart), od_start: i32(a.odStart), contains_start: i32(a.containsStart),
     },
-    fare_attribute_routes: { route: i32(attrRoutes) },
-    fare_attribute_ods: { origin: i32(odO), destination: i32(odD) },
-    fare_attribute_contains: { zone: i32(contains) },
-    fare_free_attributes: { attr: i32(free) },
+    fare_attribute_routes: { route: i32(L.attrRoutes) },
+    fare_attribute_ods: { origin: i32(L.odO), destination: i32(L.odD) },
+    fare_attribute_contains: { zone: i32(L.contains) },
+    fare_free_attributes: { attr: i32(L.free) },
     fare_zones: { zone_id: zones.ids },
     fare_stops: { zone: stopZone, area_start: i32(areaStart) },
     fare_stop_areas: { area: i32(stopAreaList) },
-    fare_routes: { attr_start: i32(routeAttrStart), network: routeNetwork },
+    fare_routes: { attr_start: i32(routeAttrStart), network: L.routeNetwork },
     fare_route_attributes: { attr: i32(routeAttrList) },
     fare_products: { product_id: p.id, name: p.name, amount: Float64Array.from(p.amount), currency: p.currency },
     fare_leg_rules: {
@@ -250,7 +309,7 @@ export function fareTables(src: SourceData, stops: readonly SourceStop[], routeI
       from_leg_group: tr.from, to_leg_group: tr.to, transfer_count: i32(tr.count), duration_limit: i32(tr.limit), duration_limit_type: i32(tr.limitType),
       transfer_type: i32(tr.type), product: i32(tr.product),
     },
-    fare_networks: { network_id: networks.ids, named: Uint8Array.from(networks.ids, (_, i) => (networkNamed.has(i) ? 1 : 0)) },
-    fare_areas: { area_id: areas.ids, from_named: Uint8Array.from(areas.ids, (_, i) => (fromNamed.has(i) ? 1 : 0)), to_named: Uint8Array.from(areas.ids, (_, i) => (toNamed.has(i) ? 1 : 0)) },
+    fare_networks: { network_id: networks.ids, named: Uint8Array.from(networks.ids, (_, i) => (L.networkNamed.has(i) ? 1 : 0)) },
+    fare_areas: { area_id: areas.ids, from_named: Uint8Array.from(areas.ids, (_, i) => (L.fromNamed.has(i) ? 1 : 0)), to_named: Uint8Array.from(areas.ids, (_, i) => (L.toNamed.has(i) ? 1 : 0)) },
   };
 }

@@ -57,13 +57,20 @@ const at = (lat: number, lon: number) => ({ lat, lon, search_cutoff: STREET_SNAP
 
 /**
  * `foot` (assemble.ts's table: straight lines and transfers.txt) measured on the streets: a new
- * table, rows in the same (from, to) order, dropped pairs left out.
+ * table, rows in the same (from, to) order, dropped pairs left out. Steps: which stops snap to the
+ * streets, the engine's distance and time of each footpath between two such stops, then the rows kept.
  */
 export async function streetFootpaths(
   actor: Actor, stopLat: Float64Array, stopLon: Float64Array, foot: Footpaths,
 ): Promise<{ footpaths: Footpaths; report: StreetFootpathReport }> {
+  const onNet = await stopsOnStreets(actor, stopLat, stopLon);
+  const measured = await measureFootpaths(actor, stopLat, stopLon, foot, onNet);
+  return keepFootpaths(foot, onNet, measured);
+}
+
+/** Which stops snap to a walkable way (1), asked in batches of LOCATE_BATCH. */
+async function stopsOnStreets(actor: Actor, stopLat: Float64Array, stopLon: Float64Array): Promise<Uint8Array> {
   const n = stopLat.length;
-  // which stops snap to a walkable way
   const onNet = new Uint8Array(n);
   for (let s = 0; s < n; s += LOCATE_BATCH) {
     const locations = [];
@@ -73,6 +80,22 @@ export async function streetFootpaths(
       onNet[s + k] = Array.isArray(l.edges) && l.edges.length > 0 ? 1 : 0;
     });
   }
+  return onNet;
+}
+
+/** Per footpath: its length on the streets and its walk in metres at the reference speed (NaN: not measured), or unreachable (1). */
+interface Measured {
+  meters: Float64Array;
+  walkM: Float64Array;
+  unreachable: Uint8Array;
+}
+
+/**
+ * The footpaths between stops on the streets measured by the engine: one matrix request per source
+ * stop (the table is sorted by from), IN_FLIGHT at a time; a source the engine cannot search from
+ * keeps its straight lines.
+ */
+async function measureFootpaths(actor: Actor, stopLat: Float64Array, stopLon: Float64Array, foot: Footpaths, onNet: Uint8Array): Promise<Measured> {
   const m = foot.from.length;
   const meters = new Float64Array(m).fill(NaN); // NaN: not measured (straight line kept)
   const walkM = new Float64Array(m).fill(NaN);
@@ -120,7 +143,16 @@ export async function streetFootpaths(
     }
   };
   await Promise.all(Array.from({ length: IN_FLIGHT }, worker));
+  return { meters, walkM, unreachable };
+}
 
+/**
+ * The rows kept, with their source: transfers.txt rows always (measured where they could be),
+ * measured straight lines as streets, unmeasured ones as straight lines; unreachable ones dropped.
+ * (`foot`'s dist_m and walk_m are overwritten with the measured values.)
+ */
+function keepFootpaths(foot: Footpaths, onNet: Uint8Array, { meters, walkM, unreachable }: Measured): { footpaths: Footpaths; report: StreetFootpathReport } {
+  const n = onNet.length, m = foot.from.length;
   const keep: number[] = [];
   const report: StreetFootpathReport = { stops_on_streets: 0, stops_off_streets: 0, on_streets: 0, dropped: 0, straight_line: 0 };
   for (let s = 0; s < n; s++) onNet[s] ? report.stops_on_streets++ : report.stops_off_streets++;

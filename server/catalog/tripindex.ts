@@ -402,7 +402,8 @@ const parquetList = (files: string[], quote: (s: string) => string) => `read_par
 /**
  * Build the trip index. Expects the DuckDB tables calendars, calendar_json, trip_freq, route_json and
  * fv_json (see sql.ts); reads trips, shapes and (when `stopTimesFiles` is given) stop_times straight
- * from Parquet.
+ * from Parquet. Shapes come before trips (a trip keeps its shape's index), trips before everything
+ * indexed by trip.
  */
 export async function loadTripIndex(
   db: Database,
@@ -410,18 +411,25 @@ export async function loadTripIndex(
   quote: (s: string) => string,
 ): Promise<TripIndex> {
   const ix = new TripIndex();
-  const intern = new Map<string, string>();
-  const str = (v: unknown): string | null => {
-    if (v == null) return null;
-    const s = String(v);
-    const got = intern.get(s);
-    if (got !== undefined) return got;
-    intern.set(s, s);
-    return s;
-  };
-
   for (const [id, json] of await db.rows({ sql: `SELECT id, json::VARCHAR FROM route_json`, values: [] })) ix.routeJson.set(Number(id), String(json));
   for (const [id, json] of await db.rows({ sql: `SELECT feed_version_id, json::VARCHAR FROM fv_json`, values: [] })) ix.versionJson.set(Number(id), String(json));
+  await loadCalendars(db, ix);
+  if (files.shapes.length) await loadShapes(db, ix, parquetList(files.shapes, quote));
+  if (files.trips.length) await loadTrips(db, ix, parquetList(files.trips, quote));
+  for (const c of [ix.tripId, ix.headsign, ix.shortName, ix.blockId, ix.shapeId]) c.finish();
+  indexTripsByRoute(ix);
+  for (const [tripRef, json] of await db.rows({ sql: `SELECT trip_ref, json::VARCHAR FROM trip_freq`, values: [] })) {
+    const t = ix.indexOf(Number(tripRef));
+    if (t >= 0) ix.frequencies.set(t, String(json));
+  }
+  await loadFlexZones(db, ix, files.trips, quote);
+  if (files.stopTimes) ix.stopTimes = await loadStopTimes(db, ix, files.stopTimes.length ? parquetList(files.stopTimes, quote) : null);
+  if (ix.stopTimes && files.stopTimes?.length) await loadFlexStopTimes(db, ix, ix.stopTimes, parquetList(files.stopTimes, quote));
+  return ix;
+}
+
+/** The calendars (weekday mask, date range, exception days, rendered JSON), by id and by version. */
+async function loadCalendars(db: Database, ix: TripIndex): Promise<void> {
   const calRows = await db.rows({
     sql: `SELECT c.id, c.feed_version_id, cj.json::VARCHAR, c.start_date::VARCHAR, c.end_date::VARCHAR,
             c.monday, c.tuesday, c.wednesday, c.thursday, c.friday, c.saturday, c.sunday,
@@ -448,77 +456,85 @@ export async function loadTripIndex(
     if (list) list.push(c);
     else ix.calendarsByVersion.set(c.fv, [c]);
   }
+}
 
-  // shapes: one row per shape (point counts), then the points, both in (version, shape_id) order
-  if (files.shapes.length) {
-    const src = parquetList(files.shapes, quote);
-    const keys = await db.rows({
-      sql: `SELECT feed_version_id, shape_id, count(*), bool_or(coalesce(generated, false)) FROM ${src} GROUP BY ALL ORDER BY feed_version_id, shape_id`,
-      values: [],
-    });
-    const sh = ix.shapes;
-    sh.offsets = new Int32Array(keys.length + 1);
-    sh.generated = new Uint8Array(keys.length);
-    keys.forEach(([fv, id, count, generated], s) => {
-      sh.offsets[s + 1] = sh.offsets[s]! + Number(count);
-      sh.generated[s] = generated ? 1 : 0;
-      sh.byKey.set(ShapeIndex.key(Number(fv), String(id)), s);
-    });
-    const total = sh.offsets[keys.length]!;
-    sh.lat = new Float64Array(total);
-    sh.lon = new Float64Array(total);
-    let i = 0;
-    await forEachChunk(
-      db,
-      `SELECT coalesce(shape_pt_lat, 'NaN'::DOUBLE), coalesce(shape_pt_lon, 'NaN'::DOUBLE) FROM ${src} ORDER BY feed_version_id, shape_id, shape_pt_sequence`,
-      (ch) => {
-        const n = Math.min(ch.rowCount, total - i);
-        sh.lat.set(float64Column(ch, 0).subarray(0, n), i);
-        sh.lon.set(float64Column(ch, 1).subarray(0, n), i);
-        i += n;
-      },
-    );
-  }
+/** The shapes of `src`: one row per shape (point counts), then the points, both in (version, shape_id) order. */
+async function loadShapes(db: Database, ix: TripIndex, src: string): Promise<void> {
+  const keys = await db.rows({
+    sql: `SELECT feed_version_id, shape_id, count(*), bool_or(coalesce(generated, false)) FROM ${src} GROUP BY ALL ORDER BY feed_version_id, shape_id`,
+    values: [],
+  });
+  const sh = ix.shapes;
+  sh.offsets = new Int32Array(keys.length + 1);
+  sh.generated = new Uint8Array(keys.length);
+  keys.forEach(([fv, id, count, generated], s) => {
+    sh.offsets[s + 1] = sh.offsets[s]! + Number(count);
+    sh.generated[s] = generated ? 1 : 0;
+    sh.byKey.set(ShapeIndex.key(Number(fv), String(id)), s);
+  });
+  const total = sh.offsets[keys.length]!;
+  sh.lat = new Float64Array(total);
+  sh.lon = new Float64Array(total);
+  let i = 0;
+  await forEachChunk(
+    db,
+    `SELECT coalesce(shape_pt_lat, 'NaN'::DOUBLE), coalesce(shape_pt_lon, 'NaN'::DOUBLE) FROM ${src} ORDER BY feed_version_id, shape_id, shape_pt_sequence`,
+    (ch) => {
+      const n = Math.min(ch.rowCount, total - i);
+      sh.lat.set(float64Column(ch, 0).subarray(0, n), i);
+      sh.lon.set(float64Column(ch, 1).subarray(0, n), i);
+      i += n;
+    },
+  );
+}
 
-  // trips, in id order
-  if (files.trips.length) {
-    const [[count]] = (await db.rows({ sql: `SELECT count(*) FROM ${parquetList(files.trips, quote)}`, values: [] })) as [[bigint]];
-    const n = Number(count);
-    ix.n = n;
-    for (const k of ["ids", "fv", "route", "calendar", "pattern", "direction", "wheelchair", "bikes", "cars", "shape"] as const) ix[k] = new Int32Array(n);
-    ix.tripId = new StringColumn(n, true);
-    ix.headsign = new StringColumn(n, false);
-    ix.shortName = new StringColumn(n, false);
-    ix.blockId = new StringColumn(n, false);
-    ix.shapeId = new StringColumn(n, false);
-    let i = 0;
-    await forEachChunk(
-      db,
-      `SELECT ${["id", "feed_version_id", "route_ref", "calendar_ref", "direction_id", "wheelchair_accessible", "bikes_allowed", "cars_allowed", "stop_pattern_id"].map((c) => `coalesce(${c}, ${NULL_I32})`).join(", ")},
-              trip_id, nullif(trip_headsign, ''), nullif(trip_short_name, ''), nullif(block_id, ''), nullif(shape_id, '')
-       FROM ${parquetList(files.trips, quote)} ORDER BY id`,
-      (ch) => {
-        const n = ch.rowCount;
-        const ints = [0, 1, 2, 3, 4, 5, 6, 7, 8].map((c) => int32Column(ch, c));
-        const dest = [ix.ids, ix.fv, ix.route, ix.calendar, ix.direction, ix.wheelchair, ix.bikes, ix.cars, ix.pattern];
-        for (let k = 0; k < 9; k++) dest[k]!.set(ints[k]!.subarray(0, n), i);
-        const [tripId, headsign, shortName, blockId, shape] = [9, 10, 11, 12, 13].map((c) => ch.getColumnVector(c));
-        for (let r = 0; r < n; r++, i++) {
-          ix.tripId.add(i, String(tripId!.getItem(r)));
-          ix.headsign.add(i, str(headsign!.getItem(r)));
-          ix.shortName.add(i, str(shortName!.getItem(r)));
-          ix.blockId.add(i, str(blockId!.getItem(r)));
-          const shapeId = str(shape!.getItem(r));
-          ix.shapeId.add(i, shapeId);
-          ix.shape[i] = shapeId === null ? -1 : (ix.shapes.byKey.get(ShapeIndex.key(ix.fv[i]!, shapeId)) ?? -1);
-        }
-      },
-    );
-  }
-  intern.clear();
-  for (const c of [ix.tripId, ix.headsign, ix.shortName, ix.blockId, ix.shapeId]) c.finish();
+/** The trips of `source` in id order: integer columns, strings interned while loading, each trip's shape index. */
+async function loadTrips(db: Database, ix: TripIndex, source: string): Promise<void> {
+  const intern = new Map<string, string>();
+  const str = (v: unknown): string | null => {
+    if (v == null) return null;
+    const s = String(v);
+    const got = intern.get(s);
+    if (got !== undefined) return got;
+    intern.set(s, s);
+    return s;
+  };
+  const [[count]] = (await db.rows({ sql: `SELECT count(*) FROM ${source}`, values: [] })) as [[bigint]];
+  const n = Number(count);
+  ix.n = n;
+  for (const k of ["ids", "fv", "route", "calendar", "pattern", "direction", "wheelchair", "bikes", "cars", "shape"] as const) ix[k] = new Int32Array(n);
+  ix.tripId = new StringColumn(n, true);
+  ix.headsign = new StringColumn(n, false);
+  ix.shortName = new StringColumn(n, false);
+  ix.blockId = new StringColumn(n, false);
+  ix.shapeId = new StringColumn(n, false);
+  let i = 0;
+  await forEachChunk(
+    db,
+    `SELECT ${["id", "feed_version_id", "route_ref", "calendar_ref", "direction_id", "wheelchair_accessible", "bikes_allowed", "cars_allowed", "stop_pattern_id"].map((c) => `coalesce(${c}, ${NULL_I32})`).join(", ")},
+            trip_id, nullif(trip_headsign, ''), nullif(trip_short_name, ''), nullif(block_id, ''), nullif(shape_id, '')
+     FROM ${source} ORDER BY id`,
+    (ch) => {
+      const n = ch.rowCount;
+      const ints = [0, 1, 2, 3, 4, 5, 6, 7, 8].map((c) => int32Column(ch, c));
+      const dest = [ix.ids, ix.fv, ix.route, ix.calendar, ix.direction, ix.wheelchair, ix.bikes, ix.cars, ix.pattern];
+      for (let k = 0; k < 9; k++) dest[k]!.set(ints[k]!.subarray(0, n), i);
+      const [tripId, headsign, shortName, blockId, shape] = [9, 10, 11, 12, 13].map((c) => ch.getColumnVector(c));
+      for (let r = 0; r < n; r++, i++) {
+        ix.tripId.add(i, String(tripId!.getItem(r)));
+        ix.headsign.add(i, str(headsign!.getItem(r)));
+        ix.shortName.add(i, str(shortName!.getItem(r)));
+        ix.blockId.add(i, str(blockId!.getItem(r)));
+        const shapeId = str(shape!.getItem(r));
+        ix.shapeId.add(i, shapeId);
+        ix.shape[i] = shapeId === null ? -1 : (ix.shapes.byKey.get(ShapeIndex.key(ix.fv[i]!, shapeId)) ?? -1);
+      }
+    },
+  );
+}
 
-  // per route, trip indexes in id order (counting sort)
+/** Per route, its trip indexes in id order (counting sort). */
+function indexTripsByRoute(ix: TripIndex): void {
   const perRoute = new Map<number, number>();
   for (let i = 0; i < ix.n; i++) perRoute.set(ix.route[i]!, (perRoute.get(ix.route[i]!) ?? 0) + 1);
   const fill = new Map<number, number>();
@@ -532,16 +548,6 @@ export async function loadTripIndex(
     ix.byRoute.get(r)![k] = i;
     fill.set(r, k + 1);
   }
-
-  for (const [tripRef, json] of await db.rows({ sql: `SELECT trip_ref, json::VARCHAR FROM trip_freq`, values: [] })) {
-    const t = ix.indexOf(Number(tripRef));
-    if (t >= 0) ix.frequencies.set(t, String(json));
-  }
-
-  await loadFlexZones(db, ix, files.trips, quote);
-  if (files.stopTimes) ix.stopTimes = await loadStopTimes(db, ix, files.stopTimes.length ? parquetList(files.stopTimes, quote) : null);
-  if (ix.stopTimes && files.stopTimes?.length) await loadFlexStopTimes(db, ix, ix.stopTimes, parquetList(files.stopTimes, quote));
-  return ix;
 }
 
 /**
@@ -596,24 +602,38 @@ async function loadFlexStopTimes(db: Database, ix: TripIndex, st: StopTimesIndex
 async function loadStopTimes(db: Database, ix: TripIndex, source: string | null): Promise<StopTimesIndex> {
   const offsets = new Int32Array(ix.n + 1);
   const stat: (number | null)[] = new Array(17).fill(null);
-  if (source) {
-    for (const [tripRef, c] of await db.rows({ sql: `SELECT trip_ref, count(*) FROM ${source} GROUP BY trip_ref`, values: [] })) {
-      const t = ix.indexOf(Number(tripRef));
-      if (t >= 0) offsets[t + 1] = Number(c);
-    }
-    const [row] = await db.rows({
-      sql: `SELECT min(stop_sequence), max(stop_sequence), min(stop_ref), max(stop_ref), min(arrival_time), max(arrival_time),
-              min(departure_time - coalesce(arrival_time, 0)), max(departure_time - coalesce(arrival_time, 0)),
-              min(pickup_type), max(pickup_type), min(drop_off_type), max(drop_off_type), min(timepoint), max(timepoint),
-              min(interpolated), max(interpolated), count(DISTINCT nullif(stop_headsign, ''))
-            FROM ${source}`,
-      values: [],
-    });
-    row!.forEach((v, k) => (stat[k] = num(v)));
-  }
+  if (source) await stopTimesStats(db, ix, source, offsets, stat);
   for (let t = 0; t < ix.n; t++) offsets[t + 1]! += offsets[t]!;
-  const n = offsets[ix.n]!;
-  const st = new StopTimesIndex(
+  const st = emptyStopTimes(offsets, stat, offsets[ix.n]!);
+  if (!source) return st;
+  const unsorted = await fillStopTimes(db, ix, st, source, (stat[16] ?? 0) > 0);
+  for (const trip of unsorted) sortTrip(st, offsets[trip]!, offsets[trip + 1]!);
+  return st;
+}
+
+/**
+ * The rows per trip (into offsets[t + 1]) and the ranges the columns are packed in (`stat`: min
+ * and max of stop_sequence, stop_ref, arrival, dwell, the four flags, then the headsign count).
+ */
+async function stopTimesStats(db: Database, ix: TripIndex, source: string, offsets: Int32Array, stat: (number | null)[]): Promise<void> {
+  for (const [tripRef, c] of await db.rows({ sql: `SELECT trip_ref, count(*) FROM ${source} GROUP BY trip_ref`, values: [] })) {
+    const t = ix.indexOf(Number(tripRef));
+    if (t >= 0) offsets[t + 1] = Number(c);
+  }
+  const [row] = await db.rows({
+    sql: `SELECT min(stop_sequence), max(stop_sequence), min(stop_ref), max(stop_ref), min(arrival_time), max(arrival_time),
+            min(departure_time - coalesce(arrival_time, 0)), max(departure_time - coalesce(arrival_time, 0)),
+            min(pickup_type), max(pickup_type), min(drop_off_type), max(drop_off_type), min(timepoint), max(timepoint),
+            min(interpolated), max(interpolated), count(DISTINCT nullif(stop_headsign, ''))
+          FROM ${source}`,
+    values: [],
+  });
+  row!.forEach((v, k) => (stat[k] = num(v)));
+}
+
+/** A stop_times index of n rows, all null, its columns sized by `stat` (stopTimesStats). */
+function emptyStopTimes(offsets: Int32Array, stat: (number | null)[], n: number): StopTimesIndex {
+  return new StopTimesIndex(
     offsets,
     new IntColumn(n, stat[0]!, stat[1]!),
     new IntColumn(n, stat[2]!, stat[3]!),
@@ -628,11 +648,17 @@ async function loadStopTimes(db: Database, ix: TripIndex, source: string | null)
       [stat[14]!, stat[15]!],
     ]),
   );
-  if (!source) return st;
+}
+
+/**
+ * One pass over `source` in file order: each row into the next slot of its trip's range (rows of
+ * unknown trips skipped). Returns the trips whose rows came out of stop_sequence order.
+ */
+async function fillStopTimes(db: Database, ix: TripIndex, st: StopTimesIndex, source: string, withHeadsigns: boolean): Promise<Set<number>> {
+  const offsets = st.offsets;
   const headsignCode = new Map<string, number>();
   const cursor = offsets.slice(0, ix.n);
   const unsorted = new Set<number>();
-  const withHeadsigns = (stat[16] ?? 0) > 0;
   const NULL = String(NULL_I32);
   let lastRef = NaN;
   let t = -1;
@@ -667,24 +693,27 @@ async function loadStopTimes(db: Database, ix: TripIndex, source: string | null)
       st.arrival.fill(p, arr!, n);
       st.dwell.fill(p, dwell!, n);
       st.flags.fill(p, flags, n);
-      if (!withHeadsigns) return;
-      const headsign = ch.getColumnVector(9);
-      for (let r = 0; r < n; r++) {
-        if (p[r]! < 0) continue;
-        const h = headsign.getItem(r) as string | null;
-        if (h === null) continue;
-        let code = headsignCode.get(h);
-        if (code === undefined) {
-          code = st.headsigns.length;
-          st.headsigns.push(h);
-          headsignCode.set(h, code);
-        }
-        st.headsign.set(p[r]!, code);
-      }
+      if (withHeadsigns) fillHeadsigns(st, headsignCode, ch, p, n);
     },
   );
-  for (const trip of unsorted) sortTrip(st, offsets[trip]!, offsets[trip + 1]!);
-  return st;
+  return unsorted;
+}
+
+/** The chunk's stop headsigns (column 9) into their rows' slots `p`, each distinct headsign coded once. */
+function fillHeadsigns(st: StopTimesIndex, headsignCode: Map<string, number>, ch: DuckDBDataChunk, p: Int32Array, n: number): void {
+  const headsign = ch.getColumnVector(9);
+  for (let r = 0; r < n; r++) {
+    if (p[r]! < 0) continue;
+    const h = headsign.getItem(r) as string | null;
+    if (h === null) continue;
+    let code = headsignCode.get(h);
+    if (code === undefined) {
+      code = st.headsigns.length;
+      st.headsigns.push(h);
+      headsignCode.set(h, code);
+    }
+    st.headsign.set(p[r]!, code);
+  }
 }
 
 /** Reorder the rows [start, end) by stop_sequence. */

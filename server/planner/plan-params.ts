@@ -398,13 +398,21 @@ export const COST_PARAMETERS = [
   "useUnpreferredRoutesPenalty",
 ] as const;
 
-/** The typed plan query of raw query-string values (absent or empty = not given). Throws INVALID_PARAMETER. */
+/** The parsed values of PLAN_PARAMS. */
+type PlanValues = ParamValues<typeof PLAN_PARAMS>;
+/** Whether the request gave a parameter (absent or empty = not given). */
+type Given = (name: string) => boolean;
+
+/**
+ * The typed plan query of raw query-string values (absent or empty = not given). Throws
+ * INVALID_PARAMETER. Steps: parse, check the counts, clamp (OTP1's clamps, reported), check the
+ * slacks and the triangle, note what has no effect, then the query.
+ */
 export function parsePlanParams(q: Record<string, string | undefined>): PlanParams {
   const raw = (name: string) => (q[name] === "" ? undefined : q[name]);
-  const v: ParamValues<typeof PLAN_PARAMS> = parseParams(PLAN_PARAMS, raw, PLAN_RULES);
-  const given = (name: string) => raw(name) !== undefined;
+  const v: PlanValues = parseParams(PLAN_PARAMS, raw, PLAN_RULES);
+  const given: Given = (name) => raw(name) !== undefined;
   const clamped: Record<string, number> = {};
-  const warnings: string[] = [];
   /** OTP1's clamps: below `lo` (or at it, `open`) the value `low`, above `hi` the value hi; reported */
   const clamp = (name: string, x: number | null, dflt: number, lo: number, low: number, hi: number, open = false): number => {
     if (x === null) return dflt;
@@ -420,46 +428,13 @@ export function parsePlanParams(q: Record<string, string | undefined>): PlanPara
   const maxWalkDistance = clamp("maxWalkDistance", v.maxWalkDistance, DEFAULTS.maxWalkDistance, 0, DEFAULTS.maxWalkDistance, LIMITS.maxWalkDistance);
   const numItineraries = clamp("numItineraries", v.numItineraries, DEFAULTS.numItineraries, 1, 1, LIMITS.numItineraries);
   const maxTransfers = clamp("maxTransfers", v.maxTransfers, DEFAULTS.maxTransfers, 0, 0, LIMITS.maxTransfers);
-  const C = OTP1_COSTS;
-  const costs: PlanCosts = {
-    walkReluctance: clamp("walkReluctance", v.walkReluctance, C.walkReluctance, 0, C.walkReluctance, Infinity, true),
-    waitReluctance: clamp("waitReluctance", v.waitReluctance, C.waitReluctance, 0, C.waitReluctance, Infinity, true),
-    waitAtBeginningFactor: clamp("waitAtBeginningFactor", v.waitAtBeginningFactor, C.waitAtBeginningFactor, 0, C.waitAtBeginningFactor, Infinity, true),
-    walkBoardCost: clamp("walkBoardCost", v.walkBoardCost, C.walkBoardCost, 0, 0, Infinity),
-    transferPenalty: (v.transferPenalty ?? C.transferPenalty) + (v.optimize === "TRANSFERS" ? TRANSFERS_PENALTY : 0),
-    nonpreferredTransferPenalty: v.nonpreferredTransferPenalty ?? C.nonpreferredTransferPenalty,
-    otherThanPreferredRoutesPenalty: clamp("otherThanPreferredRoutesPenalty", v.otherThanPreferredRoutesPenalty, C.otherThanPreferredRoutesPenalty, 0, 0, Infinity),
-    useUnpreferredRoutesPenalty: clamp("useUnpreferredRoutesPenalty", v.useUnpreferredRoutesPenalty, C.useUnpreferredRoutesPenalty, 0, 0, Infinity),
-  };
+  const costs = planCosts(v, clamp);
   clamp("bikeBoardCost", v.bikeBoardCost, 0, 0, 0, Infinity);
   clamp("maxPreTransitTime", v.maxPreTransitTime, 1800, 0, 1800, Infinity, true);
   const named = COST_PARAMETERS.some(given) || v.optimize === "TRANSFERS";
-
-  // OTP1: transfer slack at least board slack plus alight slack (RoutingResource.buildRequest)
-  const boardSlack = v.boardSlack ?? 0, alightSlack = v.alightSlack ?? 0, minTransferTime = v.minTransferTime ?? 0;
-  if (boardSlack + alightSlack > minTransferTime) {
-    throw badValue(given("minTransferTime") ? "minTransferTime" : given("boardSlack") ? "boardSlack" : "alightSlack", `minTransferTime (${minTransferTime} s) must be at least boardSlack + alightSlack (${boardSlack + alightSlack} s), as in OTP1`);
-  }
-  // OTP1 checks the triangle only with optimize=TRIANGLE
-  const tri = [v.triangleSafetyFactor, v.triangleSlopeFactor, v.triangleTimeFactor];
-  if (v.optimize === "TRIANGLE") {
-    const missing = ["triangleSafetyFactor", "triangleSlopeFactor", "triangleTimeFactor"].find((_, i) => tri[i] === null);
-    if (missing) throw badValue(missing, `optimize=TRIANGLE needs triangleSafetyFactor, triangleSlopeFactor and triangleTimeFactor; ${missing} is missing`);
-    if (Math.abs(tri[0]! + tri[1]! + tri[2]! - 1) > 1e-9) throw badValue("triangleTimeFactor", `the triangle factors must sum to 1, got ${tri[0]! + tri[1]! + tri[2]!}`);
-  }
-  // accepted without effect on a walk and transit plan: say so
-  const note = (name: string, why: string) => {
-    if (given(name)) warnings.push(`${name}: ${why}`);
-  };
-  const biking = v.mode?.streetMode === "BICYCLE";
-  if (v.optimize !== null && v.optimize !== "QUICK" && v.optimize !== "TRANSFERS" && !biking) warnings.push(`optimize=${v.optimize}: shapes bicycle routes only, no effect on walk and transit plans (as in OTP1)`);
-  for (const f of ["triangleSafetyFactor", "triangleSlopeFactor", "triangleTimeFactor"]) if (!(biking && v.optimize === "TRIANGLE")) note(f, "used only with mode BICYCLE and optimize=TRIANGLE");
-  if (v.mode?.streetMode !== "BICYCLE") note("bikeSpeed", "no effect without mode BICYCLE");
-  for (const f of ["bikeBoardCost", "bikeSwitchTime", "bikeSwitchCost"]) note(f, "no effect: the bicycle is taken along on transit, at no cost or time");
-  note("walkOnStreetReluctance", "no effect: the street engine's pedestrian costing weighs the streets");
-  note("carParkCarLegWeight", "no effect: car legs are not available yet");
-  note("maxPreTransitTime", "no effect: car legs are not available yet");
-  if (v.locale && !/^en\b|^en[_-]/i.test(v.locale)) warnings.push(`locale: answers are in English only (${v.locale} not available)`);
+  const slacks = transferSlacks(v, given);
+  const tri = triangle(v);
+  const warnings = noEffectWarnings(v, given);
 
   return {
     from: v.fromPlace,
@@ -489,29 +464,87 @@ export function parsePlanParams(q: Record<string, string | undefined>): PlanPara
     locale: v.locale,
     ignoreRealtimeUpdates: v.ignoreRealtimeUpdates,
     disableAlertFiltering: v.disableAlertFiltering,
-    criteria: {
-      bannedRoutes: v.bannedRoutes,
-      whiteListedRoutes: v.whiteListedRoutes,
-      preferredRoutes: v.preferredRoutes,
-      unpreferredRoutes: v.unpreferredRoutes,
-      bannedAgencies: v.bannedAgencies,
-      whiteListedAgencies: v.whiteListedAgencies,
-      preferredAgencies: v.preferredAgencies,
-      unpreferredAgencies: v.unpreferredAgencies,
-      bannedTrips: v.bannedTrips,
-      bannedStops: v.bannedStops,
-      bannedStopsHard: v.bannedStopsHard,
-      startTransitStopId: v.startTransitStopId || null,
-      boardSlack,
-      alightSlack,
-      minTransferTime,
-      maxHours: v.maxHours,
-      useRequestedDateTimeInMaxHours: v.useRequestedDateTimeInMaxHours,
-      disableRemainingWeightHeuristic: v.disableRemainingWeightHeuristic,
-      costs: named ? costs : null,
-    },
+    criteria: planCriteria(v, slacks, named ? costs : null),
     clamped,
     warnings,
+  };
+}
+
+/** The generalized-cost weights: OTP1's defaults, the request's values clamped as OTP1 clamps them. */
+function planCosts(v: PlanValues, clamp: (name: string, x: number | null, dflt: number, lo: number, low: number, hi: number, open?: boolean) => number): PlanCosts {
+  const C = OTP1_COSTS;
+  return {
+    walkReluctance: clamp("walkReluctance", v.walkReluctance, C.walkReluctance, 0, C.walkReluctance, Infinity, true),
+    waitReluctance: clamp("waitReluctance", v.waitReluctance, C.waitReluctance, 0, C.waitReluctance, Infinity, true),
+    waitAtBeginningFactor: clamp("waitAtBeginningFactor", v.waitAtBeginningFactor, C.waitAtBeginningFactor, 0, C.waitAtBeginningFactor, Infinity, true),
+    walkBoardCost: clamp("walkBoardCost", v.walkBoardCost, C.walkBoardCost, 0, 0, Infinity),
+    transferPenalty: (v.transferPenalty ?? C.transferPenalty) + (v.optimize === "TRANSFERS" ? TRANSFERS_PENALTY : 0),
+    nonpreferredTransferPenalty: v.nonpreferredTransferPenalty ?? C.nonpreferredTransferPenalty,
+    otherThanPreferredRoutesPenalty: clamp("otherThanPreferredRoutesPenalty", v.otherThanPreferredRoutesPenalty, C.otherThanPreferredRoutesPenalty, 0, 0, Infinity),
+    useUnpreferredRoutesPenalty: clamp("useUnpreferredRoutesPenalty", v.useUnpreferredRoutesPenalty, C.useUnpreferredRoutesPenalty, 0, 0, Infinity),
+  };
+}
+
+/** The slacks in seconds; OTP1: transfer slack at least board slack plus alight slack (RoutingResource.buildRequest). */
+function transferSlacks(v: PlanValues, given: Given): { boardSlack: number; alightSlack: number; minTransferTime: number } {
+  const boardSlack = v.boardSlack ?? 0, alightSlack = v.alightSlack ?? 0, minTransferTime = v.minTransferTime ?? 0;
+  if (boardSlack + alightSlack > minTransferTime) {
+    throw badValue(given("minTransferTime") ? "minTransferTime" : given("boardSlack") ? "boardSlack" : "alightSlack", `minTransferTime (${minTransferTime} s) must be at least boardSlack + alightSlack (${boardSlack + alightSlack} s), as in OTP1`);
+  }
+  return { boardSlack, alightSlack, minTransferTime };
+}
+
+/** The triangle factors (safety, slope, time); OTP1 checks them only with optimize=TRIANGLE: all given, summing to 1. */
+function triangle(v: PlanValues): (number | null)[] {
+  const tri = [v.triangleSafetyFactor, v.triangleSlopeFactor, v.triangleTimeFactor];
+  if (v.optimize === "TRIANGLE") {
+    const missing = ["triangleSafetyFactor", "triangleSlopeFactor", "triangleTimeFactor"].find((_, i) => tri[i] === null);
+    if (missing) throw badValue(missing, `optimize=TRIANGLE needs triangleSafetyFactor, triangleSlopeFactor and triangleTimeFactor; ${missing} is missing`);
+    if (Math.abs(tri[0]! + tri[1]! + tri[2]! - 1) > 1e-9) throw badValue("triangleTimeFactor", `the triangle factors must sum to 1, got ${tri[0]! + tri[1]! + tri[2]!}`);
+  }
+  return tri;
+}
+
+/** The parameters given that are accepted without effect on a walk and transit plan: a warning each. */
+function noEffectWarnings(v: PlanValues, given: Given): string[] {
+  const warnings: string[] = [];
+  const note = (name: string, why: string) => {
+    if (given(name)) warnings.push(`${name}: ${why}`);
+  };
+  const biking = v.mode?.streetMode === "BICYCLE";
+  if (v.optimize !== null && v.optimize !== "QUICK" && v.optimize !== "TRANSFERS" && !biking) warnings.push(`optimize=${v.optimize}: shapes bicycle routes only, no effect on walk and transit plans (as in OTP1)`);
+  for (const f of ["triangleSafetyFactor", "triangleSlopeFactor", "triangleTimeFactor"]) if (!(biking && v.optimize === "TRIANGLE")) note(f, "used only with mode BICYCLE and optimize=TRIANGLE");
+  if (v.mode?.streetMode !== "BICYCLE") note("bikeSpeed", "no effect without mode BICYCLE");
+  for (const f of ["bikeBoardCost", "bikeSwitchTime", "bikeSwitchCost"]) note(f, "no effect: the bicycle is taken along on transit, at no cost or time");
+  note("walkOnStreetReluctance", "no effect: the street engine's pedestrian costing weighs the streets");
+  note("carParkCarLegWeight", "no effect: car legs are not available yet");
+  note("maxPreTransitTime", "no effect: car legs are not available yet");
+  if (v.locale && !/^en\b|^en[_-]/i.test(v.locale)) warnings.push(`locale: answers are in English only (${v.locale} not available)`);
+  return warnings;
+}
+
+/** OTP1's routing criteria of the request (costs: null when it names no cost parameter). */
+function planCriteria(v: PlanValues, slacks: { boardSlack: number; alightSlack: number; minTransferTime: number }, costs: PlanCosts | null): PlanCriteria {
+  return {
+    bannedRoutes: v.bannedRoutes,
+    whiteListedRoutes: v.whiteListedRoutes,
+    preferredRoutes: v.preferredRoutes,
+    unpreferredRoutes: v.unpreferredRoutes,
+    bannedAgencies: v.bannedAgencies,
+    whiteListedAgencies: v.whiteListedAgencies,
+    preferredAgencies: v.preferredAgencies,
+    unpreferredAgencies: v.unpreferredAgencies,
+    bannedTrips: v.bannedTrips,
+    bannedStops: v.bannedStops,
+    bannedStopsHard: v.bannedStopsHard,
+    startTransitStopId: v.startTransitStopId || null,
+    boardSlack: slacks.boardSlack,
+    alightSlack: slacks.alightSlack,
+    minTransferTime: slacks.minTransferTime,
+    maxHours: v.maxHours,
+    useRequestedDateTimeInMaxHours: v.useRequestedDateTimeInMaxHours,
+    disableRemainingWeightHeuristic: v.disableRemainingWeightHeuristic,
+    costs,
   };
 }
 

@@ -151,25 +151,15 @@ export class PlanService {
 
   /**
    * Answer a plan request at `nowMs` (the time and date default to now). `streets`: the walks
-   * measured on the streets (street-legs.ts); without them, straight lines.
+   * measured on the streets (street-legs.ts); without them, straight lines. Steps: the requested
+   * time, the refusals, the transit itineraries, then walking all the way where it belongs.
    */
   plan(p: PlanParams, nowMs: number, streets: StreetInputs = {}): PlanResult {
     const tz = this.tzNear(p.from.lat, p.from.lon);
-    const nowSec = Math.floor(nowMs / 1000);
-    const today = localParts(nowSec, tz);
-    const day = p.date ?? today.day;
-    const timeUnix = p.timeSec === null && p.date === null ? nowSec : localToUnix(day, p.timeSec ?? today.sec, tz);
-    // OTP1's order: places not found (OUTSIDE_BOUNDS), then both on one street edge (TOO_CLOSE), then
-    // a date the calendars do not serve (NO_TRANSIT_TIMES), then nothing found (PATH_NOT_FOUND)
-    const missing = [...(this.outside(p.from.lat, p.from.lon) ? ["from"] : []), ...(this.outside(p.to.lat, p.to.lon) ? ["to"] : [])];
-    if (missing.length) return failedPlan(p, this.tt, { kind: "OUTSIDE_BOUNDS", missing });
+    const timeUnix = requestedTime(p, nowMs, tz);
     const directM = haversineM(p.from.lat, p.from.lon, p.to.lat, p.to.lon);
-    if (directM < TOO_CLOSE_M) return failedPlan(p, this.tt, { kind: "TOO_CLOSE" });
-    const localDay = localParts(timeUnix, tz).day;
-    // a feed's trips run up to (days back searched) days after its last service day
-    const backDays = -this.dayDeltas[0]!;
-    const inService = this.tt.meta.feeds.some((_, f) => localDay >= this.tt.meta.feedStartDay[f]! - 1 && localDay <= this.tt.meta.feedEndDay[f]! + backDays);
-    if (!inService && !p.walkOnly) return failedPlan(p, this.tt, { kind: "NO_TRANSIT_TIMES" });
+    const refused = this.refusal(p, timeUnix, tz, directM);
+    if (refused) return refused;
 
     const epochSec = timeUnix - (this.dayDeltas.length - 1) * 86400;
     const walkDirectSec = streets.direct?.sec ?? Math.ceil(directM / p.walkSpeed);
@@ -179,46 +169,13 @@ export class PlanService {
     // (a ride or a drive all the way, measured on the streets, has no cap)
     const walkCap = p.streetMode === "WALK" ? walkOnlyCap(p) : Infinity;
     const walkReach = walkDirectM <= walkCap ? walkDirectSec : null;
-    const itineraries: Itinerary[] = [];
-    /** per itinerary: its duration (seconds) */
-    const durations: number[] = [];
-    // ranked by generalized cost (optimize=TRANSFERS, cost parameters)
-    let costRanked = false;
-    let earliest: EarliestArrival[] | undefined;
     // realtime (realtime.ts): the trip updates served now, unless ignoreRealtimeUpdates; the alerts always
     const applied = p.ignoreRealtimeUpdates ? NOTHING_APPLIED : this.appliedUpdates(nowMs);
     const alerts: LegAlerts = { lookup: this.realtime.alerts(nowMs), all: p.disableAlertFiltering, language: p.locale };
-    if (!p.walkOnly) {
-      const access = streets.access ?? this.walkStops(p.from.lat, p.from.lon, p.maxWalkDistance, p.walkSpeed, p.wheelchair);
-      const egress = streets.egress ?? this.walkStops(p.to.lat, p.to.lon, p.maxWalkDistance, p.walkSpeed, p.wheelchair);
-      const q: SearchQuery = {
-        epochSec,
-        timeSec: timeUnix - epochSec,
-        arriveBy: p.arriveBy,
-        windowSec: p.searchWindow,
-        horizonSec: HORIZON_SEC,
-        access,
-        egress,
-        maxTransfers: p.maxTransfers,
-        walkSpeed: p.walkSpeed,
-        days: this.searchDays(epochSec, timeUnix, applied),
-        routeAllowed: this.routeFilter(p.transitModes),
-        wheelchair: p.wheelchair,
-        // selectJourneys keeps the numItineraries earliest arrivals (latest departures for arriveBy)
-        keepEarliest: p.numItineraries,
-        // OTP1's routing criteria (criteria.ts): route, trip and stop masks, slacks, maxHours, costs
-        ...searchCriteria(this.tt, p, () => this.routeFilter(p.transitModes), timeUnix - epochSec),
-      };
-      costRanked = q.costs !== undefined;
-      if (q.access.length && q.egress.length) {
-        for (const j of this.searchWidening(q, p.numItineraries, walkReach, p.windowOnly === true)) {
-          const it = journeyItinerary(this.tt, j, epochSec, p, q.days, alerts);
-          itineraries.push(it);
-          durations.push(itineraryDuration(it));
-        }
-      }
-      if (p.includeEarliestArrivals) earliest = this.earliest({ ...q, arriveBy: false, timeSec: timeUnix - epochSec }, epochSec);
-    }
+    const transit: TransitItineraries = p.walkOnly
+      ? { itineraries: [], durations: [], costRanked: false, earliest: undefined }
+      : this.transitItineraries(p, streets, timeUnix, epochSec, walkReach, applied, alerts);
+    const { itineraries, durations, costRanked, earliest } = transit;
     // walk-only: when asked for, when walking beats the best transit itinerary, or when transit finds nothing
     const bestTransitSec = durations.length ? Math.min(...durations) : Infinity;
     // ranked by cost, walking still leads when it arrives first (leaves last, for arriveBy), as in
@@ -235,6 +192,67 @@ export class PlanService {
     if (earliest) result.earliestArrivals = earliest;
     if (itineraries.length === 0) result.error = { kind: "PATH_NOT_FOUND" };
     return result;
+  }
+
+  /**
+   * The failed plan a request gets before any search, or null. OTP1's order: places not found
+   * (OUTSIDE_BOUNDS), then both on one street edge (TOO_CLOSE), then a date the calendars do not
+   * serve (NO_TRANSIT_TIMES); nothing found (PATH_NOT_FOUND) comes after the search.
+   */
+  private refusal(p: PlanParams, timeUnix: number, tz: string, directM: number): PlanResult | null {
+    const missing = [...(this.outside(p.from.lat, p.from.lon) ? ["from"] : []), ...(this.outside(p.to.lat, p.to.lon) ? ["to"] : [])];
+    if (missing.length) return failedPlan(p, this.tt, { kind: "OUTSIDE_BOUNDS", missing });
+    if (directM < TOO_CLOSE_M) return failedPlan(p, this.tt, { kind: "TOO_CLOSE" });
+    const localDay = localParts(timeUnix, tz).day;
+    // a feed's trips run up to (days back searched) days after its last service day
+    const backDays = -this.dayDeltas[0]!;
+    const inService = this.tt.meta.feeds.some((_, f) => localDay >= this.tt.meta.feedStartDay[f]! - 1 && localDay <= this.tt.meta.feedEndDay[f]! + backDays);
+    if (!inService && !p.walkOnly) return failedPlan(p, this.tt, { kind: "NO_TRANSIT_TIMES" });
+    return null;
+  }
+
+  /**
+   * The transit itineraries (searchWidening's journeys as itineraries, with their durations),
+   * whether they are ranked by generalized cost, and the earliest arrivals when asked for.
+   */
+  private transitItineraries(
+    p: PlanParams, streets: StreetInputs, timeUnix: number, epochSec: number, walkReach: number | null, applied: AppliedUpdates, alerts: LegAlerts,
+  ): TransitItineraries {
+    const itineraries: Itinerary[] = [];
+    /** per itinerary: its duration (seconds) */
+    const durations: number[] = [];
+    let earliest: EarliestArrival[] | undefined;
+    const access = streets.access ?? this.walkStops(p.from.lat, p.from.lon, p.maxWalkDistance, p.walkSpeed, p.wheelchair);
+    const egress = streets.egress ?? this.walkStops(p.to.lat, p.to.lon, p.maxWalkDistance, p.walkSpeed, p.wheelchair);
+    const q: SearchQuery = {
+      epochSec,
+      timeSec: timeUnix - epochSec,
+      arriveBy: p.arriveBy,
+      windowSec: p.searchWindow,
+      horizonSec: HORIZON_SEC,
+      access,
+      egress,
+      maxTransfers: p.maxTransfers,
+      walkSpeed: p.walkSpeed,
+      days: this.searchDays(epochSec, timeUnix, applied),
+      routeAllowed: this.routeFilter(p.transitModes),
+      wheelchair: p.wheelchair,
+      // selectJourneys keeps the numItineraries earliest arrivals (latest departures for arriveBy)
+      keepEarliest: p.numItineraries,
+      // OTP1's routing criteria (criteria.ts): route, trip and stop masks, slacks, maxHours, costs
+      ...searchCriteria(this.tt, p, () => this.routeFilter(p.transitModes), timeUnix - epochSec),
+    };
+    // ranked by generalized cost (optimize=TRANSFERS, cost parameters)
+    const costRanked = q.costs !== undefined;
+    if (q.access.length && q.egress.length) {
+      for (const j of this.searchWidening(q, p.numItineraries, walkReach, p.windowOnly === true)) {
+        const it = journeyItinerary(this.tt, j, epochSec, p, q.days, alerts);
+        itineraries.push(it);
+        durations.push(itineraryDuration(it));
+      }
+    }
+    if (p.includeEarliestArrivals) earliest = this.earliest({ ...q, arriveBy: false, timeSec: timeUnix - epochSec }, epochSec);
+    return { itineraries, durations, costRanked, earliest };
   }
 
   /**
@@ -430,4 +448,22 @@ export function selectJourneys(js: Journey[], n: number, arriveBy: boolean, wind
   const leaves = (j: Journey) => j.legs[0]?.depSec ?? j.departSec;
   const arrives = (j: Journey) => j.legs[j.legs.length - 1]?.arrSec ?? j.arriveSec;
   return keep.filter((j, i) => i === 0 || (arriveBy ? arrives(j) >= window.timeSec - window.windowSec : leaves(j) <= window.timeSec + window.windowSec)).slice(0, n);
+}
+
+/** A plan's transit itineraries (PlanService.transitItineraries). */
+interface TransitItineraries {
+  itineraries: Itinerary[];
+  /** per itinerary: its duration (seconds) */
+  durations: number[];
+  /** ranked by generalized cost (optimize=TRANSFERS, cost parameters) */
+  costRanked: boolean;
+  earliest: EarliestArrival[] | undefined;
+}
+
+/** The requested time (unix seconds): the request's date and time in `tz`, each defaulting to now's. */
+function requestedTime(p: PlanParams, nowMs: number, tz: string): number {
+  const nowSec = Math.floor(nowMs / 1000);
+  const today = localParts(nowSec, tz);
+  const day = p.date ?? today.day;
+  return p.timeSec === null && p.date === null ? nowSec : localToUnix(day, p.timeSec ?? today.sec, tz);
 }

@@ -17,7 +17,7 @@ import type { EngineAnswer, EngineCall, StreetEngine } from "./engine.ts";
 import { stripHardExclusions } from "./hard-exclusions.ts";
 import { polygonsToRings } from "./exclude-polygons.ts";
 import { CORS_HEADERS, relay, type StreetAnswer, type Warning } from "./relay.ts";
-import { readStreetRequest } from "./request.ts";
+import { readStreetRequest, type StreetRequest } from "./request.ts";
 import { ACTIONS, isAction, type StreetAction } from "./schemas/index.ts";
 import { validateStreetRequest } from "./validate.ts";
 
@@ -63,82 +63,14 @@ function engineStyleError(status: number, statusText: string, code: number, erro
   };
 }
 
+/**
+ * The gateway: CORS preflight, method and action checks here; a known action is forwarded
+ * (forward: validation, rewrites, engine call within the account's share, relay); failures that
+ * are not AppErrors become ENGINE_UNAVAILABLE.
+ */
 export function createGateway(deps: GatewayDeps): StreetGateway {
   const tryAny = `Try any of: ${ACTIONS.map((a) => `'/${a}'`).join(" ")}`;
-  const limit = deps.accountConcurrency ?? 0;
-  /** engine calls of each account, running or waiting for a slot */
-  const inFlight = new Map<string, number>();
-
-  /**
-   * The engine's answer, within the account's share: an account may hold at most `limit` engine
-   * calls at once. Beyond it, 429 with Retry-After (not 503): the service is not unavailable, this
-   * account is over its own share while others are served; a client retries after one answer.
-   */
-  async function engineCall(query: StreetQuery, call: EngineCall): Promise<EngineAnswer> {
-    const account = query.account;
-    if (account === undefined || limit <= 0) return deps.engine.handle(call);
-    const n = inFlight.get(account) ?? 0;
-    if (n >= limit) {
-      throw new AppError("RATE_LIMITED", `this API key already has ${n} street routing requests in progress (at most ${limit} at once): retry once one is answered`, { retryAfterSec: 1 });
-    }
-    inFlight.set(account, n + 1);
-    try {
-      return await deps.engine.handle(call);
-    } finally {
-      const left = (inFlight.get(account) ?? 1) - 1;
-      if (left > 0) inFlight.set(account, left);
-      else inFlight.delete(account);
-    }
-  }
-
-  async function forward(query: StreetQuery, action: StreetAction): Promise<StreetAnswer> {
-    const bodyText = query.method === "POST" ? query.body : "";
-    const params = query.params;
-    if (action === "status") {
-      const hasJson = params.has("json") || bodyText.trim() !== "";
-      const req = hasJson ? readStreetRequest(params, bodyText) : null;
-      // the engine parses a status request's JSON like any other's (a `durations` crashed it)
-      if (req) validateStreetRequest(action, req.view);
-      const engineQuery = new URLSearchParams([...params].filter(([k]) => k !== "apikey" && k !== "json")).toString();
-      const merged = () => JSON.stringify(req?.view ?? {});
-      // a status request's `format` too (pbf is refused by the embedded engine; found by test/fuzz)
-      const statusFormat = typeof req?.view.format === "string" ? req.view.format : undefined;
-      const answer = await engineCall(query, { action, body: req ? req.jsonText : null, query: engineQuery, merged, signal: query.signal, ...(statusFormat ? { format: statusFormat } : {}) });
-      return relay(answer, { expectJson: statusFormat === undefined || statusFormat === "json", warnings: [] });
-    }
-    const req = readStreetRequest(params, bodyText);
-    validateStreetRequest(action, req.view);
-    const warnings: Warning[] = [];
-    // rewrites change the JSON itself; the query's parameters are re-merged after them
-    let changed = false;
-    if (!deps.allowHardExclusions) {
-      const removed = stripHardExclusions(req.json);
-      if (removed.length) {
-        warnings.push({ ...HARD_EXCLUSION_WARNING });
-        changed = true;
-        deps.log.info("hard exclusions dropped", { action, removed });
-      }
-    }
-    const rings = polygonsToRings(req.json.exclude_polygons);
-    if (rings) {
-      req.json.exclude_polygons = rings.rings;
-      warnings.push(...rings.warnings);
-      changed = true;
-    }
-    if (action === "height" && req.view.resample_distance === 0) {
-      // 0 m between samples means no resampling; the engine would loop on it
-      delete req.json.resample_distance;
-      delete req.extra.resample_distance;
-      changed = true;
-    }
-    const body = changed ? JSON.stringify(req.json) : req.jsonText;
-    const merged = () => (req.forwardQuery ? JSON.stringify({ ...req.extra, ...req.json }) : body);
-    const format = typeof req.view.format === "string" ? req.view.format : undefined;
-    const expectJson = format === undefined || format === "json" || format === "osrm";
-    const answer = await engineCall(query, { action, body, query: req.forwardQuery, merged, format, signal: query.signal });
-    return relay(answer, { expectJson, warnings });
-  }
-
+  const engineCall = accountShare(deps.engine, deps.accountConcurrency ?? 0);
   return {
     async handle(query) {
       const { action } = query;
@@ -148,7 +80,7 @@ export function createGateway(deps: GatewayDeps): StreetGateway {
       }
       if (!isAction(action)) return engineStyleError(404, "Not Found", 106, tryAny);
       try {
-        return await forward(query, action);
+        return await forward(deps, engineCall, query, action);
       } catch (err) {
         if (err instanceof AppError) {
           if (err.code === "ENGINE_UNAVAILABLE") deps.log.warn("routing engine unavailable", { action, error: err.message, cause: err.details.cause });
@@ -160,6 +92,97 @@ export function createGateway(deps: GatewayDeps): StreetGateway {
       }
     },
   };
+}
+
+/** Calls the engine for a query (within its account's share: accountShare). */
+type EngineCaller = (query: StreetQuery, call: EngineCall) => Promise<EngineAnswer>;
+
+/**
+ * The engine's answer, within the account's share: an account may hold at most `limit` engine
+ * calls at once (0: no limit). Beyond it, 429 with Retry-After (not 503): the service is not
+ * unavailable, this account is over its own share while others are served; a client retries after
+ * one answer.
+ */
+function accountShare(engine: StreetEngine, limit: number): EngineCaller {
+  /** engine calls of each account, running or waiting for a slot */
+  const inFlight = new Map<string, number>();
+  return async (query, call) => {
+    const account = query.account;
+    if (account === undefined || limit <= 0) return engine.handle(call);
+    const n = inFlight.get(account) ?? 0;
+    if (n >= limit) {
+      throw new AppError("RATE_LIMITED", `this API key already has ${n} street routing requests in progress (at most ${limit} at once): retry once one is answered`, { retryAfterSec: 1 });
+    }
+    inFlight.set(account, n + 1);
+    try {
+      return await engine.handle(call);
+    } finally {
+      const left = (inFlight.get(account) ?? 1) - 1;
+      if (left > 0) inFlight.set(account, left);
+      else inFlight.delete(account);
+    }
+  };
+}
+
+/** A known action forwarded: its request read and validated, rewritten as the engine needs, answered by the engine and relayed. */
+async function forward(deps: GatewayDeps, engineCall: EngineCaller, query: StreetQuery, action: StreetAction): Promise<StreetAnswer> {
+  const bodyText = query.method === "POST" ? query.body : "";
+  if (action === "status") return forwardStatus(engineCall, query, bodyText);
+  const req = readStreetRequest(query.params, bodyText);
+  validateStreetRequest(action, req.view);
+  const { body, warnings } = rewriteForEngine(req, action, deps);
+  const merged = () => (req.forwardQuery ? JSON.stringify({ ...req.extra, ...req.json }) : body);
+  const format = typeof req.view.format === "string" ? req.view.format : undefined;
+  const expectJson = format === undefined || format === "json" || format === "osrm";
+  const answer = await engineCall(query, { action, body, query: req.forwardQuery, merged, format, signal: query.signal });
+  return relay(answer, { expectJson, warnings });
+}
+
+/** A status request: its JSON optional (validated when given), the query's other parameters passed on. */
+async function forwardStatus(engineCall: EngineCaller, query: StreetQuery, bodyText: string): Promise<StreetAnswer> {
+  const action = "status";
+  const params = query.params;
+  const hasJson = params.has("json") || bodyText.trim() !== "";
+  const req = hasJson ? readStreetRequest(params, bodyText) : null;
+  // the engine parses a status request's JSON like any other's (a `durations` crashed it)
+  if (req) validateStreetRequest(action, req.view);
+  const engineQuery = new URLSearchParams([...params].filter(([k]) => k !== "apikey" && k !== "json")).toString();
+  const merged = () => JSON.stringify(req?.view ?? {});
+  // a status request's `format` too (pbf is refused by the embedded engine; found by test/fuzz)
+  const statusFormat = typeof req?.view.format === "string" ? req.view.format : undefined;
+  const answer = await engineCall(query, { action, body: req ? req.jsonText : null, query: engineQuery, merged, signal: query.signal, ...(statusFormat ? { format: statusFormat } : {}) });
+  return relay(answer, { expectJson: statusFormat === undefined || statusFormat === "json", warnings: [] });
+}
+
+/**
+ * The rewrites the engine needs (hard exclusions dropped unless allowed, exclude_polygons to rings,
+ * a height resample_distance of 0 dropped): the body to send (the request's own text when nothing
+ * changed; the query's parameters are re-merged after them) and the warnings to add.
+ */
+function rewriteForEngine(req: StreetRequest, action: StreetAction, deps: GatewayDeps): { body: string; warnings: Warning[] } {
+  const warnings: Warning[] = [];
+  let changed = false;
+  if (!deps.allowHardExclusions) {
+    const removed = stripHardExclusions(req.json);
+    if (removed.length) {
+      warnings.push({ ...HARD_EXCLUSION_WARNING });
+      changed = true;
+      deps.log.info("hard exclusions dropped", { action, removed });
+    }
+  }
+  const rings = polygonsToRings(req.json.exclude_polygons);
+  if (rings) {
+    req.json.exclude_polygons = rings.rings;
+    warnings.push(...rings.warnings);
+    changed = true;
+  }
+  if (action === "height" && req.view.resample_distance === 0) {
+    // 0 m between samples means no resampling; the engine would loop on it
+    delete req.json.resample_distance;
+    delete req.extra.resample_distance;
+    changed = true;
+  }
+  return { body: changed ? JSON.stringify(req.json) : req.jsonText, warnings };
 }
 
 const ENGINE_101 = "Try a POST or GET request instead";

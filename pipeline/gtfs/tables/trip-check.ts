@@ -52,28 +52,60 @@ export const tripCheck: TableModule = {
  */
 async function checkSt0(ctx: BuildContext, st: StopTimesState): Promise<number> {
   const { conn } = ctx;
-  const rawSt = (col: string) => `(SELECT r.${col} FROM raw_stop_times r WHERE r.rowid = rid)`;
-  const stSkip = async (kind: string, where: string, msg: string) => {
-    const n = await ctx.reportSkipped(kind, "stop_times.txt", `SELECT * FROM st0 WHERE ${where}`, msg);
-    ctx.skip("stop_times.txt", n);
-    if (n) {
-      await conn.run(`DELETE FROM st0 WHERE ${where}`);
-      [st.fastRows, st.fastCheck] = [null, null];
-    }
-  };
-  await stSkip("unknown_trip", "tix IS NULL",
+  await skipUnknownStopTimes(ctx, st);
+  await buildTripCheck(ctx, st);
+  await fillMissingTimes(ctx, st);
+  await skipUnusableTrips(ctx, st);
+  // interpolation of missing times by distance along the shape (pipeline/gtfs/interpolate.ts)
+  const nInterpTrips = await ctx.scalar(`SELECT count(*) FROM trip_check WHERE needs_interp`);
+  let interpolated = 0;
+  // (a column only when some time is interpolated: otherwise the relation says 0 for every row)
+  if (nInterpTrips > 0) {
+    await conn.run(`ALTER TABLE st0 ADD COLUMN interpolated INTEGER DEFAULT 0`);
+    interpolated = await interpolateMissing(conn, st.has("shape_dist_traveled") ? "st.shape_dist_traveled" : "NULL::DOUBLE");
+  }
+  // st0 is final from here on (only read): the contract's relation is a view over it, which the
+  // Parquet writer reads in st0's order, without a copy of 2.4 M rows, and may start now
+  await stopTimesOverSt0(conn, { feedVersionId: ctx.fvid, tripBase: ctx.fact("tripBase"), has: st.has, interpolated: nInterpTrips > 0 });
+  return interpolated;
+}
+
+/** A stop_times.txt field of a st0 row, as the file gave it (for messages). */
+const rawSt = (col: string) => `(SELECT r.${col} FROM raw_stop_times r WHERE r.rowid = rid)`;
+
+/** The st0 rows matching `where` reported as `kind` (message `msg`, SQL) and deleted; then st0 is no longer the fast reader's. */
+async function skipStopTimes(ctx: BuildContext, st: StopTimesState, kind: string, where: string, msg: string): Promise<void> {
+  const n = await ctx.reportSkipped(kind, "stop_times.txt", `SELECT * FROM st0 WHERE ${where}`, msg);
+  ctx.skip("stop_times.txt", n);
+  if (n) {
+    await ctx.conn.run(`DELETE FROM st0 WHERE ${where}`);
+    [st.fastRows, st.fastCheck] = [null, null];
+  }
+}
+
+/** The stop times of unknown trips, GTFS-Flex zones or groups, stops, and with a bad stop_sequence skipped. */
+async function skipUnknownStopTimes(ctx: BuildContext, st: StopTimesState): Promise<void> {
+  await skipStopTimes(ctx, st, "unknown_trip", "tix IS NULL",
     `'stop_time of trip ' || coalesce(${rawSt("trip_id")}, '(empty)') || ': trip does not exist or was skipped'`);
   // GTFS-Flex rows: their zone (location_id) or group (location_group_id) must exist
   const flex = st.column("flex", "false");
   if (st.has("flex")) {
     const locId = st.column("location_id", "NULL::VARCHAR"), groupId = st.column("location_group_id", "NULL::VARCHAR");
-    await stSkip("unknown_location", `stop_ref IS NULL AND flex AND ${locId} IS NOT NULL AND ${locId} NOT IN (SELECT location_id FROM locations)`,
+    await skipStopTimes(ctx, st, "unknown_location", `stop_ref IS NULL AND flex AND ${locId} IS NOT NULL AND ${locId} NOT IN (SELECT location_id FROM locations)`,
       `'trip ' || trip_id || ': location_id ' || ${locId} || ' does not exist (not in locations.geojson)'`);
-    await stSkip("unknown_location_group", `stop_ref IS NULL AND flex AND ${locId} IS NULL AND ${groupId} NOT IN (SELECT location_group_id FROM location_groups)`,
+    await skipStopTimes(ctx, st, "unknown_location_group", `stop_ref IS NULL AND flex AND ${locId} IS NULL AND ${groupId} NOT IN (SELECT location_group_id FROM location_groups)`,
       `'trip ' || trip_id || ': location_group_id ' || ${groupId} || ' does not exist'`);
   }
-  await stSkip("unknown_stop", `stop_ref IS NULL AND NOT ${flex}`, `'trip ' || trip_id || ': stop_id ' || coalesce(${rawSt("stop_id")}, '(empty)') || ' does not exist'`);
-  await stSkip("invalid_stop_sequence", "seq IS NULL OR seq < 0", `'trip ' || trip_id || ': stop_sequence ' || coalesce(${rawSt("stop_sequence")}, '(empty)') || ' is not a non-negative integer'`);
+  await skipStopTimes(ctx, st, "unknown_stop", `stop_ref IS NULL AND NOT ${flex}`, `'trip ' || trip_id || ': stop_id ' || coalesce(${rawSt("stop_id")}, '(empty)') || ' does not exist'`);
+  await skipStopTimes(ctx, st, "invalid_stop_sequence", "seq IS NULL OR seq < 0", `'trip ' || trip_id || ': stop_sequence ' || coalesce(${rawSt("stop_sequence")}, '(empty)') || ' is not a non-negative integer'`);
+}
+
+/**
+ * trip_check built (the fast reader's when st0 still holds exactly its rows), and built again
+ * after duplicate stop_sequences are skipped.
+ */
+async function buildTripCheck(ctx: BuildContext, st: StopTimesState): Promise<void> {
+  const { conn } = ctx;
   // One pass per trip (in stop_sequence order) finds duplicate stop_sequences and the trips that
   // cannot be used (< 2 stop_times, no time at the first or last stop, times going backwards), and
   // computes what the stop patterns need: first departure, last arrival, and a digest of the
@@ -96,16 +128,25 @@ async function checkSt0(ctx: BuildContext, st: StopTimesState): Promise<number> 
   if (!st.fastRows || !st.fastCheck || (await st.fastAppend!.writeTripCheck(conn, st.fastCheck)) !== null) await conn.run(tripCheckSql);
   if ((await ctx.scalar(`SELECT count(*) FROM trip_check WHERE dup_seq`)) > 0) {
     const dupSt = `rid IN (SELECT rid FROM st0 QUALIFY row_number() OVER (PARTITION BY tix, seq ORDER BY rid) > 1)`;
-    await stSkip("duplicate_key", dupSt, `'trip ' || trip_id || ': duplicate stop_sequence ' || seq`);
+    await skipStopTimes(ctx, st, "duplicate_key", dupSt, `'trip ' || trip_id || ': duplicate stop_sequence ' || seq`);
     await conn.run(tripCheckSql);
   }
+}
+
+/** Unparsable times reported (then treated as missing); a time missing on one side takes the other's; the raw rows dropped. */
+async function fillMissingTimes(ctx: BuildContext, st: StopTimesState): Promise<void> {
+  const { conn } = ctx;
   // unparsable times become missing (then interpolated between their neighbours)
   await ctx.reportSkipped("invalid_time", "stop_times.txt", `SELECT * FROM st0 WHERE ${st.column("bad_time", "false")}`,
     `'trip ' || trip_id || ' stop_sequence ' || seq || ': unparsable time ' || coalesce(${rawSt("arrival_time")}, '') || '/' || coalesce(${rawSt("departure_time")}, '') || ' (treated as missing and interpolated)'`);
   await conn.run(`UPDATE st0 SET arr = coalesce(arr, dep), dep = coalesce(dep, arr) WHERE arr IS NULL OR dep IS NULL`);
   // no message needs the raw strings any more: give their memory to the steps that follow
   await conn.run(`DROP TABLE IF EXISTS raw_stop_times`);
+}
 
+/** Trips that cannot be used (fewer than 2 stop times, no time at the first or last stop, times going backwards) skipped with their stop times. */
+async function skipUnusableTrips(ctx: BuildContext, st: StopTimesState): Promise<void> {
+  const { conn } = ctx;
   const badTrip = async (kind: string, cond: string, msg: string) => {
     const fromSql = `SELECT t.rid, t.trip_id FROM t1 t JOIN trip_check c USING (tix) WHERE ${cond}`;
     const n = await ctx.reportSkipped(kind, "trips.txt", fromSql, msg);
@@ -123,18 +164,6 @@ async function checkSt0(ctx: BuildContext, st: StopTimesState): Promise<number> 
   await badTrip("too_few_stop_times", "c.n < 2", `'trip ' || trip_id || ': fewer than 2 usable stop_times'`);
   await badTrip("missing_terminal_time", "c.missing_terminal", `'trip ' || trip_id || ': first or last stop has no arrival/departure time'`);
   await badTrip("decreasing_times", "c.backwards", `'trip ' || trip_id || ': times go backwards along the trip'`);
-  // interpolation of missing times by distance along the shape (pipeline/gtfs/interpolate.ts)
-  const nInterpTrips = await ctx.scalar(`SELECT count(*) FROM trip_check WHERE needs_interp`);
-  let interpolated = 0;
-  // (a column only when some time is interpolated: otherwise the relation says 0 for every row)
-  if (nInterpTrips > 0) {
-    await conn.run(`ALTER TABLE st0 ADD COLUMN interpolated INTEGER DEFAULT 0`);
-    interpolated = await interpolateMissing(conn, st.has("shape_dist_traveled") ? "st.shape_dist_traveled" : "NULL::DOUBLE");
-  }
-  // st0 is final from here on (only read): the contract's relation is a view over it, which the
-  // Parquet writer reads in st0's order, without a copy of 2.4 M rows, and may start now
-  await stopTimesOverSt0(conn, { feedVersionId: ctx.fvid, tripBase: ctx.fact("tripBase"), has: st.has, interpolated: nInterpTrips > 0 });
-  return interpolated;
 }
 
 /**

@@ -345,6 +345,12 @@ export function searchMc(pc: PreparedCore, req: RaptorRequest, st: RaptorState, 
                 if (least >= UNREACHED) continue;
               }
               if (t + least > lastDep) continue;
+              // TWIN boarding search of route-scan.ts scanRoutes ("earliest active trip leaving p at or after b")
+              // and transfer-rules.ts (RuleState.ruleBoarding, scanRuleRoute); here also past banned trips and,
+              // over a rule pair, each trip checked against its rule.
+              // Kept apart on purpose: inlined for speed in the inner loop (a shared function costs a call per
+              // boarding); share it only if an interleaved A/B of `npm run bench:plan` (old and new alternating
+              // on one host) shows that costs nothing.
               const want = t + least - off;
               let lo = 0;
               let hi = nT;

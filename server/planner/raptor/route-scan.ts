@@ -131,6 +131,13 @@ export function scanRoutes(core: TransitCore, req: RaptorRequest, st: RaptorStat
           continue;
         }
         const want = b - off;
+        // TWIN boarding search (earliest trip leaving at or after `want` at position j of the slot's day
+        // view, then the first that picks up and may be ridden). Its twins: transfer-rules.ts
+        // (RuleState.ruleBoarding and scanRuleRoute's ordinary boarding) and mc.ts (searchMc's boarding);
+        // the re-boarding below gallops back from the current trip with the same test.
+        // Kept apart on purpose: inlined for speed in the inner loop (a shared function costs a call per
+        // boarding); share it only if an interleaved A/B of `npm run bench:plan` (old and new alternating
+        // on one host) shows that costs nothing.
         // earliest active trip leaving p at or after b: lo
         let lo = 0;
         let hi = nT - 1;

@@ -94,16 +94,70 @@ export function ruleIndex(core: TransitCore): RuleIndex | null {
   const tr = core.transferRules;
   if (!tr) return null;
   const n = core.nStops;
-  // rule pairs (from * n + to) -> their rules
+  const byPair = rulePairs(tr, n);
+  if (byPair.size === 0) return null;
+  const cl = sourceClasses(tr, byPair, n);
+  const { nRuleTrips, nGtfsRoutes } = ruleKeySpaces(tr);
+  const en = ruleEntries(core, byPair, cl.tgtSources, cl.srcClassStart, cl.classRoute, nRuleTrips, nGtfsRoutes);
+  const nClasses = cl.classRoute.length;
+  const { classEntryStart, classEntry } = classEntries(en.eCls, nClasses);
+  const xs = en.xs;
+  return {
+    nClasses,
+    nEntries: en.eSrc.length,
+    isSource: cl.isSource,
+    isTarget: en.isTarget,
+    ruleRoute: ruleRoutes(core, cl.isSource, en.isTarget),
+    srcClassStart: cl.srcClassStart,
+    classRoute: Int32Array.from(cl.classRoute),
+    classStop: Int32Array.from(cl.classStop),
+    srcTargetStart: cl.srcTargetStart,
+    srcTarget: Int32Array.from(cl.srcTarget),
+    tgtEntryStart: en.tgtEntryStart,
+    eSrc: Int32Array.from(en.eSrc),
+    eTgt: Int32Array.from(en.eTgt),
+    eCls: Int32Array.from(en.eCls),
+    eFoot: Int32Array.from(en.eFoot),
+    eWalkM: Float64Array.from(en.eWalkM),
+    eRuleStart: Int32Array.from(en.eRuleStart),
+    ePlainStart: Int32Array.from(en.ePlainStart),
+    plainX: Int32Array.from(en.plainX),
+    fromTripX: en.fromTripX,
+    toTripX: en.toTripX,
+    toTripRoutes: en.toTripRoutes,
+    nRuleTrips,
+    nGtfsRoutes,
+    xFromTrip: Int32Array.from(xs, (x) => tr.fromTrip[x]!),
+    xToTrip: Int32Array.from(xs, (x) => tr.toTrip[x]!),
+    xToRoute: Int32Array.from(xs, (x) => tr.toRoute[x]!),
+    xType: Uint8Array.from(xs, (x) => tr.type[x]!),
+    xMin: Int32Array.from(xs, (x) => tr.minSec[x]!),
+    classEntryStart,
+    classEntry,
+    tripRule: tr.tripRule,
+    routeGtfs: tr.routeGtfs,
+  };
+}
+
+type TransferRuleColumns = NonNullable<TransitCore["transferRules"]>;
+
+/** Rule pairs (from * n + to) -> their rules, type 5 (in-seat not allowed) left out. */
+function rulePairs(tr: TransferRuleColumns, n: number): Map<number, number[]> {
   const byPair = new Map<number, number[]>();
   for (let x = 0; x < tr.type.length; x++) {
     if (tr.type[x] === TRANSFER_TYPE.inSeatNotAllowed) continue;
     const key = tr.fromStop[x]! * n + tr.toStop[x]!;
     (byPair.get(key) ?? byPair.set(key, []).get(key)!).push(x);
   }
-  if (byPair.size === 0) return null;
+  return byPair;
+}
+
+/**
+ * The classes per source stop (the GTFS routes its rules name on the from side in order, then -1:
+ * "every other route"), each source's targets, and each target's sources (in pair order).
+ */
+function sourceClasses(tr: TransferRuleColumns, byPair: Map<number, number[]>, n: number) {
   const pairs = [...byPair.keys()].sort((a, b) => a - b);
-  // classes per source: the GTFS routes its rules name on the from side, then "every other route"
   const srcRoutes = new Map<number, Set<number>>();
   const srcTargets = new Map<number, number[]>();
   const tgtSources = new Map<number, number[]>();
@@ -114,7 +168,7 @@ export function ruleIndex(core: TransitCore): RuleIndex | null {
     (srcTargets.get(s) ?? srcTargets.set(s, []).get(s)!).push(q);
     (tgtSources.get(q) ?? tgtSources.set(q, []).get(q)!).push(s);
   }
-  const isSource = new Uint8Array(n), isTarget = new Uint8Array(n);
+  const isSource = new Uint8Array(n);
   const srcClassStart = new Int32Array(n + 1);
   const classRoute: number[] = [], classStop: number[] = [];
   const srcTargetStart = new Int32Array(n + 1);
@@ -135,18 +189,36 @@ export function ruleIndex(core: TransitCore): RuleIndex | null {
   }
   srcClassStart[n] = classRoute.length;
   srcTargetStart[n] = srcTarget.length;
-  // entries: per target, per source, per class of the source, the rules of the pair that can match the class
+  return { isSource, srcClassStart, classRoute, classStop, srcTargetStart, srcTarget, tgtSources };
+}
+
+/** The sizes of the rule-trip and GTFS-route key spaces (the keys of fromTripX, toTripX, toTripRoutes). */
+function ruleKeySpaces(tr: TransferRuleColumns): { nRuleTrips: number; nGtfsRoutes: number } {
+  let nRuleTrips = 0, nGtfsRoutes = 0;
+  for (let t = 0; t < tr.tripRule.length; t++) nRuleTrips = Math.max(nRuleTrips, tr.tripRule[t]! + 1);
+  for (let x = 0; x < tr.type.length; x++) nRuleTrips = Math.max(nRuleTrips, tr.fromTrip[x]! + 1, tr.toTrip[x]! + 1);
+  for (let r = 0; r < tr.routeGtfs.length; r++) nGtfsRoutes = Math.max(nGtfsRoutes, tr.routeGtfs[r]! + 1);
+  for (let x = 0; x < tr.type.length; x++) nGtfsRoutes = Math.max(nGtfsRoutes, tr.fromRoute[x]! + 1, tr.toRoute[x]! + 1);
+  return { nRuleTrips, nGtfsRoutes };
+}
+
+/**
+ * The entries: per target, per source, per class of the source, the rules of the pair that can
+ * match the class (most specific, then most restrictive first), split into those naming a from
+ * trip, a to trip, or neither (plain).
+ */
+function ruleEntries(
+  core: TransitCore, byPair: Map<number, number[]>, tgtSources: Map<number, number[]>, srcClassStart: Int32Array, classRoute: number[], nRuleTrips: number, nGtfsRoutes: number,
+) {
+  const tr = core.transferRules!;
+  const n = core.nStops;
+  const isTarget = new Uint8Array(n);
   const tgtEntryStart = new Int32Array(n + 1);
   const eSrc: number[] = [], eTgt: number[] = [], eCls: number[] = [], eFoot: number[] = [], eWalkM: number[] = [], eRuleStart: number[] = [];
   const xs: number[] = [];
   const ePlainStart: number[] = [], plainX: number[] = [];
   const fromTripX = new Map<number, number[]>(), toTripX = new Map<number, number[]>();
   const toTripRoutes = new Set<number>();
-  let nRuleTrips = 0, nGtfsRoutes = 0;
-  for (let t = 0; t < tr.tripRule.length; t++) nRuleTrips = Math.max(nRuleTrips, tr.tripRule[t]! + 1);
-  for (let x = 0; x < tr.type.length; x++) nRuleTrips = Math.max(nRuleTrips, tr.fromTrip[x]! + 1, tr.toTrip[x]! + 1);
-  for (let r = 0; r < tr.routeGtfs.length; r++) nGtfsRoutes = Math.max(nGtfsRoutes, tr.routeGtfs[r]! + 1);
-  for (let x = 0; x < tr.type.length; x++) nGtfsRoutes = Math.max(nGtfsRoutes, tr.fromRoute[x]! + 1, tr.toRoute[x]! + 1);
   for (let q = 0; q < n; q++) {
     tgtEntryStart[q] = eSrc.length;
     const sources = tgtSources.get(q);
@@ -184,14 +256,22 @@ export function ruleIndex(core: TransitCore): RuleIndex | null {
   tgtEntryStart[n] = eSrc.length;
   eRuleStart.push(xs.length);
   ePlainStart.push(plainX.length);
-  // class -> entries
-  const nClasses = classRoute.length;
+  return { isTarget, tgtEntryStart, eSrc, eTgt, eCls, eFoot, eWalkM, eRuleStart, xs, ePlainStart, plainX, fromTripX, toTripX, toTripRoutes };
+}
+
+/** class -> its entries (CSR over eCls). */
+function classEntries(eCls: number[], nClasses: number): { classEntryStart: Int32Array; classEntry: Int32Array } {
   const classEntryStart = new Int32Array(nClasses + 1);
   for (const c of eCls) classEntryStart[c + 1]!++;
   for (let c = 0; c < nClasses; c++) classEntryStart[c + 1]! += classEntryStart[c]!;
   const fill = classEntryStart.slice(0, nClasses);
   const classEntry = new Int32Array(eCls.length);
   eCls.forEach((c, e) => (classEntry[fill[c]!++] = e));
+  return { classEntryStart, classEntry };
+}
+
+/** route -> 1 when it serves a source or a target (scanRuleRoute scans it). */
+function ruleRoutes(core: TransitCore, isSource: Uint8Array, isTarget: Uint8Array): Uint8Array {
   const ruleRoute = new Uint8Array(core.nRoutes);
   for (let r = 0; r < core.nRoutes; r++) {
     for (let i = core.routeStopStart[r]!; i < core.routeStopStart[r + 1]!; i++) {
@@ -199,41 +279,7 @@ export function ruleIndex(core: TransitCore): RuleIndex | null {
       if (isSource[p] || isTarget[p]) ruleRoute[r] = 1;
     }
   }
-  return {
-    nClasses,
-    nEntries: eSrc.length,
-    isSource,
-    isTarget,
-    ruleRoute,
-    srcClassStart,
-    classRoute: Int32Array.from(classRoute),
-    classStop: Int32Array.from(classStop),
-    srcTargetStart,
-    srcTarget: Int32Array.from(srcTarget),
-    tgtEntryStart,
-    eSrc: Int32Array.from(eSrc),
-    eTgt: Int32Array.from(eTgt),
-    eCls: Int32Array.from(eCls),
-    eFoot: Int32Array.from(eFoot),
-    eWalkM: Float64Array.from(eWalkM),
-    eRuleStart: Int32Array.from(eRuleStart),
-    ePlainStart: Int32Array.from(ePlainStart),
-    plainX: Int32Array.from(plainX),
-    fromTripX,
-    toTripX,
-    toTripRoutes,
-    nRuleTrips,
-    nGtfsRoutes,
-    xFromTrip: Int32Array.from(xs, (x) => tr.fromTrip[x]!),
-    xToTrip: Int32Array.from(xs, (x) => tr.toTrip[x]!),
-    xToRoute: Int32Array.from(xs, (x) => tr.toRoute[x]!),
-    xType: Uint8Array.from(xs, (x) => tr.type[x]!),
-    xMin: Int32Array.from(xs, (x) => tr.minSec[x]!),
-    classEntryStart,
-    classEntry,
-    tripRule: tr.tripRule,
-    routeGtfs: tr.routeGtfs,
-  };
+  return ruleRoute;
 }
 
 /** The class at source stop s of a ride on GTFS route g. */
@@ -473,6 +519,12 @@ export class RuleState {
       if (sec < UNREACHED && a + sec < lower) lower = a + sec;
     }
     if (lower >= UNREACHED || lower > lastDep || (h !== null ? lower + h[q]! : lower) >= bound) return;
+    // TWIN boarding search: the same binary search and pickup / trip checks as route-scan.ts scanRoutes
+    // ("earliest active trip leaving p at or after b"), scanRuleRoute below and mc.ts searchMc; here
+    // from the least time any rule allows, then each trip checked against the rules.
+    // Kept apart on purpose: inlined for speed in the inner loop (a shared function costs a call per
+    // boarding); share it only if an interleaved A/B of `npm run bench:plan` (old and new alternating
+    // on one host) shows that costs nothing.
     const want = lower - off;
     let lo = 0, hi = nT;
     while (lo < hi) {
@@ -668,6 +720,11 @@ export function scanRuleRoute(core: TransitCore, req: RaptorRequest, st: RaptorS
         const b = board[prev + p]!;
         if ((useH ? b + toTarget[p]! : b) >= bound) continue;
         if (b <= lastDep) {
+          // TWIN boarding search of route-scan.ts scanRoutes ("earliest active trip leaving p at or after b"),
+          // RuleState.ruleBoarding above and mc.ts searchMc.
+          // Kept apart on purpose: inlined for speed in the inner loop (a shared function costs a call per
+          // boarding); share it only if an interleaved A/B of `npm run bench:plan` (old and new alternating
+          // on one host) shows that costs nothing.
           const want = b - off;
           let lo = 0, hi = nT;
           while (lo < hi) {

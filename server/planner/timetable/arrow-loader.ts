@@ -31,7 +31,20 @@ export function loadTimetableFile(path: string): Timetable {
   return loadTimetable(bytes);
 }
 
+/**
+ * The timetable in the file's bytes: its tables read (readTables), then the planner's core columns
+ * and indexes (readCore) and what answers are written from (readMeta).
+ */
 export function loadTimetable(bytes: Uint8Array): Timetable {
+  const tables = readTables(bytes);
+  const r = columnReader(tables, bytes);
+  const { core, serviceDay0, serviceDays } = readCore(r);
+  const meta = readMeta(r, tables, core, serviceDay0, serviceDays);
+  return { core, meta };
+}
+
+/** Every table of the file by its `table` tag: column name -> typed array, or a string array for utf8. */
+function readTables(bytes: Uint8Array): Map<string, Cols> {
   const tables = new Map<string, Cols>();
   for (const reader of RecordBatchReader.readAll(bytes)) {
     const name = reader.schema.metadata.get("table") ?? "";
@@ -45,14 +58,23 @@ export function loadTimetable(bytes: Uint8Array): Timetable {
     }
     tables.set(name, cols);
   }
+  return tables;
+}
+
+type ColumnReader = ReturnType<typeof columnReader>;
+
+/**
+ * Typed getters of the layout's columns (a missing table or a column of another type throws).
+ * Columns are views into `bytes` where Arrow can. Format 3 files hold the stop times packed
+ * (stop_time_words), so the timetable keeps views and the file's bytes are most of its memory; a
+ * format 2 file's stop times are packed here, and then copies are kept, so its bytes are freed.
+ */
+function columnReader(tables: Map<string, Cols>, bytes: Uint8Array) {
   const t = (name: AnyTimetableTableName): Cols => {
     const c = tables.get(name);
     if (!c) throw new Error(`timetable: table ${name} missing`);
     return c;
   };
-  // Columns are views into `bytes` where Arrow can. Format 3 files hold the stop times packed
-  // (stop_time_words), so the timetable keeps views and the file's bytes are most of its memory; a
-  // format 2 file's stop times are packed here, and then copies are kept, so its bytes are freed.
   const column = <T extends AnyTimetableTableName, K extends ColumnKind>(tn: T, cn: ColumnOf<T, K>) => tables.get(tn)?.get(cn);
   const packed = column("stop_time_words", "word");
   const own = <A extends Int32Array | Uint8Array | Float64Array>(a: A, keep: boolean): A => (keep && !packed && a.buffer === bytes.buffer ? (a.slice() as A) : a);
@@ -66,13 +88,25 @@ export function loadTimetable(bytes: Uint8Array): Timetable {
   };
   // a string column added in format 4 (OTP1 leg fields): "" for every row of a format 3 file
   const str4 = <T extends AnyTimetableTableName>(tn: T, cn: ColumnOf<T, "utf8">, n: number) => (t(tn).has(cn) ? str(tn, cn) : new Array<string>(n).fill(""));
-  const withEnd = (a: Int32Array, end: number) => {
-    const out = new Int32Array(a.length + 1);
-    out.set(a);
-    out[a.length] = end;
-    return out;
-  };
+  // whether the file has a column (a table or column added in a later format)
+  const has = (tn: string, cn: string): boolean => !!tables.get(tn)?.get(cn);
+  return { t, has, packed, i32, u8, f64, str, str4 };
+}
 
+/** `a` with `end` appended (a start column made into start/end pairs). */
+function withEnd(a: Int32Array, end: number): Int32Array {
+  const out = new Int32Array(a.length + 1);
+  out.set(a);
+  out[a.length] = end;
+  return out;
+}
+
+/**
+ * The planner's core: counts, the stop -> routes and stop -> footpaths indexes, and the columns
+ * RAPTOR scans; with the service columns, read here too (the meta keeps them).
+ */
+function readCore(r: ColumnReader): { core: TransitCore; serviceDay0: Int32Array; serviceDays: Uint8Array } {
+  const { i32, u8, f64, str, packed } = r;
   const nStops = f64("stops", "lat").length;
   const routeStops = i32("route_stops", "stop");
   const tripService = i32("trips", "service");
@@ -82,20 +116,7 @@ export function loadTimetable(bytes: Uint8Array): Timetable {
   const serviceDay0 = i32("services", "day0");
   const nServices = serviceDay0.length;
   const routeStopStart = withEnd(i32("routes", "stop_start"), routeStops.length);
-  // stop -> routes serving it
-  const stopRouteStart = new Int32Array(nStops + 1);
-  for (let i = 0; i < routeStops.length; i++) stopRouteStart[routeStops[i]! + 1]!++;
-  for (let s = 0; s < nStops; s++) stopRouteStart[s + 1]! += stopRouteStart[s]!;
-  const fill = stopRouteStart.slice(0, nStops);
-  const stopRouteRoute = new Int32Array(routeStops.length);
-  const stopRoutePos = new Int32Array(routeStops.length);
-  for (let r = 0; r < nRoutes; r++) {
-    for (let j = routeStopStart[r]!; j < routeStopStart[r + 1]!; j++) {
-      const at = fill[routeStops[j]!]!++;
-      stopRouteRoute[at] = r;
-      stopRoutePos[at] = j - routeStopStart[r]!;
-    }
-  }
+  const { stopRouteStart, stopRouteRoute, stopRoutePos } = stopRouteIndex(routeStops, routeStopStart, nStops, nRoutes);
   const footFrom = i32("footpaths", "from");
   const footStart = new Int32Array(nStops + 1);
   for (let e = 0; e < footFrom.length; e++) footStart[footFrom[e]! + 1]!++;
@@ -132,24 +153,53 @@ export function loadTimetable(bytes: Uint8Array): Timetable {
     tripOrig,
     transferRules: null,
   };
-  // format 5: transfers.txt rows naming routes or trips (older files: none)
-  const nRules = tables.get("transfer_rules")?.get("type") ? u8("transfer_rules", "type").length : 0;
-  if (nRules > 0) {
-    core.transferRules = {
-      fromStop: i32("transfer_rules", "from_stop"),
-      toStop: i32("transfer_rules", "to_stop"),
-      fromRoute: i32("transfer_rules", "from_route"),
-      toRoute: i32("transfer_rules", "to_route"),
-      fromTrip: i32("transfer_rules", "from_trip"),
-      toTrip: i32("transfer_rules", "to_trip"),
-      type: u8("transfer_rules", "type"),
-      minSec: i32("transfer_rules", "min_sec"),
-      specificity: u8("transfer_rules", "specificity"),
-      distM: f64("transfer_rules", "dist_m"),
-      tripRule: i32("trips", "rule_trip"),
-      routeGtfs: i32("routes", "gtfs_route"),
-    };
+  core.transferRules = readTransferRules(r);
+  return { core, serviceDay0, serviceDays };
+}
+
+/** stop -> the routes serving it and its position on each (CSR: start per stop, route and position per entry). */
+function stopRouteIndex(routeStops: Int32Array, routeStopStart: Int32Array, nStops: number, nRoutes: number) {
+  const stopRouteStart = new Int32Array(nStops + 1);
+  for (let i = 0; i < routeStops.length; i++) stopRouteStart[routeStops[i]! + 1]!++;
+  for (let s = 0; s < nStops; s++) stopRouteStart[s + 1]! += stopRouteStart[s]!;
+  const fill = stopRouteStart.slice(0, nStops);
+  const stopRouteRoute = new Int32Array(routeStops.length);
+  const stopRoutePos = new Int32Array(routeStops.length);
+  for (let r = 0; r < nRoutes; r++) {
+    for (let j = routeStopStart[r]!; j < routeStopStart[r + 1]!; j++) {
+      const at = fill[routeStops[j]!]!++;
+      stopRouteRoute[at] = r;
+      stopRoutePos[at] = j - routeStopStart[r]!;
+    }
   }
+  return { stopRouteStart, stopRouteRoute, stopRoutePos };
+}
+
+/** Format 5: the transfers.txt rows naming routes or trips; null when there are none (older files: none). */
+function readTransferRules(r: ColumnReader): TransitCore["transferRules"] {
+  const { i32, u8, f64 } = r;
+  const nRules = r.has("transfer_rules", "type") ? u8("transfer_rules", "type").length : 0;
+  if (nRules === 0) return null;
+  return {
+    fromStop: i32("transfer_rules", "from_stop"),
+    toStop: i32("transfer_rules", "to_stop"),
+    fromRoute: i32("transfer_rules", "from_route"),
+    toRoute: i32("transfer_rules", "to_route"),
+    fromTrip: i32("transfer_rules", "from_trip"),
+    toTrip: i32("transfer_rules", "to_trip"),
+    type: u8("transfer_rules", "type"),
+    minSec: i32("transfer_rules", "min_sec"),
+    specificity: u8("transfer_rules", "specificity"),
+    distM: f64("transfer_rules", "dist_m"),
+    tripRule: i32("trips", "rule_trip"),
+    routeGtfs: i32("routes", "gtfs_route"),
+  };
+}
+
+/** What answers are written from: feeds, fares, agencies, GTFS routes, stops, trips, shapes, services. */
+function readMeta(r: ColumnReader, tables: Map<string, Cols>, core: TransitCore, serviceDay0: Int32Array, serviceDays: Uint8Array): TimetableMeta {
+  const { t, i32, u8, f64, str, str4 } = r;
+  const { nStops, nTrips } = core;
   const shapeLat = f64("shape_points", "lat");
   const feedsOnestop = str("feeds", "onestop_id");
   const feedsSha = str("feeds", "sha1");
@@ -168,7 +218,7 @@ export function loadTimetable(bytes: Uint8Array): Timetable {
     onestop: str("gtfs_routes", "onestop_id"),
     agency: i32("gtfs_routes", "agency"),
   };
-  const meta: TimetableMeta = {
+  return {
     feeds: feedsOnestop.map((o, i) => ({ onestopId: o, sha1: feedsSha[i]! })),
     fares: fareTables(tables),
     timezones: str("timezones", "name"),
@@ -217,7 +267,6 @@ export function loadTimetable(bytes: Uint8Array): Timetable {
     footSource: t("footpaths").has("source") ? u8("footpaths", "source") : new Uint8Array(core.footTo.length),
     streetsSha1: t("meta").has("streets_sha1") ? (str("meta", "streets_sha1")[0] ?? "") : "",
   };
-  return { core, meta };
 }
 
 function asType<T extends ArrayBufferView>(v: unknown, ctor: { new (n: number): T; name: string }, what: string): T {

@@ -6,7 +6,34 @@
  */
 import { NO_DROP_OFF, NO_PICKUP, type TransitCore } from "./types.ts";
 
+/** The mirror of core `c` (see the file's comment), step by step. */
 export function reverseCore(c: TransitCore): TransitCore {
+  const { routeStops, stopTimes, tripService, tripWheelchair, tripOrig } = reverseRoutes(c);
+  const stopRoutePos = reverseStopRoutePos(c);
+  const { footStart, footTo, footDistM, footWalkM, footMinSec } = incomingFootpaths(c);
+  const transferRules = mirroredRules(c, tripOrig);
+  const { routeMinDepSec, routeMaxArrSec } = reverseRouteBounds(c);
+  return {
+    ...c,
+    routeStops,
+    stopTimes,
+    tripService,
+    tripWheelchair,
+    tripOrig,
+    stopRoutePos,
+    footStart,
+    footTo,
+    footDistM,
+    footWalkM,
+    footMinSec,
+    routeMinDepSec,
+    routeMaxArrSec,
+    transferRules,
+  };
+}
+
+/** Every route backwards: its stops reversed, its trips in reverse order with their stop times negated and pickup / drop-off swapped. */
+function reverseRoutes(c: TransitCore) {
   const routeStops = new Int32Array(c.routeStops.length);
   const stopTimes = new Int32Array(c.stopTimes.length);
   const src = c.stopTimes;
@@ -36,13 +63,22 @@ export function reverseCore(c: TransitCore): TransitCore {
       }
     }
   }
+  return { routeStops, stopTimes, tripService, tripWheelchair, tripOrig };
+}
+
+/** Each (stop, route) entry's position counted from the route's other end. */
+function reverseStopRoutePos(c: TransitCore): Int32Array {
   const stopRoutePos = new Int32Array(c.stopRoutePos.length);
   for (let e = 0; e < stopRoutePos.length; e++) {
     const r = c.stopRouteRoute[e]!;
     const nS = c.routeStopStart[r + 1]! - c.routeStopStart[r]!;
     stopRoutePos[e] = nS - 1 - c.stopRoutePos[e]!;
   }
-  // incoming footpaths
+  return stopRoutePos;
+}
+
+/** The footpaths turned round: each stop's incoming footpaths as its outgoing ones (CSR by the old to stop). */
+function incomingFootpaths(c: TransitCore) {
   const nF = c.footTo.length;
   const footStart = new Int32Array(c.nStops + 1);
   for (let e = 0; e < nF; e++) footStart[c.footTo[e]! + 1]!++;
@@ -62,35 +98,25 @@ export function reverseCore(c: TransitCore): TransitCore {
       footMinSec[at] = c.footMinSec[e]!;
     }
   }
-  // transfer rules: the mirror rides the departing trip first, so each rule's sides swap
+  return { footStart, footTo, footDistM, footWalkM, footMinSec };
+}
+
+/** Transfer rules: the mirror rides the departing trip first, so each rule's sides swap (null: none). */
+function mirroredRules(c: TransitCore, tripOrig: Int32Array): TransitCore["transferRules"] {
   const tr = c.transferRules;
-  let transferRules: TransitCore["transferRules"] = null;
-  if (tr) {
-    const tripRule = new Int32Array(c.nTrips);
-    for (let t = 0; t < c.nTrips; t++) tripRule[t] = tr.tripRule[tripOrig[t]!]!;
-    transferRules = { ...tr, fromStop: tr.toStop, toStop: tr.fromStop, fromRoute: tr.toRoute, toRoute: tr.fromRoute, fromTrip: tr.toTrip, toTrip: tr.fromTrip, tripRule };
-  }
+  if (!tr) return null;
+  const tripRule = new Int32Array(c.nTrips);
+  for (let t = 0; t < c.nTrips; t++) tripRule[t] = tr.tripRule[tripOrig[t]!]!;
+  return { ...tr, fromStop: tr.toStop, toStop: tr.fromStop, fromRoute: tr.toRoute, toRoute: tr.fromRoute, fromTrip: tr.toTrip, toTrip: tr.fromTrip, tripRule };
+}
+
+/** A route's earliest departure and latest arrival, negated and swapped. */
+function reverseRouteBounds(c: TransitCore): { routeMinDepSec: Int32Array; routeMaxArrSec: Int32Array } {
   const routeMinDepSec = new Int32Array(c.nRoutes);
   const routeMaxArrSec = new Int32Array(c.nRoutes);
   for (let r = 0; r < c.nRoutes; r++) {
     routeMinDepSec[r] = -c.routeMaxArrSec[r]!;
     routeMaxArrSec[r] = -c.routeMinDepSec[r]!;
   }
-  return {
-    ...c,
-    routeStops,
-    stopTimes,
-    tripService,
-    tripWheelchair,
-    tripOrig,
-    stopRoutePos,
-    footStart,
-    footTo,
-    footDistM,
-    footWalkM,
-    footMinSec,
-    routeMinDepSec,
-    routeMaxArrSec,
-    transferRules,
-  };
+  return { routeMinDepSec, routeMaxArrSec };
 }
