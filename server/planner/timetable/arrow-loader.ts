@@ -138,7 +138,8 @@ function readCore(r: ColumnReader): { core: TransitCore; serviceDay0: Int32Array
     footStart,
     footTo: i32("footpaths", "to"),
     footDistM: f64("footpaths", "dist_m"),
-    footWalkM: f64("footpaths", "walk_m"),
+    // format 6: a file of an earlier format (a dataset imported before) walks its footpaths' length
+    footWalkM: r.has("footpaths", "walk_m") ? f64("footpaths", "walk_m") : f64("footpaths", "dist_m"),
     footMinSec: i32("footpaths", "min_sec"),
     routeStopStart,
     routeStops,
