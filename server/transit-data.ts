@@ -8,6 +8,7 @@
  * Entities are addressed by `ref`, the dataset's internal integer id; a `TransitSnapshot` is one
  * loaded dataset, so every lookup of one request sees the same data even across a reload.
  */
+import type { AlertRecord } from "./realtime/alerts.ts";
 
 export interface TransitStop {
   ref: number;
@@ -152,21 +153,13 @@ export interface DepartureSearch {
   nowMs: number;
 }
 
-/** One realtime alert with the entities it names (GTFS-Realtime's Alert, texts by language). */
-export interface TransitAlert {
-  /** stable within a snapshot: feed and entity id */
-  id: string;
+/**
+ * One realtime alert with the entities it names (GTFS-Realtime's Alert, texts by language; the
+ * realtime store's record, server/realtime/alerts.ts): `id` stable within a snapshot, active periods
+ * in POSIX seconds (null ends: open), informed entities by the GTFS ids of the alert's `feed`.
+ */
+export interface TransitAlert extends AlertRecord {
   feed: string;
-  cause: string | null;
-  effect: string | null;
-  severity: string | null;
-  header: { language: string | null; text: string }[];
-  description: { language: string | null; text: string }[];
-  url: { language: string | null; text: string }[];
-  /** active periods, POSIX seconds (null ends: open) */
-  periods: { start: number | null; end: number | null }[];
-  /** informed entities, GTFS ids of the alert's feed */
-  entities: { agency: string | null; route: string | null; routeType: number | null; stop: string | null; trip: string | null }[];
 }
 
 export interface BoundingBox {
