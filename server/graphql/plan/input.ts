@@ -5,15 +5,15 @@
  * written as the planner's parameters and parsed by its own parser (parsePlanParams), so defaults,
  * clamps and refusals are the REST API's; what OTP2 has and the planner does not is refused with
  * BAD_USER_INPUT (rental, parking, flex, via points) or, where it changes nothing the planner can
- * do, ignored (docs/pending/gql-plan.md lists them).
+ * do, ignored (docs/api-graphql.md, "Planning", lists them).
  *
  * OTP's input objects carry defaults (graphql-js fills them in), so a preference equal to OTP's
  * schema default cannot be told from an absent one: it is taken as absent, and the planner's own
  * default applies (e.g. transfer slack 0 s rather than OTP2's 2 min, walk reluctance only when a
  * cost is named).
  */
-import type { PlanQuery } from "../../planner/public.ts";
-import { parsePlanParams } from "../../planner/public.ts";
+import type { PlanQuery } from "../../planner/model.ts";
+import { parsePlanParams } from "../../planner/plan-params.ts";
 import type { TransitSnapshot } from "../../transit-data.ts";
 import { parseGtfsId } from "../ids.ts";
 import { badInput, parseDuration, parseOffsetDateTime } from "./wire.ts";

@@ -1,7 +1,7 @@
 /**
  * The GTFS GraphQL API's root fields for data this service does not hold (vehicle rental, bike and
  * car parks, vehicle parking, ride hailing, fare ticket types): a list field answers an empty list
- * and a single-entity field null, as the schema allows; docs/pending/graphql.md lists them.
+ * and a single-entity field null, as the schema allows; docs/api-graphql.md lists them.
  */
 const none = () => null;
 const empty = () => [];
