@@ -12,8 +12,8 @@
  * default applies (e.g. transfer slack 0 s rather than OTP2's 2 min, walk reluctance only when a
  * cost is named).
  */
-import type { PlanQuery } from "../../planner/model.ts";
-import { parsePlanParams } from "../../planner/plan-params.ts";
+import type { PlanQuery } from "../../planner/public.ts";
+import { parsePlanParams } from "../../planner/public.ts";
 import type { TransitSnapshot } from "../../transit-data.ts";
 import { parseGtfsId } from "../ids.ts";
 import { badInput, parseDuration, parseOffsetDateTime } from "./wire.ts";
