@@ -101,19 +101,10 @@ export const transitRoots = {
       if (s && s.locationType === 0 && s.lat !== null && s.lon !== null && (!feeds || feeds.has(s.feed.toLowerCase()))) found.push({ s, d: haversineM(a.lat, a.lon, s.lat, s.lon) });
     }
     found.sort((x, y) => x.d - y.d || x.s.ref - y.s.ref);
-    const start = a.after ? offsetOf(a.after) + 1 : 0;
-    const end = a.first == null ? found.length : Math.min(found.length, start + a.first);
-    const edges = found.slice(start, end).map((f, i) => ({ cursor: cursorOf(start + i), node: new StopAtDistanceNode(f.s, Math.round(f.d)) }));
-    batchOf(ctx).want(found.slice(start, end).map((f) => f.s.ref));
-    return {
-      edges,
-      pageInfo: {
-        hasNextPage: end < found.length,
-        hasPreviousPage: start > 0,
-        startCursor: edges.length ? edges[0]!.cursor : null,
-        endCursor: edges.length ? edges[edges.length - 1]!.cursor : null,
-      },
-    };
+    const answer = page(found, a.first, a.after, (f) => new StopAtDistanceNode(f.s, Math.round(f.d)));
+    // the page's stops load their routes in one batch
+    batchOf(ctx).want(found.slice(answer.start, answer.end).map((f) => f.s.ref));
+    return { edges: answer.edges, pageInfo: answer.pageInfo };
   },
   route({ id }: { id: string }, ctx: GqlContext) {
     const g = idArg(id);
@@ -282,6 +273,8 @@ function page<T, N>(all: T[], first: number | null | undefined, after: string | 
   const end = first == null ? all.length : Math.min(all.length, start + first);
   const edges = all.slice(start, end).map((x, i) => ({ cursor: cursorOf(start + i), node: node(x) }));
   return {
+    start,
+    end,
     edges,
     pageInfo: {
       hasNextPage: end < all.length,
