@@ -60,6 +60,8 @@ export { LOG_LEVELS, type LogLevel } from "./config.ts";
 
 /** How long lines wait before another try when a pipe's reader is behind (ms). */
 export const LOG_FLUSH_MS = 5;
+/** How long a batched line waits for others to share its write (ms). */
+export const LOG_BATCH_MS = 5;
 /** Buffered characters that make the buffer be written at once. */
 export const LOG_FLUSH_CHARS = 64 * 1024;
 /** Characters the buffer may hold while the reader of a pipe is behind; past it, writing waits for the reader. */
@@ -70,8 +72,10 @@ const NL = 10;
 
 /**
  * Log lines to a file descriptor, written in batches and off the request path:
- * - a batched line waits in a buffer written once the event loop's current turn is done (the
- *   requests answered in one turn share one write), or at once when LOG_FLUSH_CHARS wait; a line
+ * - a batched line waits in a buffer written LOG_BATCH_MS later (the requests answered meanwhile
+ *   share one write: at 20,000 requests a second, one write of ~100 lines instead of one or two
+ *   per event-loop turn, which cost the catalog's stop by key about a tenth of its throughput in
+ *   system calls here and in the pipe's reader), or at once when LOG_FLUSH_CHARS wait; a line
  *   written "now" goes out at once after whatever waits before it (lines keep their order);
  * - a pipe (stderr read by a supervisor, a log shipper, a test) is written without blocking: what
  *   the pipe cannot take now waits for the next flush; only past LOG_BACKLOG_CHARS waiting does a
@@ -89,12 +93,12 @@ export class LineWriter {
   private head = 0;
   private queued = 0;
   private timer: ReturnType<typeof setTimeout> | null = null;
-  private soon = false;
   /** the descriptor written: a non-blocking one onto the same pipe when `fd` is a pipe */
   private readonly out: number;
   constructor(
     fd: number,
     private readonly delayMs = LOG_FLUSH_MS,
+    private readonly batchMs = LOG_BATCH_MS,
     private readonly maxChars = LOG_FLUSH_CHARS,
     private readonly backlogChars = LOG_BACKLOG_CHARS,
   ) {
@@ -155,21 +159,16 @@ export class LineWriter {
     }
   }
 
-  /** The next flush: once this turn of the event loop is done (setImmediate), or after delayMs when the pipe was full. */
+  /** The next flush: after batchMs (lines written meanwhile share it), or after delayMs when the pipe was full. */
   private schedule(retry = false): void {
-    if (this.timer !== null || this.soon) return;
-    if (!retry) {
-      this.soon = true;
-      setImmediate(() => {
-        this.soon = false;
+    if (this.timer !== null) return;
+    this.timer = setTimeout(
+      () => {
+        this.timer = null;
         this.flush();
-      });
-      return;
-    }
-    this.timer = setTimeout(() => {
-      this.timer = null;
-      this.flush();
-    }, this.delayMs);
+      },
+      retry ? this.delayMs : this.batchMs,
+    );
     this.timer.unref?.();
   }
 }
@@ -190,6 +189,13 @@ process.on("exit", () => stderrWriter.flush(true));
 
 /** The message of the request log's lines (server/ops/requests.ts), the one info line frequent enough to batch. */
 export const REQUEST_MSG = "request";
+const REQUEST_LINE = `{"level":"info","msg":"${REQUEST_MSG}"`;
+
+/** `{"level":"info","msg":"request",...fields}` from the fields' own JSON (no copy of the record). */
+function requestLine(f: Record<string, unknown> | undefined): string {
+  const body = f === undefined ? "{}" : JSON.stringify(f);
+  return body.length > 2 ? `${REQUEST_LINE},${body.slice(1)}` : `${REQUEST_LINE}}`;
+}
 
 /**
  * A logger writing one JSON line per message, `{"level","msg",...fields}`, through `out`: request
@@ -198,7 +204,7 @@ export const REQUEST_MSG = "request";
  */
 export function jsonLogger(out: LineWriter): Logger {
   return {
-    info: (msg, f) => (msg === REQUEST_MSG ? out.write(JSON.stringify({ level: "info", msg, ...f })) : out.writeNow(JSON.stringify({ level: "info", msg, ...f }))),
+    info: (msg, f) => (msg === REQUEST_MSG ? out.write(requestLine(f)) : out.writeNow(JSON.stringify({ level: "info", msg, ...f }))),
     warn: (msg, f) => out.writeNow(JSON.stringify({ level: "warn", msg, ...f })),
     error: (msg, f) => out.writeNow(JSON.stringify({ level: "error", msg, ...f })),
   };
