@@ -23,8 +23,8 @@
   }
   var DEFAULT_QUERY = [
     "# OpenTripPlanner 2's GTFS GraphQL API on this server.",
-    "# Send the API key as ?apikey=... in this page's address (kept in this browser)",
-    "# or as {\"apikey\": \"...\"} in the headers editor below.",
+    "# API key: ?apikey=KEY in this page's address (kept",
+    "# in this browser), or {\"apikey\": \"KEY\"} under Headers.",
     "{",
     "  feeds {",
     "    feedId",
