@@ -9,7 +9,8 @@
  * The key check is decided on the path the router uses (server/gate.ts requestPath; the router is
  * told not to assume a long host name, `standardHostname: false`) and denies by default: every
  * path needs a key but /health, the API reference (/docs) and the paths (the web map) and requests
- * (the GraphiQL page) features declare public. So a route added later is protected without anyone remembering to.
+ * (the GraphiQL page) features declare public. So a route added later is protected without anyone
+ * remembering to.
  */
 import { basename } from "node:path";
 import { Elysia } from "elysia";
