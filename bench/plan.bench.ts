@@ -4,10 +4,13 @@
  * RAPTOR alone (one departure, and a one-hour range), the whole HTTP plan request, memory, and
  * raptor-journey-planner (npm) on the same trips, footpaths, calendars and queries.
  * Feeds: `../shared/tools/mta-gtfs bench/.mta`; datasets are imported into bench/.work/.
+ * The HTTP plan request is measured side by side with OTP2's GTFS GraphQL `planConnection` (POST
+ * /otp/gtfs/v1) on the same queries, interleaved (httpPlans).
  * Flags: --queries N (default 500), --warmup N (unmeasured queries first, default 300), --only subway|nyc,
- * --rjp-max-stop-times N (default 3e6).
+ * --rjp-max-stop-times N (default 3e6), --http-only (only the HTTP plan requests: REST and GraphQL).
  */
 import { spawnSync } from "node:child_process";
+import { loadavg } from "node:os";
 import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { compileTimetable } from "../pipeline/timetable/compile.ts";
@@ -22,7 +25,7 @@ import { DEFAULT_RAPTOR_CONFIG, type StopIdx } from "../server/planner/api.ts";
 import { buildServiceDays, localToUnix } from "../server/planner/timetable/calendar.ts";
 import { NO_DROP_OFF, NO_PICKUP, arrAt, depAt, flagsAt, type Timetable } from "../server/planner/timetable/types.ts";
 import { hostProbeMs, machineInfo } from "./lib/machine.ts";
-import { flag, pct, rng } from "./lib/args.ts";
+import { flag, hasFlag, pct, rng } from "./lib/args.ts";
 import { mdTable } from "./lib/measure.ts";
 import { rssKb, startServer } from "./lib/server.ts";
 import { DepartAfterQuery, JourneyFactory, RaptorAlgorithmFactory, Service } from "raptor-journey-planner";
@@ -35,6 +38,7 @@ const N = Number(flag("queries", "500"));
 const WARMUP = Number(flag("warmup", "300"));
 const ONLY = flag("only", "");
 const RJP_MAX = Number(flag("rjp-max-stop-times", "3000000"));
+const HTTP_ONLY = hasFlag("http-only");
 
 const DATASETS = [
   { name: "subway", label: "MTA subway", feeds: ["mta-subway"] },
@@ -231,6 +235,104 @@ function rjpInputs(tt: Timetable, day: number) {
   return { trips, transfers, interchange };
 }
 
+/**
+ * OTP2's planConnection as a client like OTP-UI asks for the REST request's itineraries: the same
+ * places (coordinates), time and count (`first` = the REST default numItineraries, 3); each leg's
+ * mode, times, route, trip, places' names and stops, geometry.
+ */
+const PLAN_CONNECTION = `query BenchPlan($origin: PlanLabeledLocationInput!, $destination: PlanLabeledLocationInput!, $dateTime: PlanDateTimeInput!, $first: Int) {
+  planConnection(origin: $origin, destination: $destination, dateTime: $dateTime, first: $first) {
+    edges {
+      node {
+        start
+        end
+        duration
+        walkDistance
+        numberOfTransfers
+        legs {
+          mode
+          start { scheduledTime estimated { time delay } }
+          end { scheduledTime estimated { time delay } }
+          duration
+          distance
+          realTime
+          transitLeg
+          headsign
+          from { name lat lon stop { gtfsId } }
+          to { name lat lon stop { gtfsId } }
+          route { gtfsId shortName longName color textColor agency { gtfsId name } }
+          trip { gtfsId }
+          legGeometry { points length }
+        }
+      }
+    }
+    pageInfo { endCursor hasNextPage searchWindowUsed }
+    routingErrors { code }
+  }
+}`;
+/** The same search with nothing of the itineraries asked for: what the plan search costs through GraphQL without rendering. */
+const PLAN_CONNECTION_SEARCH = `query BenchPlanSearch($origin: PlanLabeledLocationInput!, $destination: PlanLabeledLocationInput!, $dateTime: PlanDateTimeInput!, $first: Int) {
+  planConnection(origin: $origin, destination: $destination, dateTime: $dateTime, first: $first) {
+    pageInfo { endCursor }
+    routingErrors { code }
+  }
+}`;
+/** The REST plan request's itineraries when none are asked for (server/planner/plan-params.ts DEFAULTS.numItineraries). */
+const REST_ITINERARIES = 3;
+
+interface HttpKind { ms: number[]; itineraries: number; errors: number; bytes: number }
+
+/**
+ * The plan request over HTTP on the real server, run as its own process (`interchange serve`, as in
+ * production), so its memory is the service's alone (catalog, trip index and timetable loaded):
+ * the OTP1 REST GET and GraphQL planConnection POST (and the same planConnection asking only for
+ * its page info: the search through GraphQL without rendering) on the same queries, interleaved
+ * (the order rotates every query), after unmeasured warm-up queries of each.
+ */
+async function httpPlans(dir: string, tt: Timetable, qs: Query[], warm: Query[], day: number, tz: string) {
+  const server = await startServer(dir);
+  const iso = new Date(day * 86400_000).toISOString().slice(0, 10);
+  const { stopLat, stopLon } = tt.meta;
+  const restUrl = (q: Query) => `${server.url}/api/v2/routing/otp/plan?fromPlace=${stopLat[q.o]},${stopLon[q.o]}&toPlace=${stopLat[q.d]},${stopLon[q.d]}&date=${iso}&time=${q.t - localToUnix(day, 0, tz)}`;
+  const gqlBody = (q: Query, query: string) =>
+    JSON.stringify({
+      query,
+      variables: {
+        origin: { location: { coordinate: { latitude: stopLat[q.o], longitude: stopLon[q.o] } } },
+        destination: { location: { coordinate: { latitude: stopLat[q.d], longitude: stopLon[q.d] } } },
+        dateTime: { earliestDeparture: new Date(q.t * 1000).toISOString().replace(".000Z", "Z") },
+        first: REST_ITINERARIES,
+      },
+    });
+  const kinds: Record<"rest" | "gql" | "gqlSearch", HttpKind> = { rest: { ms: [], itineraries: 0, errors: 0, bytes: 0 }, gql: { ms: [], itineraries: 0, errors: 0, bytes: 0 }, gqlSearch: { ms: [], itineraries: 0, errors: 0, bytes: 0 } };
+  const run = async (kind: keyof typeof kinds, q: Query, measure: boolean) => {
+    const s = performance.now();
+    const r =
+      kind === "rest"
+        ? await fetch(restUrl(q))
+        : await fetch(`${server.url}/otp/gtfs/v1`, { method: "POST", headers: { "content-type": "application/json", accept: "application/graphql-response+json" }, body: gqlBody(q, kind === "gql" ? PLAN_CONNECTION : PLAN_CONNECTION_SEARCH) });
+    const body = await r.arrayBuffer();
+    const ms = performance.now() - s;
+    if (!measure) return;
+    const k = kinds[kind];
+    k.ms.push(ms);
+    k.bytes += body.byteLength;
+    const json = JSON.parse(new TextDecoder().decode(body));
+    if (kind === "rest") k.itineraries += json.plan?.itineraries?.length ?? 0;
+    else {
+      if (r.status !== 200 || json.errors) k.errors++;
+      k.itineraries += json.data?.planConnection?.edges?.length ?? 0;
+    }
+  };
+  const order: (keyof typeof kinds)[] = ["rest", "gql", "gqlSearch"];
+  for (const q of warm.slice(0, 100)) for (const k of order) await run(k, q, false);
+  const measured = qs.slice(0, Math.min(qs.length, 300));
+  for (const [i, q] of measured.entries()) for (let j = 0; j < order.length; j++) await run(order[(i + j) % order.length]!, q, true);
+  const serverMem = { rss: rssKb(server.pid) * 1024, peak: rssKb(server.pid, "VmHWM") * 1024 };
+  server.stop();
+  return { rest: kinds.rest.ms, gql: { ...kinds, n: measured.length }, serverMem };
+}
+
 async function benchDataset(ds: (typeof DATASETS)[number]) {
   const dir = await prepare(ds);
   Bun.gc(true);
@@ -239,9 +341,13 @@ async function benchDataset(ds: (typeof DATASETS)[number]) {
   const t0 = performance.now();
   const tt = loadTimetableFile(join(dir, m.timetable!.path));
   const loadMs = performance.now() - t0;
-  const svc = new PlanService(tt);
   const { qs, day, tz } = queries(tt, N, 12345);
   const warm = queries(tt, WARMUP, 777).qs;
+  if (HTTP_ONLY) {
+    const h = await httpPlans(dir, tt, qs, warm, day, tz);
+    return { ds, tt, iso: new Date(day * 86400_000).toISOString().slice(0, 10), http: h.rest, gql: h.gql, serverMem: h.serverMem, full: null };
+  }
+  const svc = new PlanService(tt);
   // collect the load's garbage (a few hundred MB on NYC) now, not while queries are timed
   Bun.gc(true);
   // warm-up, then RAPTOR alone
@@ -305,22 +411,9 @@ async function benchDataset(ds: (typeof DATASETS)[number]) {
     raptorOnce(svc, q, 3600);
     range.push(performance.now() - s);
   }
-  // whole HTTP request on the real server, run as its own process (`interchange serve`, as in
-  // production), so its memory is the service's alone: catalog, trip index and timetable loaded
-  const server = await startServer(dir);
-  const http: number[] = [];
+  // whole HTTP request on the real server (REST and GraphQL, interleaved)
   const iso = new Date(day * 86400_000).toISOString().slice(0, 10);
-  const planUrl = (q: Query) =>
-    `${server.url}/api/v2/routing/otp/plan?fromPlace=${tt.meta.stopLat[q.o]},${tt.meta.stopLon[q.o]}&toPlace=${tt.meta.stopLat[q.d]},${tt.meta.stopLon[q.d]}&date=${iso}&time=${q.t - localToUnix(day, 0, tz)}`;
-  for (const q of warm.slice(0, 100)) await (await fetch(planUrl(q))).arrayBuffer();
-  for (const q of qs.slice(0, Math.min(qs.length, 300))) {
-    const s = performance.now();
-    const r = await fetch(planUrl(q));
-    await r.arrayBuffer();
-    http.push(performance.now() - s);
-  }
-  const serverMem = { rss: rssKb(server.pid) * 1024, peak: rssKb(server.pid, "VmHWM") * 1024 };
-  server.stop();
+  const { rest: http, gql, serverMem } = await httpPlans(dir, tt, qs, warm, day, tz);
   Bun.gc(true);
   const rssLoaded = process.memoryUsage().rss;
   // raptor-journey-planner on the same data
@@ -360,7 +453,7 @@ async function benchDataset(ds: (typeof DATASETS)[number]) {
     }
     rjp = { p50: pct(times, 50), p95: pct(times, 95), n, agree, build, oursEarlier, rjpEarlier };
   } else rjpNote = `skipped: ${tt.core.stopTimes.length / 2} stop times > --rjp-max-stop-times ${RJP_MAX} (its object-per-stop-time model needs several GB)`;
-  return { ds, tt, loadMs, single, range, http, rss: rssLoaded, rss0, serverMem, rjp, rjpNote, iso, singleWork, planWork, realtime, realtimeZero };
+  return { ds, tt, iso, http, gql, serverMem, full: { loadMs, single, range, rss: rssLoaded, rss0, rjp, rjpNote, singleWork, planWork, realtime, realtimeZero } };
 }
 
 const probeBefore = hostProbeMs();
@@ -368,18 +461,20 @@ const results = [];
 for (const ds of DATASETS) if (!ONLY || ONLY === ds.name) results.push(await benchDataset(ds));
 const probeAfter = hostProbeMs();
 const mi = machineInfo(ROOT);
-const rows = results.map((r) => [
+const full = results.flatMap((r) => (r.full ? [{ r, f: r.full }] : []));
+if (full.length) {
+const rows = full.map(({ r, f }) => [
   r.ds.label,
   `${r.tt.core.nStops} / ${r.tt.core.nRoutes} / ${r.tt.core.nTrips} / ${r.tt.core.stopTimes.length / 2}`,
-  ms(pct(r.single, 50)),
-  ms(pct(r.single, 95)),
-  ms(pct(r.range, 50)),
+  ms(pct(f.single, 50)),
+  ms(pct(f.single, 95)),
+  ms(pct(f.range, 50)),
   ms(pct(r.http, 50)),
   ms(pct(r.http, 95)),
-  r.rjp ? `${ms(r.rjp.p50)} / ${ms(r.rjp.p95)} (${r.rjp.n} q)` : "n/a",
-  r.rjp ? `${(r.rjp.p50 / pct(r.single, 50)).toFixed(0)}×` : "n/a",
+  f.rjp ? `${ms(f.rjp.p50)} / ${ms(f.rjp.p95)} (${f.rjp.n} q)` : "n/a",
+  f.rjp ? `${(f.rjp.p50 / pct(f.single, 50)).toFixed(0)}×` : "n/a",
   `${mb(r.serverMem.rss)} (peak ${mb(r.serverMem.peak)})`,
-  mb(r.rss),
+  mb(f.rss),
 ]);
 console.log(`## Transit planner (RAPTOR)
 
@@ -392,19 +487,45 @@ Host speed probe (bench/lib/machine.ts hostProbeMs, a fixed CPU- and cache-bound
 
 ${mdTable(["data set", "stops / routes / trips / stop times", "RAPTOR p50 ms", "RAPTOR p95 ms", "range 1h p50 ms", "plan p50 ms", "plan p95 ms", "raptor-journey-planner p50 / p95 ms", "speed-up (p50)", "server RSS", "bench RSS"], rows)}
 `);
-for (const r of results) {
-  const w = r.singleWork;
-  const pw = r.planWork;
-  console.log(`- ${r.ds.label}: timetable load ${r.loadMs.toFixed(0)} ms; ${r.single.length} queries; RAPTOR alone per query: ${Math.round(w.routesScanned / w.n)} route scans, ${Math.round(w.stopsVisited / w.n)} route stops visited, ${Math.round(w.footpaths / w.n)} footpaths relaxed; plan search in process (1609 m access/egress, 1 h window, 3 itineraries, ${pw.n} queries): p50 ${ms(pw.p50)} ms, ${Math.round(pw.routesScanned / pw.n)} route scans, ${Math.round(pw.stopsVisited / pw.n)} route stops visited, ${Math.round(pw.footpaths / pw.n)} footpaths relaxed per request (without destination pruning and keepEarliest, interleaved: p50 ${ms(pw.offP50)} ms, ${Math.round(pw.off.routesScanned / pw.off.n)} / ${Math.round(pw.off.stopsVisited / pw.off.n)} / ${Math.round(pw.off.footpaths / pw.off.n)})${r.rjp ? `; raptor-journey-planner build ${(r.rjp.build / 1000).toFixed(1)} s, same earliest arrival under its rules on ${r.rjp.agree}/${r.rjp.n} queries (ours earlier ${r.rjp.oursEarlier}, its earlier ${r.rjp.rjpEarlier})` : `; raptor-journey-planner ${r.rjpNote}`}`);
+for (const { r, f } of full) {
+  const w = f.singleWork;
+  const pw = f.planWork;
+  console.log(`- ${r.ds.label}: timetable load ${f.loadMs.toFixed(0)} ms; ${f.single.length} queries; RAPTOR alone per query: ${Math.round(w.routesScanned / w.n)} route scans, ${Math.round(w.stopsVisited / w.n)} route stops visited, ${Math.round(w.footpaths / w.n)} footpaths relaxed; plan search in process (1609 m access/egress, 1 h window, 3 itineraries, ${pw.n} queries): p50 ${ms(pw.p50)} ms, ${Math.round(pw.routesScanned / pw.n)} route scans, ${Math.round(pw.stopsVisited / pw.n)} route stops visited, ${Math.round(pw.footpaths / pw.n)} footpaths relaxed per request (without destination pruning and keepEarliest, interleaved: p50 ${ms(pw.offP50)} ms, ${Math.round(pw.off.routesScanned / pw.off.n)} / ${Math.round(pw.off.stopsVisited / pw.off.n)} / ${Math.round(pw.off.footpaths / pw.off.n)})${f.rjp ? `; raptor-journey-planner build ${(f.rjp.build / 1000).toFixed(1)} s, same earliest arrival under its rules on ${f.rjp.agree}/${f.rjp.n} queries (ours earlier ${f.rjp.oursEarlier}, its earlier ${f.rjp.rjpEarlier})` : `; raptor-journey-planner ${f.rjpNote}`}`);
 }
 console.log("");
-for (const r of results) {
-  const x = r.realtime;
-  const z = r.realtimeZero;
-  console.log(`- ${r.ds.label}, realtime (a synthetic trip updates snapshot, bench/plan.bench.ts syntheticSnapshot: ${x.counts.updated} trips updated, ${x.counts.canceled} canceled, ${x.faster} faster rides; applied in ${x.applyMs.toFixed(0)} ms): plan search p50 ${ms(x.p50)} ms / p95 ${ms(x.p95)} ms with it, ${ms(x.schedP50)} / ${ms(x.schedP95)} ms on the schedules, interleaved on the same ${r.planWork.n} queries (ratio ${(x.p50 / x.schedP50).toFixed(2)}); the same ${z.counts.updated} trips updated with delay 0 (the realtime path, the schedule's data): p50 ${ms(z.p50)} ms against ${ms(z.schedP50)} ms (ratio ${(z.p50 / z.schedP50).toFixed(2)})`);
+for (const { r, f } of full) {
+  const x = f.realtime;
+  const z = f.realtimeZero;
+  console.log(`- ${r.ds.label}, realtime (a synthetic trip updates snapshot, bench/plan.bench.ts syntheticSnapshot: ${x.counts.updated} trips updated, ${x.counts.canceled} canceled, ${x.faster} faster rides; applied in ${x.applyMs.toFixed(0)} ms): plan search p50 ${ms(x.p50)} ms / p95 ${ms(x.p95)} ms with it, ${ms(x.schedP50)} / ${ms(x.schedP95)} ms on the schedules, interleaved on the same ${f.planWork.n} queries (ratio ${(x.p50 / x.schedP50).toFixed(2)}); the same ${z.counts.updated} trips updated with delay 0 (the realtime path, the schedule's data): p50 ${ms(z.p50)} ms against ${ms(z.schedP50)} ms (ratio ${(z.p50 / z.schedP50).toFixed(2)})`);
 }
+}
+// planConnection beside the REST plan, on the same queries, interleaved (httpPlans)
+const gqlRows = results.map((r) => {
+  const g = r.gql;
+  const p50 = pct(g.rest.ms, 50), q50 = pct(g.gql.ms, 50);
+  return [
+    r.ds.label,
+    String(g.n),
+    `${ms(p50)} / ${ms(pct(g.rest.ms, 90))}`,
+    `${ms(q50)} / ${ms(pct(g.gql.ms, 90))}`,
+    (q50 / p50).toFixed(2),
+    `${ms(pct(g.gqlSearch.ms, 50))} / ${ms(pct(g.gqlSearch.ms, 90))}`,
+    `${(g.rest.itineraries / g.n).toFixed(2)} / ${(g.gql.itineraries / g.n).toFixed(2)}`,
+    `${Math.round(g.rest.bytes / g.n / 1024)} / ${Math.round(g.gql.bytes / g.n / 1024)} kB`,
+    String(g.gql.errors + g.gqlSearch.errors),
+  ];
+});
+const gmi = machineInfo(ROOT);
+console.log(`
+### GraphQL planConnection beside the REST plan
+
+Command: \`bun bench/plan.bench.ts --queries ${N}${ONLY ? ` --only ${ONLY}` : ""}${HTTP_ONLY ? " --http-only" : ""}\`. Machine: ${gmi.cpuModel}, ${gmi.cores} cores, Bun ${gmi.bun}, commit ${gmi.gitCommit}, ${new Date().toISOString().slice(0, 16)}Z, load average ${loadavg().map((x) => x.toFixed(2)).join(" ")} at the end.
+The same queries over HTTP on the real server (\`interchange serve\`, its own process), interleaved (the order rotates each query), after 100 unmeasured queries of each kind: REST = GET /api/v2/routing/otp/plan (3 itineraries, 1 h window); GraphQL = POST /otp/gtfs/v1 \`planConnection(first: 3)\` from the same coordinates at the same time (earliestDeparture), each leg's mode, times, route, trip, from/to names and stops, legGeometry; page info only = the same planConnection asking for \`pageInfo\` and \`routingErrors\` alone (the search through GraphQL, nothing of the itineraries rendered).
+
+${mdTable(["data set", "queries", "REST plan p50 / p90 ms", "planConnection p50 / p90 ms", "GraphQL / REST p50", "page info only p50 / p90 ms", "itineraries per answer REST / GraphQL", "answer size REST / GraphQL", "GraphQL errors"], gqlRows)}
+`);
 // plans on the streets (rnv + its OSM extract, side by side with straight-line walks): its own script
-if (!ONLY || ONLY === "streets") {
+if ((!ONLY || ONLY === "streets") && !HTTP_ONLY) {
   console.log("");
   spawnSync(process.execPath, [join(ROOT, "bench", "plan-streets.bench.ts")], { stdio: "inherit" });
 }

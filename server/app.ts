@@ -9,8 +9,9 @@
  *
  * The key check is decided on the path the router uses (server/gate.ts requestPath; the router is
  * told not to assume a long host name, `standardHostname: false`) and denies by default: every
- * path needs a key but /health, the API reference (/docs) and the paths features declare public
- * (the web map). So a route added later is protected without anyone remembering to.
+ * path needs a key but /health, the API reference (/docs) and the paths (the web map) and requests
+ * (the GraphiQL page) features declare public. So a route added later is protected without anyone
+ * remembering to.
  */
 import { basename } from "node:path";
 import { Elysia } from "elysia";
@@ -56,7 +57,9 @@ export function createApp(deps: AppDeps) {
   const registered = deps.features.flatMap((f) => (f.errors ? [f.errors] : [])).sort((a, b) => b.prefix.length - a.prefix.length);
   /** The error renderer for a request path. */
   const rendererFor = (pathname: string): ErrorRenderer => registered.find((e) => pathname.startsWith(e.prefix))?.render ?? renderError;
-  const isPublic = publicPathTest([...APP_PUBLIC_PATHS, ...deps.features.flatMap((f) => f.publicPaths ?? [])]);
+  const publicPath = publicPathTest([...APP_PUBLIC_PATHS, ...deps.features.flatMap((f) => f.publicPaths ?? [])]);
+  const publicRequests = deps.features.flatMap((f) => (f.publicRequest ? [f.publicRequest] : []));
+  const isPublic = (path: string, request: Request) => publicPath(path) || publicRequests.some((test) => test(request, path));
   const pathOf = (request: Request) => requestPath(request.url) ?? "/";
   /** The account of a request's key, or null when it has none or a bad one. */
   const accountOf = (request: Request) => {
@@ -100,7 +103,7 @@ export function createApp(deps: AppDeps) {
     .onRequest(async ({ request }) => {
       const path = pathOf(request);
       if (path === PLUGIN_PAGE_PATH) return answer(path, new AppError("NOT_FOUND", `no such path: ${path}`));
-      if (isPublic(path)) return;
+      if (isPublic(path, request)) return;
       // CORS (server/cors.ts): the planner's and the catalog's answers, errors included, get the
       // origin header from withCors around the app (server/main.ts); a preflight under the API
       // prefix is answered here, without a key (it carries none), before any handler runs.

@@ -46,6 +46,11 @@ export interface Feature {
    * (server/app.ts). An entry ending in "/" covers the paths under it.
    */
   readonly publicPaths?: readonly string[];
+  /**
+   * Requests answered without an API key on a path that otherwise needs one, decided on the request
+   * (the GraphiQL page: a browser's GET for HTML on the GraphQL endpoint, which answers no data).
+   */
+  readonly publicRequest?: (request: Request, path: string) => boolean;
   /** OpenAPI path items the route table cannot give /docs (the swagger plugin drops paths with a dot) */
   readonly docPaths?: Record<string, unknown>;
   /** called when the active dataset changes (manifest rewritten) */

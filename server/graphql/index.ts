@@ -6,6 +6,8 @@
  * spec, which yoga implements); the request limits of limits.ts; the transit data through the
  * transit-data port (server/transit-data.ts) that server/main.ts hands over. API keys and rate
  * limits are server/app.ts's, as for every path; refusals are answered in the GraphQL error shape.
+ * A browser's GET for HTML on either path is answered the GraphiQL page (graphiql.ts), public like
+ * /docs; the queries it sends need a key.
  */
 import { Elysia } from "elysia";
 import { parse } from "graphql";
@@ -13,6 +15,7 @@ import { AppError, HTTP_STATUS } from "../errors.ts";
 import type { Feature, FeatureContext } from "../feature.ts";
 import type { TransitData } from "../transit-data.ts";
 import { executableSchema } from "./execute.ts";
+import { GRAPHIQL_ASSETS_PATH, graphiqlPages, wantsGraphiql } from "./graphiql.ts";
 import { DEFAULT_LIMITS, type GraphqlLimits, limitsRule } from "./limits.ts";
 import type { Planning } from "../planning.ts";
 import { type PlanCharge, planCostPlugin } from "./plan/cost.ts";
@@ -94,14 +97,22 @@ export function graphqlHandler(transit: TransitData, limits: GraphqlLimits = DEF
 
 export async function createGraphqlFeature(ctx: FeatureContext, transit: TransitData, plans?: GraphqlPlanning): Promise<Feature> {
   const handle = graphqlHandler(transit, DEFAULT_LIMITS, ctx.now, plans);
+  const graphiql = graphiqlPages();
+  // a browser's GET for HTML is answered GraphiQL (graphiql.ts); JSON clients get the API
+  const get = ({ request }: { request: Request }) => (wantsGraphiql(request) ? graphiql.page() : handle(request));
+  const hidden = { detail: { hide: true } };
   const routes = new Elysia()
-    .get(GRAPHQL_PATH, ({ request }) => handle(request))
+    .get(GRAPHQL_PATH, get)
     .post(GRAPHQL_PATH, ({ request }) => handle(request), { parse: "none" })
-    .get(LEGACY_GRAPHQL_PATH, ({ request }) => handle(request))
-    .post(LEGACY_GRAPHQL_PATH, ({ request }) => handle(request), { parse: "none" });
+    .get(LEGACY_GRAPHQL_PATH, get)
+    .post(LEGACY_GRAPHQL_PATH, ({ request }) => handle(request), { parse: "none" })
+    .get(`${GRAPHIQL_ASSETS_PATH}:file`, ({ params }) => graphiql.asset(params.file), hidden);
   return {
     name: "graphql",
     routes,
     errors: { prefix: "/otp/", render: renderGraphqlError },
+    // GraphiQL's page and files need no key (its queries do)
+    publicPaths: [GRAPHIQL_ASSETS_PATH],
+    publicRequest: (request, path) => (path === GRAPHQL_PATH || path === LEGACY_GRAPHQL_PATH) && wantsGraphiql(request),
   };
 }

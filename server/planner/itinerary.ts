@@ -142,7 +142,6 @@ function transitLeg(tt: Timetable, rd: RenderData, l: RideLeg, prev: RideLeg | n
   const feedIdx = agency?.feed ?? m.stopFeed[l.fromStop]!;
   const feed = m.feeds[feedIdx];
   const place = (pos: number): LegPlace => ({ ...stopPlace(m, core.routeStops[s0 + pos]!), stopIndex: pos, stopSequence: m.routeStopSequence[s0 + pos]! });
-  const pts = rideGeometry(tt, r, l.boardPos, l.alightPos);
   const start = at(l.boardPos, "dep"), end = at(l.alightPos, "arr");
   const block = m.tripBlockId[l.trip]!;
   // a stay-seated transfer (OTP1's interline dwell): the previous ride's vehicle continues as this
@@ -162,6 +161,11 @@ function transitLeg(tt: Timetable, rd: RenderData, l: RideLeg, prev: RideLeg | n
     mids = [];
     for (let pos = l.boardPos + 1; pos < l.alightPos; pos++) mids.push({ place: place(pos), arrivalSec: at(pos, "arr"), departureSec: at(pos, "dep") });
   }
+  // the line and its length on first use: a plan keeps every ride of a search window (GraphQL's
+  // planConnection pages), most of them never rendered
+  let pts: [number, number][] | null = null;
+  let distanceM: number | null = null;
+  const line = () => (pts ??= rideGeometry(tt, r, l.boardPos, l.alightPos));
   return {
     kind: "transit",
     trip: l.trip as TripIdx,
@@ -179,8 +183,19 @@ function transitLeg(tt: Timetable, rd: RenderData, l: RideLeg, prev: RideLeg | n
     timeZone: rd.routeTz[g]!,
     interlineWithPreviousLeg: interline,
     intermediateStops: mids,
-    geometry: pts,
-    distanceM: lineLength(pts),
+    get geometry() {
+      return line();
+    },
+    set geometry(v: [number, number][]) {
+      pts = v;
+      distanceM = null;
+    },
+    get distanceM() {
+      return (distanceM ??= lineLength(line()));
+    },
+    set distanceM(v: number) {
+      distanceM = v;
+    },
     alerts: alerts ? legAlerts(alerts, feed?.onestopId ?? "", m.tripId[l.trip]!, gr.routeId, agency?.agencyId ?? null, [m.stopId[l.fromStop]!, m.stopId[l.toStop]!], start, end) : [],
   };
 }

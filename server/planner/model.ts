@@ -126,6 +126,8 @@ export interface PlanResult {
   error?: PlanError;
   /** whether a street network answered the street legs (undefined: none is loaded) */
   streetNetwork?: boolean;
+  /** a window-only search (PlanQuery.windowOnly): the seconds of the window searched, from its start */
+  searchedSec?: number;
 }
 
 /** A plan that could not be made: no itineraries, the error. */

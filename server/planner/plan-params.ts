@@ -109,6 +109,13 @@ export interface PlanParams {
    * stays). Default false: OTP1's widening.
    */
   windowOnly?: boolean;
+  /**
+   * With windowOnly: enough rides for a page. The search first covers the window's first
+   * WINDOW_FILL_FIRST_SEC and searches a longer part of it (from the start again) only while it
+   * finds no more than this many rides; PlanResult.searchedSec says how much was searched (OTP2's
+   * searchWindowUsed). Unset: the whole window.
+   */
+  windowFill?: number;
   optimize: Optimize;
   /** OTP1 locale (answers stay in English; alerts in its language where they have it) */
   locale: string | null;

@@ -175,7 +175,7 @@ export class PlanService {
     const transit: TransitItineraries = p.walkOnly
       ? { itineraries: [], durations: [], costRanked: false, earliest: undefined }
       : this.transitItineraries(p, streets, timeUnix, epochSec, walkReach, applied, alerts);
-    const { itineraries, durations, costRanked, earliest } = transit;
+    const { itineraries, durations, costRanked, earliest, searchedSec } = transit;
     // walk-only: when asked for, when walking beats the best transit itinerary, or when transit finds nothing
     const bestTransitSec = durations.length ? Math.min(...durations) : Infinity;
     // ranked by cost, walking still leads when it arrives first (leaves last, for arriveBy), as in
@@ -190,6 +190,7 @@ export class PlanService {
     }
     const result: PlanResult = { query: p, timetable: this.tt, timeSec: timeUnix, from: p.from, to: p.to, itineraries };
     if (earliest) result.earliestArrivals = earliest;
+    if (p.windowOnly) result.searchedSec = searchedSec ?? p.searchWindow;
     if (itineraries.length === 0) result.error = { kind: "PATH_NOT_FOUND" };
     return result;
   }
@@ -222,6 +223,7 @@ export class PlanService {
     /** per itinerary: its duration (seconds) */
     const durations: number[] = [];
     let earliest: EarliestArrival[] | undefined;
+    let searchedSec: number | undefined;
     const access = streets.access ?? this.walkStops(p.from.lat, p.from.lon, p.maxWalkDistance, p.walkSpeed, p.wheelchair);
     const egress = streets.egress ?? this.walkStops(p.to.lat, p.to.lon, p.maxWalkDistance, p.walkSpeed, p.wheelchair);
     const q: SearchQuery = {
@@ -245,14 +247,16 @@ export class PlanService {
     // ranked by generalized cost (optimize=TRANSFERS, cost parameters)
     const costRanked = q.costs !== undefined;
     if (q.access.length && q.egress.length) {
-      for (const j of this.searchWidening(q, p.numItineraries, walkReach, p.windowOnly === true)) {
+      const found = p.windowOnly ? this.searchWindow(q, p.numItineraries, p.windowFill) : { journeys: this.searchWidening(q, p.numItineraries, walkReach), searchedSec: undefined };
+      searchedSec = found.searchedSec;
+      for (const j of found.journeys) {
         const it = journeyItinerary(this.tt, j, epochSec, p, q.days, alerts);
         itineraries.push(it);
         durations.push(itineraryDuration(it));
       }
     }
     if (p.includeEarliestArrivals) earliest = this.earliest({ ...q, arriveBy: false, timeSec: timeUnix - epochSec }, epochSec);
-    return { itineraries, durations, costRanked, earliest };
+    return { itineraries, durations, costRanked, earliest, ...(searchedSec !== undefined ? { searchedSec } : {}) };
   }
 
   /**
@@ -266,16 +270,32 @@ export class PlanService {
    * dominates only when it is in the answer, i.e. when no ride arrives before it: once a ride does
    * and fewer than n were found, the search runs again without walking's bound.
    */
-  private searchWidening(q: SearchQuery, n: number, walkReach: number | null, windowOnly = false): Journey[] {
-    // ranked by generalized cost (q.costs), walking is weighed by the costs, not its arrival; a
-    // window-only search (paged) keeps every ride of its window, whatever walking would do
-    const walkSec = q.costs || windowOnly ? null : walkReach;
-    if (windowOnly) return this.widen(q, n, null, q.windowSec);
+  private searchWidening(q: SearchQuery, n: number, walkReach: number | null): Journey[] {
+    // ranked by generalized cost (q.costs), walking is weighed by the costs, not its arrival
+    const walkSec = q.costs ? null : walkReach;
     const found = this.widen(q, n, walkSec);
     // a ride found arrives before walking would, so walking is not in the answer (plan): it
     // dominates nothing, and the rides arriving after it count too (OTP1 searches on until it has n)
     if (walkSec !== null && found.length > 0 && found.length < n) return this.widen(q, n, null);
     return found;
+  }
+
+  /**
+   * A window-only search (OTP2's paged searches): every ride of the window, whatever walking would
+   * do, no widening after it. With `fill`, the first WINDOW_FILL_FIRST_SEC of the window are
+   * searched first, and a longer part of it, from its start again, only while no more than `fill`
+   * rides are found (a page of `fill` then holds the same rides as a search of that part alone
+   * would give): the part grows by what the rides found so far suggest, at least twice, up to the
+   * whole window.
+   */
+  private searchWindow(q: SearchQuery, n: number, fill: number | undefined): { journeys: Journey[]; searchedSec: number } {
+    let span = fill === undefined ? q.windowSec : Math.min(q.windowSec, WINDOW_FILL_FIRST_SEC);
+    for (;;) {
+      const journeys = this.widen({ ...q, windowSec: span }, n, null, span);
+      if (span >= q.windowSec || journeys.length > fill!) return { journeys, searchedSec: span };
+      const guess = journeys.length === 0 ? q.windowSec : Math.ceil((span * (fill! + 1)) / journeys.length);
+      span = Math.min(q.windowSec, Math.max(2 * span, guess));
+    }
   }
 
   /**
@@ -405,6 +425,8 @@ function walkArrivesFirst(its: Itinerary[], timeSec: number, walkSec: number, ar
 
 /** The shortest widened window (numItineraries not found yet, searchWindow shorter or 0). */
 const MIN_WIDEN_WINDOW_SEC = 1800;
+/** searchWindow's first part of a window when a page needs only so many rides (windowFill) */
+const WINDOW_FILL_FIRST_SEC = 900;
 
 /**
  * A loop: the journey is at one stop twice (boarding or alighting), or at one station twice (stops
@@ -458,6 +480,8 @@ interface TransitItineraries {
   /** ranked by generalized cost (optimize=TRANSFERS, cost parameters) */
   costRanked: boolean;
   earliest: EarliestArrival[] | undefined;
+  /** a window-only search: the seconds of the window searched */
+  searchedSec?: number;
 }
 
 /** The requested time (unix seconds): the request's date and time in `tz`, each defaulting to now's. */

@@ -6,9 +6,11 @@
  * the search window (opaque base64 of JSON), so that:
  *
  * - `after` a cursor (or from the requested time) a page searches the window [t, t + window) of
- *   the order (one planner search, window-only: PlanQuery.windowOnly), drops the first k at t and
- *   keeps at most `first`; its endCursor is the window's end when the page holds the whole window,
- *   else the position after its last itinerary;
+ *   the order (one planner search, window-only: PlanQuery.windowOnly; or only its first part
+ *   [t, t + searched) when that part already holds more than k + `first` rides:
+ *   PlanQuery.windowFill), drops the first k at t and keeps at most `first`; its endCursor is the
+ *   end of the part searched when the page holds all of it, else the position after its last
+ *   itinerary;
  * - `before` a cursor a page searches [t - window, t) and keeps the last `last` of those and of
  *   the first k at t; its startCursor is the window's start when the page holds it all;
  * - every edge's cursor is the position after it.
@@ -84,11 +86,11 @@ export interface Page {
 
 /**
  * One page of the itineraries (with rides) a search found: `after` the position p (or from it),
- * or `before` it; at most n.
+ * or `before` it; at most n. `searchedSec`: how much of the window after p was searched.
  */
-export function pageOf(found: Itinerary[], p: Position, backward: boolean, n: number): Page {
+export function pageOf(found: Itinerary[], p: Position, backward: boolean, n: number, searchedSec = p.w): Page {
   const K = toKey(p.d, p.t);
-  const lo = backward ? K - p.w : K, hi = backward ? K : K + p.w;
+  const lo = backward ? K - p.w : K, hi = backward ? K : K + Math.min(searchedSec, p.w);
   const keyed = found.map((it) => ({ it, key: orderKey(it, p.d) })).sort((a, b) => compare(a.key, b.key));
   // the itinerary's position after it: its key and how many share that key up to and including it
   const withPos = keyed.map((x, i) => {

@@ -6,7 +6,7 @@
  */
 import { GraphQLError } from "graphql";
 import { AppError } from "../../errors.ts";
-import { localParts, tzOffsetSec } from "../../planner/public.ts";
+import { tzOffsetMs } from "../../planner/public.ts";
 
 export const badInput = (message: string, field?: string) => new GraphQLError(message, { extensions: { code: "BAD_USER_INPUT", ...(field ? { field } : {}) } });
 
@@ -14,9 +14,11 @@ const pad = (n: number, w = 2) => String(Math.abs(n)).padStart(w, "0");
 
 /** An instant (Unix seconds) as OTP's OffsetDateTime in a time zone: "2019-06-04T08:03:00-07:00". */
 export function offsetDateTime(unixSec: number, tz: string): string {
-  const { day, sec } = localParts(unixSec, tz);
+  // the zone's offset from the OTP1 renderer's cache (one Intl call per 15 minutes of a zone)
+  const off = Math.round(tzOffsetMs(tz, unixSec * 1000) / 1000);
+  const local = unixSec + off;
+  const day = Math.floor(local / 86400), sec = local - day * 86400;
   const d = new Date(day * 86400_000);
-  const off = tzOffsetSec(unixSec, tz);
   const zone = off === 0 ? "Z" : `${off < 0 ? "-" : "+"}${pad(Math.floor(Math.abs(off) / 3600))}:${pad(Math.floor((Math.abs(off) % 3600) / 60))}`;
   return `${d.getUTCFullYear()}-${pad(d.getUTCMonth() + 1)}-${pad(d.getUTCDate())}T${pad(Math.floor(sec / 3600))}:${pad(Math.floor((sec % 3600) / 60))}:${pad(sec % 60)}${zone}`;
 }

@@ -83,12 +83,16 @@ async function planConnection(a: PlanConnectionArgs, ctx: PlanContext) {
   const s = searchOf(pos, backward);
   const local = localDateTime(s.timeSec, tz, localParts);
   const raw: RawParams = { ...cq.raw, fromPlace: placeParam(f), toPlace: placeParam(t), date: local.date, time: local.time, arriveBy: String(s.arriveBy), searchWindow: String(s.windowSec) };
-  const q: PlanQuery = { ...plannerQuery(raw), windowOnly: true, numItineraries: WINDOW_ITINERARIES, showIntermediateStops: true };
+  // a page forward needs its first n rides after the cursor's k: the planner searches the window's
+  // first part and more of it only while it finds no more (searchedSec, OTP2's searchWindowUsed)
+  const fill = backward ? undefined : n + pos.k;
+  const q: PlanQuery = { ...plannerQuery(raw), windowOnly: true, windowFill: fill, numItineraries: WINDOW_ITINERARIES, showIntermediateStops: true };
   const r = await planned(ctx, q);
+  const searched = r.searchedSec ?? pos.w;
   const rides = r.itineraries.filter(hasRide);
   const firstPage = a.after == null && a.before == null;
   const direct = firstPage && cq.direct ? r.itineraries.filter((it) => !hasRide(it)) : [];
-  const page = pageOf(cq.directOnly ? [] : rides, pos, backward, Math.max(0, n - direct.length));
+  const page = pageOf(cq.directOnly ? [] : rides, pos, backward, Math.max(0, n - direct.length), searched);
   const v = planView(r.timetable, ctx.snap, q);
   const network = r.streetNetwork === true;
   const edges = [
@@ -98,7 +102,7 @@ async function planConnection(a: PlanConnectionArgs, ctx: PlanContext) {
   const routingErrors = cq.directOnly ? (r.error ? await errorsOf(ctx, r, q, false, false) : []) : await errorsOf(ctx, r, q, page.items.length > 0, true);
   return {
     edges,
-    pageInfo: { hasNextPage: !r.error || r.error.kind === "PATH_NOT_FOUND", hasPreviousPage: !r.error || r.error.kind === "PATH_NOT_FOUND", startCursor: page.startCursor, endCursor: page.endCursor, searchWindowUsed: isoDuration(pos.w) },
+    pageInfo: { hasNextPage: !r.error || r.error.kind === "PATH_NOT_FOUND", hasPreviousPage: !r.error || r.error.kind === "PATH_NOT_FOUND", startCursor: page.startCursor, endCursor: page.endCursor, searchWindowUsed: isoDuration(searched) },
     routingErrors,
     searchDateTime: offsetDateTime(pos.t, tz),
   };
