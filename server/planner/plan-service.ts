@@ -292,8 +292,13 @@ export class PlanService {
     let span = fill === undefined ? q.windowSec : Math.min(q.windowSec, WINDOW_FILL_FIRST_SEC);
     for (;;) {
       const journeys = this.widen({ ...q, windowSec: span }, n, null, span);
-      if (span >= q.windowSec || journeys.length > fill!) return { journeys, searchedSec: span };
-      const guess = journeys.length === 0 ? q.windowSec : Math.ceil((span * (fill! + 1)) / journeys.length);
+      // widen adds the first journey after an empty part: only those leaving (arriving) in it count
+      const inPart = journeys.filter((j) => {
+        const at = q.arriveBy ? q.timeSec - j.arriveSec : j.departSec - q.timeSec;
+        return at >= 0 && at < span;
+      }).length;
+      if (span >= q.windowSec || inPart > fill!) return { journeys, searchedSec: span };
+      const guess = inPart === 0 ? q.windowSec : Math.ceil((span * (fill! + 1)) / inPart);
       span = Math.min(q.windowSec, Math.max(2 * span, guess));
     }
   }

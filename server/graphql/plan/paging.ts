@@ -82,6 +82,8 @@ export interface Page {
   items: { it: Itinerary; cursor: string }[];
   startCursor: string | null;
   endCursor: string | null;
+  /** the itineraries of the range searched after (before) the position, the page's and those it had no room for */
+  matched: number;
 }
 
 /**
@@ -114,5 +116,5 @@ export function pageOf(found: Itinerary[], p: Position, backward: boolean, n: nu
     startCursor = !cut ? at(lo, 0) : first ? at(first.key[0], first.k - 1) : p;
     endCursor = last ? at(last.key[0], last.k) : p;
   }
-  return { items, startCursor: encodeCursor(startCursor), endCursor: encodeCursor(endCursor) };
+  return { items, startCursor: encodeCursor(startCursor), endCursor: encodeCursor(endCursor), matched: range.length };
 }

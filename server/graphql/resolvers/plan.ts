@@ -34,19 +34,34 @@ async function planned(ctx: PlanContext, q: PlanQuery): Promise<PlanResult> {
   return (ctx.planning ?? NO_PLANNING).plan(q);
 }
 
-/** The routing errors of a plan that found nothing (or only walking, where rides were asked for). */
-async function errorsOf(ctx: PlanContext, r: PlanResult, q: PlanQuery, transitFound: boolean, probe: boolean): Promise<RoutingError[]> {
+/**
+ * The query that tells whether a ride leaves after the part of the window searched (`searchedSec`
+ * of it, from its start; null: the whole window, searched again): the planner's OTP1 search for
+ * one itinerary, from the end of that part (a single departure, widening after it).
+ */
+function laterQuery(q: PlanQuery, searchedSec: number | null): PlanQuery {
+  const base: PlanQuery = { ...q, windowOnly: false, windowFill: undefined, numItineraries: 1 };
+  if (searchedSec === null || q.timeSec === null) return base;
+  return { ...base, searchWindow: 0, timeSec: q.timeSec + (q.arriveBy ? -searchedSec : searchedSec) };
+}
+
+/**
+ * The routing errors of a plan that found nothing (or only walking, where rides were asked for).
+ * `probe`: tell NO_TRANSIT_CONNECTION_IN_SEARCH_WINDOW from NO_TRANSIT_CONNECTION with one more
+ * search (laterQuery: after `searchedSec` of the window).
+ */
+async function errorsOf(ctx: PlanContext, r: PlanResult, q: PlanQuery, transitFound: boolean, probe: boolean, searchedSec: number | null = null): Promise<RoutingError[]> {
   const planning = ctx.planning ?? NO_PLANNING;
   if (r.error) {
     let laterRide: boolean | null = null;
-    if (probe && r.error.kind === "PATH_NOT_FOUND") laterRide = (await planning.plan({ ...q, windowOnly: false, numItineraries: 1 })).itineraries.some(hasRide);
+    if (probe && r.error.kind === "PATH_NOT_FOUND") laterRide = (await planning.plan(laterQuery(q, searchedSec))).itineraries.some(hasRide);
     return routingErrorsOf(r.error, () => ({ stopsFrom: planning.stopsWithin(q.from.lat, q.from.lon, q.maxWalkDistance), stopsTo: planning.stopsWithin(q.to.lat, q.to.lon, q.maxWalkDistance), laterRide }));
   }
   if (q.walkOnly || transitFound) return [];
   // only walking found where rides were asked for: the planner's PATH_NOT_FOUND behind the walk
   const errs = routingErrorsOf({ kind: "PATH_NOT_FOUND" }, () => ({ stopsFrom: planning.stopsWithin(q.from.lat, q.from.lon, q.maxWalkDistance), stopsTo: planning.stopsWithin(q.to.lat, q.to.lon, q.maxWalkDistance), laterRide: null }));
   if (!probe || errs.some((e) => e.code === "NO_STOPS_IN_RANGE")) return errs;
-  const later = (await planning.plan({ ...q, windowOnly: false, numItineraries: 1 })).itineraries.some(hasRide);
+  const later = (await planning.plan(laterQuery(q, searchedSec))).itineraries.some(hasRide);
   return [routingError(later ? "NO_TRANSIT_CONNECTION_IN_SEARCH_WINDOW" : "NO_TRANSIT_CONNECTION")];
 }
 
@@ -99,7 +114,7 @@ async function planConnection(a: PlanConnectionArgs, ctx: PlanContext) {
     ...direct.slice(0, n).map((it, i) => ({ cursor: page.startCursor, node: new ItineraryNode(v, it, `d${i}`, network) })),
     ...page.items.map((x, i) => ({ cursor: x.cursor, node: new ItineraryNode(v, x.it, `r${i}`, network) })),
   ];
-  const routingErrors = cq.directOnly ? (r.error ? await errorsOf(ctx, r, q, false, false) : []) : await errorsOf(ctx, r, q, page.items.length > 0, true);
+  const routingErrors = cq.directOnly ? (r.error ? await errorsOf(ctx, r, q, false, false) : []) : await errorsOf(ctx, r, q, page.matched > 0, true, backward ? null : searched);
   return {
     edges,
     pageInfo: { hasNextPage: !r.error || r.error.kind === "PATH_NOT_FOUND", hasPreviousPage: !r.error || r.error.kind === "PATH_NOT_FOUND", startCursor: page.startCursor, endCursor: page.endCursor, searchWindowUsed: isoDuration(searched) },
