@@ -109,8 +109,9 @@ async function importVersion(run: ImportRun, src: FetchedSource): Promise<void> 
   await stopTimesWritten.result();
   run.progress(`parquet written (${run.elapsed()} s)`);
   // the geocoder's index of the version's stops and stations (pipeline/geocode/stops.ts)
+  const geocodeStarted = performance.now();
   const geocode = await writeStopsGeocode(conn, session.versionDir, version.feedOnestopId);
-  run.progress(`geocoder index: ${geocode.docs} stops and stations, ${Math.round(geocode.bytes / 1024)} kB (${run.elapsed()} s)`);
+  run.progress(`geocoder index: ${geocode.docs} stops and stations, ${geocode.tokens} words, ${geocode.bytes} bytes in ${Math.round(performance.now() - geocodeStarted)} ms (${run.elapsed()} s)`);
   // the files reach the disk while the timetable is finished and the database closed (publishVersion
   // awaits it after closing the database, so it is no lane: the close would wait for it)
   const synced = new Task("flush the Parquet files", () => fsyncFilesAsync(session.versionDir));

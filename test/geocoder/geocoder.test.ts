@@ -25,7 +25,7 @@ const EMBARCADERO = { lat: 37.7929, lon: -122.3971 };
 describe("geocoder", () => {
   let server: RunningServer;
   const get = async (path: string, params: Record<string, string | number> = {}, key = KEY) => {
-    const qs = new URLSearchParams(Object.entries(params).map(([k, v]) => [k, String(v)]));
+    const qs = new URLSearchParams(Object.entries(params).map(([k, v]): [string, string] => [k, String(v)]));
     const res = await fetch(`${server.url}${path}?${qs}`, { headers: key ? { apikey: key } : {} });
     const text = await res.text();
     return { status: res.status, type: res.headers.get("content-type") ?? "", body: JSON.parse(text) as Json };
