@@ -26,8 +26,8 @@ import { CONTEXT_POS, type GeocodeIndexData, type GeocodeProps } from "../../pip
 export const IMPORTANCE: Record<string, number> = {
   stations: 1, locality: 0.95, stops: 0.8, borough: 0.8, neighbourhood: 0.75, venue: 0.55, street: 0.5, address: 0.4,
 };
-/** Postings visited at most per index and query (a one-letter query over a large index stops there). */
-export const MAX_SCAN = 60_000;
+/** Postings visited at most per index and query (a one- or two-letter query over a large index stops there). */
+export const MAX_SCAN = 8_000;
 
 export interface Area {
   rect?: { minLat: number; minLon: number; maxLat: number; maxLon: number };
@@ -111,7 +111,8 @@ export class GeocodeIndex {
         const tok = this.d.tokens[t]!;
         if (!prefix && Math.abs(tok.length - word.length) > k) continue;
         if (prefix && tok.length < word.length - k) continue;
-        const e = editDistance(word, tok, k, prefix);
+        // a word being typed is compared with the start of the longer word only
+        const e = editDistance(word, prefix && tok.length > word.length + k ? tok.slice(0, word.length + k) : tok, k, prefix);
         if (e <= k) {
           (fuzzy ??= new Map()).set(t, e);
           cost += po[t + 1]! - po[t]!;
@@ -189,7 +190,15 @@ export class GeocodeIndex {
         if (top.length > want) top.pop();
       }
     };
-    const runs: [number, number][] = [[postOff[dm.lo]!, postOff[dm.hi]!]];
+    // the driver's postings: one run per word; a long prefix range (a word of 1-3 letters typed)
+    // shortest words first (they match the typed letters best), so MAX_SCAN cuts the worst ones
+    let runs: [number, number][];
+    if (dm.hi - dm.lo > 1 && postOff[dm.hi]! - postOff[dm.lo]! > MAX_SCAN) {
+      const ts: number[] = [];
+      for (let t = dm.lo; t < dm.hi; t++) ts.push(t);
+      ts.sort((a, b) => this.d.tokens[a]!.length - this.d.tokens[b]!.length || a - b);
+      runs = ts.map((t) => [postOff[t]!, postOff[t + 1]!]);
+    } else runs = [[postOff[dm.lo]!, postOff[dm.hi]!]];
     if (dm.fuzzy) for (const t of dm.fuzzy.keys()) runs.push([postOff[t]!, postOff[t + 1]!]);
     for (const [a, b] of runs) {
       for (let i = a; i < b && scanned < MAX_SCAN; i++, scanned++) visit(post[i]!);
