@@ -22,7 +22,7 @@ import { buildGeocodeIndex } from "../pipeline/geocode/build.ts";
 import { loadBoundaries } from "../pipeline/places/boundaries.ts";
 import { activeStreets, activeVersions, readManifest } from "../pipeline/schema/manifest.ts";
 import { decodeGeocodeIndex, GEOCODE_FILE } from "../pipeline/schema/geocode.ts";
-import { GeocodeIndex } from "../server/geocoder/engine.ts";
+import { GeocodeIndex, mergeHits, searchText } from "../server/geocoder/engine.ts";
 import { tokens } from "../shared/geocode-text.ts";
 import { flag, hasFlag, pct, rng } from "./lib/args.ts";
 import { machineInfo } from "./lib/machine.ts";
@@ -162,6 +162,7 @@ async function main() {
   const loaded = indexes();
   const places = loaded.reduce((a, l) => a + l.idx.docs, 0);
   const q = queries(loaded);
+  const all = loaded.map((l) => l.idx);
   // the engine alone, in process
   const engine = (reqs: Req[], run: (u: URLSearchParams) => void) => {
     const ms: number[] = [];
@@ -175,10 +176,10 @@ async function main() {
   };
   const textRun = (u: URLSearchParams) => {
     const focus = u.get("focus.point.lat") ? { lat: Number(u.get("focus.point.lat")), lon: Number(u.get("focus.point.lon")) } : undefined;
-    for (const l of loaded) l.idx.search({ words: tokens(u.get("text")!), prefixLast: true, size: 10, layers: null, sources: null, ...(focus ? { focus } : {}) }, 25);
+    searchText(all, { words: tokens(u.get("text")!), prefixLast: true, size: 10, layers: null, sources: null, ...(focus ? { focus } : {}) });
   };
   const revRun = (u: URLSearchParams) => {
-    for (const l of loaded) l.idx.reverse(Number(u.get("point.lat")), Number(u.get("point.lon")), 5000, 10, {}, null, null);
+    mergeHits(all.map((i) => i.reverse(Number(u.get("point.lat")), Number(u.get("point.lon")), 5000, 10, {}, null, null)), 10, true);
   };
   const inproc = { autocomplete: engine(q.auto, textRun), search: engine(q.search, textRun), reverse: engine(q.reverse, revRun) };
 
@@ -214,7 +215,7 @@ Index build: OSM places of all extracts read in ${(osm.readMs / 1000).toFixed(2)
 
 ${mdTable(["index file", "places", "MB", "load ms"], sizes)}
 
-\`wrk -t2 -c${CONNS} -d${SECONDS}s --latency\`, one server process, no API keys, after a ${WARMUP} s warm-up; 2,000 prepared requests per scenario (autocomplete: prefixes of 30-100 % of real names, half with a focus point; search: whole names; reverse: points within 2 km of real places). "engine" = the search over all index files in process, no HTTP (ms).
+\`wrk -t2 -c${CONNS} -d${SECONDS}s --latency\`, one server process, no API keys, after a ${WARMUP} s warm-up; 2,000 prepared requests per scenario (autocomplete: prefixes of 30-100 % of real names, half with a focus point; search: whole names; reverse: points within 2 km of real places). "engine" = the search over all index files in process (searchText, mergeHits), no HTTP (ms).
 
 ${mdTable(["scenario", "req/s", "p50 ms", "p99 ms", "max ms", "errors", "CPU user / sys s", "engine p50 / p99 ms"], rows)}
 `;

@@ -7,7 +7,8 @@
  * the place (its name, an alias, or a context word: locality, neighbourhood, other names). A word
  * matches exactly, by prefix (the last word; every word ends in a prefix of the place's word as the
  * user types), or with typos (words of 4+ letters: 1 edit, 8+ letters: 2 edits, the first letter
- * kept) when no word starts with it. Tokens are sorted, so a prefix is one range of token numbers,
+ * kept) when no word of the index starts with it and the words as typed do not fill the answer
+ * (searchText). Tokens are sorted, so a prefix is one range of token numbers,
  * its postings one run of the postings array: the cheapest query word drives (its postings are the
  * candidates), the others are checked against each candidate's own word list.
  *
@@ -39,6 +40,8 @@ export interface TextQuery extends Area {
   words: string[];
   /** the last word may be a prefix (autocomplete; search too, scored lower) */
   prefixLast: boolean;
+  /** look for words with typos too (searchText does when the words as typed do not fill the answer) */
+  typos?: boolean;
   size: number;
   layers: ReadonlySet<string> | null;
   sources: ReadonlySet<string> | null;
@@ -72,9 +75,13 @@ export class GeocodeIndex {
   private readonly decoder = new TextDecoder();
   readonly docs: number;
 
+  /** importance by layer code */
+  private readonly importance: Float64Array;
+
   constructor(readonly d: GeocodeIndexData, readonly name: string) {
     this.docs = d.lon.length;
     this.stamp = new Uint32Array(this.docs);
+    this.importance = Float64Array.from(d.layers, (l) => IMPORTANCE[l] ?? 0.3);
   }
 
   lon(doc: number) { return this.d.lon[doc]! / 1e6; }
@@ -97,22 +104,25 @@ export class GeocodeIndex {
     return lo;
   }
 
-  private matcher(word: string, prefix: boolean): Matcher {
+  private matcher(word: string, prefix: boolean, typos: boolean): Matcher {
     const po = this.d.postOff;
     const lo = this.lowerBound(word);
     const hi = prefix ? this.lowerBound(`${word}\uffff`) : this.d.tokens[lo] === word ? lo + 1 : lo;
     let cost = po[hi]! - po[lo]!;
     let fuzzy: Map<number, number> | null = null;
-    if (hi === lo && word.length >= 4 && !/^\d+$/.test(word)) {
+    if (typos && hi === lo && word.length >= 4 && !/^\d+$/.test(word)) {
       const k = word.length >= 8 ? 2 : 1;
       const first = word[0]!;
       const f1 = this.lowerBound(`${first}\uffff`);
+      const bits = letterBits(word);
       for (let t = this.lowerBound(first); t < f1; t++) {
         const tok = this.d.tokens[t]!;
         if (!prefix && Math.abs(tok.length - word.length) > k) continue;
         if (prefix && tok.length < word.length - k) continue;
+        // each edit brings at most one letter the other word lacks
+        if (popcount(bits & ~letterBits(tok, prefix ? word.length + k : tok.length)) > k) continue;
         // a word being typed is compared with the start of the longer word only
-        const e = editDistance(word, prefix && tok.length > word.length + k ? tok.slice(0, word.length + k) : tok, k, prefix);
+        const e = editDistance(word, tok, k, prefix, prefix ? word.length + k : tok.length);
         if (e <= k) {
           (fuzzy ??= new Map()).set(t, e);
           cost += po[t + 1]! - po[t]!;
@@ -128,7 +138,12 @@ export class GeocodeIndex {
     const layerOk = this.mask(this.d.layers, q.layers);
     const sourceOk = this.mask(this.d.sources, q.sources);
     if (!layerOk.includes(1) || !sourceOk.includes(1)) return [];
-    const ms = q.words.map((w, i) => this.matcher(w, q.prefixLast && i === q.words.length - 1));
+    // the words as typed first: a word that matches nothing and may not be misspelt ends the search here
+    const prefixAt = (i: number) => q.prefixLast && i === q.words.length - 1;
+    const typoWord = (w: string) => (q.typos ?? false) && w.length >= 4 && !/^\d+$/.test(w);
+    let ms = q.words.map((w, i) => this.matcher(w, prefixAt(i), false));
+    if (ms.some((m) => m.cost === 0 && !typoWord(m.word))) return [];
+    ms = ms.map((m, i) => (m.cost === 0 ? this.matcher(m.word, prefixAt(i), true) : m));
     if (ms.some((m) => m.cost === 0)) return [];
     let driver = 0;
     for (let i = 1; i < ms.length; i++) if (ms[i]!.cost < ms[driver]!.cost) driver = i;
@@ -140,12 +155,26 @@ export class GeocodeIndex {
       this.stampNow = 1;
     }
     const stampNow = this.stampNow;
+    const importance = this.importance;
     let scanned = 0;
     const visit = (doc: number) => {
       if (this.stamp[doc] === stampNow) return;
       this.stamp[doc] = stampNow;
       if (!layerOk[layer[doc]!] || !sourceOk[source[doc]!]) return;
       if (!this.inArea(doc, q)) return;
+      let distanceM: number | undefined;
+      let near = 0;
+      if (q.focus) {
+        distanceM = haversineM(q.focus.lat, q.focus.lon, this.lat(doc), this.lon(doc));
+        near = 0.25 * Math.exp(-distanceM / 15_000);
+      }
+      // the best this place can score (every word exact, as many name words matched as the query
+      // has): a place that cannot enter the full list is not looked at further
+      if (top.length >= want) {
+        const words = nameWords[doc]!;
+        const best = 0.75 * (0.75 + 0.25 * (words ? Math.min(1, ms.length / words) : 0)) + 0.25 * importance[layer[doc]!]! + near;
+        if (best <= top[top.length - 1]!.score) return;
+      }
       let qualities = 0;
       let posMask = 0;
       let exactAll = true;
@@ -176,12 +205,7 @@ export class GeocodeIndex {
       for (let b = posMask; b; b &= b - 1) covered++;
       const coverage = words ? Math.min(1, covered / Math.min(words, 31)) : 0;
       const match = 0.75 * (qualities / ms.length) + 0.25 * coverage;
-      let score = 0.75 * match + 0.25 * (IMPORTANCE[this.d.layers[layer[doc]!]!] ?? 0.3);
-      let distanceM: number | undefined;
-      if (q.focus) {
-        distanceM = haversineM(q.focus.lat, q.focus.lon, this.lat(doc), this.lon(doc));
-        score += 0.25 * Math.exp(-distanceM / 15_000);
-      }
+      const score = 0.75 * match + 0.25 * importance[layer[doc]!]! + near;
       if (top.length < want || score > top[top.length - 1]!.score) {
         const hit: Hit = { index: this, doc, score, confidence: Math.round(match * 1000) / 1000, matchType: exactAll && coverage === 1 ? "exact" : "fallback", ...(distanceM !== undefined ? { distanceM } : {}) };
         let i = top.length;
@@ -278,27 +302,60 @@ function reverseConfidence(m: number): number {
 
 /**
  * Edit distance (insertions, deletions, substitutions) between `a` and `b`, or k + 1 when above k;
- * with `prefix`, between `a` and the closest prefix of `b` (a word still being typed).
+ * with `prefix`, between `a` and the closest prefix of `b` (a word still being typed). Only the
+ * first `limit` characters of `b` are read.
  */
-export function editDistance(a: string, b: string, k: number, prefix: boolean): number {
-  const n = a.length, m = b.length;
-  let prev = new Array<number>(m + 1), cur = new Array<number>(m + 1);
+export function editDistance(a: string, b: string, k: number, prefix: boolean, limit = b.length): number {
+  const n = a.length, m = Math.min(b.length, limit);
+  if (m + 1 > ROW_A.length) return k + 1; // words are cut at 40 characters: never here
+  let prev = ROW_A, cur = ROW_B;
   for (let j = 0; j <= m; j++) prev[j] = j;
   for (let i = 1; i <= n; i++) {
     cur[0] = i;
     let rowMin = i;
+    const ca = a.charCodeAt(i - 1);
     for (let j = 1; j <= m; j++) {
-      const v = Math.min(prev[j - 1]! + (a.charCodeAt(i - 1) === b.charCodeAt(j - 1) ? 0 : 1), cur[j - 1]! + 1, prev[j]! + 1);
+      const sub = prev[j - 1]! + (ca === b.charCodeAt(j - 1) ? 0 : 1);
+      const del = cur[j - 1]! + 1, ins = prev[j]! + 1;
+      const v = sub < del ? (sub < ins ? sub : ins) : del < ins ? del : ins;
       cur[j] = v;
       if (v < rowMin) rowMin = v;
     }
     if (rowMin > k) return k + 1;
-    [prev, cur] = [cur, prev];
+    const t = prev;
+    prev = cur;
+    cur = t;
   }
   // prev: the distances from all of `a` to each prefix of `b`
   let best = prev[m]!;
-  if (prefix) for (let j = 0; j < m; j++) best = Math.min(best, prev[j]!);
-  return Math.min(best, k + 1);
+  if (prefix) for (let j = 0; j < m; j++) if (prev[j]! < best) best = prev[j]!;
+  return best < k + 1 ? best : k + 1;
+}
+const ROW_A = new Int32Array(128);
+const ROW_B = new Int32Array(128);
+
+/** A word's letters as 32 bits (char code mod 32): a word missing more than k of another's bits is more than k edits from it. */
+export function letterBits(w: string, limit = w.length): number {
+  let bits = 0;
+  for (let i = 0; i < w.length && i < limit; i++) bits |= 1 << (w.charCodeAt(i) & 31);
+  return bits;
+}
+
+function popcount(x: number): number {
+  let c = 0;
+  for (let v = x >>> 0; v; v &= v - 1) c++;
+  return c;
+}
+
+/**
+ * A text query over all indexes: the words as typed (exact and prefix) first; when they do not
+ * fill the answer, again with typos allowed (so typo search costs only where it is needed).
+ */
+export function searchText(indexes: readonly GeocodeIndex[], q: TextQuery): Hit[] {
+  const want = q.size + 5; // a few more: places of one name close together are given once
+  const hits = mergeHits(indexes.map((i) => i.search({ ...q, typos: false }, want)), q.size);
+  if (hits.length >= q.size || !q.words.some((w) => w.length >= 4)) return hits;
+  return mergeHits(indexes.map((i) => i.search({ ...q, typos: true }, want)), q.size);
 }
 
 /** Hits of all indexes merged: by score, the same name and layer within 250 m given once. */

@@ -15,8 +15,8 @@ import { Elysia } from "elysia";
 import type { Feature, FeatureContext } from "../feature.ts";
 import { activeStreets, activeVersions, readManifest } from "../../pipeline/schema/manifest.ts";
 import { decodeGeocodeIndex, GEOCODE_FILE } from "../../pipeline/schema/geocode.ts";
-import { GeocodeIndex, mergeHits } from "./engine.ts";
-import { reverseParams, textParams, MAX_SIZE } from "./params.ts";
+import { GeocodeIndex, mergeHits, searchText } from "./engine.ts";
+import { reverseParams, textParams } from "./params.ts";
 import { featureCollection, renderGeocodeError } from "./render.ts";
 import { geocodeDocs } from "./openapi.ts";
 
@@ -58,13 +58,10 @@ export async function createGeocoderFeature(ctx: FeatureContext): Promise<Featur
   ctx.log.info("geocoder loaded", { indexes: current.indexes.length, places: current.places, ms: current.ms });
   const json = (body: unknown) => new Response(JSON.stringify(body), { headers: { "content-type": "application/json; charset=utf-8" } });
 
-  const text = (request: Request, autocomplete: boolean) => {
+  const text = (request: Request) => {
     const p = textParams(new URL(request.url));
-    const { indexes } = current;
-    const want = Math.min(MAX_SIZE, p.size) * 2 + 5;
     const q = { ...p, prefixLast: true, focus: p.focus };
-    const hits = mergeHits(indexes.map((i) => i.search(q, want)), p.size);
-    if (!autocomplete) for (const h of hits) h.confidence = Math.round(h.confidence * 1000) / 1000;
+    const hits = searchText(current.indexes, q);
     return json(featureCollection(hits, p.echo, ctx.now(), { distances: p.focus !== undefined }));
   };
   const reverse = (request: Request) => {
@@ -77,8 +74,8 @@ export async function createGeocoderFeature(ctx: FeatureContext): Promise<Featur
   let routes: Elysia<any, any, any, any, any, any, any> = new Elysia({ name: "geocoder" });
   for (const prefix of GEOCODE_PREFIXES) {
     routes = routes
-      .get(`${prefix}/autocomplete`, ({ request }) => text(request, true), { detail: geocodeDocs("autocomplete", prefix) })
-      .get(`${prefix}/search`, ({ request }) => text(request, false), { detail: geocodeDocs("search", prefix) })
+      .get(`${prefix}/autocomplete`, ({ request }) => text(request), { detail: geocodeDocs("autocomplete", prefix) })
+      .get(`${prefix}/search`, ({ request }) => text(request), { detail: geocodeDocs("search", prefix) })
       .get(`${prefix}/reverse`, ({ request }) => reverse(request), { detail: geocodeDocs("reverse", prefix) });
   }
   return {

@@ -23,7 +23,7 @@ const index = (file: string) => {
 const monaco = index("monaco");
 const rnv = index("rnv-mannheim-heidelberg");
 const find = (idx: GeocodeIndex, text: string, opts: { layers?: string[]; prefix?: boolean } = {}) =>
-  idx.search({ words: tokens(text), prefixLast: opts.prefix ?? true, size: 10, layers: opts.layers ? new Set(opts.layers) : null, sources: null }, 10).map((h) => ({ ...h, props: idx.props(h.doc), layer: idx.layer(h.doc) }));
+  idx.search({ words: tokens(text), prefixLast: opts.prefix ?? true, typos: true, size: 10, layers: opts.layers ? new Set(opts.layers) : null, sources: null }, 10).map((h) => ({ ...h, props: idx.props(h.doc), layer: idx.layer(h.doc) }));
 
 describe("geocoder index", () => {
   test("text rules: diacritics and case folded, ß spelled out, any script's letters kept, street words aliased", () => {
@@ -101,6 +101,8 @@ describe("geocoder index", () => {
     expect(typo[0]!.props.name).toBe("Mannheimer Straße");
     expect(typo[0]!.confidence).toBeLessThan(full[0]!.confidence);
     expect(find(rnv.idx, "Mannheimer Zzzzqqq")).toEqual([]);
+    // without typos asked for, a misspelt word finds nothing (searchText asks when the answer is short)
+    expect(rnv.idx.search({ words: tokens("Mannhiemer"), prefixLast: true, size: 10, layers: null, sources: null }, 10)).toEqual([]);
     // short words get no typo tolerance (too many false friends)
     expect(find(monaco.idx, "Xyz", { prefix: false })).toEqual([]);
   });
