@@ -11,7 +11,7 @@
  * unmeasured warm-up; in-process p50 of the engine alone is measured too (no HTTP).
  *
  * Data: bench/.work/geocode (imported on first use; `--fresh` imports again). Flags: --seconds N
- * (default 10), --warmup N (default 2), --connections N (default 16).
+ * (default 10), --warmup N (default 2), --connections N (default 16), --workers N (serve --workers, default 1).
  */
 import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
@@ -27,7 +27,7 @@ import { tokens } from "../shared/geocode-text.ts";
 import { flag, hasFlag, pct, rng } from "./lib/args.ts";
 import { machineInfo } from "./lib/machine.ts";
 import { mdTable } from "./lib/measure.ts";
-import { startServer } from "./lib/server.ts";
+import { spawn } from "node:child_process";
 
 const ROOT = resolve(import.meta.dir, "..");
 const DATA = join(ROOT, "bench", ".work", "geocode");
@@ -39,6 +39,22 @@ const FEEDS = ["mta-subway", "mta-bus-bk", "mta-bus-bx", "mta-bus-m", "mta-bus-q
 const SECONDS = Number(flag("seconds", "10"));
 const WARMUP = Number(flag("warmup", "2"));
 const CONNS = Number(flag("connections", "16"));
+const WORKERS = Number(flag("workers", "1"));
+
+/** `interchange serve --no-auth --workers N` on a free port, its log drained. */
+async function startServer(dataDir: string): Promise<{ url: string; pid: number; stop: () => void }> {
+  const child = spawn(process.execPath, [join(ROOT, "bin", "interchange.ts"), "serve", "--data", dataDir, "--port", "0", "--host", "127.0.0.1", "--no-auth", "--workers", String(WORKERS)], { stdio: ["ignore", "ignore", "pipe"] });
+  let log = "";
+  const url = await new Promise<string>((res, rej) => {
+    child.stderr!.on("data", (b: Buffer) => {
+      if (log.length < 1e6) log += b.toString();
+      const m = /"msg":"listening","url":"([^"]+)"/.exec(log);
+      if (m) res(m[1]!);
+    });
+    child.on("exit", (code) => rej(new Error(`server exited (${code}):\n${log}`)));
+  });
+  return { url, pid: child.pid!, stop: () => child.kill("SIGTERM") };
+}
 
 const stopIndexLines: string[] = [];
 
@@ -183,6 +199,7 @@ async function main() {
   };
   const inproc = { autocomplete: engine(q.auto, textRun), search: engine(q.search, textRun), reverse: engine(q.reverse, revRun) };
 
+  const load0 = readFileSync("/proc/loadavg", "utf8").split(" ")[0];
   const server = await startServer(DATA);
   const rows: string[][] = [];
   try {
@@ -207,8 +224,8 @@ async function main() {
   const sizes = loaded.map((l) => [l.part, l.idx.docs.toLocaleString("en-US"), (l.bytes / 1e6).toFixed(2), l.loadMs.toFixed(0)]);
   const out = `### Geocoder
 
-Command: \`npm run bench:geocode\` (\`bun bench/geocode.bench.ts --seconds ${SECONDS}\`), ${new Date().toISOString().slice(0, 10)}, commit ${mi.gitCommit}.
-Machine: ${mi.cpuModel}, ${mi.cores} cores, ${mi.ramGiB} GiB RAM, Bun ${mi.bun}; wrk and the server share the cores.
+Command: \`npm run bench:geocode\` (\`bun bench/geocode.bench.ts --seconds ${SECONDS} --workers ${WORKERS}\`), ${new Date().toISOString().slice(0, 10)}, commit ${mi.gitCommit}.
+Machine: ${mi.cpuModel}, ${mi.cores} cores, ${mi.ramGiB} GiB RAM, Bun ${mi.bun}; wrk and the server share the cores; load average before the run ${load0}, after ${readFileSync("/proc/loadavg", "utf8").split(" ")[0]}.
 Data: the nine MTA feeds (stops and stations) and the OSM places of ${osm.extracts} extracts (${osm.mb.toFixed(1)} MB of PBF): ${places.toLocaleString("en-US")} places in ${loaded.length} index files.
 
 Index build: OSM places of all extracts read in ${(osm.readMs / 1000).toFixed(2)} s, indexed in ${((osm.ms - osm.readMs) / 1000).toFixed(2)} s (${osm.docs.toLocaleString("en-US")} places, ${(osm.bytes / 1e6).toFixed(2)} MB); stops at feed import: ${stopIndexLines.length ? stopIndexLines.map((l) => l.replace(/^\[[^\]]*\] /, "")).join("; ") : "(imported earlier: see the sizes below)"}.
