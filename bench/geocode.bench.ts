@@ -232,7 +232,7 @@ Index build: OSM places of all extracts read in ${(osm.readMs / 1000).toFixed(2)
 
 ${mdTable(["index file", "places", "MB", "load ms"], sizes)}
 
-\`wrk -t2 -c${CONNS} -d${SECONDS}s --latency\`, one server process, no API keys, after a ${WARMUP} s warm-up; 2,000 prepared requests per scenario (autocomplete: prefixes of 30-100 % of real names, half with a focus point; search: whole names; reverse: points within 2 km of real places). "engine" = the search over all index files in process (searchText, mergeHits), no HTTP (ms).
+\`wrk -t2 -c${CONNS} -d${SECONDS}s --latency\`, \`interchange serve --workers ${WORKERS} --no-auth\`, after a ${WARMUP} s warm-up; 2,000 prepared requests per scenario (autocomplete: prefixes of 30-100 % of real names, half with a focus point; search: whole names; reverse: points within 2 km of real places). "engine" = the search over all index files in process (searchText, mergeHits), no HTTP (ms).
 
 ${mdTable(["scenario", "req/s", "p50 ms", "p99 ms", "max ms", "errors", "CPU user / sys s", "engine p50 / p99 ms"], rows)}
 `;

@@ -28,7 +28,7 @@ export const IMPORTANCE: Record<string, number> = {
   stations: 1, locality: 0.95, stops: 0.8, borough: 0.8, neighbourhood: 0.75, venue: 0.55, street: 0.5, address: 0.4,
 };
 /** Postings visited at most per index and query (a one- or two-letter query over a large index stops there). */
-export const MAX_SCAN = 8_000;
+export const MAX_SCAN = 4_000;
 
 export interface Area {
   rect?: { minLat: number; minLon: number; maxLat: number; maxLon: number };
@@ -162,18 +162,21 @@ export class GeocodeIndex {
       this.stamp[doc] = stampNow;
       if (!layerOk[layer[doc]!] || !sourceOk[source[doc]!]) return;
       if (!this.inArea(doc, q)) return;
+      // the best this place can score (every word exact, as many name words matched as the query
+      // has, at the focus point): a place that cannot enter the full list is not looked at further
+      const full = top.length >= want;
+      let best = 0;
+      if (full) {
+        const words = nameWords[doc]!;
+        best = 0.75 * (0.75 + 0.25 * (words ? Math.min(1, ms.length / words) : 0)) + 0.25 * importance[layer[doc]!]!;
+        if (best + (q.focus ? 0.25 : 0) <= top[top.length - 1]!.score) return;
+      }
       let distanceM: number | undefined;
       let near = 0;
       if (q.focus) {
         distanceM = haversineM(q.focus.lat, q.focus.lon, this.lat(doc), this.lon(doc));
         near = 0.25 * Math.exp(-distanceM / 15_000);
-      }
-      // the best this place can score (every word exact, as many name words matched as the query
-      // has): a place that cannot enter the full list is not looked at further
-      if (top.length >= want) {
-        const words = nameWords[doc]!;
-        const best = 0.75 * (0.75 + 0.25 * (words ? Math.min(1, ms.length / words) : 0)) + 0.25 * importance[layer[doc]!]! + near;
-        if (best <= top[top.length - 1]!.score) return;
+        if (full && best + near <= top[top.length - 1]!.score) return;
       }
       let qualities = 0;
       let posMask = 0;
