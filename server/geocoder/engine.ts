@@ -104,6 +104,13 @@ export class GeocodeIndex {
     return lo;
   }
 
+  /** Whether some word of this index is `word` (or starts with it, with `prefix`). */
+  has(word: string, prefix: boolean): boolean {
+    const lo = this.lowerBound(word);
+    const t = this.d.tokens[lo];
+    return t !== undefined && (prefix ? t.startsWith(word) : t === word);
+  }
+
   private matcher(word: string, prefix: boolean, typos: boolean): Matcher {
     const po = this.d.postOff;
     const lo = this.lowerBound(word);
@@ -140,9 +147,9 @@ export class GeocodeIndex {
     if (!layerOk.includes(1) || !sourceOk.includes(1)) return [];
     // the words as typed first: a word that matches nothing and may not be misspelt ends the search here
     const prefixAt = (i: number) => q.prefixLast && i === q.words.length - 1;
-    const typoWord = (w: string) => (q.typos ?? false) && w.length >= 4 && !/^\d+$/.test(w);
+    const typos = q.typos ?? false;
     let ms = q.words.map((w, i) => this.matcher(w, prefixAt(i), false));
-    if (ms.some((m) => m.cost === 0 && !typoWord(m.word))) return [];
+    if (ms.some((m) => m.cost === 0 && !(typos && typoWord(m.word)))) return [];
     ms = ms.map((m, i) => (m.cost === 0 ? this.matcher(m.word, prefixAt(i), true) : m));
     if (ms.some((m) => m.cost === 0)) return [];
     let driver = 0;
@@ -356,10 +363,17 @@ function popcount(x: number): number {
  */
 export function searchText(indexes: readonly GeocodeIndex[], q: TextQuery): Hit[] {
   const want = q.size + 5; // a few more: places of one name close together are given once
-  const hits = mergeHits(indexes.map((i) => i.search({ ...q, typos: false }, want)), q.size);
-  if (hits.length >= q.size || !q.words.some((w) => w.length >= 4)) return hits;
-  return mergeHits(indexes.map((i) => i.search({ ...q, typos: true }, want)), q.size);
+  const first = indexes.map((i) => i.search({ ...q, typos: false }, want));
+  const hits = mergeHits(first, q.size);
+  if (hits.length >= q.size) return hits;
+  // again with typos, in the indexes where a word that may be misspelt matches nothing as typed
+  const retry = indexes.map((idx) => q.words.some((w, i) => typoWord(w) && !idx.has(w, q.prefixLast && i === q.words.length - 1)));
+  if (!retry.includes(true)) return hits;
+  return mergeHits(indexes.map((idx, i) => (retry[i] ? idx.search({ ...q, typos: true }, want) : first[i]!)), q.size);
 }
+
+/** Whether a word may be looked up with typos: 4 letters or more, not a number. */
+const typoWord = (w: string) => w.length >= 4 && !/^\d+$/.test(w);
 
 /** Hits of all indexes merged: by score, the same name and layer within 250 m given once. */
 export function mergeHits(lists: Hit[][], size: number, byDistance = false): Hit[] {
