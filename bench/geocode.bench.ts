@@ -148,8 +148,8 @@ end
 `;
 }
 
-async function wrk(script: string, url: string, seconds: number) {
-  const p = Bun.spawn(["/usr/bin/wrk", "-t2", `-c${CONNS}`, `-d${seconds}s`, "--timeout", "10s", "--latency", "-s", script, url], { stdout: "pipe", stderr: "pipe" });
+async function wrk(script: string, url: string, seconds: number, conns = CONNS) {
+  const p = Bun.spawn(["/usr/bin/wrk", conns > 1 ? "-t2" : "-t1", `-c${conns}`, `-d${seconds}s`, "--timeout", "10s", "--latency", "-s", script, url], { stdout: "pipe", stderr: "pipe" });
   const [out, err, code] = await Promise.all([new Response(p.stdout).text(), new Response(p.stderr).text(), p.exited]);
   const line = out.split("\n").find((l) => l.startsWith("RESULT "));
   if (code !== 0 || !line) throw new Error(`wrk exited ${code}: ${out}${err}`);
@@ -210,10 +210,12 @@ async function main() {
       const before = cpuTicks(server.pid);
       const w = await wrk(script, server.url, SECONDS);
       const after = cpuTicks(server.pid);
+      const one = await wrk(script, server.url, Math.max(2, SECONDS / 2), 1);
       const ip = inproc[name];
       rows.push([
         name, Math.round(w.requests / (w.duration_us / 1e6)).toLocaleString("en-US"), (w.p50_us / 1000).toFixed(2), (w.p99_us / 1000).toFixed(2), (w.max_us / 1000).toFixed(1),
         String(w.status + w.errors), `${((after[0]! - before[0]!) / 100).toFixed(1)} / ${((after[1]! - before[1]!) / 100).toFixed(1)}`,
+        `${(one.p50_us / 1000).toFixed(2)} / ${(one.p99_us / 1000).toFixed(2)}`,
         `${pct(ip, 50).toFixed(3)} / ${pct(ip, 99).toFixed(3)}`,
       ]);
     }
@@ -232,9 +234,9 @@ Index build: OSM places of all extracts read in ${(osm.readMs / 1000).toFixed(2)
 
 ${mdTable(["index file", "places", "MB", "load ms"], sizes)}
 
-\`wrk -t2 -c${CONNS} -d${SECONDS}s --latency\`, \`interchange serve --workers ${WORKERS} --no-auth\`, after a ${WARMUP} s warm-up; 2,000 prepared requests per scenario (autocomplete: prefixes of 30-100 % of real names, half with a focus point; search: whole names; reverse: points within 2 km of real places). "engine" = the search over all index files in process (searchText, mergeHits), no HTTP (ms).
+\`wrk -t2 -c${CONNS} -d${SECONDS}s --latency\`, \`interchange serve --workers ${WORKERS} --no-auth\`, after a ${WARMUP} s warm-up; 2,000 prepared requests per scenario (autocomplete: prefixes of 30-100 % of real names, half with a focus point; search: whole names; reverse: points within 2 km of real places). "1 client" = the same requests from one connection (\`wrk -t1 -c1\`, ${Math.max(2, SECONDS / 2)} s): the latency of a request alone; "engine" = the search over all index files in process (searchText, mergeHits), no HTTP (ms).
 
-${mdTable(["scenario", "req/s", "p50 ms", "p99 ms", "max ms", "errors", "CPU user / sys s", "engine p50 / p99 ms"], rows)}
+${mdTable(["scenario", "req/s", "p50 ms", "p99 ms", "max ms", "errors", "CPU user / sys s", "1 client p50 / p99 ms", "engine p50 / p99 ms"], rows)}
 `;
   console.log(out);
 }
