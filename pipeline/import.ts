@@ -12,7 +12,7 @@
  *   read      gtfs/load.ts        every GTFS file into its raw table
  *   build     gtfs/build.ts       the table modules of gtfs/tables/, in order
  *   describe  import/version.ts   feed id, service window, the feed_version row
- *   write     import/parquet.ts   the Parquet files, then flushed to disk
+ *   write     import/parquet.ts   the Parquet files and the geocoder's stops (geocode/stops.ts), then flushed to disk
  *   publish   import/publish.ts   the version folder, the manifest switch, a prepared timetable placed
  * An import session (import/session.ts) owns the staging folder, the DuckDB database and its
  * connections, and the lanes: named tasks running beside the stages (shapes.txt read and checked
@@ -26,6 +26,7 @@ import { GTFS_FILES, gtfsFile, TABLE_MODULES } from "./gtfs/tables/index.ts";
 import { checkShapes } from "./gtfs/tables/shapes.ts";
 import { fetchSource, rememberSource, unpack, type FetchedSource } from "./import/fetch.ts";
 import { writeParquet } from "./import/parquet.ts";
+import { writeStopsGeocode } from "./geocode/stops.ts";
 import { publishVersion, recordTables } from "./import/publish.ts";
 import { ImportRun, type ImportOptions } from "./import/run.ts";
 import { ImportSession, stagingRoot } from "./import/session.ts";
@@ -107,6 +108,10 @@ async function importVersion(run: ImportRun, src: FetchedSource): Promise<void> 
   for (const t of TABLES) if (t.name !== "stop_times") await writeParquet(conn, session.versionDir, t);
   await stopTimesWritten.result();
   run.progress(`parquet written (${run.elapsed()} s)`);
+  // the geocoder's index of the version's stops and stations (pipeline/geocode/stops.ts)
+  const geocodeStarted = performance.now();
+  const geocode = await writeStopsGeocode(conn, session.versionDir, version.feedOnestopId);
+  run.progress(`geocoder index: ${geocode.docs} stops and stations, ${geocode.tokens} words, ${geocode.bytes} bytes in ${Math.round(performance.now() - geocodeStarted)} ms (${run.elapsed()} s)`);
   // the files reach the disk while the timetable is finished and the database closed (publishVersion
   // awaits it after closing the database, so it is no lane: the close would wait for it)
   const synced = new Task("flush the Parquet files", () => fsyncFilesAsync(session.versionDir));

@@ -22,7 +22,7 @@ import { AppError, type ErrorRenderer, renderError } from "./errors.ts";
 import { internalError, requestPath } from "./gate.ts";
 import type { Authenticator } from "./auth/keys.ts";
 import type { RateLimiter } from "./auth/rate-limit.ts";
-import type { Feature, Logger } from "./feature.ts";
+import type { Feature, FeatureErrors, Logger } from "./feature.ts";
 
 export interface AppDeps {
   auth: Authenticator;
@@ -54,7 +54,7 @@ const API_PREFIX = "/api/";
 export function createApp(deps: AppDeps) {
   const started = deps.now();
   // longest prefix first: a feature under another's prefix keeps its own bodies
-  const registered = deps.features.flatMap((f) => (f.errors ? [f.errors] : [])).sort((a, b) => b.prefix.length - a.prefix.length);
+  const registered = deps.features.flatMap((f): FeatureErrors[] => (f.errors ? [f.errors].flat() : [])).sort((a, b) => b.prefix.length - a.prefix.length);
   /** The error renderer for a request path. */
   const rendererFor = (pathname: string): ErrorRenderer => registered.find((e) => pathname.startsWith(e.prefix))?.render ?? renderError;
   const publicPath = publicPathTest([...APP_PUBLIC_PATHS, ...deps.features.flatMap((f) => f.publicPaths ?? [])]);

@@ -39,8 +39,8 @@ export interface Feature {
   readonly name: string;
   // biome-ignore lint: Elysia's generic parameters are irrelevant at this boundary
   readonly routes: Elysia<any, any, any, any, any, any, any>;
-  /** the feature's error bodies for its paths (default: server/errors.ts renderError) */
-  readonly errors?: FeatureErrors;
+  /** the feature's error bodies for its paths, one prefix or several (default: server/errors.ts renderError) */
+  readonly errors?: FeatureErrors | readonly FeatureErrors[];
   /**
    * Paths answered without an API key (the web map's page and files); every other path needs one
    * (server/app.ts). An entry ending in "/" covers the paths under it.

@@ -16,6 +16,7 @@ import { createPlannerFeature } from "./planner/index.ts";
 import { createStreetFeature } from "./street/index.ts";
 import { createRealtimeFeature } from "./realtime/index.ts";
 import { createMapFeature } from "./map/index.ts";
+import { createGeocoderFeature } from "./geocoder/index.ts";
 import { createEngine } from "./street/create-engine.ts";
 import { streetPaths } from "./street/paths.ts";
 import { watchManifest } from "../pipeline/schema/manifest.ts";
@@ -63,6 +64,8 @@ export async function startServer(config: ServerConfig, opts: StartOptions = {})
   const features: Feature[] = [catalog, planner, await createStreetFeature(ctx, engine, { accountOf: auth.enabled ? (r) => ops.accounts.get(r) : () => undefined }), realtime.feature];
   // the web map page (server/map): an example client of the API above, served beside it
   features.push(await createMapFeature(ctx));
+  // Pelias's geocoding API over the dataset's places (server/geocoder)
+  features.push(await createGeocoderFeature(ctx));
   const rateLimiter = ops.countRefusals(createRateLimiter({ redisUrl: config.redisUrl, log }));
   // OTP2's GTFS GraphQL API (server/graphql) over the catalog's dataset (the transit-data port) and
   // the planner's plans (the planning port); a request's plan fields after its first each take one

@@ -20,12 +20,14 @@ import { acquireLock, writeManifest } from "../store/manifest.ts";
 import { fsyncDir, fsyncTreeAsync, writeFileDurable } from "../store/durable.ts";
 import { defaultValhallaConfig, runValhallaTool, valhallaVersion } from "./valhalla.ts";
 import { writeStreetMap } from "./street-map.ts";
+import { GEOCODE_FILE } from "../schema/geocode.ts";
 
 /**
  * Bumped when the way tiles are built changes (config, tools run), so old datasets are rebuilt.
  * 2: the dataset also holds the map page's street background (STREET_LAYOUT.map).
+ * 3: and the geocoder's index of the extracts' names and addresses (pipeline/schema/geocode.ts).
  */
-export const STREET_BUILD_FORMAT = 2;
+export const STREET_BUILD_FORMAT = 3;
 
 export interface StreetImportOptions {
   dataDir: string;
@@ -322,6 +324,18 @@ async function buildStreetDataset(
     progress(`map background: ${background.ways} ways, ${background.points} points (${background.classes.join(", ")}), ${Math.round(background.bytes / 1024)} kB`);
   } catch (e) {
     progress(`map background left out: ${(e as Error).message}`);
+  }
+  // the geocoder's names and addresses: like the background, never a reason to refuse the streets
+  try {
+    const t1 = performance.now();
+    const { osmPlaces } = await import("../geocode/osm.ts");
+    const { buildGeocodeIndex } = await import("../geocode/build.ts");
+    const { loadBoundaries } = await import("../places/boundaries.ts");
+    const { bytes, report } = buildGeocodeIndex(osmPlaces(osmFiles, await loadBoundaries()));
+    writeFileDurable(join(out, GEOCODE_FILE), bytes);
+    progress(`geocoder index: ${report.docs} places (${Object.entries(report.by_layer).map(([l, n]) => `${l} ${n}`).join(", ")}), ${report.tokens} words, ${Math.round(report.bytes / 1024)} kB in ${((performance.now() - t1) / 1000).toFixed(1)} s`);
+  } catch (e) {
+    progress(`geocoder index left out: ${(e as Error).message}`);
   }
   const entry: StreetEntry = {
     sha1: id.key, path: `streets/${id.key}`, built_at: id.builtAt().toISOString(), engine_version: id.engineVersion,

@@ -12,7 +12,8 @@
  *
  * The OSM PBF reader is ours (the format is small: blobs of zlib-compressed protobuf; npm has no
  * well-kept reader): two passes over the file, the ways first (their node ids kept in one sorted
- * typed array), then the dense nodes, keeping only the coordinates of those nodes.
+ * typed array), then the dense nodes, keeping only the coordinates of those nodes. The geocoder
+ * (pipeline/geocode/osm.ts) reads names and addresses with the same reader (Pb, dataBlocks, block).
  */
 import { closeSync, openSync, readSync, fstatSync } from "node:fs";
 import { inflateSync, gzipSync } from "node:zlib";
@@ -40,7 +41,7 @@ export interface StreetMapReport {
 
 // ---- a minimal protobuf reader (wire types 0, 1, 2, 5) over a Uint8Array
 
-class Pb {
+export class Pb {
   pos: number;
   constructor(readonly buf: Uint8Array, start = 0, readonly end = buf.length) {
     this.pos = start;
@@ -93,7 +94,7 @@ class Pb {
 }
 
 /** Every OSMData block of a PBF file, decompressed, in file order. */
-function* dataBlocks(file: string): Generator<Uint8Array> {
+export function* dataBlocks(file: string): Generator<Uint8Array> {
   const fd = openSync(file, "r");
   try {
     const size = fstatSync(fd).size;
@@ -140,7 +141,7 @@ function* dataBlocks(file: string): Generator<Uint8Array> {
   }
 }
 
-interface Block {
+export interface Block {
   strings: string[];
   granularity: number;
   latOffset: number;
@@ -150,7 +151,7 @@ interface Block {
   pb: Pb;
 }
 
-function block(data: Uint8Array): Block {
+export function block(data: Uint8Array): Block {
   const pb = new Pb(data);
   const out: Block = { strings: [], granularity: 100, latOffset: 0, lonOffset: 0, groups: [], pb };
   const dec = new TextDecoder();

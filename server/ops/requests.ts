@@ -6,8 +6,8 @@
  */
 import { type Logger, REQUEST_MSG } from "../feature.ts";
 
-export type RouteFamily = "catalog" | "plan" | "street" | "graphql" | "analysis" | "other";
-export const ROUTE_FAMILIES: readonly RouteFamily[] = ["catalog", "plan", "street", "graphql", "analysis", "other"];
+export type RouteFamily = "catalog" | "plan" | "street" | "graphql" | "analysis" | "geocode" | "other";
+export const ROUTE_FAMILIES: readonly RouteFamily[] = ["catalog", "plan", "street", "graphql", "analysis", "geocode", "other"];
 
 const FAMILY_PREFIXES: [string, RouteFamily][] = [
   ["/api/v2/rest/", "catalog"],
@@ -16,9 +16,11 @@ const FAMILY_PREFIXES: [string, RouteFamily][] = [
   ["/otp/gtfs/v1/", "graphql"],
   ["/otp/routers/default/index/graphql/", "graphql"],
   ["/api/v2/analysis/", "analysis"],
+  ["/api/v2/geocode/", "geocode"],
+  ["/v1/", "geocode"],
 ];
 
-/** The family of a request path (as sent, percent-encoded): catalog, plan, street, graphql, analysis, or other. */
+/** The family of a request path (as sent, percent-encoded): catalog, plan, street, graphql, analysis, geocode, or other. */
 export function routeFamily(path: string): RouteFamily {
   for (const [prefix, family] of FAMILY_PREFIXES) if (path.startsWith(prefix) || path === prefix.slice(0, -1)) return family;
   return "other";

@@ -45,6 +45,13 @@ function graphqlErrors(o: unknown): boolean {
   return isObject(o) && Array.isArray(o.errors) && o.errors.length > 0 && o.errors.every((e) => isObject(e) && typeof e.message === "string" && !LEAK.test(e.message));
 }
 
+/** A Pelias error answer (the geocoder's paths, /v1/ and /api/v2/geocode/): `{geocoding: {errors: [message, ...]}, type, features: []}`. */
+function peliasErrors(o: unknown): boolean {
+  if (!isObject(o) || !isObject(o.geocoding) || o.type !== "FeatureCollection" || !Array.isArray(o.features) || o.features.length !== 0) return false;
+  const errors = o.geocoding.errors;
+  return Array.isArray(errors) && errors.length > 0 && errors.every((e) => typeof e === "string" && e !== "" && !LEAK.test(e));
+}
+
 function otpErrorBody(o: unknown): string | null {
   if (!isObject(o)) return "not a JSON object";
   if (!onlyKeys(o, ["requestParameters", "error", "plan", "debugOutput", "elevationMetadata"])) return `unexpected keys ${Object.keys(o).join(",")}`;
@@ -90,13 +97,13 @@ export function violation(family: Family, method: string, a: Answer): string | n
   }
   const body = parse(a.body);
   if (!json || body === undefined) return `${status} body is not JSON (${a.contentType})`;
-  if (status === 401) return family === "other" && graphqlErrors(body) ? null : errorObject(body, ["error"]);
+  if (status === 401) return family === "other" && (graphqlErrors(body) || peliasErrors(body)) ? null : errorObject(body, ["error"]);
   switch (family) {
     case "catalog":
       return errorObject(body);
     case "other":
-      // the GTFS GraphQL API answers its errors as GraphQL errors
-      return graphqlErrors(body) ? null : errorObject(body);
+      // the GTFS GraphQL API answers its errors as GraphQL errors, the geocoder as Pelias does
+      return graphqlErrors(body) || peliasErrors(body) ? null : errorObject(body);
     case "plan":
       return status === 400 ? otpErrorBody(body) : errorObject(body);
     case "street":

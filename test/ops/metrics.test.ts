@@ -1,7 +1,7 @@
 /**
  * FEATURE UNDER TEST: /metrics and the request log (issue 23, item 6). The real server over BART
  * and downtown San Francisco streets, with API keys and a pinned clock; a known list of requests
- * (catalog, plan, street, other; 200s, 400s, 401, 404, 429); then /metrics, read by a strict
+ * (catalog, plan, street, geocode, other; 200s, 400s, 401, 404, 429); then /metrics, read by a strict
  * parser of the text format (test/ops/exposition.ts), must count exactly those requests, their
  * engine calls and rate-limit refusals, and name the dataset versions, the timetable load time and
  * a realtime snapshot's age; the log has one JSON line per request, without keys or query strings.
@@ -84,6 +84,11 @@ describe("metrics and the request log", () => {
     await call(`/api/v2/routing/otp/plan?${walk}`, { family: "plan", status: 200, account: "acme" }, key);
     await call("/api/v2/routing/valhalla/route", { family: "street", status: 200, account: "acme" }, json({ locations: [CIVIC_CENTER, EMBARCADERO], costing: "pedestrian" }));
     await call("/api/v2/routing/valhalla/route", { family: "street", status: 400, account: "acme" }, json("{"));
+    // the geocoder (Pelias's paths and the API family's)
+    await call("/v1/autocomplete?text=Embarc", { family: "geocode", status: 200, account: "acme" }, key);
+    await call("/api/v2/geocode/reverse?point.lat=37.79&point.lon=-122.39", { family: "geocode", status: 200, account: "acme" }, key);
+    await call("/v1/search?text=", { family: "geocode", status: 400, account: "acme" }, key);
+    await call("/v1/autocomplete?text=Embarc", { family: "geocode", status: 401 });
     for (const status of [200, 200, 429]) await call("/api/v2/rest/stops?limit=1", { family: "catalog", status, account: "tiny" }, { headers: { apikey: TINY_KEY } });
     // deny by default: a path no route answers needs a key like any other (server/app.ts)
     await call("/nope", { family: "other", status: 401 });
@@ -133,7 +138,7 @@ describe("metrics and the request log", () => {
 
   test("latency histograms add up the logged durations", () => {
     const lines = logged.filter((l) => l.msg === "request");
-    for (const family of ["catalog", "plan", "street", "other"]) {
+    for (const family of ["catalog", "plan", "street", "geocode", "other"]) {
       const logSum = lines.filter((l) => l.family === family).reduce((a, l) => a + (l.duration_ms as number), 0) / 1000;
       const sum = samples(families, "interchange_http_request_duration_seconds_sum").filter((s) => s.labels.family === family).reduce((a, s) => a + s.value, 0);
       expect(Math.abs(sum - logSum)).toBeLessThan(1e-6);
