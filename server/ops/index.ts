@@ -38,7 +38,7 @@ interface RequestSeries {
 
 export class Ops {
   readonly registry = new Registry();
-  private readonly requests = this.registry.register(new Counter("interchange_http_requests_total", "HTTP requests answered, by route family (catalog, plan, street, other) and status", ["family", "status"]));
+  private readonly requests = this.registry.register(new Counter("interchange_http_requests_total", "HTTP requests answered, by route family (catalog, plan, street, graphql, analysis, geocode, other) and status", ["family", "status"]));
   private readonly latency = this.registry.register(
     new Histogram("interchange_http_request_duration_seconds", "time from a request's arrival to its answer's headers, by route family and status", ["family", "status"]),
   );

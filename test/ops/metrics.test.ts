@@ -232,7 +232,10 @@ describe("interchange serve with INTERCHANGE_METRICS_PORT", () => {
       expect((await fetch(`${child.url}/api/v2/rest/stops?limit=1&apikey=query-key-123`)).status).toBe(200);
       const families = parseExposition(await (await fetch(`${child.metricsUrl}/metrics`)).text());
       expect(sampleValue(families, "interchange_http_requests_total", { family: "catalog", status: "200" })).toBe(1);
-      const requests = child.lines.filter((l) => l.includes('"msg":"request"')).map((l) => JSON.parse(l));
+      // request lines are written in batches a few milliseconds later (server/feature.ts LineWriter)
+      const requestLines = () => child.lines.filter((l) => l.includes('"msg":"request"'));
+      for (let waited = 0; requestLines().length === 0 && waited < 5000; waited += 20) await Bun.sleep(20);
+      const requests = requestLines().map((l) => JSON.parse(l));
       expect(requests.length).toBe(1);
       expect(requests[0]).toMatchObject({ level: "info", msg: "request", method: "GET", path: "/api/v2/rest/stops", family: "catalog", status: 200, account: "anonymous" });
       expect(child.lines.join("\n")).not.toContain("query-key-123");

@@ -74,7 +74,8 @@ describe("serve --workers 2", () => {
     for (const pid of seen.keys()) expect(pid).not.toBe(server.pid); // the supervisor serves nothing
     const logged = pidsOfLog();
     expect(logged.map((l) => l.worker).sort()).toEqual([0, 1]);
-    // request lines carry the worker too
+    // request lines carry the worker too (written in batches a few milliseconds after the answers)
+    for (let waited = 0; !server.lines.some((l) => l.includes('"msg":"request"')) && waited < 5000; waited += 20) await Bun.sleep(20);
     const request = server.lines.map((l) => JSON.parse(l) as Record<string, unknown>).find((o) => o.msg === "request");
     expect(request).toMatchObject({ path: "/health" });
     expect(typeof request!.worker).toBe("number");
