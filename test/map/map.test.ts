@@ -304,6 +304,45 @@ describe.skipIf(!hasChromium)("the page in headless Chromium", () => {
     await screenshot(page, "6-reachability");
   });
 
+  test("the window view: the nearest stops coloured by their median travel time over the next hour, as the analysis API answers", async () => {
+    await page.selectOption("#reach-mode", "window");
+    try {
+      await evaluate(() => (globalThis as any).__interchange.map.jumpTo({ center: [-122.405, 37.787], zoom: 14 }));
+      await mapIdle(page);
+      await clickMap(page, -122.4072, 37.7847);
+      await page.waitForFunction(() => /nearest stops within/.test((globalThis as any).document.getElementById("iso-status").textContent), null, { timeout: 60_000 });
+      await evaluate(() => (globalThis as any).__interchange.map.jumpTo({ center: [-122.3, 37.75], zoom: 10 }));
+      await mapIdle(page);
+      const shown = await evaluate(() => {
+        const ic = (globalThis as any).__interchange;
+        const drawn = ic.map.queryRenderedFeatures({ layers: ["reach"] });
+        const fs = ic.state.reach.features;
+        const origin = ic.state.isoOrigin;
+        return { origin, n: fs.length, drawn: new Set(drawn.map((f: any) => f.properties.name)).size, shades: new Set(fs.map((f: any) => f.properties.minutes)).size, first: fs[0], date: (globalThis as any).document.getElementById("date").value, time: (globalThis as any).document.getElementById("time").value };
+      });
+      expect(shown.n).toBeGreaterThan(10);
+      expect(shown.drawn).toBeGreaterThan(10);
+      expect(shown.shades).toBeGreaterThan(3);
+      // the same question to the API for the first stop drawn: the same three percentiles
+      const [h, m] = shown.time.split(":").map(Number);
+      const hm = (x: number) => `${String(Math.floor(x / 60)).padStart(2, "0")}:${String(x % 60).padStart(2, "0")}`;
+      const start = h * 60 + m;
+      const [lon, lat] = shown.first.geometry.coordinates;
+      const r = await fetch(`${server.url}/api/v2/analysis/travel-times`, {
+        method: "POST",
+        headers: { apikey: KEY, "content-type": "application/json" },
+        body: JSON.stringify({ from: shown.origin, to: [{ id: "x", lat, lon }], date: shown.date, window: `${hm(start)}-${hm(Math.min(start + 60, 1439))}`, percentiles: [5, 50, 95], maxDuration: 45 }),
+      });
+      expect(r.status).toBe(200);
+      const body = (await r.json()) as Json;
+      expect(body.destinations[0].travelTimes).toEqual([shown.first.properties.p5, shown.first.properties.minutes, shown.first.properties.p95]);
+      expect(shown.first.properties.minutes).toBeLessThanOrEqual(45);
+      await screenshot(page, "6b-travel-times-window");
+    } finally {
+      await page.selectOption("#reach-mode", "once");
+    }
+  });
+
   test("a station lists its platforms' departures, merged in time order, with one request", async () => {
     const [station] = (await api(`/api/v2/rest/stops?stop_id=san_francisco&location_type=1`)).stops;
     await page.fill("#date", "2023-11-21");

@@ -117,6 +117,11 @@ export class Api {
     return this.get(`/api/v2/routing/otp/reachability?${new URLSearchParams(params)}`);
   }
 
+  /** Travel times from one origin to up to 500 destinations over a departure window (POST /api/v2/analysis/travel-times). */
+  travelTimes(body) {
+    return this.post("/api/v2/analysis/travel-times", body);
+  }
+
   isochrone(body) {
     return this.post("/api/v2/routing/valhalla/isochrone", body);
   }

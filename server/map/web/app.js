@@ -487,8 +487,11 @@ function drawItinerary(i) {
 async function runIsochrone(lngLat) {
   const origin = { lat: +lngLat.lat.toFixed(6), lon: +lngLat.lng.toFixed(6) };
   state.isoOrigin = origin;
-  if (!markers.origin) markers.origin = new maplibregl.Marker({ element: markerEl("origin", "◎"), draggable: true }).setLngLat(lngLat).addTo(map).on("dragend", () => runIsochrone(markers.origin.getLngLat()));
-  else markers.origin.setLngLat(lngLat);
+  if (!markers.origin) {
+    // (Evented.on returns a subscription in MapLibre 5 and later, not the marker)
+    markers.origin = new maplibregl.Marker({ element: markerEl("origin", "◎"), draggable: true }).setLngLat(lngLat).addTo(map);
+    markers.origin.on("dragend", () => runIsochrone(markers.origin.getLngLat()));
+  } else markers.origin.setLngLat(lngLat);
   const costing = $("iso-costing").value;
   const minutes = $("iso-contours").value.split(",").map((x) => Number(x.trim())).filter((x) => x > 0).slice(0, 5).sort((a, b) => a - b);
   const reachOn = $("reach-on").checked;
@@ -519,7 +522,17 @@ async function runIsochrone(lngLat) {
       notes.push(`isochrone: ${e.message}`);
     }));
   } else setData("iso", empty());
-  if (reachOn) {
+  if (reachOn && $("reach-mode").value === "window") {
+    jobs.push(windowTravelTimes(origin, maxMin).then((fc) => {
+      if (seq !== state.isoSeq) return;
+      state.reach = fc;
+      setData("reach", fc);
+      notes.push(`${fc.features.length} of the ${fc.asked} nearest stops within ${maxMin} min at the median of ${fc.departures} departures`);
+    }).catch((e) => {
+      setData("reach", empty());
+      notes.push(`travel times: ${e.message}`);
+    }));
+  } else if (reachOn) {
     jobs.push(api.reachability({ fromPlace: `${origin.lat},${origin.lon}`, date: dateValue(), time: timeValue(), maxTravelTime: String(maxMin) }).then((r) => {
       if (seq !== state.isoSeq) return;
       state.reach = r;
@@ -535,6 +548,45 @@ async function runIsochrone(lngLat) {
   $("iso-status").textContent = notes.join(" · ");
   $("iso-legend").innerHTML = (costing ? minutes.map((m, i) => `<span><i style="background:${ISO_COLORS[i]}"></i>${m} min</span>`).join("") : "")
     + (reachOn ? `<span>transit 0 <span class="ramp" style="background:linear-gradient(to right, ${REACH_RAMP.filter((_, i) => i % 2).join(",")})"></span> ${maxMin} min</span>` : "");
+}
+
+/** At most this many destinations one analysis request takes (POST /api/v2/analysis/travel-times). */
+const WINDOW_DESTINATIONS = 500;
+
+/**
+ * The stops nearest the origin (up to WINDOW_DESTINATIONS, stations' platforms and plain stops)
+ * coloured by their median travel time over the hour from the chosen time, with the 5th and 95th
+ * percentiles for the popup (the analysis API: R5's percentiles over one departure a minute);
+ * those not reached within `maxMin` at the median are left out.
+ */
+async function windowTravelTimes(origin, maxMin) {
+  const near = state.stops
+    .filter((f) => (f.properties.location_type ?? 0) === 0)
+    .map((f) => ({ f, d: (f.geometry.coordinates[0] - origin.lon) ** 2 * Math.cos((origin.lat * Math.PI) / 180) ** 2 + (f.geometry.coordinates[1] - origin.lat) ** 2 }))
+    .sort((a, b) => a.d - b.d)
+    .slice(0, WINDOW_DESTINATIONS)
+    .map((x) => x.f);
+  const [h, m] = timeValue().split(":").map(Number);
+  const start = Math.min(h * 60 + m, 23 * 60 + 59);
+  const end = Math.min(start + 60, 24 * 60 - 1);
+  const hm = (x) => `${String(Math.floor(x / 60)).padStart(2, "0")}:${String(x % 60).padStart(2, "0")}`;
+  const r = await api.travelTimes({
+    from: origin,
+    to: near.map((f) => ({ id: String(f.properties.id), lat: f.geometry.coordinates[1], lon: f.geometry.coordinates[0] })),
+    date: dateValue(),
+    window: `${hm(start)}-${hm(end)}`,
+    percentiles: [5, 50, 95],
+    maxDuration: maxMin,
+  });
+  const byId = new Map(near.map((f) => [String(f.properties.id), f]));
+  const features = r.destinations
+    .filter((d) => d.travelTimes[1] !== null && d.travelTimes[1] <= maxMin)
+    .map((d) => ({
+      type: "Feature",
+      geometry: { type: "Point", coordinates: [d.lon, d.lat] },
+      properties: { name: byId.get(d.id)?.properties.name ?? d.id, minutes: d.travelTimes[1], share: Math.min(1, d.travelTimes[1] / maxMin), p5: d.travelTimes[0], p95: d.travelTimes[2], window: r.window },
+    }));
+  return { type: "FeatureCollection", features, asked: near.length, departures: r.departures };
 }
 
 $("iso-clear").addEventListener("click", () => {
@@ -622,7 +674,8 @@ map.on("mousemove", (ev) => {
   }
   if (state.tab === "explore") map.getCanvas().style.cursor = "pointer";
   const p = f.properties;
-  const html = f.layer.id === "reach" ? `${esc(p.name)}<br>${p.minutes} min (arrive ${clockIn(p.arrival, p.tz)})`
+  const html = f.layer.id === "reach" && p.window !== undefined ? `${esc(p.name)}<br>${p.minutes} min at the median of ${esc(p.window)} (5th–95th percentile: ${p.p5 ?? "–"}–${p.p95 ?? "not reached"} min)`
+    : f.layer.id === "reach" ? `${esc(p.name)}<br>${p.minutes} min (arrive ${clockIn(p.arrival, p.tz)})`
     : f.layer.id === "stops" ? esc(p.name)
     : `${esc(p.route_short_name || p.route_long_name || p.route_id)} <span class="muted">${esc(p.agency_name ?? "")}</span>`;
   popup.setLngLat(ev.lngLat).setHTML(html).addTo(map);
