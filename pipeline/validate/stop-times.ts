@@ -8,6 +8,7 @@
  * tables for the SQL rules: `vst_trip` (each trip's stop-time count and first and last time) and
  * `vst_stop` (the stops some stop time serves).
  *
+ * GTFS-Flex stop times (a zone or group instead of a stop, a window instead of times) are left out.
  * The stop times are read from v_stop_times (the CLI: every row with its CSV row number, trips and
  * stops keyed by their rows in trips.txt and stops.txt) or from the import's catalog relation
  * (keyed by the catalog's trip and stop ids; no CSV row numbers; a time the import interpolated
@@ -39,13 +40,18 @@ interface StopInfo { id: string; name: string | null; lat: number; lon: number }
 
 export async function checkStopTimes(conn: DuckDBConnection, notices: Notices, opts: { relation?: string; hasTimepointColumn: boolean }): Promise<void> {
   const fromImport = Boolean(opts.relation);
+  // (the import's trips and stops keyed as its stop times are: the relation's own ids, joined to trips.txt and stops.txt)
   const tripSql = fromImport
-    ? `SELECT t.id AS k, t.trip_id, coalesce(v.line, -1) AS line, t.route_id, coalesce(TRY_CAST(r.route_type AS INTEGER), -1) AS rt FROM trips t
-        LEFT JOIN (SELECT trip_id, min(__line) AS line FROM v_trips GROUP BY trip_id) v USING (trip_id) LEFT JOIN (SELECT route_id, any_value(route_type) AS route_type FROM v_routes GROUP BY route_id) r ON r.route_id = t.route_id`
+    ? `SELECT k.k, k.trip_id, coalesce(v.line, -1) AS line, v.route_id, coalesce(TRY_CAST(r.route_type AS INTEGER), -1) AS rt
+        FROM (SELECT trip_ref AS k, any_value(trip_id)::VARCHAR AS trip_id FROM ${opts.relation} WHERE trip_ref IS NOT NULL GROUP BY trip_ref) k
+        LEFT JOIN (SELECT trip_id, min(__line) AS line, any_value(route_id) AS route_id FROM v_trips GROUP BY trip_id) v USING (trip_id)
+        LEFT JOIN (SELECT route_id, any_value(route_type) AS route_type FROM v_routes GROUP BY route_id) r ON r.route_id = v.route_id`
     : `SELECT min(t.__line) AS k, t.trip_id, min(t.__line) AS line, any_value(t.route_id) AS route_id, coalesce(TRY_CAST(any_value(r.route_type) AS INTEGER), -1) AS rt
         FROM v_trips t LEFT JOIN v_routes r USING (route_id) WHERE t.trip_id IS NOT NULL GROUP BY t.trip_id`;
   const stopSql = fromImport
-    ? `SELECT id AS k, stop_id, stop_name, coalesce(stop_lat, 'NaN'::DOUBLE) AS lat, coalesce(stop_lon, 'NaN'::DOUBLE) AS lon FROM stops`
+    ? `SELECT k.k, k.stop_id, v.stop_name, coalesce(v.lat, 'NaN'::DOUBLE) AS lat, coalesce(v.lon, 'NaN'::DOUBLE) AS lon
+        FROM (SELECT stop_ref AS k, any_value(stop_id)::VARCHAR AS stop_id FROM ${opts.relation} WHERE stop_ref IS NOT NULL GROUP BY stop_ref) k
+        LEFT JOIN (SELECT stop_id, any_value(stop_name) AS stop_name, TRY_CAST(any_value(stop_lat) AS DOUBLE) AS lat, TRY_CAST(any_value(stop_lon) AS DOUBLE) AS lon FROM v_stops GROUP BY stop_id) v USING (stop_id)`
     : `SELECT min(__line) AS k, stop_id, any_value(stop_name) AS stop_name, coalesce(TRY_CAST(any_value(stop_lat) AS DOUBLE), 'NaN'::DOUBLE) AS lat,
         coalesce(TRY_CAST(any_value(stop_lon) AS DOUBLE), 'NaN'::DOUBLE) AS lon FROM v_stops WHERE stop_id IS NOT NULL GROUP BY stop_id`;
   const trips = new Map<number, TripInfo>();
@@ -65,7 +71,8 @@ export async function checkStopTimes(conn: DuckDBConnection, notices: Notices, o
         coalesce(TRY_CAST(st.timepoint AS INTEGER), -1) AS tp, st.__line::INTEGER AS line, coalesce(TRY_CAST(st.shape_dist_traveled AS DOUBLE), -1) AS dist
       FROM v_stop_times st JOIN (SELECT trip_id, min(__line)::INTEGER AS k FROM v_trips GROUP BY trip_id) t USING (trip_id)
       LEFT JOIN (SELECT stop_id, min(__line)::INTEGER AS k FROM v_stops GROUP BY stop_id) s USING (stop_id)
-      WHERE TRY_CAST(st.stop_sequence AS INTEGER) IS NOT NULL ORDER BY tk, seq`;
+      WHERE TRY_CAST(st.stop_sequence AS INTEGER) IS NOT NULL AND st.stop_id IS NOT NULL
+        AND st.start_pickup_drop_off_window IS NULL AND st.end_pickup_drop_off_window IS NULL ORDER BY tk, seq`;
   const kinds = ["int", "int", "int", "int", "int", "int", "int", "double"] as const;
   let cols = await numColumns(conn, rowsSql(false), [...kinds], 1 << 20);
   if (fromImport && !sortedBy(cols[0] as Int32Array, cols[1] as Int32Array)) cols = await numColumns(conn, rowsSql(true), [...kinds], 1 << 20);

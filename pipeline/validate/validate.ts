@@ -38,6 +38,7 @@ export interface ValidateOptions {
 export async function validateFolder(opts: ValidateOptions, conn?: DuckDBConnection): Promise<ValidationReport> {
   if (conn) return validateOn(conn, opts);
   const { DuckDBInstance } = await import("@duckdb/node-api");
+  mkdirSync(opts.scratchDir, { recursive: true });
   const db = await DuckDBInstance.create(":memory:", { threads: "2", preserve_insertion_order: "true", temp_directory: join(opts.scratchDir, "duckdb.tmp") });
   const c = await db.connect();
   try {
