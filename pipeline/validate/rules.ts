@@ -169,8 +169,10 @@ const feedInfoRules: Rule[] = [
 
 const tripRules: Rule[] = [
   async (ctx) => {
-    await emit(ctx, "unused_trip", `SELECT trip_id AS tripId, __line AS csvRowNumber FROM v_trips t WHERE NOT EXISTS (SELECT 1 FROM vst_trip s WHERE s.trip_id = t.trip_id) ORDER BY __line`);
-    await emit(ctx, "unusable_trip", `SELECT t.__line AS csvRowNumber, t.trip_id AS tripId FROM v_trips t LEFT JOIN vst_trip s USING (trip_id) WHERE coalesce(s.n, 0) <= 1 ORDER BY t.__line`);
+    await emit(ctx, "unused_trip", `SELECT trip_id AS tripId, __line AS csvRowNumber FROM v_trips t WHERE NOT EXISTS (SELECT 1 FROM vst_trip s WHERE s.trip_id = t.trip_id)
+      AND NOT EXISTS (SELECT 1 FROM vst_flex f WHERE f.trip_id = t.trip_id) ORDER BY __line`);
+    await emit(ctx, "unusable_trip", `SELECT t.__line AS csvRowNumber, t.trip_id AS tripId FROM v_trips t LEFT JOIN vst_trip s USING (trip_id) WHERE coalesce(s.n, 0) <= 1
+      AND NOT EXISTS (SELECT 1 FROM vst_flex f WHERE f.trip_id = t.trip_id) ORDER BY t.__line`);
     if (has(ctx, "shapes.txt")) {
       await emit(ctx, "unused_shape", `SELECT shape_id AS shapeId, min(__line) AS csvRowNumber FROM v_shapes s WHERE NOT EXISTS (SELECT 1 FROM v_trips t WHERE t.shape_id = s.shape_id) GROUP BY shape_id ORDER BY 2`);
     }

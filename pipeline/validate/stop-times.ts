@@ -149,6 +149,10 @@ export async function checkStopTimes(conn: DuckDBConnection, notices: Notices, o
     s = e;
   }
   await conn.run(`CREATE OR REPLACE TABLE vst_trip (trip_id VARCHAR, n INTEGER, t0 INTEGER, t1 INTEGER); CREATE OR REPLACE TABLE vst_stop (stop_id VARCHAR)`);
+  // trips with GTFS-Flex stop times (left out above): not unused
+  await conn.run(fromImport
+    ? `CREATE OR REPLACE TABLE vst_flex AS SELECT DISTINCT trip_id::VARCHAR AS trip_id FROM ${opts.relation} WHERE stop_ref IS NULL`
+    : `CREATE OR REPLACE TABLE vst_flex AS SELECT DISTINCT trip_id FROM v_stop_times WHERE stop_id IS NULL OR start_pickup_drop_off_window IS NOT NULL OR end_pickup_drop_off_window IS NOT NULL`);
   const ta = await conn.createAppender("vst_trip");
   for (const [id, cnt, a, b] of tripStats) {
     ta.appendVarchar(id);
