@@ -14,6 +14,7 @@ const USAGE = `usage: interchange <command> [flags]
 commands:
   import   import GTFS feeds into a dataset (interchange import --help)
   import-rt  import GTFS-Realtime snapshots of one feed (interchange import-rt --help)
+  validate validate GTFS feeds with MobilityData's notice codes, without importing (interchange validate --help)
   prune    remove old feed versions, timetables and street datasets no server reads (interchange prune --help)
   serve    serve a dataset over HTTP (interchange serve --help)
   demo     import the demo feeds into data/demo and serve them without API keys (what npm start runs)
@@ -156,6 +157,8 @@ async function main(argv: string[]): Promise<number> {
       return (await import("../pipeline/realtime/cli.ts")).runImportRt(rest);
     case "prune":
       return (await import("../pipeline/prune.ts")).runPrune(rest);
+    case "validate":
+      return (await import("../pipeline/validate/cli.ts")).runValidate(rest);
     case "serve":
       return serve(rest);
     case "demo":

@@ -18,6 +18,7 @@ import { pruneLine } from "./prune.ts";
 import { DEFAULT_GRACE_MS, prune, validateGraceMs, validateKeep } from "./store/prune.ts";
 import { activeVersions, LICENSE_FIELDS, readManifest, type License, type LicenseField } from "./schema/manifest.ts";
 import { isUrl } from "./source.ts";
+import { parsePolicy, type ValidationPolicy } from "./validate/policy.ts";
 import { refreshTimetable } from "./timetable/publish.ts";
 import type { StreetImportReport } from "./street/import-streets.ts";
 
@@ -36,6 +37,8 @@ export const IMPORT_FLAGS: FlagSpec[] = [
   { name: "keep", env: "INTERCHANGE_KEEP", type: "number", description: "after the import, prune: keep each feed's N newest versions besides the active one (over the feeds file's keep; see interchange prune)" },
   { name: "grace-s", env: "INTERCHANGE_PRUNE_GRACE_S", type: "number", default: DEFAULT_GRACE_MS / 1000, description: "prune: what a manifest replaced less than this long ago points at is not removed yet" },
   { name: "json", env: "INTERCHANGE_JSON", type: "boolean", default: false, description: "print JSON on stdout: the import reports; with --feeds, the run report" },
+  { name: "validate", env: "INTERCHANGE_VALIDATE", type: "boolean", default: true, description: "validate each version (MobilityData's notice codes; report.json and report.html kept in the version folder); --no-validate skips it unless a refuse policy needs it" },
+  { name: "refuse", env: "INTERCHANGE_REFUSE", type: "string", default: "accept", description: "validation policy: accept (every version), errors (refuse versions with ERROR notices) or CODE[,CODE...] (refuse versions with these notice codes); a refused version is never published nor activated. A feeds file entry's `refuse` is over it" },
   { name: "quiet", env: "INTERCHANGE_QUIET", type: "boolean", default: false, description: "no progress on stderr" },
 ];
 
@@ -47,6 +50,8 @@ export interface FeedSpec {
   fetch?: Partial<FetchPolicy>;
   /** this feed's versions kept by the prune after the import, over the run's keep */
   keep?: number;
+  /** this feed's validation policy, over the run's --refuse */
+  refuse?: ValidationPolicy;
 }
 
 /** What a feeds file lists: GTFS feeds, and OSM extracts and elevation for one street dataset. */
@@ -82,9 +87,16 @@ function feedsFileSchema(z: typeof Z) {
       /** download settings of this feed (a URL) */
       timeout_ms: z.number().positive().optional(),
       retries: z.number().int().min(0).optional(),
+      /** validation policy: "accept", "errors", or a list of notice codes that refuse the version */
+      refuse: z.union([z.enum(["accept", "errors"]), z.array(z.string()).min(1)]).optional(),
     }).refine((f) => [f.url ?? f.path, f.osm, f.elevation].filter(Boolean).length === 1, "each entry needs exactly one of: a url or path (a GTFS feed), osm, elevation"),
   );
   return z.union([entries, z.object({ keep: keep.optional(), feeds: entries }).strict()]);
+}
+
+/** A feeds file's `refuse` as a policy (unknown codes are a usage error). */
+function policyOf(refuse: "accept" | "errors" | string[], path: string): ValidationPolicy {
+  return Array.isArray(refuse) ? parsePolicy(refuse.join(","), `feeds file ${path}: refuse`) : refuse;
 }
 
 export async function readFeedsFile(path: string): Promise<FeedsFile> {
@@ -108,6 +120,7 @@ export async function readFeedsFile(path: string): Promise<FeedsFile> {
       const spec: FeedSpec = { source: where(f.url ?? f.path!), feedId: f.id, license: f.license };
       if (f.timeout_ms !== undefined || f.retries !== undefined) spec.fetch = { timeoutMs: f.timeout_ms, retries: f.retries };
       if (f.keep !== undefined) spec.keep = f.keep;
+      if (f.refuse !== undefined) spec.refuse = policyOf(f.refuse, path);
       out.feeds.push(spec);
     }
   }
@@ -130,6 +143,7 @@ export async function runImport(argv: string[]): Promise<number> {
   const policy = fetchPolicyOf(values);
   const keep = values.keep !== undefined ? usage(() => validateKeep(Number(values.keep), "--keep")) : fileKeep;
   const graceMs = usage(() => validateGraceMs(Number(values.graceS) * 1000, "--grace-s"));
+  const refuse = parsePolicy(String(values.refuse ?? "accept"), "--refuse");
   const quiet = Boolean(values.quiet);
   const progress = quiet ? undefined : (m: string) => console.error(m);
   // streets first: the timetable the feeds' import prepares measures its footpaths on them
@@ -147,6 +161,8 @@ export async function runImport(argv: string[]): Promise<number> {
       conditional: values.conditional !== false,
       // the last import builds the batch's timetable while it writes its Parquet files
       prepareTimetable: i === feeds.length - 1,
+      validate: values.validate !== false,
+      validationPolicy: f.refuse ?? refuse,
       progress,
     });
     reports.push(report);
@@ -261,7 +277,7 @@ function usage<T>(f: () => T): T {
 }
 
 function summaryLine(f: FeedSpec, report: ImportReport): string {
-  if (report.status === "rejected") return `REJECTED ${f.source}: ${report.error?.message}`;
+  if (report.status === "rejected") return `${report.error?.stage === "validate" ? "REFUSED" : "REJECTED"} ${f.source}: ${report.error?.message}`;
   const how = report.fetch?.not_modified ? " (not modified: HTTP 304)" : "";
-  return `${report.status} ${report.feed_onestop_id} ${report.sha1}${report.activated ? " (active)" : ""}${how}; warnings: ${Object.entries(report.warnings).map(([k, w]) => `${k}=${w.count}`).join(", ") || "none"}`;
+  return `${report.status} ${report.feed_onestop_id} ${report.sha1}${report.activated ? " (active)" : ""}${how}; warnings: ${Object.entries(report.warnings).map(([k, w]) => `${k}=${w.count}`).join(", ") || "none"}${report.validation ? `; validation: ${report.validation.errors} errors, ${report.validation.warnings} warnings, ${report.validation.infos} infos (${report.validation.report_html})` : ""}`;
 }

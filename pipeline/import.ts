@@ -11,6 +11,7 @@
  *   unpack    import/fetch.ts     the zip into the staging folder, stop_times.txt to the fast reader (a worker thread)
  *   read      gtfs/load.ts        every GTFS file into its raw table
  *   build     gtfs/build.ts       the table modules of gtfs/tables/, in order
+ *   validate  import/validation.ts  MobilityData's notice codes (a lane beside the build); the policy may refuse the version
  *   describe  import/version.ts   feed id, service window, the feed_version row
  *   write     import/parquet.ts   the Parquet files and the geocoder's stops (geocode/stops.ts), then flushed to disk
  *   publish   import/publish.ts   the version folder, the manifest switch, a prepared timetable placed
@@ -30,6 +31,7 @@ import { writeStopsGeocode } from "./geocode/stops.ts";
 import { publishVersion, recordTables } from "./import/publish.ts";
 import { ImportRun, type ImportOptions } from "./import/run.ts";
 import { ImportSession, stagingRoot } from "./import/session.ts";
+import { applyValidation, startValidation } from "./import/validation.ts";
 import { PreparedTimetable } from "./import/timetable.ts";
 import { describeVersion, validateFeedId } from "./import/version.ts";
 import type { ImportReport } from "./report.ts";
@@ -98,6 +100,8 @@ async function importVersion(run: ImportRun, src: FetchedSource): Promise<void> 
   const stopTimesWritten = session.lanes.add(build.after("trip_check").andThen("write stop_times.parquet", () =>
     writeParquet(stopTimesConn, session.versionDir, TABLE_BY_NAME.get("stop_times")!)));
   timetable?.follow(build);
+  // validate: the other files checked meanwhile, the stop-time rules once trip_check is built
+  const validation = await startValidation(run, session, feed.gtfsDir, build);
   const built = await build.result.result();
 
   // describe: what the version is; the timetable of the active versions with it starts now
@@ -116,6 +120,8 @@ async function importVersion(run: ImportRun, src: FetchedSource): Promise<void> 
   // awaits it after closing the database, so it is no lane: the close would wait for it)
   const synced = new Task("flush the Parquet files", () => fsyncFilesAsync(session.versionDir));
   const staged = prepared ? await prepared.result() : null;
+  // the validation's policy decides before the version is published
+  await applyValidation(run, session, src.sha1, validation);
   await recordTables(run, conn, raw, built);
 
   // publish

@@ -3,6 +3,8 @@
  * next to every feed version (and to <data>/reports/ for rejected feeds).
  */
 
+import type { ValidationSummary } from "./schema/validation.ts";
+
 export interface IssueExample {
   file: string;
   line?: number;
@@ -27,7 +29,9 @@ export interface ImportReport {
   activated: boolean;
   elapsed_ms: number;
   /** `stage: "fetch"` when the source could not be downloaded (the data was never seen) */
-  error?: { stage?: "fetch"; file?: string; line?: number; message: string };
+  error?: { stage?: "fetch" | "validate"; file?: string; line?: number; message: string };
+  /** the version's validation (MobilityData's notice codes): counts, codes and where its reports are; absent when not validated */
+  validation?: ValidationSummary;
   /** how an http(s) source was downloaded (absent for files and folders) */
   fetch?: FetchInfo;
   tables: Record<string, TableCount>;

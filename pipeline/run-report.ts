@@ -6,6 +6,7 @@
  */
 import { renameSync } from "node:fs";
 import type { FetchInfo, ImportReport } from "./report.ts";
+import type { ValidationSummary } from "./schema/validation.ts";
 import type { StreetImportReport } from "./street/import-streets.ts";
 import type { PruneReport } from "./store/prune.ts";
 import { writeFileDurable } from "./store/durable.ts";
@@ -21,7 +22,9 @@ export interface FeedRun {
   /** the version is its feed's active one after the run */
   activated: boolean;
   /** fetch: the URL gave no usable answer; import: the data was refused (see `report`) */
-  error: { stage: "fetch" | "import"; message: string; file?: string; line?: number } | null;
+  error: { stage: "fetch" | "import" | "validate"; message: string; file?: string; line?: number } | null;
+  /** the version's validation: notices per severity and code, and its report.json / report.html (relative to the data dir); null when not validated */
+  validation: ValidationSummary | null;
   /** an http(s) source: attempts, last HTTP status, 304 or not, validators */
   fetch: FetchInfo | null;
   /** warning counts by kind */
@@ -55,6 +58,7 @@ export function feedRun(r: ImportReport): FeedRun {
     source: r.source, feed_onestop_id: r.feed_onestop_id, outcome, sha1: r.sha1, activated: r.activated, error, fetch: r.fetch ?? null,
     warnings: Object.fromEntries(Object.entries(r.warnings).map(([k, w]) => [k, w.count])), elapsed_ms: r.elapsed_ms,
     report: r.sha1 ? `reports/${r.sha1}-${r.status}.json` : null,
+    validation: r.validation ?? null,
   };
 }
 

@@ -8,6 +8,7 @@ import { basename, join, resolve } from "node:path";
 import type { License } from "../schema/manifest.ts";
 import { DataError, Issues, type ImportReport } from "../report.ts";
 import { isUrl } from "../source.ts";
+import type { ValidationPolicy } from "../validate/policy.ts";
 import { DEFAULT_FETCH_POLICY, FetchError, type FetchPolicy } from "./download.ts";
 
 export interface ImportOptions {
@@ -40,6 +41,20 @@ export interface ImportOptions {
    * the version it answered with last time, so that an unchanged feed costs one 304 (default true).
    */
   conditional?: boolean;
+  /**
+   * Validate the version (MobilityData's notice codes, pipeline/validate/): its report.json and
+   * report.html are kept in the version folder (default true).
+   */
+  validate?: boolean;
+  /** which versions the validation refuses (never published nor activated): default "accept" */
+  validationPolicy?: ValidationPolicy;
+  /** the date the validation's expiry rules compare with (default: the import's clock) */
+  validationDate?: Date;
+}
+
+/** The validation policy refused the version (import/validation.ts). */
+export class RefusedError extends Error {
+  override readonly name = "RefusedError";
 }
 
 export class ImportRun {
@@ -53,6 +68,8 @@ export class ImportRun {
   readonly conditional: boolean;
   /** the timetable is prepared with this import (ImportOptions.prepareTimetable, and the version is activated) */
   readonly prepareTimetable: boolean;
+  readonly validate: boolean;
+  readonly validationPolicy: ValidationPolicy;
   readonly issues = new Issues();
   readonly report: ImportReport;
   private readonly label: string;
@@ -66,6 +83,8 @@ export class ImportRun {
     this.fetchPolicy = { ...DEFAULT_FETCH_POLICY, ...Object.fromEntries(Object.entries(opts.fetch ?? {}).filter(([, v]) => v !== undefined)) };
     this.conditional = opts.conditional !== false;
     this.prepareTimetable = this.activate && opts.prepareTimetable === true;
+    this.validate = opts.validate !== false || (opts.validationPolicy !== undefined && opts.validationPolicy !== "accept");
+    this.validationPolicy = opts.validationPolicy ?? "accept";
     this.report = {
       status: "rejected", feed_onestop_id: opts.feedId ?? null, sha1: null, source: this.source, fetched_at: null, activated: false,
       elapsed_ms: 0, tables: {}, derived: {}, warnings: this.issues.warnings,
@@ -88,6 +107,7 @@ export class ImportRun {
     const report = this.report;
     report.status = "rejected";
     if (e instanceof FetchError) report.error = { stage: "fetch", message: e.message };
+    else if (e instanceof RefusedError) report.error = { stage: "validate", message: e.message };
     else if (e instanceof DataError) report.error = { file: e.file, line: e.line, message: e.message };
     else report.error = { message: (e as Error).message, ...(process.env.INTERCHANGE_DEBUG ? { stack: (e as Error).stack } : {}) } as ImportReport["error"];
     this.progress(`rejected: ${report.error?.message}`);
