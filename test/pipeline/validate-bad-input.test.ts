@@ -73,7 +73,7 @@ describe("validator on bad input", () => {
 
   test("the import of badly encoded files gives a report, never a crash", async () => {
     for (const stops of [utf16(STOPS), Buffer.from(STOPS, "latin1")]) {
-      const r = await importFeed({ dataDir: tempDir(), source: writeFeed(edit(CLEAN, { "stops.txt": stops })), validationDate: TODAY });
+      const r = await importFeed({ dataDir: tempDir(), source: writeFeed(edit(CLEAN, { "stops.txt": stops })), validationDate: TODAY, validate: true });
       expect(["imported", "rejected"]).toContain(r.status);
       if (r.status === "imported") expect(r.validation!.codes.csv_parsing_failed).toBeDefined();
       else expect(r.error!.message.length).toBeGreaterThan(0);

@@ -26,7 +26,7 @@ const WITH_WARNING = edit(CLEAN, { "routes.txt": sub("0000FF,FFFFFF", "0000FF,00
 describe("validation at import", () => {
   test("the reports are kept in the version folder and summarized in the import report", async () => {
     const data = tempDir();
-    const r = await importFeed({ dataDir: data, source: writeFeed(WITH_WARNING), validationDate: TODAY });
+    const r = await importFeed({ dataDir: data, source: writeFeed(WITH_WARNING), validationDate: TODAY, validate: true });
     expect(r.status).toBe("imported");
     expect(r.activated).toBe(true);
     expect(r.validation).toMatchObject({ errors: 0, warnings: 1, infos: 0, codes: { route_color_contrast: { severity: "WARNING", total: 1 } } });
@@ -45,11 +45,11 @@ describe("validation at import", () => {
 
   test("stop-time rules run on the import's stop times (also when the import skipped a trip)", async () => {
     const decreasing = edit(CLEAN, { "stop_times.txt": sub("S3,3,1,1100\nT2", "S3,3,1,500\nT2") });
-    const r = await importFeed({ dataDir: tempDir(), source: writeFeed(decreasing), validationDate: TODAY });
+    const r = await importFeed({ dataDir: tempDir(), source: writeFeed(decreasing), validationDate: TODAY, validate: true });
     expect(r.validation?.codes.decreasing_or_equal_stop_time_distance?.total).toBe(1);
     // the importer skips a trip whose times go backwards (its own warning); the rest is validated
     const backwards = edit(CLEAN, { "stop_times.txt": sub("T1,06:02:00,06:02:00", "T1,05:59:00,05:59:00") });
-    const s = await importFeed({ dataDir: tempDir(), source: writeFeed(backwards), validationDate: TODAY });
+    const s = await importFeed({ dataDir: tempDir(), source: writeFeed(backwards), validationDate: TODAY, validate: true });
     expect(s.warnings.decreasing_times?.count).toBe(1);
     expect(s.warnings.validation_failed).toBeUndefined();
     expect(s.validation).toBeDefined();
@@ -57,9 +57,9 @@ describe("validation at import", () => {
 
   test("policy errors: a version with ERROR notices is refused, never published nor activated", async () => {
     const data = tempDir();
-    const ok = await importFeed({ dataDir: data, source: writeFeed(CLEAN), validationDate: TODAY, validationPolicy: "errors" });
+    const ok = await importFeed({ dataDir: data, source: writeFeed(CLEAN), validationDate: TODAY, validate: true, validationPolicy: "errors" });
     expect(ok.status).toBe("imported");
-    const r = await importFeed({ dataDir: data, source: writeFeed(WITH_ERROR), validationDate: TODAY, validationPolicy: "errors" });
+    const r = await importFeed({ dataDir: data, source: writeFeed(WITH_ERROR), validationDate: TODAY, validate: true, validationPolicy: "errors" });
     expect(r.status).toBe("rejected");
     expect(r.activated).toBe(false);
     expect(r.error).toMatchObject({ stage: "validate" });
@@ -71,15 +71,15 @@ describe("validation at import", () => {
     // its reports are kept beside the import reports
     expect(validationOf(data, r.sha1!)).toMatchObject({ errors: 1, report_json: join("reports", `${r.sha1}-validation.json`) });
     // accepted by default
-    const accepted = await importFeed({ dataDir: data, source: writeFeed(WITH_ERROR), validationDate: TODAY });
+    const accepted = await importFeed({ dataDir: data, source: writeFeed(WITH_ERROR), validationDate: TODAY, validate: true });
     expect(accepted).toMatchObject({ status: "imported", activated: true });
   });
 
   test("policy of named codes: refuses only those codes", async () => {
     const data = tempDir();
-    const named = await importFeed({ dataDir: data, source: writeFeed(WITH_ERROR), validationDate: TODAY, validationPolicy: ["route_color_contrast"] });
+    const named = await importFeed({ dataDir: data, source: writeFeed(WITH_ERROR), validationDate: TODAY, validate: true, validationPolicy: ["route_color_contrast"] });
     expect(named.status).toBe("imported");
-    const refused = await importFeed({ dataDir: data, source: writeFeed(WITH_WARNING), validationDate: TODAY, validationPolicy: ["route_color_contrast"] });
+    const refused = await importFeed({ dataDir: data, source: writeFeed(WITH_WARNING), validationDate: TODAY, validate: true, validationPolicy: ["route_color_contrast"] });
     expect(refused.status).toBe("rejected");
     expect(refused.error!.message).toContain("route_color_contrast");
     expect(readManifest(data).feeds[0]!.active).toBe(named.sha1);
