@@ -38,7 +38,7 @@ function decode(buf: Uint8Array): Layer[] {
       else if (t === 4) {
         let v: unknown = null;
         q.readMessage((vt: number, _v: unknown, r: Pbf) => {
-          v = vt === 1 ? r.readString() : vt === 2 ? r.readFloat() : vt === 3 ? r.readDouble() : vt === 4 ? r.readVarint64() : vt === 5 ? r.readVarint() : vt === 6 ? r.readSVarint() : vt === 7 ? r.readBoolean() : null;
+          v = vt === 1 ? r.readString() : vt === 2 ? r.readFloat() : vt === 3 ? r.readDouble() : vt === 4 ? r.readVarint(true) : vt === 5 ? r.readVarint() : vt === 6 ? r.readSVarint() : vt === 7 ? r.readBoolean() : null;
         }, null);
         l.values.push(v);
       } else if (t === 2) {
