@@ -7,6 +7,8 @@
  *   module beside it, the CSS), so the page needs nothing from the internet.
  * - `/map/data/streets.geojson`, `/map/data/dataset.json`: the street background and the dataset
  *   summary, which the public API has no endpoint for (layers.ts), rebuilt when the manifest changes.
+ * - `/tiles/{layers}/{z}/{x}/{y}.pbf` and `/tiles/{layers}/tilejson.json`: vector tiles of stops and
+ *   stations in OTP2's layer names (tiles.ts), public like the page.
  *
  * Everything else the page shows comes from the public API (the catalog's routes, stops, trips and
  * departures, plan, reachability, street routing), called from the browser with the `apikey` header: the page is an example client. The
@@ -22,8 +24,10 @@ import { invalidParameter, notFound } from "../errors.ts";
 import { PAGE_HEADERS } from "../page-headers.ts";
 import { localDate } from "../../shared/time.ts";
 import { buildMapLayers, EMPTY_FEATURES, type MapLayers } from "./layers.ts";
+import { buildTileSet, parseLayers, parseTile, tileJson, tileOf, type TileSet } from "./tiles.ts";
 
 export const MAP_PATH = "/map";
+export const TILES_PATH = "/tiles";
 const WEB_DIR = join(import.meta.dir, "web");
 
 /** The page's own files (server/map/web), by name. */
@@ -62,11 +66,13 @@ export async function createMapFeature(ctx: FeatureContext): Promise<Feature> {
   const dist = maplibreDist();
   let layers: MapLayers | null = null;
   let building: Promise<void> | null = null;
+  let tiles: TileSet | null = null;
   let error: string | null = null;
   const build = async () => {
     const t0 = performance.now();
     try {
       layers = await buildMapLayers(ctx.config.dataDir, (tz) => localDate(ctx.now(), tz));
+      tiles = await buildTileSet(ctx.config.dataDir);
       error = null;
       ctx.log.info("map layers built", { feeds: layers.dataset.feeds.length, streets_background: layers.streetsGz !== null, ms: Math.round(performance.now() - t0) });
     } catch (e) {
@@ -88,6 +94,10 @@ export async function createMapFeature(ctx: FeatureContext): Promise<Feature> {
     if (!type || !existsSync(path)) throw notFound(`no such file: ${name.slice(0, 80)}`);
     return new Response(readFileSync(path), { headers: { ...PAGE_HEADERS, "content-type": type, "cache-control": cache } });
   };
+  const currentTiles = async (): Promise<TileSet | null> => {
+    await building;
+    return tiles;
+  };
   const page = () => file(WEB_DIR, "index.html", { "index.html": "text/html; charset=utf-8" }, "no-cache");
 
   const routes = new Elysia({ name: "map" })
@@ -103,13 +113,28 @@ export async function createMapFeature(ctx: FeatureContext): Promise<Feature> {
       const streetRouting = ctx.config.valhallaUrl ? "external" : dataset.streets ? "embedded" : null;
       return new Response(JSON.stringify({ ...dataset, street_routing: streetRouting }), { headers: { ...PAGE_HEADERS, "content-type": "application/json", "cache-control": "no-cache" } });
     }, hidden)
+    .get(`${TILES_PATH}/:layers/tilejson.json`, async ({ params, request }) => {
+      const names = parseLayers(String(params.layers));
+      const set = await currentTiles();
+      const body = set ? tileJson(set, names, ctx.origin.of(request)) : { tilejson: "3.0.0", tiles: [] };
+      return new Response(JSON.stringify(body), { headers: { "content-type": "application/json", "cache-control": "no-cache", "access-control-allow-origin": "*" } });
+    }, hidden)
+    .get(`${TILES_PATH}/:layers/:z/:x/:y`, async ({ params }) => {
+      const names = parseLayers(String(params.layers));
+      const yText = String(params.y);
+      if (!yText.endsWith(".pbf")) throw notFound("a tile's path ends in .pbf: /tiles/{layers}/{z}/{x}/{y}.pbf");
+      const { z, x, y } = parseTile(String(params.z), String(params.x), yText.slice(0, -4));
+      const set = await currentTiles();
+      const body = set ? tileOf(set, names, z, x, y) : new Uint8Array(0);
+      return new Response(body, { headers: { "content-type": "application/vnd.mapbox-vector-tile", "cache-control": "no-cache", "access-control-allow-origin": "*" } });
+    }, hidden)
     .get(`${MAP_PATH}/:file`, ({ params }) => file(WEB_DIR, params.file, WEB_FILES, "no-cache"), hidden);
 
   return {
     name: "map",
     routes,
     // the page and its files are public; what it shows comes from the API, with the user's key
-    publicPaths: ["/", MAP_PATH, `${MAP_PATH}/`],
+    publicPaths: ["/", MAP_PATH, `${MAP_PATH}/`, `${TILES_PATH}/`],
     async reload() {
       // one build at a time, in manifest order
       building = (building ?? Promise.resolve()).then(build);

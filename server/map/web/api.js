@@ -126,3 +126,26 @@ export class Api {
     return this.post("/api/v2/routing/valhalla/isochrone", body);
   }
 }
+
+// ---- GEOCODER SEARCH BOX WIRING (switched off) ----------------------------------------------------
+// The geocoder (Pelias API at /v1/autocomplete, built on the `geocoder` branch) is not on this
+// branch yet. Once it lands, set GEOCODER_ENABLED to true and call placeSuggestions from the search
+// box's input handler: it returns the Pelias features ({label, layer, gid, lon, lat}) to list.
+export const GEOCODER_ENABLED = false;
+export async function placeSuggestions(api, text, focus = null) {
+  if (!GEOCODER_ENABLED || !text.trim()) return [];
+  const q = new URLSearchParams({ text: text.slice(0, 200) });
+  if (focus) {
+    q.set("focus.point.lat", String(focus.lat));
+    q.set("focus.point.lon", String(focus.lon));
+  }
+  const res = await api.request(`/v1/autocomplete?${q}`);
+  const body = await res.json();
+  return (body.features ?? []).map((f) => ({
+    label: f.properties?.label ?? f.properties?.name ?? "",
+    layer: f.properties?.layer ?? null,
+    gid: f.properties?.gid ?? null,
+    lon: f.geometry.coordinates[0],
+    lat: f.geometry.coordinates[1],
+  }));
+}

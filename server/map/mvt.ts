@@ -1,0 +1,130 @@
+/**
+ * A small Mapbox Vector Tile (MVT 2.1) encoder for point layers: protobuf written by hand (varints,
+ * zigzag, packed fields), one layer per named set of features, string/number/bool values shared
+ * through the layer's key and value tables. Plus the Web Mercator tile math the tile routes use.
+ */
+
+export const MVT_EXTENT = 4096;
+
+export type MvtValue = string | number | boolean;
+export interface MvtPoint {
+  /** position in tile coordinates (0..MVT_EXTENT inside the tile) */
+  x: number;
+  y: number;
+  props: Record<string, MvtValue | null | undefined>;
+}
+export interface MvtLayer {
+  name: string;
+  features: MvtPoint[];
+}
+
+class Writer {
+  buf = new Uint8Array(1024);
+  len = 0;
+  private room(n: number) {
+    if (this.len + n <= this.buf.length) return;
+    let size = this.buf.length * 2;
+    while (size < this.len + n) size *= 2;
+    const b = new Uint8Array(size);
+    b.set(this.buf.subarray(0, this.len));
+    this.buf = b;
+  }
+  varint(v: number) {
+    this.room(10);
+    while (v > 0x7f) {
+      this.buf[this.len++] = (v % 128) | 0x80;
+      v = Math.floor(v / 128);
+    }
+    this.buf[this.len++] = v;
+  }
+  tag(field: number, wire: number) {
+    this.varint((field << 3) | wire);
+  }
+  bytes(field: number, b: Uint8Array) {
+    this.tag(field, 2);
+    this.varint(b.length);
+    this.room(b.length);
+    this.buf.set(b, this.len);
+    this.len += b.length;
+  }
+  string(field: number, s: string) {
+    this.bytes(field, new TextEncoder().encode(s));
+  }
+  double(field: number, v: number) {
+    this.tag(field, 1);
+    this.room(8);
+    new DataView(this.buf.buffer, this.len, 8).setFloat64(0, v, true);
+    this.len += 8;
+  }
+  packed(field: number, values: number[]) {
+    const w = new Writer();
+    for (const v of values) w.varint(v);
+    this.bytes(field, w.done());
+  }
+  done(): Uint8Array {
+    return this.buf.slice(0, this.len);
+  }
+}
+
+const zigzag = (n: number) => (n < 0 ? -2 * n - 1 : 2 * n);
+
+function encodeValue(v: MvtValue): Uint8Array {
+  const w = new Writer();
+  if (typeof v === "string") w.string(1, v);
+  else if (typeof v === "boolean") {
+    w.tag(7, 0);
+    w.varint(v ? 1 : 0);
+  } else if (Number.isInteger(v) && v >= 0 && v < 2 ** 53) {
+    w.tag(5, 0); // uint_value
+    w.varint(v);
+  } else w.double(3, v);
+  return w.done();
+}
+
+function encodeLayer(layer: MvtLayer): Uint8Array {
+  const keys = new Map<string, number>();
+  const values = new Map<string, { idx: number; v: MvtValue }>();
+  const w = new Writer();
+  w.tag(15, 0);
+  w.varint(2);
+  w.string(1, layer.name);
+  layer.features.forEach((f, i) => {
+    const tags: number[] = [];
+    for (const [k, v] of Object.entries(f.props)) {
+      if (v === null || v === undefined) continue;
+      let ki = keys.get(k);
+      if (ki === undefined) keys.set(k, (ki = keys.size));
+      const vk = `${typeof v}:${v}`;
+      let vi = values.get(vk);
+      if (!vi) values.set(vk, (vi = { idx: values.size, v }));
+      tags.push(ki, vi.idx);
+    }
+    const fw = new Writer();
+    fw.tag(1, 0);
+    fw.varint(i + 1);
+    fw.packed(2, tags);
+    fw.tag(3, 0);
+    fw.varint(1); // POINT
+    fw.packed(4, [(1 & 7) | (1 << 3), zigzag(Math.round(f.x)), zigzag(Math.round(f.y))]);
+    w.bytes(2, fw.done());
+  });
+  for (const k of keys.keys()) w.string(3, k);
+  for (const { v } of values.values()) w.bytes(4, encodeValue(v));
+  w.tag(5, 0);
+  w.varint(MVT_EXTENT);
+  return w.done();
+}
+
+/** The tile's bytes; a layer without features is left out (an empty tile is zero bytes). */
+export function encodeTile(layers: MvtLayer[]): Uint8Array {
+  const w = new Writer();
+  for (const l of layers) if (l.features.length) w.bytes(3, encodeLayer(l));
+  return w.done();
+}
+
+/** Web Mercator: a position as world coordinates in 0..1 (x east, y south). */
+export function worldXY(lon: number, lat: number): [number, number] {
+  const clamped = Math.max(-85.05112878, Math.min(85.05112878, lat));
+  const s = Math.sin((clamped * Math.PI) / 180);
+  return [(lon + 180) / 360, 0.5 - Math.log((1 + s) / (1 - s)) / (4 * Math.PI)];
+}

@@ -1,0 +1,192 @@
+/**
+ * Vector tiles (/tiles/{layers}/{z}/{x}/{y}.pbf, server/map/tiles.ts): the real import of BART and
+ * Caltrain, the real server on port 0; tiles decoded with `pbf` (an independent protobuf reader, the
+ * one @mapbox/vector-tile builds on) and their features checked against the catalog's stops; bad
+ * input answered 400/404, never 500.
+ */
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { PbfReader as Pbf } from "pbf";
+import { startServer, type RunningServer } from "../../server/main.ts";
+import { serverConfigFrom } from "../../server/config.ts";
+import { worldXY } from "../../server/map/mvt.ts";
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { importedDataset, tempDir } from "../support/dataset.ts";
+
+type Json = Record<string, any>;
+const quiet = { info() {}, warn() {}, error: (m: string, f?: unknown) => console.error(m, f) };
+let server: RunningServer;
+const KEY = "tiles-test-key-0001";
+/** the catalog needs a key; the tiles do not (the map page and OTP-UI fetch them without one) */
+const api = async (path: string): Promise<Json> => (await (await fetch(server.url + path, { headers: { apikey: KEY } })).json()) as Json;
+
+interface Feature { id: number; type: number; geometry: number[]; props: Record<string, unknown> }
+interface Layer { name: string; extent: number; version: number; features: Feature[] }
+
+/** A minimal MVT 2 reader over pbf (the layout @mapbox/vector-tile reads). */
+function decode(buf: Uint8Array): Layer[] {
+  const pbf = new Pbf(buf);
+  const layers: Layer[] = [];
+  pbf.readFields((tag: number, _: unknown, p: Pbf) => {
+    if (tag !== 3) return;
+    const raw = { name: "", extent: 4096, version: 1, keys: [] as string[], values: [] as unknown[], feats: [] as { id: number; type: number; tags: number[]; geometry: number[] }[] };
+    p.readMessage((t: number, l: typeof raw, q: Pbf) => {
+      if (t === 15) l.version = q.readVarint();
+      else if (t === 1) l.name = q.readString();
+      else if (t === 5) l.extent = q.readVarint();
+      else if (t === 3) l.keys.push(q.readString());
+      else if (t === 4) {
+        let v: unknown = null;
+        q.readMessage((vt: number, _v: unknown, r: Pbf) => {
+          v = vt === 1 ? r.readString() : vt === 2 ? r.readFloat() : vt === 3 ? r.readDouble() : vt === 4 ? r.readVarint(true) : vt === 5 ? r.readVarint() : vt === 6 ? r.readSVarint() : vt === 7 ? r.readBoolean() : null;
+        }, null);
+        l.values.push(v);
+      } else if (t === 2) {
+        const f = { id: 0, type: 0, tags: [] as number[], geometry: [] as number[] };
+        q.readMessage((ft: number, ff: typeof f, r: Pbf) => {
+          if (ft === 1) ff.id = r.readVarint();
+          else if (ft === 2) r.readPackedVarint(ff.tags);
+          else if (ft === 3) ff.type = r.readVarint();
+          else if (ft === 4) r.readPackedVarint(ff.geometry);
+        }, f);
+        l.feats.push(f);
+      }
+    }, raw);
+    layers.push({
+      name: raw.name, extent: raw.extent, version: raw.version,
+      features: raw.feats.map((f) => {
+        const props: Record<string, unknown> = {};
+        for (let i = 0; i < f.tags.length; i += 2) props[raw.keys[f.tags[i]!]!] = raw.values[f.tags[i + 1]!];
+        return { id: f.id, type: f.type, geometry: f.geometry, props };
+      }),
+    });
+  }, null);
+  return layers;
+}
+
+const unzig = (n: number) => (n >>> 1) ^ -(n & 1);
+const tileAt = (lon: number, lat: number, z: number) => {
+  const [wx, wy] = worldXY(lon, lat);
+  return { z, x: Math.floor(wx * 2 ** z), y: Math.floor(wy * 2 ** z) };
+};
+
+async function tile(path: string): Promise<Layer[]> {
+  const r = await fetch(server.url + path);
+  expect(r.status, path).toBe(200);
+  expect(r.headers.get("content-type")).toBe("application/vnd.mapbox-vector-tile");
+  return decode(new Uint8Array(await r.arrayBuffer()));
+}
+
+let stops: Json[];
+
+beforeAll(async () => {
+  const data = await importedDataset("tiles", ["bart", "caltrain"], { timetable: false });
+  const keys = join(tempDir("interchange-tiles-keys-"), "keys.json");
+  writeFileSync(keys, JSON.stringify([{ key: KEY, account: "tiles" }]));
+  server = await startServer(serverConfigFrom({ data, port: 0, host: "127.0.0.1", apiKeys: keys }), { log: quiet });
+  const body = await api("/api/v2/rest/stops?search=Embarcadero&limit=100");
+  stops = body.stops;
+});
+
+afterAll(async () => {
+  await server?.stop();
+});
+
+describe("vector tiles of stops and stations", () => {
+  test("a tile holds the catalog's stop where it is, with OTP2's properties and its routes", async () => {
+    const embr = stops.find((s) => s.stop_id === "EMBR" || s.stop_name === "Embarcadero");
+    expect(embr).toBeDefined();
+    const [lon, lat] = embr!.geometry.coordinates as [number, number];
+    const z = 15;
+    const t = tileAt(lon, lat, z);
+    const layers = await tile(`/tiles/stops,stations/${t.z}/${t.x}/${t.y}.pbf`);
+    const stopLayer = layers.find((l) => l.name === "stops")!;
+    expect(stopLayer.version).toBe(2);
+    expect(stopLayer.extent).toBe(4096);
+    const f = stopLayer.features.find((x) => String(x.props.gtfsId).endsWith(`:${embr!.stop_id}`));
+    expect(f).toBeDefined();
+    expect(f!.type).toBe(1);
+    expect(f!.props.name).toBe(embr!.stop_name);
+    expect(String(f!.props.gtfsId)).toBe(`${embr!.feed_version.feed.onestop_id}:${embr!.stop_id}`);
+    // the position decodes back to the stop's within a tile unit
+    expect(f!.geometry[0]).toBe(9);
+    const [wx, wy] = worldXY(lon, lat);
+    expect(Math.abs(t.x * 4096 + unzig(f!.geometry[1]!) - wx * 2 ** z * 4096)).toBeLessThanOrEqual(1);
+    expect(Math.abs(t.y * 4096 + unzig(f!.geometry[2]!) - wy * 2 ** z * 4096)).toBeLessThanOrEqual(1);
+    // routes: what the catalog says serves it
+    const routes = JSON.parse(String(f!.props.routes)) as { gtfsType: number; shortName: string; color: string }[];
+    const all = (await api("/api/v2/rest/routes?limit=1000&include_stops=true")).routes as Json[];
+    const served = all.filter((r) => r.feed_version.sha1 === embr!.feed_version.sha1 && r.route_stops.some((rs: Json) => rs.stop.id === embr!.id));
+    expect(served.length).toBeGreaterThan(0);
+    expect(routes.length).toBe(served.length);
+    expect(routes.map((r) => r.color).sort()).toEqual(served.map((r) => r.route_color).sort());
+    expect(routes.map((r) => r.shortName).sort()).toEqual(served.map((r) => r.route_short_name ?? r.route_long_name ?? r.route_id).sort());
+    expect(f!.props.type).toBe(served[0]!.route_type);
+  });
+
+  test("every stop of the dataset is in the zoom-0 tile; the stations layer holds only stations", async () => {
+    const [stopLayer, stationLayer] = await tile("/tiles/stops,stations/0/0/0.pbf");
+    expect(stopLayer!.name).toBe("stops");
+    expect(stationLayer!.name).toBe("stations");
+    const all: Json[] = [];
+    let next: string | null = "/api/v2/rest/stops?limit=1000";
+    while (next) {
+      const b = await api(next);
+      all.push(...b.stops);
+      next = b.meta?.next ? String(b.meta.next).replace(server.url, "") : null;
+    }
+    const withPos = all.filter((s) => s.geometry);
+    const catalogStops = withPos.filter((s) => (s.location_type ?? 0) === 0).length;
+    const catalogStations = withPos.filter((s) => s.location_type === 1).length;
+    expect(stopLayer!.features.length).toBe(catalogStops);
+    expect(stationLayer?.features.length ?? 0).toBe(catalogStations);
+  });
+
+  test("a tile far from the data is empty; the TileJSON names the layers and the tile URL", async () => {
+    const r = await fetch(`${server.url}/tiles/stops/10/0/0.pbf`);
+    expect(r.status).toBe(200);
+    expect((await r.arrayBuffer()).byteLength).toBe(0);
+    const tj = (await (await fetch(`${server.url}/tiles/stops,stations/tilejson.json`)).json()) as Json;
+    expect(tj.tilejson).toBe("3.0.0");
+    expect(tj.tiles[0]).toEndWith("/tiles/stops,stations/{z}/{x}/{y}.pbf");
+    expect(tj.vector_layers.map((l: Json) => l.id)).toEqual(["stops", "stations"]);
+    const [w, s, e, n] = tj.bounds as number[];
+    expect(w).toBeLessThan(-122);
+    expect(e).toBeGreaterThan(w!);
+    expect(n).toBeGreaterThan(s!);
+  });
+
+  test("bad input: 400 or 404 with a clear body, never 500", async () => {
+    const cases: [string, number, string][] = [
+      ["/tiles/roads/1/0/0.pbf", 400, "unknown layer"],
+      ["/tiles/stops/23/0/0.pbf", 400, "beyond"],
+      ["/tiles/stops/a/0/0.pbf", 400, "integer"],
+      ["/tiles/stops/1/-1/0.pbf", 400, "integer"],
+      ["/tiles/stops/1/2/0.pbf", 400, "below"],
+      ["/tiles/stops/1/0/1.5.pbf", 400, "integer"],
+      ["/tiles/stops/1/0/0.png", 404, ".pbf"],
+      ["/tiles/stops/99999999999999999999/0/0.pbf", 400, "integer"],
+      ["/tiles/nope/tilejson.json", 400, "unknown layer"],
+    ];
+    for (const [path, status, text] of cases) {
+      const r = await fetch(server.url + path);
+      const body = await r.text();
+      expect(r.status, path).toBe(status);
+      expect(body, path).toContain(text);
+    }
+  });
+
+  test("a cached tile answers in ≤ 5 ms p50 (wall clock over HTTP)", async () => {
+    const t = tileAt(-122.4, 37.79, 12);
+    const path = `/tiles/stops,stations/${t.z}/${t.x}/${t.y}.pbf`;
+    await fetch(server.url + path);
+    const ms: number[] = [];
+    for (let i = 0; i < 50; i++) {
+      const t0 = performance.now();
+      await (await fetch(server.url + path)).arrayBuffer();
+      ms.push(performance.now() - t0);
+    }
+    ms.sort((a, b) => a - b);
+    expect(ms[25]!).toBeLessThan(5);
+  });
+});
