@@ -194,6 +194,24 @@ describe.skipIf(!hasChromium)("the page in headless Chromium", () => {
     });
   }
 
+  test("search lists the geocoder's places under the stops (one autocomplete request with the map's centre as focus); a click flies there", async () => {
+    const before = log.requests.length;
+    await page.fill("#search", "market st");
+    await page.waitForSelector("#search-results li.place", { timeout: 30_000 });
+    const places = await page.$$eval("#search-results li.place", (els) => els.map((e) => ({ text: e.textContent!, lon: Number((e as any).dataset.lon), lat: Number((e as any).dataset.lat) })));
+    expect(places.length).toBeGreaterThan(0);
+    expect(places[0]!.text.toLowerCase()).toContain("market");
+    const asked = log.requests.slice(before).filter((u) => u.includes("/v1/autocomplete"));
+    expect(asked.length).toBeGreaterThanOrEqual(1);
+    expect(new URL(asked[asked.length - 1]!).searchParams.get("focus.point.lat")).not.toBeNull();
+    await page.click("#search-results li.place");
+    await page.waitForFunction(([lon, lat]) => {
+      const c = (globalThis as any).__interchange.map.getCenter();
+      return Math.abs(c.lng - lon) < 1e-4 && Math.abs(c.lat - lat) < 1e-4;
+    }, [places[0]!.lon, places[0]!.lat], { timeout: 30_000 });
+    await page.fill("#search", "");
+  });
+
   test("search finds a stop by name; a click on a stop lists its routes and next departures (with alerts)", async () => {
     await page.fill("#search", "embarc");
     await page.waitForSelector("#search-results li[data-id]");

@@ -127,11 +127,10 @@ export class Api {
   }
 }
 
-// ---- GEOCODER SEARCH BOX WIRING (switched off) ----------------------------------------------------
-// The geocoder (Pelias API at /v1/autocomplete, built on the `geocoder` branch) is not on this
-// branch yet. Once it lands, set GEOCODER_ENABLED to true and call placeSuggestions from the search
-// box's input handler: it returns the Pelias features ({label, layer, gid, lon, lat}) to list.
-export const GEOCODER_ENABLED = false;
+// ---- the geocoder (Pelias API, /v1/autocomplete) for the search box ---------------------------------
+// placeSuggestions returns the Pelias features ({label, layer, gid, lon, lat}) the search box lists
+// under the stops it matched itself.
+export const GEOCODER_ENABLED = true;
 export async function placeSuggestions(api, text, focus = null) {
   if (!GEOCODER_ENABLED || !text.trim()) return [];
   const q = new URLSearchParams({ text: text.slice(0, 200) });

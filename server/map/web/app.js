@@ -2,7 +2,7 @@
 // through the service's public API (api.js). Plain ES modules, no build step; maplibre-gl is served
 // by the same server (/map/vendor/), so the page works offline.
 import * as maplibregl from "/map/vendor/maplibre-gl.mjs";
-import { Api, ApiError } from "/map/api.js";
+import { Api, ApiError, placeSuggestions } from "/map/api.js";
 import { clock, clockIn, decodePolyline, distance, duration, esc, routeColor, textOn, translated } from "/map/util.js";
 
 const api = new Api();
@@ -243,8 +243,29 @@ $("search").addEventListener("input", () => {
   const hits = [...state.stopById.values()].filter((s) => (s.stop_name ?? "").toLowerCase().includes(q) || s.stop_id.toLowerCase() === q || (s.stop_code ?? "").toLowerCase() === q)
     .sort((a, b) => (a.parent === null ? 0 : 1) - (b.parent === null ? 0 : 1) || (a.stop_name ?? "").localeCompare(b.stop_name ?? "")).slice(0, 30);
   ul.innerHTML = hits.map((s) => `<li data-id="${s.id}"><i style="display:inline-block;width:8px;height:8px;border-radius:50%;background:${LOCATION_TYPES[s.location_type]?.[2] ?? "#6b7280"}"></i> ${esc(s.stop_name)} <span class="muted">${esc(s.stop_id)} · ${esc(s.feed)}</span></li>`).join("") || `<li class="muted">no stop matches</li>`;
+  // then the geocoder's places (streets, addresses, points of interest) near the map's centre,
+  // once typing pauses; the stops it also knows are listed above already
+  const seq = (state.placeSeq = (state.placeSeq ?? 0) + 1);
+  setTimeout(async () => {
+    if (seq !== state.placeSeq) return;
+    const c = map.getCenter();
+    let places = [];
+    try {
+      places = await placeSuggestions(api, $("search").value.trim(), { lat: +c.lat.toFixed(5), lon: +c.lng.toFixed(5) });
+    } catch {
+      return; // no geocoder index: the stops alone
+    }
+    if (seq !== state.placeSeq) return;
+    const shown = places.filter((p) => p.layer !== "stops" && p.layer !== "stations").slice(0, 8);
+    ul.insertAdjacentHTML("beforeend", shown.map((p) => `<li class="place" data-lon="${p.lon}" data-lat="${p.lat}">⌖ ${esc(p.label)} <span class="muted">${esc(p.layer ?? "")}</span></li>`).join(""));
+  }, 250);
 });
 $("search-results").addEventListener("click", (ev) => {
+  const place = ev.target.closest("li[data-lon]");
+  if (place) {
+    map.flyTo({ center: [Number(place.dataset.lon), Number(place.dataset.lat)], zoom: Math.max(map.getZoom(), 16) });
+    return;
+  }
   const li = ev.target.closest("li[data-id]");
   if (!li) return;
   const stop = state.stopById.get(Number(li.dataset.id));
