@@ -13,7 +13,7 @@
  * cell (so a point within about 1 km of a state line may get its neighbour's).
  */
 import KDBush from "kdbush";
-import { block, dataBlocks, Pb, type Block } from "../street/street-map.ts";
+import { block, dataBlocks, findNode, Pb, readNodes, type Block } from "../street/street-map.ts";
 import { fold } from "../../shared/geocode-text.ts";
 import { haversineM } from "../../shared/geo.ts";
 import type { Boundaries } from "../places/boundaries.ts";
@@ -147,63 +147,6 @@ function readTagged(blk: Block, found: Found[], seenWays: Set<number>, seenNodes
   }
 }
 
-/** Pass 2: the coordinates of the nodes in `ids` (sorted, unique). */
-function readCoords(blk: Block, ids: Float64Array, lat: Float64Array, lon: Float64Array): void {
-  const data = blk.pb.buf;
-  const put = (id: number, a: number, b: number) => {
-    const i = find(ids, id);
-    if (i < 0) return;
-    lat[i] = 1e-9 * (blk.latOffset + blk.granularity * a);
-    lon[i] = 1e-9 * (blk.lonOffset + blk.granularity * b);
-  };
-  for (const [gs, ge] of blk.groups) {
-    const g = new Pb(data, gs, ge);
-    for (let t; (t = g.tag()); ) {
-      if (t[0] === 2 && t[1] === 2) {
-        const [s, e] = g.bytes();
-        const d = new Pb(data, s, e);
-        let idv: number[] = [], la: number[] = [], lo: number[] = [];
-        for (let u; (u = d.tag()); ) {
-          if (u[0] === 1 && u[1] === 2) idv = d.packed(true);
-          else if (u[0] === 8 && u[1] === 2) la = d.packed(true);
-          else if (u[0] === 9 && u[1] === 2) lo = d.packed(true);
-          else d.skip(u[1]);
-        }
-        let id = 0, a = 0, b = 0;
-        for (let i = 0; i < idv.length; i++) {
-          id += idv[i]!;
-          a += la[i]!;
-          b += lo[i]!;
-          put(id, a, b);
-        }
-      } else if (t[0] === 1 && t[1] === 2) {
-        const [s, e] = g.bytes();
-        const n = new Pb(data, s, e);
-        let id = 0, a = 0, b = 0;
-        for (let u; (u = n.tag()); ) {
-          if (u[0] === 1 && u[1] === 0) id = n.svarint();
-          else if (u[0] === 8 && u[1] === 0) a = n.svarint();
-          else if (u[0] === 9 && u[1] === 0) b = n.svarint();
-          else n.skip(u[1]);
-        }
-        put(id, a, b);
-      } else g.skip(t[1]);
-    }
-  }
-}
-
-function find(ids: Float64Array, id: number): number {
-  let lo = 0, hi = ids.length - 1;
-  while (lo <= hi) {
-    const mid = (lo + hi) >>> 1;
-    const v = ids[mid]!;
-    if (v === id) return mid;
-    if (v < id) lo = mid + 1;
-    else hi = mid - 1;
-  }
-  return -1;
-}
-
 /** Street ways of one name are merged when their points are this close (metres). */
 const STREET_MERGE_M = 2000;
 
@@ -223,12 +166,12 @@ export function osmPlaces(files: string[], boundaries: Boundaries | null): GeoDo
   for (let i = 0; i < all.length; i++) if (i === 0 || all[i] !== all[i - 1]) all[u++] = all[i]!;
   const ids = all.subarray(0, u);
   const lat = new Float64Array(u).fill(NaN), lon = new Float64Array(u).fill(NaN);
-  if (u > 0) for (const f of files) for (const data of dataBlocks(f)) readCoords(block(data), ids, lat, lon);
+  if (u > 0) for (const f of files) for (const data of dataBlocks(f)) readNodes(block(data), ids, lat, lon);
   for (const x of found) {
     if (!x.refs) continue;
     const pts: [number, number][] = [];
     for (const r of x.refs) {
-      const i = find(ids, r);
+      const i = findNode(ids, r);
       if (i >= 0 && !Number.isNaN(lat[i]!)) pts.push([lon[i]!, lat[i]!]);
     }
     if (pts.length === 0) continue;

@@ -214,21 +214,24 @@ function readWays(blk: Block, ways: Map<number, Way>): void {
   }
 }
 
-/** Pass 2: the coordinates of the nodes in `ids` (sorted), into lat/lon at the same index. */
-function readNodes(blk: Block, ids: Float64Array, lat: Float64Array, lon: Float64Array): void {
+/** The index of node `id` in `ids` (sorted), or -1. */
+export function findNode(ids: Float64Array, id: number): number {
+  let lo = 0;
+  let hi = ids.length - 1;
+  while (lo <= hi) {
+    const mid = (lo + hi) >>> 1;
+    const v = ids[mid]!;
+    if (v === id) return mid;
+    if (v < id) lo = mid + 1;
+    else hi = mid - 1;
+  }
+  return -1;
+}
+
+/** Pass 2: the coordinates of the nodes in `ids` (sorted), into lat/lon at the same index (the geocoder's OSM pass reads them with it too). */
+export function readNodes(blk: Block, ids: Float64Array, lat: Float64Array, lon: Float64Array): void {
   const data = blk.pb.buf;
-  const find = (id: number) => {
-    let lo = 0;
-    let hi = ids.length - 1;
-    while (lo <= hi) {
-      const mid = (lo + hi) >>> 1;
-      const v = ids[mid]!;
-      if (v === id) return mid;
-      if (v < id) lo = mid + 1;
-      else hi = mid - 1;
-    }
-    return -1;
-  };
+  const find = (id: number) => findNode(ids, id);
   const put = (id: number, rawLat: number, rawLon: number) => {
     const i = find(id);
     if (i < 0) return;
