@@ -10,6 +10,4 @@ export { LIMITS, parsePlanParams } from "./plan-params.ts";
 export type { LocalizedAlert } from "./realtime.ts";
 export { arrAt, depAt, type Timetable } from "./timetable/types.ts";
 export { dataOf, type RenderData } from "./itinerary.ts";
-export { dayToIso, localParts, serviceDayOf, tzOffsetSec } from "./timetable/calendar.ts";
-/** a time zone's UTC offset at an instant, cached per 15 minutes (the OTP1 renderer's cache) */
-export { tzOffsetMs } from "./otp1/itinerary.ts";
+export { dayToIso, localParts, serviceDayOf, tzOffsetMs, tzOffsetSec } from "./timetable/calendar.ts";

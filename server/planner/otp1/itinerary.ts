@@ -27,7 +27,7 @@ import { scopedId } from "../ids.ts";
 import { dataOf, type RenderData } from "../itinerary.ts";
 import type { Itinerary, LegPlace, StreetLeg, TransitLeg } from "../model.ts";
 import { modeOfRouteType, type PlanParams } from "../plan-params.ts";
-import { dayToIso, serviceDayOf, tzOffsetSec } from "../timetable/calendar.ts";
+import { dayToIso, serviceDayOf, tzOffsetMs } from "../timetable/calendar.ts";
 import type { Timetable } from "../timetable/types.ts";
 
 export interface Otp1Itinerary {
@@ -58,24 +58,7 @@ function geometry(pts: [number, number][]) {
   return { points: polyline.encode(pts, 5), length: pts.length };
 }
 
-// ---- timezones: offsets and service dates, cached (no Intl work per leg once warm)
-
-/** UTC offsets change only at instants that are multiples of 15 minutes: one value per 15-minute bucket. */
-const OFFSET_BUCKET_MS = 900_000;
-const offsetCache = new Map<string, Map<number, number>>();
-/** UTC offset of tz at `ms`, milliseconds (java.util.TimeZone.getOffset). */
-export function tzOffsetMs(tz: string, ms: number): number {
-  let m = offsetCache.get(tz);
-  if (!m) offsetCache.set(tz, (m = new Map()));
-  const b = Math.floor(ms / OFFSET_BUCKET_MS);
-  let v = m.get(b);
-  if (v === undefined) {
-    if (m.size > 4096) m.clear();
-    v = tzOffsetSec((b * OFFSET_BUCKET_MS) / 1000, tz) * 1000;
-    m.set(b, v);
-  }
-  return v;
-}
+// ---- timezones: service dates, cached (the offsets: timetable/calendar.ts tzOffsetMs)
 
 const serviceDateCache = new Map<string, string>();
 /** YYYYMMDD of the service day starting ("noon minus 12h") at Unix second `dayStart` in tz. */

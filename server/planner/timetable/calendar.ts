@@ -7,7 +7,7 @@
  */
 import type { ServiceDays } from "../api.ts";
 import type { Timetable } from "./types.ts";
-import { localParts, serviceDayStart } from "../../../shared/time.ts";
+import { localParts, serviceDayStart, tzOffsetSec } from "../../../shared/time.ts";
 
 export { dayNumber as isoToDay, dayToIso, isValidTimezone, localParts, localToUnix, serviceDayOf, serviceDayStart, tzOffsetSec } from "../../../shared/time.ts";
 
@@ -35,4 +35,21 @@ export function buildServiceDays(tt: Timetable, epochSec: number, aroundUnix: nu
     });
   }
   return { nSlots, offsetSec, active };
+}
+
+/** UTC offsets change only at instants that are multiples of 15 minutes: one value per 15-minute bucket. */
+const OFFSET_BUCKET_MS = 900_000;
+const offsetCache = new Map<string, Map<number, number>>();
+/** UTC offset of tz at `ms`, milliseconds (java.util.TimeZone.getOffset), cached per 15-minute bucket (no Intl work per leg once warm). */
+export function tzOffsetMs(tz: string, ms: number): number {
+  let m = offsetCache.get(tz);
+  if (!m) offsetCache.set(tz, (m = new Map()));
+  const b = Math.floor(ms / OFFSET_BUCKET_MS);
+  let v = m.get(b);
+  if (v === undefined) {
+    if (m.size > 4096) m.clear();
+    v = tzOffsetSec((b * OFFSET_BUCKET_MS) / 1000, tz) * 1000;
+    m.set(b, v);
+  }
+  return v;
 }
