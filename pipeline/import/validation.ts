@@ -5,7 +5,7 @@
  * stop_times relation once the trip checks have made it final (stop_times.txt is not read again).
  * Then the policy: a refused version is never published; its reports go to `<data>/reports/`.
  */
-import { join } from "node:path";
+import { basename, join } from "node:path";
 import { VALIDATION_DIR, VALIDATION_HTML, VALIDATION_JSON } from "../schema/validation.ts";
 import type { Build } from "../gtfs/build.ts";
 import type { Task } from "../tasks.ts";
@@ -21,9 +21,23 @@ export async function startValidation(run: ImportRun, session: ImportSession, gt
   const conn = await session.connect();
   const ready = build.after("trip_check");
   return session.lanes.start("validate", () => validateFolder({
-    dir: gtfsDir, input: run.source, scratchDir: join(session.dir, "validate"), today: run.opts.validationDate ?? run.now(),
+    dir: gtfsDir, input: reportInput(run.source), scratchDir: join(session.dir, "validate"), today: run.opts.validationDate ?? run.now(),
     stopTimesRelation: "stop_times", stopTimesReady: () => ready.result(),
   }, conn));
+}
+
+/**
+ * How the report names its input: the reports are served (GET /feed_versions/{key}/validation.*),
+ * so a local file is named by its file name only and a URL without credentials or query string.
+ */
+export function reportInput(source: string): string {
+  if (!/^https?:\/\//i.test(source)) return basename(source);
+  try {
+    const u = new URL(source);
+    return `${u.origin}${u.pathname}`;
+  } catch {
+    return basename(source);
+  }
 }
 
 /**

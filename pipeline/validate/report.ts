@@ -4,6 +4,7 @@
  * severity, then code; each sample's fields in a table, file and row first). Every value in the
  * HTML is escaped.
  */
+import { escapeHtml } from "../../shared/html.ts";
 import type { ValidationReportJson } from "../schema/validation.ts";
 import type { NoticeGroup } from "./notices.ts";
 
@@ -24,8 +25,7 @@ export interface ValidationReport extends ValidationReportJson {
   notices: NoticeGroup[];
 }
 
-export const escapeHtml = (s: unknown): string =>
-  String(s ?? "").replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c]!);
+export { escapeHtml };
 
 /** Fields shown first in a sample's row. */
 const LEADING = ["filename", "csvRowNumber"];

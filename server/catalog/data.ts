@@ -8,6 +8,7 @@ import type { Database } from "./db.ts";
 import { DepartureIndex } from "./departure-index.ts";
 import { StopSpatialIndex } from "./spatial.ts";
 import { TripIndex } from "./tripindex.ts";
+import { emptyFeedDirectory, type FeedDirectory } from "./feed-directory.ts";
 
 export interface VersionInfo {
   id: number;
@@ -103,6 +104,8 @@ export class CatalogData {
   trips: TripIndex = new TripIndex();
   /** stops with coordinates in a k-d tree, and the stop patterns visiting each (see spatial.ts) */
   spatial: StopSpatialIndex = new StopSpatialIndex([]);
+  /** the feeds, feed versions, agencies and operators as documents (feed-docs.ts) */
+  directory: FeedDirectory = emptyFeedDirectory();
   private refs = 1;
   private closed = false;
 

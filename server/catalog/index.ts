@@ -4,7 +4,7 @@
  */
 import type { Feature, FeatureContext } from "../feature.ts";
 import { catalogErrors, catalogFormatPaths, catalogRoutes } from "./routes.ts";
-import { CatalogService } from "./service.ts";
+import { CatalogService, FeedEndpoints } from "./service.ts";
 import type { AlertSource } from "./alerts.ts";
 import type { TripUpdateSource } from "../trip-updates.ts";
 import type { TransitAlert, TransitData } from "../transit-data.ts";
@@ -26,7 +26,7 @@ export async function createCatalogFeature(
   }
   return {
     name: "catalog",
-    routes: catalogRoutes(service, ctx.origin),
+    routes: catalogRoutes(service, new FeedEndpoints(service, ctx.config.dataDir), ctx.origin),
     errors: catalogErrors,
     docPaths: catalogFormatPaths(),
     reload: () => service.reload(),

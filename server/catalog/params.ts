@@ -336,6 +336,98 @@ export const ROUTE_PARAMS = {
   include_stops: boolean("include_stops", true, "true (default)/false: route_stops, the stops the route serves"),
 };
 
+// ---- the feed endpoints (feeds, feed versions, agencies, operators)
+
+const LICENSES = Object.fromEntries(
+  LICENSE_FIELDS.map((f) => [`license_${f}`, COMMON[`license_${f}`]]),
+) as Record<`license_${LicenseField}`, ParamSchema<LicenseFilterValue | null>>;
+const PAGE = { limit: COMMON.limit, after: COMMON.after };
+const AREA = {
+  bbox,
+  lat: number("lat", -90, 90, "with lon and radius (all three required)"),
+  lon: number("lon", -180, 180, "with lat and radius"),
+  radius: number("radius", 0, MAX_RADIUS_M, `meters, at most ${MAX_RADIUS_M}`, " meters"),
+};
+const ADM = {
+  adm0_name: text("country name (Natural Earth admin-0, case-insensitive) of the places the agency serves"),
+  adm0_iso: text("country ISO 3166-1 alpha-2 code of the places the agency serves"),
+  adm1_name: text("state or province name (Natural Earth admin-1, case-insensitive) of the places the agency serves"),
+  adm1_iso: text("state or province ISO 3166-2 code of the places the agency serves"),
+  city_name: param({ type: "string" }, "not supported: the dataset has no city boundaries (a 400 says so)", null, (raw, ctx) =>
+    reject(ctx, `city_name is not supported: this service has no city boundaries; filter by adm0_name, adm0_iso, adm1_name or adm1_iso instead (got "${raw}")`, "adm0_name, adm0_iso, adm1_name, adm1_iso"),
+  ),
+};
+const datetime = (name: string, description: string) =>
+  param({ type: "string", format: "date-time" }, description, null, (raw, ctx) => {
+    const ok = /^\d{4}-\d{2}-\d{2}([T ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})?)?$/.test(raw) && !Number.isNaN(Date.parse(raw.replace(" ", "T")));
+    return ok ? Date.parse(raw.replace(" ", "T")) : reject(ctx, `${name} must be a date-time such as 2023-01-01T00:00:00Z, got "${raw}"`, "an ISO 8601 date-time (UTC unless it names an offset)");
+  });
+export const FEED_SPECS = ["gtfs", "gtfs-rt", "gbfs", "mds"] as const;
+export const FEED_URL_TYPES = ["static_current", "static_historic", "static_planned", "realtime_vehicle_positions", "realtime_trip_updates", "realtime_alerts", "gbfs_auto_discovery", "mds_provider"] as const;
+
+export const FEED_PARAMS = {
+  ...PAGE,
+  feed_key: text("a feed key: an integer id or a feed Onestop ID"),
+  id: integer("id", 1, INT32_MAX, "feed id", "a positive integer feed id"),
+  onestop_id: text("feed Onestop ID"),
+  spec: oneOf("spec", FEED_SPECS, (s) => s.toLowerCase().replace("_", "-"), "type of data in the feed: gtfs (every feed this service imports), gtfs-rt, gbfs, mds"),
+  search: text("case-insensitive text in the feed's Onestop ID or name"),
+  fetch_error: boolean("fetch_error", false, "true: feeds whose last fetch failed (realtime fetches); false: the others"),
+  tag_key: text("feeds with this tag (feeds here have no tags: matches none)"),
+  tag_value: text("with tag_key: the tag's value"),
+  url: text("feeds with this URL (of url_type when given, else any)"),
+  url_type: oneOf("url_type", FEED_URL_TYPES, (s) => s.toLowerCase(), "which URL `url` is matched against"),
+  url_case_sensitive: boolean("url_case_sensitive", false, "true: match url case-sensitively"),
+  ...AREA,
+  ...LICENSES,
+};
+
+export const FEED_VERSION_PARAMS = {
+  ...PAGE,
+  feed_version_key: text("a feed version key: an integer id or a SHA-1"),
+  feed_key: text("versions of a feed: an integer id or a feed Onestop ID"),
+  id: integer("id", 1, INT32_MAX, "feed version id", "a positive integer feed version id"),
+  feed_id: integer("feed_id", 1, INT32_MAX, "versions of the feed with this id", "a positive integer feed id"),
+  feed_onestop_id: text("versions of the feed with this Onestop ID"),
+  sha1: param({ type: "string", pattern: "^[0-9a-fA-F]{40}$" }, "feed version SHA-1", null, (raw, ctx) =>
+    /^[0-9a-fA-F]{40}$/.test(raw) ? raw.toLowerCase() : reject(ctx, `sha1 must be 40 hexadecimal characters, got "${raw}"`, "40 hex characters"),
+  ),
+  fetched_before: datetime("fetched_before", "versions fetched before this date-time (UTC unless it names an offset)"),
+  fetched_after: datetime("fetched_after", "versions fetched after this date-time (UTC unless it names an offset)"),
+  covers_start_date: date("covers_start_date", "YYYY-MM-DD: versions whose calendars start on or before this date and end on or after it"),
+  covers_end_date: date("covers_end_date", "YYYY-MM-DD: versions whose calendars end on or after this date (with covers_start_date: cover the whole range)"),
+  ...AREA,
+};
+
+export const AGENCY_PARAMS = {
+  ...COMMON,
+  agency_key: text("an agency key: an integer id, `<feed onestop_id>:<agency_id>`, or an agency Onestop ID"),
+  id: integer("id", 1, INT32_MAX, "internal agency id (reaches any feed version, like an integer key)", "a positive integer agency id"),
+  agency_id: text("GTFS agency_id"),
+  agency_name: text("agency_name (exact, case-insensitive)"),
+  onestop_id: text("agency (operator) Onestop ID"),
+  search: text("case-insensitive text in agency_name or the Onestop ID (ignored when shorter than 2 characters)"),
+  include_routes: boolean("include_routes", false, "true/false: the agency's routes"),
+  ...AREA,
+  ...ADM,
+};
+
+export const OPERATOR_PARAMS = {
+  ...PAGE,
+  operator_key: text("an operator key: an integer id or an operator Onestop ID"),
+  id: integer("id", 1, INT32_MAX, "operator id", "a positive integer operator id"),
+  onestop_id: text("operator Onestop ID"),
+  feed_onestop_id: COMMON.feed_onestop_id,
+  search: text("case-insensitive text in the operator's name or Onestop ID, or its agencies' names (ignored when shorter than 2 characters)"),
+  tag_key: text("operators with this tag (operators derived from agencies have none: matches none)"),
+  tag_value: text("with tag_key: the tag's value"),
+  include_alerts: COMMON.include_alerts,
+  active_alerts: COMMON.active_alerts,
+  ...AREA,
+  ...ADM,
+  ...LICENSES,
+};
+
 const { after: _after, ...COMMON_NO_CURSOR } = COMMON;
 
 export const DEPARTURE_PARAMS = {
@@ -498,5 +590,174 @@ export function departureQuery(raw: (name: string) => string | undefined): Depar
     endTime: v.end_time,
     useServiceWindow: v.use_service_window,
     includeGeometry: v.include_geometry,
+  };
+}
+
+// ---- feed endpoint queries
+
+/** Paging, area and licence parts the feed endpoints share. */
+export interface DirectoryQuery {
+  format: Format;
+  limit: number | null;
+  after: number;
+  bbox: BBox | null;
+  near: Near | null;
+  licenses: CommonQuery["licenses"];
+}
+
+/** Place filters of agencies and operators (lower-cased). */
+export interface PlaceFilter {
+  adm0Name: string | null;
+  adm0Iso: string | null;
+  adm1Name: string | null;
+  adm1Iso: string | null;
+}
+
+export interface FeedQuery extends DirectoryQuery {
+  /** feed_key, id or onestop_id: what names the feed (key forms) */
+  key: string | null;
+  id: number | null;
+  onestopId: string | null;
+  spec: (typeof FEED_SPECS)[number] | null;
+  search: string | null;
+  fetchError: boolean | null;
+  tag: { key: string; value: string | null } | null;
+  url: { url: string; type: (typeof FEED_URL_TYPES)[number] | null; caseSensitive: boolean } | null;
+}
+
+export interface FeedVersionQuery extends DirectoryQuery {
+  key: string | null;
+  feedKey: string | null;
+  id: number | null;
+  feedId: number | null;
+  feedOnestopId: string | null;
+  sha1: string | null;
+  /** epoch ms */
+  fetchedBefore: number | null;
+  fetchedAfter: number | null;
+  coversStart: string | null;
+  coversEnd: string | null;
+}
+
+export interface AgencyQuery extends CommonQuery {
+  agencyKey: string | null;
+  id: number | null;
+  agencyId: string | null;
+  agencyName: string | null;
+  onestopId: string | null;
+  search: string | null;
+  includeRoutes: boolean;
+  bbox: BBox | null;
+  near: Near | null;
+  places: PlaceFilter;
+}
+
+export interface OperatorQuery extends DirectoryQuery {
+  key: string | null;
+  id: number | null;
+  onestopId: string | null;
+  feedOnestopId: string | null;
+  search: string | null;
+  tag: { key: string; value: string | null } | null;
+  includeAlerts: boolean;
+  activeAlerts: boolean;
+  places: PlaceFilter;
+}
+
+const AREA_RULES = { before: { lat: nearTogether(true) } };
+const TAG_RULE = (raw: (name: string) => string | undefined) =>
+  raw("tag_value") !== undefined && raw("tag_key") === undefined ? invalidParameter("tag_value", "tag_value needs tag_key", "tag_key with tag_value") : null;
+const URL_RULE = (raw: (name: string) => string | undefined) =>
+  raw("url_type") !== undefined && raw("url") === undefined ? invalidParameter("url_type", "url_type needs url", "url with url_type") : null;
+
+const pageOf = (v: { limit: number | null; after: number | null }, format: Format) => ({
+  format,
+  limit: v.limit ?? (format === "geojsonl" ? null : DEFAULT_LIMIT),
+  after: v.after ?? 0,
+});
+const lower = (s: string | null) => (s === null ? null : s.toLowerCase());
+const searchOf = (s: string | null) => (s !== null && s.length >= 2 ? s.toLowerCase() : null);
+const placesOf = (v: { adm0_name: string | null; adm0_iso: string | null; adm1_name: string | null; adm1_iso: string | null }): PlaceFilter => ({
+  adm0Name: lower(v.adm0_name),
+  adm0Iso: lower(v.adm0_iso),
+  adm1Name: lower(v.adm1_name),
+  adm1Iso: lower(v.adm1_iso),
+});
+
+/** GET /feeds[.format], /feeds/{feed_key}[.format] */
+export function feedQuery(raw: (name: string) => string | undefined, format: Format): FeedQuery {
+  const v = parseParams(FEED_PARAMS, raw, { before: { lat: nearTogether(true), tag_value: TAG_RULE, url_type: URL_RULE } });
+  return {
+    ...pageOf(v, format),
+    bbox: v.bbox,
+    near: near(v.lat, v.lon, v.radius, 0),
+    licenses: licenses(v as unknown as ParamValues<typeof COMMON>),
+    key: v.feed_key,
+    id: v.id,
+    onestopId: v.onestop_id,
+    spec: v.spec,
+    search: v.search === null ? null : v.search.toLowerCase(),
+    fetchError: raw("fetch_error") === undefined ? null : v.fetch_error,
+    tag: v.tag_key === null ? null : { key: v.tag_key, value: v.tag_value },
+    url: v.url === null ? null : { url: v.url, type: v.url_type, caseSensitive: v.url_case_sensitive },
+  };
+}
+
+/** GET /feed_versions[.format], /feed_versions/{key}[.format], /feeds/{feed_key}/feed_versions */
+export function feedVersionQuery(raw: (name: string) => string | undefined, format: Format): FeedVersionQuery {
+  const v = parseParams(FEED_VERSION_PARAMS, raw, AREA_RULES);
+  return {
+    ...pageOf(v, format),
+    bbox: v.bbox,
+    near: near(v.lat, v.lon, v.radius, 0),
+    licenses: [],
+    key: v.feed_version_key,
+    feedKey: v.feed_key,
+    id: v.id,
+    feedId: v.feed_id,
+    feedOnestopId: v.feed_onestop_id,
+    sha1: v.sha1,
+    fetchedBefore: v.fetched_before,
+    fetchedAfter: v.fetched_after,
+    coversStart: v.covers_start_date,
+    coversEnd: v.covers_end_date,
+  };
+}
+
+/** GET /agencies[.format], /agencies/{agency_key}[.format] */
+export function agencyQuery(raw: (name: string) => string | undefined, format: Format): AgencyQuery {
+  const v = parseParams(AGENCY_PARAMS, raw, AREA_RULES);
+  return {
+    ...commonQuery(v, format),
+    agencyKey: v.agency_key,
+    id: v.id,
+    agencyId: v.agency_id,
+    agencyName: lower(v.agency_name),
+    onestopId: v.onestop_id,
+    search: searchOf(v.search),
+    includeRoutes: v.include_routes,
+    bbox: v.bbox,
+    near: near(v.lat, v.lon, v.radius, 0),
+    places: placesOf(v),
+  };
+}
+
+/** GET /operators[.format], /operators/{operator_key}[.format] */
+export function operatorQuery(raw: (name: string) => string | undefined, format: Format): OperatorQuery {
+  const v = parseParams(OPERATOR_PARAMS, raw, { before: { lat: nearTogether(true), tag_value: TAG_RULE } });
+  return {
+    ...pageOf(v, format),
+    bbox: v.bbox,
+    near: near(v.lat, v.lon, v.radius, 0),
+    licenses: licenses(v as unknown as ParamValues<typeof COMMON>),
+    key: v.operator_key,
+    id: v.id,
+    onestopId: v.onestop_id,
+    feedOnestopId: v.feed_onestop_id,
+    search: searchOf(v.search),
+    tag: v.tag_key === null ? null : { key: v.tag_key, value: v.tag_value },
+    includeAlerts: v.include_alerts || v.active_alerts,
+    activeAlerts: v.active_alerts,
+    places: placesOf(v),
   };
 }

@@ -18,8 +18,16 @@ import type { FeatureErrors } from "../feature.ts";
 import type { PublicOrigin } from "../origin.ts";
 import { type OpenApiParameter, openApiParameters, parseParam } from "../params.ts";
 import {
+  AGENCY_PARAMS,
+  agencyQuery,
   DEPARTURE_PARAMS,
   departureQuery,
+  FEED_PARAMS,
+  FEED_VERSION_PARAMS,
+  feedQuery,
+  feedVersionQuery,
+  OPERATOR_PARAMS,
+  operatorQuery,
   type Format,
   FORMATS,
   PATH_PARAMS,
@@ -32,7 +40,7 @@ import {
   tripQuery,
 } from "./params.ts";
 import { listingResponse } from "./render.ts";
-import type { CatalogService } from "./service.ts";
+import type { CatalogService, FeedEndpoints } from "./service.ts";
 import type { Listing } from "./listing.ts";
 
 const BASE = "/api/v2/rest";
@@ -61,6 +69,10 @@ const stopsOf = (request: Request, format: Format) => stopQuery(queryReader(new 
 const tripsOf = (request: Request, format: Format) => tripQuery(queryReader(new URL(request.url).searchParams, TRIP_PARAMS), format);
 const routesOf = (request: Request, format: Format) => routeQuery(queryReader(new URL(request.url).searchParams, ROUTE_PARAMS), format);
 const departuresOf = (request: Request) => departureQuery(queryReader(new URL(request.url).searchParams, DEPARTURE_PARAMS));
+const feedsOf = (request: Request, format: Format) => feedQuery(queryReader(new URL(request.url).searchParams, FEED_PARAMS), format);
+const feedVersionsOf = (request: Request, format: Format) => feedVersionQuery(queryReader(new URL(request.url).searchParams, FEED_VERSION_PARAMS), format);
+const agenciesOf = (request: Request, format: Format) => agencyQuery(queryReader(new URL(request.url).searchParams, AGENCY_PARAMS), format);
+const operatorsOf = (request: Request, format: Format) => operatorQuery(queryReader(new URL(request.url).searchParams, OPERATOR_PARAMS), format);
 
 // ---- OpenAPI
 
@@ -82,6 +94,30 @@ const ROUTE_QUERY = openApiParameters(ROUTE_PARAMS);
 /** by key, the list filters are accepted (and checked) but mean nothing: versions, licences, alerts and route_stops apply */
 const ROUTE_BY_KEY_QUERY = ROUTE_QUERY.filter((p) => p.name === "include_stops" || p.name === "include_alerts" || p.name === "active_alerts" || p.name.startsWith("license_") || p.name.startsWith("feed_"));
 const DEPARTURE_QUERY = openApiParameters(DEPARTURE_PARAMS);
+const FEED_QUERY = openApiParameters(FEED_PARAMS);
+const FEED_VERSION_QUERY = openApiParameters(FEED_VERSION_PARAMS);
+const AGENCY_QUERY = openApiParameters(AGENCY_PARAMS);
+const OPERATOR_QUERY = openApiParameters(OPERATOR_PARAMS);
+const KEY_FORMS_TEXT = "an integer id, `<feed onestop_id>:<agency_id>`, or an agency Onestop ID";
+const pathText = (name: string, description: string): OpenApiParameter => ({ name, in: "path", required: true, description, schema: { type: "string" } });
+const FEED_KEY = pathText("feed_key", "an integer feed id or a feed Onestop ID; may end in .json, .geojson or .geojsonl");
+const FEED_KEY_PLAIN = pathText("feed_key", "an integer feed id or a feed Onestop ID");
+const FEED_VERSION_KEY = pathText("feed_version_key", "an integer feed version id or a SHA-1; may end in .json, .geojson or .geojsonl");
+const FEED_VERSION_KEY_PLAIN = pathText("feed_version_key", "an integer feed version id or a SHA-1");
+const AGENCY_KEY = pathText("agency_key", `${KEY_FORMS_TEXT}; may end in .json, .geojson or .geojsonl`);
+const AGENCY_KEY_PLAIN = pathText("agency_key", KEY_FORMS_TEXT);
+const OPERATOR_KEY = pathText("operator_key", "an integer operator id or an operator Onestop ID; may end in .json, .geojson or .geojsonl");
+const OPERATOR_KEY_PLAIN = pathText("operator_key", "an integer operator id or an operator Onestop ID");
+const ONESTOP_ID = pathText("onestop_id", "a Onestop ID: f-... (feed), o-... (operator), s-... (stop) or r-... (route)");
+/** by key, only the alerts and (agencies) versions, licences and routes apply */
+const AGENCY_BY_KEY_QUERY = AGENCY_QUERY.filter((p) => ["include_alerts", "active_alerts", "include_routes", "feed_version_sha1", "feed_onestop_id"].includes(p.name) || p.name.startsWith("license_"));
+const OPERATOR_BY_KEY_QUERY = OPERATOR_QUERY.filter((p) => p.name === "include_alerts" || p.name === "active_alerts");
+const FILE_RESPONSES = { "200": { description: "the report" }, "400": { description: "a key that is not valid percent-encoded UTF-8: `{error, parameter}`" }, "401": { description: "missing or invalid API key" }, "404": { description: "unknown version, or no report: `{error}`" } };
+const feedsDoc = "The feeds of the dataset (every one, active version or not), with their URLs, licence, active version and versions; geometry (geojson) = the convex hull of the active version's stops.";
+const feedVersionsDoc =
+  "The feed versions of the dataset (active or not): fetch time, calendar range, convex hull of the stops, files with row counts, feed_info, the import's counts and the validation summary with links to the full report.";
+const agenciesDoc = "Agencies of the active feed versions (or of feed_version_sha1), with their operator, places, feed version and convex hull; routes with include_routes=true.";
+const operatorsDoc = "Operators derived from the agencies of the active feed versions, one per agency Onestop ID across feeds, with their feeds and agencies.";
 
 const tripsDoc = "Trips of a route. stop_times only for a single trip; shape geometry for a single trip, geojson(l), or include_geometry=true.";
 const stopsDoc = "Stops of the active feed versions (or of feed_version_sha1).";
@@ -134,6 +170,28 @@ export function catalogFormatPaths(): Record<string, { get: ReturnType<typeof de
     [`${BASE}/stops.{format}`]: {
       get: detail("List or search stops, in a format", stopsDoc, [FORMAT, ...STOP_QUERY], "getApiV2RestStopsInFormat"),
     },
+    [`${BASE}/feeds.{format}`]: { get: detail("List or search feeds, in a format", feedsDoc, [FORMAT, ...FEED_QUERY], "getApiV2RestFeedsInFormat") },
+    [`${BASE}/feeds/{feed_key}.{format}`]: { get: detail("One feed by key, in a format", feedsDoc, [FEED_KEY_PLAIN, FORMAT], "getApiV2RestFeedsByFeed_keyInFormat") },
+    [`${BASE}/feed_versions.{format}`]: {
+      get: detail("List or search feed versions, in a format", feedVersionsDoc, [FORMAT, ...FEED_VERSION_QUERY], "getApiV2RestFeed_versionsInFormat"),
+    },
+    [`${BASE}/feed_versions/{feed_version_key}.{format}`]: {
+      get: detail("One feed version by key, in a format", feedVersionsDoc, [FEED_VERSION_KEY_PLAIN, FORMAT], "getApiV2RestFeed_versionsByFeed_version_keyInFormat"),
+    },
+    [`${BASE}/feed_versions/{feed_version_key}/validation.json`]: {
+      get: { ...detail("A feed version's validation report (MobilityData's report.json form)", "404 when the version was imported without validation.", [FEED_VERSION_KEY_PLAIN], "getApiV2RestFeedVersionValidationJson"), responses: FILE_RESPONSES },
+    },
+    [`${BASE}/feed_versions/{feed_version_key}/validation.html`]: {
+      get: { ...detail("A feed version's validation report as HTML", "404 when the version was imported without validation.", [FEED_VERSION_KEY_PLAIN], "getApiV2RestFeedVersionValidationHtml"), responses: FILE_RESPONSES },
+    },
+    [`${BASE}/agencies.{format}`]: { get: detail("List or search agencies, in a format", agenciesDoc, [FORMAT, ...AGENCY_QUERY], "getApiV2RestAgenciesInFormat") },
+    [`${BASE}/agencies/{agency_key}.{format}`]: {
+      get: detail("One agency by key, in a format", agenciesDoc, [AGENCY_KEY_PLAIN, FORMAT, ...AGENCY_BY_KEY_QUERY], "getApiV2RestAgenciesByAgency_keyInFormat"),
+    },
+    [`${BASE}/operators.{format}`]: { get: detail("List or search operators, in a format", operatorsDoc, [FORMAT, ...OPERATOR_QUERY], "getApiV2RestOperatorsInFormat") },
+    [`${BASE}/operators/{operator_key}.{format}`]: {
+      get: detail("One operator by key, in a format", operatorsDoc, [OPERATOR_KEY_PLAIN, FORMAT, ...OPERATOR_BY_KEY_QUERY], "getApiV2RestOperatorsByOperator_keyInFormat"),
+    },
     [`${BASE}/stops/{stop_key}.{format}`]: {
       get: detail("One stop by key, in a format", "Several stops when a Onestop ID is shared by feeds.", [STOP_KEY_PLAIN, FORMAT, ...STOP_BY_KEY_QUERY], "getApiV2RestStopsByStop_keyInFormat"),
     },
@@ -152,7 +210,7 @@ function pathParam(params: unknown, name: string): string {
   return v;
 }
 
-export function catalogRoutes(service: CatalogService, origin: PublicOrigin) {
+export function catalogRoutes(service: CatalogService, feeds: FeedEndpoints, origin: PublicOrigin) {
   /** a listing as a Response, its next links behind the request's public origin */
   const listed = (format: Format, key: string, listing: Listing, request: Request) => listingResponse(format, key, listing, request.url, origin.of(request));
 
@@ -167,7 +225,7 @@ export function catalogRoutes(service: CatalogService, origin: PublicOrigin) {
    * `/routes/{route_key}[.format]`): "/stops/123.xml", a key that does not exist with what looks
    * like a format suffix, is an unknown format, not an unknown key.
    */
-  const byKey = async <Q>(request: Request, rawKey: string, kind: "stops" | "routes", queryOf: (r: Request, f: Format) => Q, find: (key: string, q: Q) => Promise<Listing>) => {
+  const byKey = async <Q>(request: Request, rawKey: string, kind: string, queryOf: (r: Request, f: Format) => Q, find: (key: string, q: Q) => Promise<Listing>) => {
     const { key, format: rawFormat } = splitFormat(rawKey);
     const format = formatOf(rawFormat);
     try {
@@ -209,6 +267,58 @@ export function catalogRoutes(service: CatalogService, origin: PublicOrigin) {
     return listed(format, "trips", await service.trip(routeKey, id, tripsOf(request, format)), request);
   };
 
+  /** A list endpoint of the feed endpoints: `/things[.format]`. */
+  const directoryList = <Q>(key: string, queryOf: (r: Request, f: Format) => Q, find: (q: Q) => Listing) => (request: Request, rawFormat: string | null) => {
+    const format = formatOf(rawFormat);
+    return listed(format, key, find(queryOf(request, format)), request);
+  };
+  /** One record by key with an optional format suffix: `/things/{key}[.format]`. */
+  const directoryOne = <Q>(key: string, queryOf: (r: Request, f: Format) => Q, find: (k: string, q: Q) => Listing) => (request: Request, rawKey: string) =>
+    byKey(request, rawKey, key, queryOf, async (k, q) => find(k, q));
+
+  const feedList = directoryList("feeds", feedsOf, (q) => feeds.feeds(q));
+  const feedOne = directoryOne("feeds", feedsOf, (k, q) => feeds.feed(k, q));
+  const versionList = directoryList("feed_versions", feedVersionsOf, (q) => feeds.feedVersions(q));
+  const versionOne = directoryOne("feed_versions", feedVersionsOf, (k) => feeds.feedVersion(k));
+  const agencyList = directoryList("agencies", agenciesOf, (q) => feeds.agencies(q));
+  const agencyOne = directoryOne("agencies", agenciesOf, (k, q) => feeds.agency(k, q));
+  const operatorList = directoryList("operators", operatorsOf, (q) => feeds.operators(q));
+  const operatorOne = directoryOne("operators", operatorsOf, (k, q) => feeds.operator(k, q));
+
+  /** GET /feeds/{feed_key}/feed_versions */
+  const feedVersionsOfFeed = (request: Request, feedKey: string) => {
+    const q = feedVersionsOf(request, "json");
+    return listed("json", "feed_versions", feeds.feedVersions({ ...q, feedKey }), request);
+  };
+
+  /** GET /agencies/{agency_key}/routes: the routes list with agency_key (404 for an unknown agency) */
+  const agencyRoutes = async (request: Request, agencyKey: string) => {
+    const sp = new URL(request.url).searchParams;
+    const reader = queryReader(sp, ROUTE_PARAMS);
+    const q = routeQuery((name) => (name === "agency_key" ? agencyKey : reader(name)), "json");
+    feeds.checkAgency(agencyKey, q);
+    return listed("json", "routes", await service.routes(q), request);
+  };
+
+  /** GET /feed_versions/{key}/validation.json|.html */
+  const validationReport = (key: string, kind: "json" | "html") =>
+    new Response(feeds.validationReport(key, kind), {
+      headers: {
+        "content-type": kind === "json" ? "application/json; charset=utf-8" : "text/html; charset=utf-8",
+        // the HTML report is a document of its own: no scripts, nothing embedded from elsewhere
+        ...(kind === "html" ? { "content-security-policy": "default-src 'none'; style-src 'unsafe-inline'; img-src data:", "x-frame-options": "DENY" } : {}),
+      },
+    });
+
+  /** GET /onestop_id/{onestop_id}: 302 to the entity's endpoint (the query string kept, without apikey) */
+  const onestop = (request: Request, id: string) => {
+    const kind = feeds.onestopId(id);
+    const u = new URL(request.url);
+    u.searchParams.delete("apikey");
+    const query = u.searchParams.size ? `?${u.searchParams}` : "";
+    return new Response(null, { status: 302, headers: { location: `${origin.of(request)}${BASE}/${kind}/${encodeURIComponent(id)}${query}` } });
+  };
+
   const formatParam = (params: unknown) => pathParam(params, "format");
   return new Elysia({ name: "catalog", prefix: BASE })
     .get("/routes", ({ request }) => routes(request, null), { detail: detail("List or search routes", routesDoc + alsoAt("/routes.{format}"), ROUTE_QUERY) })
@@ -237,6 +347,51 @@ export function catalogRoutes(service: CatalogService, origin: PublicOrigin) {
     })
     .get("/stops/:stop_key", ({ request, params }) => stop(request, pathParam(params, "stop_key")), {
       detail: detail("One stop by key", "Several stops when a Onestop ID is shared by feeds." + alsoAt("/stops/{stop_key}.{format}"), [STOP_KEY, ...STOP_BY_KEY_QUERY]),
+    })
+    .get("/feeds", ({ request }) => feedList(request, null), { detail: detail("List or search feeds", feedsDoc + alsoAt("/feeds.{format}"), FEED_QUERY) })
+    .get("/feeds.:format", ({ request, params }) => feedList(request, formatParam(params)), { detail: detail("List or search feeds, in a format", feedsDoc, [FORMAT, ...FEED_QUERY]) })
+    .get("/feeds/:feed_key", ({ request, params }) => feedOne(request, pathParam(params, "feed_key")), {
+      detail: detail("One feed by key", feedsDoc + alsoAt("/feeds/{feed_key}.{format}"), [FEED_KEY]),
+    })
+    .get("/feeds/:feed_key/feed_versions", ({ request, params }) => feedVersionsOfFeed(request, pathParam(params, "feed_key")), {
+      detail: detail("Versions of a feed", feedVersionsDoc, [FEED_KEY_PLAIN, ...FEED_VERSION_QUERY.filter((p) => p.name !== "feed_key")]),
+    })
+    .get("/feed_versions", ({ request }) => versionList(request, null), {
+      detail: detail("List or search feed versions", feedVersionsDoc + alsoAt("/feed_versions.{format}"), FEED_VERSION_QUERY),
+    })
+    .get("/feed_versions.:format", ({ request, params }) => versionList(request, formatParam(params)), {
+      detail: detail("List or search feed versions, in a format", feedVersionsDoc, [FORMAT, ...FEED_VERSION_QUERY]),
+    })
+    .get("/feed_versions/:feed_version_key", ({ request, params }) => versionOne(request, pathParam(params, "feed_version_key")), {
+      detail: detail("One feed version by key", feedVersionsDoc + alsoAt("/feed_versions/{feed_version_key}.{format}"), [FEED_VERSION_KEY]),
+    })
+    .get("/feed_versions/:feed_version_key/validation.json", ({ params }) => validationReport(pathParam(params, "feed_version_key"), "json"))
+    .get("/feed_versions/:feed_version_key/validation.html", ({ params }) => validationReport(pathParam(params, "feed_version_key"), "html"))
+    .get("/agencies", ({ request }) => agencyList(request, null), { detail: detail("List or search agencies", agenciesDoc + alsoAt("/agencies.{format}"), AGENCY_QUERY) })
+    .get("/agencies.:format", ({ request, params }) => agencyList(request, formatParam(params)), {
+      detail: detail("List or search agencies, in a format", agenciesDoc, [FORMAT, ...AGENCY_QUERY]),
+    })
+    .get("/agencies/:agency_key", ({ request, params }) => agencyOne(request, pathParam(params, "agency_key")), {
+      detail: detail("One agency by key", "Several agencies when a Onestop ID is shared by feeds." + alsoAt("/agencies/{agency_key}.{format}"), [AGENCY_KEY, ...AGENCY_BY_KEY_QUERY]),
+    })
+    .get("/agencies/:agency_key/routes", ({ request, params }) => agencyRoutes(request, pathParam(params, "agency_key")), {
+      detail: detail("Routes of an agency", routesDoc + " 404 for an unknown agency.", [AGENCY_KEY_PLAIN, ...ROUTE_QUERY.filter((p) => p.name !== "agency_key")]),
+    })
+    .get("/operators", ({ request }) => operatorList(request, null), { detail: detail("List or search operators", operatorsDoc + alsoAt("/operators.{format}"), OPERATOR_QUERY) })
+    .get("/operators.:format", ({ request, params }) => operatorList(request, formatParam(params)), {
+      detail: detail("List or search operators, in a format", operatorsDoc, [FORMAT, ...OPERATOR_QUERY]),
+    })
+    .get("/operators/:operator_key", ({ request, params }) => operatorOne(request, pathParam(params, "operator_key")), {
+      detail: detail("One operator by key", operatorsDoc + alsoAt("/operators/{operator_key}.{format}"), [OPERATOR_KEY, ...OPERATOR_BY_KEY_QUERY]),
+    })
+    .get("/onestop_id/:onestop_id", ({ request, params }) => onestop(request, pathParam(params, "onestop_id")), {
+      detail: {
+        tags: ["catalog"],
+        summary: "Resolve a Onestop ID",
+        description: "302 to /feeds, /operators, /stops or /routes by the ID's prefix (f-, o-, s-, r-) when the dataset has that entity; 404 otherwise.",
+        parameters: [ONESTOP_ID],
+        responses: { "302": { description: "Location: the entity's endpoint" }, "401": { description: "missing or invalid API key" }, "404": { description: "`{error}`" } },
+      },
     })
     .get("/stops/:stop_key/departures", ({ request, params }) => departures(request, pathParam(params, "stop_key")), {
       detail: detail("Departures from a stop", departuresDoc, [STOP_KEY_PLAIN, ...DEPARTURE_QUERY]),

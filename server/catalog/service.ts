@@ -4,7 +4,7 @@
  * last request or stream ends), and answers typed queries with Listings (listing.ts): documents and the next page's cursor. No HTTP
  * here: routes.ts parses requests into queries (params.ts) and renders the listings (render.ts).
  */
-import { AppError } from "../errors.ts";
+import { AppError, notFound as notFoundError } from "../errors.ts";
 import { type AlertLookup, type AlertSource, NO_ALERTS, stopItemWithAlerts } from "./alerts.ts";
 import { NO_TRIP_UPDATES } from "./trip-updates.ts";
 import type { TripUpdateSource } from "../trip-updates.ts";
@@ -17,6 +17,27 @@ import { findStopPage, findStopsByKey, streamStops } from "./stops.ts";
 import { type CatalogData, IncompleteVersionError, loadCatalog } from "./store.ts";
 import { findTrip, renderOptions, renderTrips, selectTrips, streamTrips, tripPage, tripScope } from "./trips.ts";
 import { readManifest } from "../../pipeline/schema/manifest.ts";
+import {
+  agencyItem,
+  feedByKey,
+  findAgencies,
+  findFeeds,
+  findFeedVersions,
+  findOperators,
+  type OnestopKind,
+  operatorByKey,
+  operatorItem,
+  resolveAgencies,
+  resolveOnestopId,
+  versionByKey,
+  versionItem,
+} from "./feeds.ts";
+import type { AgencyQuery, FeedQuery, FeedVersionQuery, OperatorQuery } from "./params.ts";
+import { basename, join } from "node:path";
+import { existsSync, readFileSync } from "node:fs";
+import { validationOf } from "../../pipeline/schema/validation.ts";
+import { escapeHtml } from "../../shared/html.ts";
+
 
 /** How soon a failed catalog load is tried again (while the manifest names data that did not load). */
 export const CATALOG_RETRY_MS = 2000;
@@ -37,6 +58,11 @@ export class CatalogService {
   ) {}
 
   /** The request's alerts: null unless it asks for them (include_alerts / active_alerts). */
+  /** The request's alerts: null unless it asks for them (for the feed endpoints). */
+  alertsOf(q: { includeAlerts: boolean; activeAlerts: boolean }): AlertLookup | null {
+    return q.includeAlerts ? this.alerts.lookup(this.now(), q.activeAlerts) : null;
+  }
+
   private alertsFor(q: CommonQuery): AlertLookup | null {
     return q.includeAlerts ? this.alerts.lookup(this.now(), q.activeAlerts) : null;
   }
@@ -181,6 +207,111 @@ export class CatalogService {
       const scope = tripScope(data, routeKey, q, this.now());
       const now = this.now();
       return { items: [await findTrip(data, scope, q, id, this.alertsFor(q), this.updates.tripUpdates(now), now)], after: null };
+    });
+  }
+}
+
+/** The feed endpoints (feeds, feed versions, agencies, operators, Onestop IDs): feeds.ts over the dataset's FeedDirectory. */
+export class FeedEndpoints {
+  constructor(
+    private readonly catalog: CatalogService,
+    private readonly dataDir: string,
+  ) {}
+
+  private use<T>(fn: (data: CatalogData) => T): T {
+    const data = this.catalog.current();
+    if (!data) throw new AppError("UNAVAILABLE", "the catalog dataset is not loaded yet");
+    return fn(data);
+  }
+
+  feeds(q: FeedQuery): Listing {
+    return this.use((data) => findFeeds(data.directory, data, q));
+  }
+
+  /** One feed by key (an integer id or a Onestop ID); 404 when unknown. */
+  feed(key: string, q: FeedQuery): Listing {
+    return this.use((data) => {
+      const f = feedByKey(data.directory, key);
+      if (!f) throw notFoundError(`feed not found: ${key}`);
+      return findFeeds(data.directory, data, { ...q, key, after: 0, limit: null });
+    });
+  }
+
+  feedVersions(q: FeedVersionQuery): Listing {
+    return this.use((data) => findFeedVersions(data.directory, data, q));
+  }
+
+  /** One feed version by key (an integer id or a SHA-1); 404 when unknown. */
+  feedVersion(key: string): Listing {
+    return this.use((data) => {
+      const v = versionByKey(data.directory, data, key);
+      if (!v) throw notFoundError(`feed version not found: ${key}`);
+      return { items: [versionItem(v)], after: null };
+    });
+  }
+
+  /**
+   * A version's validation report (report.json or report.html) as text; 404 when it has none. The
+   * report's input is shown by file name only (reports written before the import did so name the
+   * local path, which is not for clients).
+   */
+  validationReport(key: string, kind: "json" | "html"): string {
+    return this.use((data) => {
+      const v = versionByKey(data.directory, data, key);
+      if (!v) throw notFoundError(`feed version not found: ${key}`);
+      const summary = validationOf(this.dataDir, v.sha1);
+      const jsonPath = summary ? join(this.dataDir, summary.report_json) : null;
+      const htmlPath = summary ? join(this.dataDir, summary.report_html) : null;
+      const path = kind === "json" ? jsonPath : htmlPath;
+      if (!jsonPath || !path || !existsSync(path)) throw notFoundError(`feed version ${v.sha1} has no validation report (imported without validation: see docs/validation.md)`);
+      const report = JSON.parse(readFileSync(jsonPath, "utf8")) as { summary?: { gtfsInput?: unknown } };
+      const input = typeof report.summary?.gtfsInput === "string" ? report.summary.gtfsInput : "";
+      const shown = /^https?:\/\//i.test(input) ? input.replace(/[?#].*$/, "") : basename(input);
+      if (kind === "json") {
+        if (report.summary) report.summary.gtfsInput = shown;
+        return JSON.stringify(report, null, 2);
+      }
+      const html = readFileSync(path, "utf8");
+      return input && input !== shown ? html.replaceAll(escapeHtml(input), escapeHtml(shown)) : html;
+    });
+  }
+
+  agencies(q: AgencyQuery): Listing {
+    return this.use((data) => findAgencies(data.directory, data, q, { alerts: this.catalog.alertsOf(q), includeRoutes: q.includeRoutes }));
+  }
+
+  /** The agencies an agency key names (several for a Onestop ID shared by feeds); 404 when none. */
+  agency(key: string, q: AgencyQuery): Listing {
+    return this.use((data) => {
+      const o = { alerts: this.catalog.alertsOf(q), includeRoutes: q.includeRoutes };
+      return { items: resolveAgencies(data.directory, data, key, q).map((a) => agencyItem(data.directory, data, a, o)), after: null };
+    });
+  }
+
+  /** 404 unless the agency key names an agency (for /agencies/{key}/routes, which then lists routes with agency_key). */
+  checkAgency(key: string, q: CommonQuery): void {
+    this.use((data) => resolveAgencies(data.directory, data, key, q));
+  }
+
+  operators(q: OperatorQuery): Listing {
+    return this.use((data) => findOperators(data.directory, data, q, q.includeAlerts ? this.catalog.alertsOf(q) : null));
+  }
+
+  /** One operator by key (an integer id or a Onestop ID); 404 when unknown. */
+  operator(key: string, q: OperatorQuery): Listing {
+    return this.use((data) => {
+      const op = operatorByKey(data.directory, key);
+      if (!op) throw notFoundError(`operator not found: ${key}`);
+      return { items: [operatorItem(data, op, q.includeAlerts ? this.catalog.alertsOf(q) : null)], after: null };
+    });
+  }
+
+  /** Which endpoint holds a Onestop ID; 404 when the dataset has no such entity. */
+  onestopId(id: string): OnestopKind {
+    return this.use((data) => {
+      const kind = resolveOnestopId(data.directory, data, id);
+      if (!kind) throw notFoundError(`not found: no feed (f-), operator (o-), stop (s-) or route (r-) with the Onestop ID ${id}`);
+      return kind;
     });
   }
 }

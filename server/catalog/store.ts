@@ -31,6 +31,7 @@ import { CatalogData, type RouteRef, type StopDoc, type VersionInfo, type Agency
 
 export { CatalogData, type VersionInfo, type StopDoc, type RouteRef } from "./data.ts";
 import { chooseRouteShapes } from "./route-list.ts";
+import { buildFeedDirectory } from "./feed-docs.ts";
 
 /**
  * stop_times are loaded into the JS trip index (packed typed arrays, ~11 bytes a row on the MTA data) unless the dataset is
@@ -108,6 +109,7 @@ export async function loadCatalog(dataDir: string, log: Logger, opts: { threads?
     // Spatial index: the stops, then the stop patterns that visit each (the trips lat/lon filter).
     data.spatial = new StopSpatialIndex(points);
     await addPatternStops(db, data.spatial);
+    data.directory = await buildFeedDirectory(db, data, dataDir, manifest);
     for (const t of LOAD_ONLY_TABLES) await db.exec(`DROP TABLE IF EXISTS ${t}`);
     logLoaded(log, data, manifest, started);
     return data;

@@ -8,7 +8,7 @@
 import { describe, expect, test } from "bun:test";
 import { spawnSync } from "node:child_process";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
-import { join, resolve } from "node:path";
+import { basename, join, resolve } from "node:path";
 import { importFeed } from "../../pipeline/import.ts";
 import { readManifest } from "../../pipeline/schema/manifest.ts";
 import { validationOf } from "../../pipeline/schema/validation.ts";
@@ -32,7 +32,8 @@ describe("validation at import", () => {
     expect(r.validation).toMatchObject({ errors: 0, warnings: 1, infos: 0, codes: { route_color_contrast: { severity: "WARNING", total: 1 } } });
     const dir = join(data, "versions", r.sha1!, "validation");
     const json = JSON.parse(readFileSync(join(dir, "report.json"), "utf8"));
-    expect(json.summary.gtfsInput).toBe(r.source);
+    // the report is served (GET /feed_versions/{key}/validation.json): a local file is named by its file name only
+    expect(json.summary.gtfsInput).toBe(basename(r.source));
     expect(json.notices.map((n: { code: string }) => n.code)).toEqual(["route_color_contrast"]);
     expect(readFileSync(join(dir, "report.html"), "utf8")).toContain("route_color_contrast");
     const v = validationOf(data, r.sha1!);
