@@ -18,13 +18,16 @@ import { decodeFeed, type FeedMessage } from "../../pipeline/realtime/decode.ts"
 import { runImportRt } from "../../pipeline/realtime/cli.ts";
 import { gtfs, tempDir } from "../support/dataset.ts";
 import { Clock, rtFile, rtServer, type RtServer } from "../realtime/support.ts";
+import { catalogServer } from "./harness.ts";
 
 const { transit_realtime: rt } = GtfsRealtimeBindings;
 const sha1 = (b: Uint8Array) => createHash("sha1").update(b).digest("hex");
 const REST = "/api/v2/rest";
 const RT_FILES = { alerts: "caltrain-alerts-20260218.pb", trip_updates: "caltrain-trip-updates-20260218.pb", vehicle_positions: "caltrain-vehicle-positions.pb" } as const;
 
+const USF_VP = "usf-bullrunner-vehicle-positions.pb";
 let data: string;
+let clockS: number;
 let s: RtServer;
 let m: Manifest;
 const feedOf = (name: string) => m.feeds.find((f) => f.source === gtfs(name))!;
@@ -34,7 +37,7 @@ const bytes = async (r: Response) => new Uint8Array(await r.arrayBuffer());
 
 beforeAll(async () => {
   data = tempDir("interchange-downloads-");
-  for (const [name, license] of [["caltrain", {}], ["google-sample-feed", { redistribution_allowed: "no" as const }], ["usf-bullrunner", {}]] as const) {
+  for (const [name, license] of [["caltrain", {}], ["google-sample-feed", { redistribution_allowed: "no" as const }], ["usf-bullrunner", {}], ["vvs-bus-752", {}]] as const) {
     const r = await importFeed({ dataDir: data, source: gtfs(name), license });
     if (r.status !== "imported") throw new Error(`${name}: ${r.status} ${r.error?.message}`);
   }
@@ -46,12 +49,15 @@ beforeAll(async () => {
   console.log = () => {};
   try {
     for (const f of Object.values(RT_FILES)) expect(await runImportRt(["--data", data, "--feed-id", caltrain, "--retention-days", "0", rtFile(f)])).toBe(0);
+    // usf-bullrunner: a realtime source with vehicle positions only
+    expect(await runImportRt(["--data", data, "--feed-id", feedOf("usf-bullrunner").onestop_id, "--retention-days", "0", rtFile(USF_VP)])).toBe(0);
   } finally {
     console.log = origLog;
   }
   // the clock at the newest snapshot, every one young enough to be served
-  const stamps = Object.values(RT_FILES).map((f) => decodeFeed(readFileSync(rtFile(f))).header.timestamp!);
-  s = await rtServer(data, new Clock(Math.max(...stamps) * 1000), 10 * 365 * 86400);
+  const stamps = [...Object.values(RT_FILES), USF_VP].map((f) => decodeFeed(readFileSync(rtFile(f))).header.timestamp!);
+  clockS = Math.max(...stamps);
+  s = await rtServer(data, new Clock(clockS * 1000), 10 * 365 * 86400);
 }, 180_000);
 afterAll(() => s?.stop());
 
@@ -233,7 +239,7 @@ describe("the latest realtime snapshot as a FeedMessage", () => {
     expect(head.status).toBe(200);
     expect(Number(head.headers.get("content-length"))).toBeGreaterThan(0);
     expect((await bytes(head)).length).toBe(0);
-    const none = await get(`${REST}/feeds/${feedOf("usf-bullrunner").onestop_id}/download_latest_rt/trip_updates.json`);
+    const none = await get(`${REST}/feeds/${feedOf("vvs-bus-752").onestop_id}/download_latest_rt/trip_updates.json`);
     expect(none.status).toBe(404);
     expect(((await none.json()) as { error: string }).error).toContain("no realtime source");
     for (const [file, parameter] of [["alerts.xml", "format"], ["service_alerts.pb", "rt_type"], ["alerts", "format"]]) {
@@ -242,6 +248,43 @@ describe("the latest realtime snapshot as a FeedMessage", () => {
       expect(((await r.json()) as { parameter: string }).parameter).toBe(parameter);
     }
     expect((await get(`${REST}/feeds/f-nowhere/download_latest_rt/alerts.pb`)).status).toBe(404);
+  });
+});
+
+describe("a feed with a realtime source but not every kind", () => {
+  test("the kind it has: its entities; a kind it has not: a FeedMessage with a header (the clock's time) and no entity", async () => {
+    const feed = feedOf("usf-bullrunner").onestop_id;
+    const vp = decodeFeed(await bytes(await get(`${REST}/feeds/${feed}/download_latest_rt/vehicle_positions.pb`)));
+    expect(vp.entity).toEqual((decodeFeed(readFileSync(rtFile(USF_VP))).entity ?? []).filter((e) => e.vehicle));
+    for (const kind of ["alerts", "trip_updates"]) {
+      const pb = await get(`${REST}/feeds/${feed}/download_latest_rt/${kind}.pb`);
+      expect(pb.status).toBe(200);
+      const msg = decodeFeed(await bytes(pb));
+      expect(msg.header).toEqual({ gtfsRealtimeVersion: "2.0", incrementality: "FULL_DATASET", timestamp: clockS });
+      expect(msg.entity ?? []).toEqual([]);
+      const json = (await (await get(`${REST}/feeds/${feed}/download_latest_rt/${kind}.json`)).json()) as Record<string, unknown>;
+      // (protojson leaves an empty repeated field out)
+      expect(json).toEqual({ header: { gtfsRealtimeVersion: "2.0", incrementality: "FULL_DATASET", timestamp: String(clockS) } });
+    }
+  });
+});
+
+describe("API keys", () => {
+  test("the downloads need a key like every catalog path: 401 without, the zip with", async () => {
+    const k = await catalogServer("downloads-keys", ["google-sample-feed"], { apiKeys: [{ key: "download-key-1", account: "dl" }] });
+    try {
+      const v = readManifest(k.dataDir).versions[0]!;
+      for (const path of [`${REST}/feed_versions/${v.sha1}/download`, `${REST}/feeds/${v.feed_onestop_id}/download_latest_feed_version`, `${REST}/feeds/${v.feed_onestop_id}/download_latest_rt/alerts.pb`]) {
+        const r = await k.get(path);
+        expect(r.status).toBe(401);
+        expect(((await r.json()) as { error: string }).error).toContain("API key");
+      }
+      const ok = await k.get(`${REST}/feed_versions/${v.sha1}/download`, { apikey: "download-key-1" });
+      expect(ok.status).toBe(200);
+      expect(sha1(await bytes(ok))).toBe(v.sha1);
+    } finally {
+      await k.stop();
+    }
   });
 });
 
