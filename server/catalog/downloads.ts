@@ -131,7 +131,7 @@ export function byteRange(header: string | null, size: number): RangeAnswer {
 function zipAnswer(request: Request, dataDir: string, version: VersionEntry, fresh: boolean): Response {
   const file = join(dataDir, version.path, VERSION_ZIP);
   if (!existsSync(file)) {
-    throw new AppError("NOT_FOUND", `the zip of feed version ${version.sha1} is not kept: it was imported from a folder, or before the import kept its source zip (re-import the feed to keep it)`);
+    throw new AppError("NOT_FOUND", `the zip of feed version ${version.sha1} is not kept: it was imported from a folder, or before the import kept its source zip (import its zip again to keep it)`);
   }
   const body = Bun.file(file);
   const size = body.size;

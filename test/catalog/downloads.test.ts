@@ -288,6 +288,19 @@ describe("API keys", () => {
   });
 });
 
+describe("a version imported before the import kept its zip", () => {
+  test("importing its zip again is unchanged, and leaves the zip in its folder: then it downloads", async () => {
+    const v = versionOf("usf-bullrunner");
+    expect(existsSync(join(data, v.path, VERSION_ZIP))).toBe(false);
+    const r = await importFeed({ dataDir: data, source: gtfs("usf-bullrunner") });
+    expect(r.status).toBe("unchanged");
+    expect(readManifest(data).generation).toBe(m.generation); // no manifest switch
+    const got = await get(`${REST}/feed_versions/${v.sha1}/download`);
+    expect(got.status).toBe(200);
+    expect(sha1(await bytes(got))).toBe(v.sha1);
+  });
+});
+
 describe("OpenAPI", () => {
   test("/docs/json lists the three downloads with their path parameters", async () => {
     const doc = (await (await get("/docs/json")).json()) as { paths: Record<string, { get?: { parameters?: { name: string; in: string; schema?: { enum?: string[] } }[] } }> };
