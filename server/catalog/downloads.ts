@@ -140,6 +140,8 @@ function zipAnswer(request: Request, dataDir: string, version: VersionEntry, fre
     etag,
     "cache-control": fresh ? "private, max-age=31536000, immutable" : "private, no-cache",
     "accept-ranges": "bytes",
+    // a browser's script may read these (CORS: the catalog's answers allow any origin)
+    "access-control-expose-headers": "etag, content-range, content-disposition, accept-ranges",
   };
   if (noneMatch(request.headers.get("if-none-match"), etag)) return new Response(null, { status: 304, headers });
   Object.assign(headers, { "content-type": "application/zip", "content-disposition": `attachment; filename="${version.feed_onestop_id}-${version.sha1}.zip"` });
