@@ -14,6 +14,7 @@
  *   validate  import/validation.ts  MobilityData's notice codes (a lane beside the build); the policy may refuse the version
  *   describe  import/version.ts   feed id, service window, the feed_version row
  *   write     import/parquet.ts   the Parquet files and the geocoder's stops (geocode/stops.ts), then flushed to disk
+ *                                 with the source zip, kept as it came (written while it is unpacked)
  *   publish   import/publish.ts   the version folder, the manifest switch, a prepared timetable placed
  * An import session (import/session.ts) owns the staging folder, the DuckDB database and its
  * connections, and the lanes: named tasks running beside the stages (shapes.txt read and checked
@@ -21,6 +22,7 @@
  * built; the timetable prepared, import/timetable.ts), all awaited before the database closes.
  */
 import { rmSync } from "node:fs";
+import { join } from "node:path";
 import { startBuild } from "./gtfs/build.ts";
 import { loadRawTable, loadRawTables } from "./gtfs/load.ts";
 import { GTFS_FILES, gtfsFile, TABLE_MODULES } from "./gtfs/tables/index.ts";
@@ -36,7 +38,7 @@ import { PreparedTimetable } from "./import/timetable.ts";
 import { describeVersion, validateFeedId } from "./import/version.ts";
 import type { ImportReport } from "./report.ts";
 import { TABLE_BY_NAME, TABLES } from "./schema/catalog.ts";
-import type { Manifest } from "./schema/manifest.ts";
+import { type Manifest, VERSION_ZIP } from "./schema/manifest.ts";
 import { acquireLock, allocateIds } from "./store/manifest.ts";
 import { fsyncFilesAsync } from "./store/durable.ts";
 import { Task } from "./tasks.ts";
@@ -70,6 +72,8 @@ export async function importFeed(opts: ImportOptions): Promise<ImportReport> {
 async function importVersion(run: ImportRun, src: FetchedSource): Promise<void> {
   await using session = new ImportSession(run.dataDir, src.sha1);
   const timetable = run.prepareTimetable ? new PreparedTimetable(run, session) : null;
+  // the zip itself, kept in the version folder (schema/manifest.ts VERSION_ZIP), written while it is unpacked
+  const keptZip = src.kind === "zip" ? session.lanes.start("keep the zip", () => Bun.write(join(session.versionDir, VERSION_ZIP), src.bytes!)) : null;
   const feed = await unpack(run, session, src);
   // this version's ids, allocated on a copy of the manifest that the switch publishes
   const scratch: Manifest = { ...src.manifest, next_ids: { ...src.manifest.next_ids } };
@@ -118,6 +122,7 @@ async function importVersion(run: ImportRun, src: FetchedSource): Promise<void> 
   run.progress(`geocoder index: ${geocode.docs} stops and stations, ${geocode.tokens} words, ${geocode.bytes} bytes in ${Math.round(performance.now() - geocodeStarted)} ms (${run.elapsed()} s)`);
   // the files reach the disk while the timetable is finished and the database closed (publishVersion
   // awaits it after closing the database, so it is no lane: the close would wait for it)
+  await keptZip?.result();
   const synced = new Task("flush the Parquet files", () => fsyncFilesAsync(session.versionDir));
   const staged = prepared ? await prepared.result() : null;
   // the validation's policy decides before the version is published

@@ -11,6 +11,7 @@ export type ErrorCode =
   | "INVALID_PARAMETER" // a query/body parameter is malformed or out of range
   | "NOT_FOUND" // an entity key or path does not exist
   | "UNAUTHORIZED" // missing or invalid API key
+  | "FORBIDDEN" // the key is fine, the thing asked for may not be given out (a feed whose licence forbids redistribution)
   | "RATE_LIMITED" // per-account limit tripped
   | "ENGINE_UNAVAILABLE" // routing engine unreachable / not configured / timed out
   | "ENGINE_ERROR" // routing engine refused the request (Valhalla-style error)
@@ -55,6 +56,7 @@ export const HTTP_STATUS: Record<ErrorCode, number> = {
   INVALID_PARAMETER: 400,
   NOT_FOUND: 404,
   UNAUTHORIZED: 401,
+  FORBIDDEN: 403,
   RATE_LIMITED: 429,
   ENGINE_UNAVAILABLE: 503,
   ENGINE_ERROR: 400,
@@ -66,6 +68,7 @@ export const HTTP_STATUS: Record<ErrorCode, number> = {
 const STATUS_TEXT: Record<number, string> = {
   400: "Bad Request",
   401: "Unauthorized",
+  403: "Forbidden",
   404: "Not Found",
   405: "Method Not Allowed",
   429: "Too Many Requests",

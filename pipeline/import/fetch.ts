@@ -1,15 +1,17 @@
 /**
  * The first stages of an import. fetchSource: the source's bytes (zip, URL) or folder and the SHA-1
  * that names the version; a version already in the manifest makes the import a no-op, and so does
- * a URL answering 304 to a conditional request (import/download.ts: time-outs and retries too).
+ * a URL answering 304 to a conditional request (import/download.ts: time-outs and retries too); a
+ * zip whose version is there but was imported before the import kept its zip leaves it there now.
  * unpack: the zip's files into the session's staging folder, stop_times.txt handed to the fast
  * reader in a worker thread (unpacked in memory there) while the others are written.
  */
-import { existsSync } from "node:fs";
+import { existsSync, renameSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { readStopTimesOffThread, type StopTimesOffThread } from "../gtfs/stop-times/fast.ts";
 import type { FetchInfo } from "../report.ts";
-import { readManifest, type Manifest } from "../schema/manifest.ts";
+import { readManifest, type Manifest, VERSION_ZIP, type VersionEntry } from "../schema/manifest.ts";
+import { fsyncDir, writeFileDurable } from "../store/durable.ts";
 import { folderSha1, isUrl, readSourceBytes, sha1Hex, unpackZip } from "../source.ts";
 import { readSourceState, writeSourceState } from "../store/sources.ts";
 import { download, FetchError, type Validators } from "./download.ts";
@@ -49,10 +51,31 @@ export async function fetchSource(run: ImportRun): Promise<FetchedSource | null>
     report.feed_onestop_id = existing.feed_onestop_id;
     report.activated = manifest.feeds.find((f) => f.onestop_id === existing.feed_onestop_id)?.active === sha1;
     run.progress(`unchanged: version ${sha1} is already imported (feed ${existing.feed_onestop_id})`);
+    if (src.kind === "zip") keepZip(run, existing, src.bytes!);
     if (src.validators) rememberSource(run, sha1, existing.feed_onestop_id, src.validators);
     return null;
   }
   return { ...src, sha1, fetchedAt, manifest };
+}
+
+/**
+ * A version imported before the import kept its zip (schema/manifest.ts VERSION_ZIP) gets it now,
+ * from the same bytes: written beside, flushed, renamed in (one step: a reader sees it whole or not
+ * at all). The version's other files are not touched. A failure costs only the zip.
+ */
+function keepZip(run: ImportRun, version: VersionEntry, bytes: Uint8Array): void {
+  const dir = join(run.dataDir, version.path);
+  const file = join(dir, VERSION_ZIP);
+  if (!existsSync(dir) || existsSync(file)) return;
+  try {
+    writeFileDurable(`${file}.tmp`, bytes);
+    renameSync(`${file}.tmp`, file);
+    fsyncDir(dir);
+    run.progress(`kept the zip of version ${version.sha1} (${VERSION_ZIP}), imported before the import kept it`);
+  } catch (e) {
+    rmSync(`${file}.tmp`, { force: true });
+    run.progress(`could not keep the zip of version ${version.sha1}: ${(e as Error).message}`);
+  }
 }
 
 /**

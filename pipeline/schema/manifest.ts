@@ -40,6 +40,13 @@ export interface VersionEntry {
   counts: Record<string, number>;
 }
 
+/**
+ * The zip a version was imported from, byte for byte, in its folder (`<path>/feed.zip`; its SHA-1
+ * is the version's). Absent for a version imported from a folder of .txt files, and for versions
+ * imported before the import kept it. The catalog's download endpoints serve it.
+ */
+export const VERSION_ZIP = "feed.zip";
+
 export interface Manifest {
   format: 1;
   /** incremented on every write */

@@ -16,6 +16,8 @@ import type { Logger } from "../feature.ts";
 import { sqlString } from "../../shared/sql.ts";
 import { type AlertDoc, AlertIndex, type AlertRecord, type AlertRow, alertsText } from "./alerts.ts";
 import type { TripUpdate } from "../trip-updates.ts";
+import type { EncodedFeedMessage, RealtimeFeeds, RtKind } from "../realtime-feeds.ts";
+import { encodeFeedMessage, feedMessageObject, MESSAGE_COLUMNS } from "./feed-message.ts";
 import { TRIP_UPDATE_COLUMNS, TripUpdateIndex, type TripUpdateRow } from "./trip-updates.ts";
 
 /** The kinds the server serves, and what each is read into. */
@@ -27,6 +29,8 @@ interface Loaded<T> {
   path: string;
   /** header timestamp, else fetch time (POSIX seconds) */
   stampS: number;
+  /** the header timestamp (POSIX seconds), null when the feed gave none */
+  header: number | null;
   index: T;
 }
 type LoadedMaps = { [K in ServedKind]: Map<string, Loaded<Served[K]>> };
@@ -47,7 +51,7 @@ export interface AlertLookup {
 const stampOf = (s: SnapshotRef) => s.header_timestamp ?? Math.floor(Date.parse(s.fetched_at) / 1000);
 const emptyMaps = (): LoadedMaps => ({ alerts: new Map(), trip_updates: new Map() });
 
-export class RealtimeStore {
+export class RealtimeStore implements RealtimeFeeds {
   /** per kind: lowercase feed Onestop ID -> its served snapshot */
   private feeds: LoadedMaps = emptyMaps();
   private statuses: RealtimeFeedStatus[] = [];
@@ -59,6 +63,10 @@ export class RealtimeStore {
   private lastLoadError: string | null = null;
   private chain: Promise<void> = Promise.resolve();
   private db: { instance: DuckDBInstance; conn: DuckDBConnection } | null = null;
+  /** the queries on `db`, one at a time (snapshot loads and the downloads' reads) */
+  private dbQueue: Promise<unknown> = Promise.resolve();
+  /** per feed and kind: the FeedMessage of the snapshot last asked for (the downloads) */
+  private readonly messages = new Map<string, { path: string; encoded: Promise<EncodedFeedMessage> }>();
   private closed = false;
 
   constructor(
@@ -131,7 +139,7 @@ export class RealtimeStore {
         }
         try {
           const file = join(this.dataDir, cur.path);
-          put({ path: cur.path, stampS: stampOf(cur), index: kind === "alerts" ? await this.readAlerts(file) : await this.readTripUpdates(file, cur.header_timestamp) });
+          put({ path: cur.path, stampS: stampOf(cur), header: cur.header_timestamp, index: kind === "alerts" ? await this.readAlerts(file) : await this.readTripUpdates(file, cur.header_timestamp) });
         } catch (e) {
           this.loadErrors++;
           this.lastLoadError = `${cur.path}: ${String((e as Error)?.message ?? e)}`;
@@ -145,8 +153,14 @@ export class RealtimeStore {
     this.waiting = waiting;
   }
 
-  /** A snapshot file's rows as objects (nested lists and structs as JSON), in file order. */
-  private async readRows<T>(file: string, columns: string[]): Promise<T[]> {
+  /** A snapshot file's rows as objects (nested lists and structs as JSON), in file order; one query at a time. */
+  private readRows<T>(file: string, columns: string[]): Promise<T[]> {
+    const next = this.dbQueue.then(() => this.query<T>(file, columns));
+    this.dbQueue = next.catch(() => {});
+    return next;
+  }
+
+  private async query<T>(file: string, columns: string[]): Promise<T[]> {
     if (!this.db) {
       const { DuckDBInstance } = await import("@duckdb/node-api");
       const instance = await DuckDBInstance.create(":memory:", { threads: "1" });
@@ -218,6 +232,39 @@ export class RealtimeStore {
     };
   }
 
+  /**
+   * The feed's current snapshot of `kind` as a FeedMessage (the catalog's realtime downloads, port
+   * server/realtime-feeds.ts): alerts and trip updates as served (the same snapshot, dropped past
+   * the maximum age), vehicle positions (which nothing else serves) by the same rule from the
+   * status file. A feed with a status file but no such snapshot: a message with a header only (its
+   * timestamp the clock's). null: no realtime source for the feed. Encoded once per snapshot.
+   */
+  async feedMessage(feedOnestopId: string, kind: RtKind, nowMs: number): Promise<EncodedFeedMessage | null> {
+    if (this.closed) throw new Error("the realtime store is closed");
+    const feed = feedOnestopId.toLowerCase();
+    const nowS = Math.floor(nowMs / 1000);
+    const status = this.statuses.find((s) => s.feed_id.toLowerCase() === feed);
+    if (!status) return null;
+    let snapshot: { path: string; header: number | null } | null = null;
+    if (kind === "vehicle_positions") {
+      const cur = status.kinds.vehicle_positions?.current;
+      if (cur && !this.dropped.has(cur.path) && !this.refusal(stampOf(cur), nowS)) snapshot = { path: cur.path, header: cur.header_timestamp };
+    } else {
+      snapshot = this.served(nowS)[kind].get(feed) ?? null;
+    }
+    if (!snapshot) return encodeFeedMessage(feedMessageObject(kind, nowS, []));
+    const key = `${feed}\u0000${kind}`;
+    const cached = this.messages.get(key);
+    if (cached?.path === snapshot.path) return cached.encoded;
+    const { path, header } = snapshot;
+    const encoded = this.readRows<Record<string, unknown>>(join(this.dataDir, path), MESSAGE_COLUMNS[kind]).then((rows) => encodeFeedMessage(feedMessageObject(kind, header, rows)));
+    this.messages.set(key, { path, encoded });
+    encoded.catch(() => {
+      if (this.messages.get(key)?.encoded === encoded) this.messages.delete(key);
+    });
+    return encoded;
+  }
+
   /** Per feed and kind: what is served and the ingest's counts (from the status files). */
   health(): Record<string, unknown> {
     const nowS = Math.floor(this.now() / 1000);
@@ -250,7 +297,9 @@ export class RealtimeStore {
   async close(): Promise<void> {
     this.closed = true;
     await this.chain;
+    await this.dbQueue;
     this.feeds = emptyMaps();
+    this.messages.clear();
     if (this.db) {
       this.db.conn.closeSync();
       this.db.instance.closeSync();
