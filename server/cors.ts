@@ -11,8 +11,9 @@ export const CORS_ALLOW_ORIGIN = { "access-control-allow-origin": "*" } as const
 /** The preflight answer's headers (OPTIONS, 204). */
 export const CORS_HEADERS = {
   ...CORS_ALLOW_ORIGIN,
-  "access-control-allow-methods": "GET, POST, OPTIONS",
-  "access-control-allow-headers": "apikey, content-type",
+  "access-control-allow-methods": "GET, HEAD, POST, OPTIONS",
+  // (the downloads' conditional and range requests: if-none-match, if-range, range)
+  "access-control-allow-headers": "apikey, content-type, if-none-match, if-range, range",
   "access-control-max-age": "86400",
 } as const;
 

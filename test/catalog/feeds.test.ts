@@ -293,4 +293,14 @@ describe("agencies and operators", () => {
       expect(Object.keys(doc.paths)).toContain(`${BASE}${p}`);
     }
   });
+
+  test("a browser may send the downloads' conditional and range headers (CORS preflight)", async () => {
+    const r = await fetch(`${server.url}${BASE}/feed_versions/${caltrainSha}/download`, {
+      method: "OPTIONS",
+      headers: { origin: "https://app.example", "access-control-request-method": "GET", "access-control-request-headers": "range, if-none-match" },
+    });
+    expect(r.status).toBe(204);
+    const allowed = r.headers.get("access-control-allow-headers")!.split(",").map((h) => h.trim());
+    for (const h of ["range", "if-none-match", "if-range", "apikey"]) expect(allowed).toContain(h);
+  });
 });
