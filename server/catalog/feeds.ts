@@ -90,12 +90,12 @@ export function findFeeds(dir: FeedDirectory, data: CatalogData, q: FeedQuery): 
 
 function urlMatches(f: FeedDoc, u: NonNullable<FeedQuery["url"]>): boolean {
   const norm = (s: string) => (u.caseSensitive ? s : s.toLowerCase());
-  const want = norm(u.url);
+  const want = u.url === null ? null : norm(u.url);
   const types = u.type ? [u.type] : Object.keys(f.urls);
   for (const t of types) {
     const v = f.urls[t];
     const values = Array.isArray(v) ? v : [v];
-    if (values.some((x) => typeof x === "string" && x !== "" && norm(x) === want)) return true;
+    if (values.some((x) => typeof x === "string" && x !== "" && (want === null || norm(x) === want))) return true;
   }
   return false;
 }

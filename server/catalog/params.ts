@@ -376,7 +376,7 @@ export const FEED_PARAMS = {
   tag_key: text("feeds with this tag (feeds here have no tags: matches none)"),
   tag_value: text("with tag_key: the tag's value"),
   url: text("feeds with this URL (of url_type when given, else any)"),
-  url_type: oneOf("url_type", FEED_URL_TYPES, (s) => s.toLowerCase(), "which URL `url` is matched against"),
+  url_type: oneOf("url_type", FEED_URL_TYPES, (s) => s.toLowerCase(), "which URL `url` is matched against; alone: feeds that have a URL of this type"),
   url_case_sensitive: boolean("url_case_sensitive", false, "true: match url case-sensitively"),
   ...AREA,
   ...LICENSES,
@@ -622,7 +622,8 @@ export interface FeedQuery extends DirectoryQuery {
   search: string | null;
   fetchError: boolean | null;
   tag: { key: string; value: string | null } | null;
-  url: { url: string; type: (typeof FEED_URL_TYPES)[number] | null; caseSensitive: boolean } | null;
+  /** url and/or url_type: a feed with that URL (of that type), or with any URL of that type */
+  url: { url: string | null; type: (typeof FEED_URL_TYPES)[number] | null; caseSensitive: boolean } | null;
 }
 
 export interface FeedVersionQuery extends DirectoryQuery {
@@ -667,8 +668,6 @@ export interface OperatorQuery extends DirectoryQuery {
 const AREA_RULES = { before: { lat: nearTogether(true) } };
 const TAG_RULE = (raw: (name: string) => string | undefined) =>
   raw("tag_value") !== undefined && raw("tag_key") === undefined ? invalidParameter("tag_value", "tag_value needs tag_key", "tag_key with tag_value") : null;
-const URL_RULE = (raw: (name: string) => string | undefined) =>
-  raw("url_type") !== undefined && raw("url") === undefined ? invalidParameter("url_type", "url_type needs url", "url with url_type") : null;
 
 const pageOf = (v: { limit: number | null; after: number | null }, format: Format) => ({
   format,
@@ -686,7 +685,7 @@ const placesOf = (v: { adm0_name: string | null; adm0_iso: string | null; adm1_n
 
 /** GET /feeds[.format], /feeds/{feed_key}[.format] */
 export function feedQuery(raw: (name: string) => string | undefined, format: Format): FeedQuery {
-  const v = parseParams(FEED_PARAMS, raw, { before: { lat: nearTogether(true), tag_value: TAG_RULE, url_type: URL_RULE } });
+  const v = parseParams(FEED_PARAMS, raw, { before: { lat: nearTogether(true), tag_value: TAG_RULE } });
   return {
     ...pageOf(v, format),
     bbox: v.bbox,
@@ -699,7 +698,7 @@ export function feedQuery(raw: (name: string) => string | undefined, format: For
     search: v.search === null ? null : v.search.toLowerCase(),
     fetchError: raw("fetch_error") === undefined ? null : v.fetch_error,
     tag: v.tag_key === null ? null : { key: v.tag_key, value: v.tag_value },
-    url: v.url === null ? null : { url: v.url, type: v.url_type, caseSensitive: v.url_case_sensitive },
+    url: v.url === null && v.url_type === null ? null : { url: v.url, type: v.url_type, caseSensitive: v.url_case_sensitive },
   };
 }
 

@@ -110,6 +110,8 @@ describe("feeds", () => {
     expect(await ids("spec=gtfs")).toHaveLength(3);
     expect(await ids("spec=GTFS_RT")).toEqual([]);
     expect(await ids("tag_key=unstable_url")).toEqual([]);
+    // imported from files: no feed has a URL to show
+    expect(await ids("url_type=static_current")).toEqual([]);
     // around Washington's Metro Center: only WMATA's feed has stops there
     const wmata = await ids("lat=38.8983&lon=-77.0281&radius=800");
     expect(wmata).toHaveLength(1);
@@ -118,7 +120,7 @@ describe("feeds", () => {
     const pages = await allPages({ json } as any, `${BASE}/feeds?limit=1`, "feeds");
     expect(pages.pages).toBe(3);
     expect(new Set(pages.rows.map((f: any) => f.id)).size).toBe(3);
-    for (const [q, param] of [["tag_value=x", "tag_value"], ["spec=xml", "spec"], ["url_type=static_current", "url_type"], ["lat=1&lon=2", "radius"], ["limit=0", "limit"]]) {
+    for (const [q, param] of [["tag_value=x", "tag_value"], ["spec=xml", "spec"], ["url_type=ftp", "url_type"], ["lat=1&lon=2", "radius"], ["limit=0", "limit"]]) {
       const r = await get(`${BASE}/feeds?${q}`);
       expect(r.status).toBe(400);
       expect(((await r.json()) as any).parameter).toBe(param);
