@@ -183,12 +183,16 @@ describe("served from the index", () => {
     expect(compared).toBeGreaterThan(1000);
   });
 
-  test("OpenAPI: the base paths name their .{format} forms; the six .{format} path items are ready for the app's documentation", async () => {
+  test("OpenAPI: the base paths name their .{format} forms; the dotted path items are ready for the app's documentation", async () => {
     const doc = await s.json("/docs/json");
-    const base = ["/api/v2/rest/routes", "/api/v2/rest/routes/{route_key}", "/api/v2/rest/routes/{route_key}/trips", "/api/v2/rest/routes/{route_key}/trips/{id}", "/api/v2/rest/stops", "/api/v2/rest/stops/{stop_key}"];
+    const base = ["/api/v2/rest/routes", "/api/v2/rest/routes/{route_key}", "/api/v2/rest/routes/{route_key}/trips", "/api/v2/rest/routes/{route_key}/trips/{id}", "/api/v2/rest/stops", "/api/v2/rest/stops/{stop_key}",
+      "/api/v2/rest/feeds", "/api/v2/rest/feeds/{feed_key}", "/api/v2/rest/feed_versions", "/api/v2/rest/feed_versions/{feed_version_key}", "/api/v2/rest/agencies", "/api/v2/rest/agencies/{agency_key}",
+      "/api/v2/rest/operators", "/api/v2/rest/operators/{operator_key}"];
     for (const p of base) expect(doc.paths[p].get.description).toContain(`${p}.{format}`);
     const extra = catalogFormatPaths();
-    expect(Object.keys(extra).sort()).toEqual(base.map((p) => `${p}.{format}`).sort());
+    // every .{format} form, and the validation reports' .json / .html paths
+    const reports = ["/api/v2/rest/feed_versions/{feed_version_key}/validation.json", "/api/v2/rest/feed_versions/{feed_version_key}/validation.html"];
+    expect(Object.keys(extra).sort()).toEqual([...base.map((p) => `${p}.{format}`), ...reports].sort());
     for (const [p, item] of Object.entries(extra)) {
       const pathParams = item.get.parameters.filter((x) => x.in === "path").map((x) => x.name);
       expect(pathParams.sort()).toEqual([...p.matchAll(/\{(\w+)\}/g)].map((m) => m[1]!).sort());
