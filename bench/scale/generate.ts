@@ -1,12 +1,12 @@
 /**
  * A country-sized GTFS test set made from New York's MTA feeds (issue 33): K copies of the ten
- * feeds, each copy with its ids prefixed, moved east by 1.5° of longitude per copy (so copies do not
+ * feeds, each copy with its ids prefixed, moved east by 3° of longitude per copy (so copies do not
  * overlap), and calendars that run a whole year (2026) with as much service a day as the feed has
  * (yearExceptions), holidays removed and a Saturday added by calendar_dates; copy 1 runs from July
  * 2026 to June 2027 (a feed across two years). Default feeds: the nine of bench:plan's NYC. Copies are
- * joined: in copy k (k ≥ 1) the subway station "101" and its platforms are moved 110 m north of
- * copy k-1's "101", so the planner's footpaths (straight-line walks within its radius, across feeds)
- * join them and journeys can ride from one copy into the next (the pairs are listed in joined.json).
+ * joined: copy k (k ≥ 1) has a bridge line (writeBridge) from next to copy k-1's subway station "101"
+ * to next to its own, so the planner's footpaths (straight-line walks within its radius, across
+ * feeds) join them and journeys ride from one copy into the next (its stops are in joined.json).
  *
  *   bun bench/scale/generate.ts --copies K --out DIR [--source bench/.mta] [--feeds a,b,...] [--single] [--zip]
  *
@@ -27,11 +27,13 @@ const ID_COLUMNS = new Set([
   "network_id", "area_id", "location_id", "location_group_id",
 ]);
 const LON_COLUMNS = new Set(["stop_lon", "shape_pt_lon"]);
-/** The copies' shift east per copy (degrees of longitude). */
-export const SHIFT_DEG = 1.5;
-/** The station moved next to the previous copy's, and how far north (degrees of latitude; ~110 m). */
+/** The copies' shift east per copy (degrees of longitude): NYC's feeds span ~2.3° (Montauk to Staten Island). */
+export const SHIFT_DEG = 3;
+/** The station of each copy that a bridge line links to the previous copy's, and how far north its bridge stops are (degrees of latitude; ~110 m). */
 export const BRIDGE_STATION = "101";
 export const BRIDGE_OFFSET_DEG = 0.001;
+/** The bridge line's speed (km/h), departures every 30 minutes from 05:00 to 23:00 each way. */
+export const BRIDGE_KPH = 160;
 /** Holidays removed from every weekday service, and the Saturday added (2026). */
 export const HOLIDAYS = ["20260101", "20260525", "20260703", "20260907", "20261126", "20261225"];
 export const ADDED_DAY = "20261226";
@@ -150,7 +152,7 @@ class Sink {
 export interface Joined {
   copy: number;
   feed: string;
-  /** the moved stop (this copy) and the stop it was moved next to (the previous copy) */
+  /** a bridge stop (this copy's feed) and the station it is next to (the previous copy's, or this copy's) */
   stopId: string;
   nextToStopId: string;
   lat: number;
@@ -221,11 +223,12 @@ async function smallTable(zip: string, name: string): Promise<Record<string, str
 
 /**
  * One feed of one copy into `sink`: ids prefixed, longitudes shifted, calendar.txt over the copy's
- * range and calendar_dates from yearExceptions, the bridge station moved.
+ * range and calendar_dates from yearExceptions, and (copy k ≥ 1, the subway) the bridge line.
  */
 export async function copyFeed(zip: string, feedName: string, plan: CopyPlan, sink: Sink, joined: Joined[], bridge: boolean): Promise<void> {
   const exceptions = yearExceptions(await smallTable(zip, "calendar.txt"), await smallTable(zip, "calendar_dates.txt"), plan);
   const bridgeAt = new Map<string, { lat: number; lon: number }>();
+  let agencyId: string | null = null;
   for (const name of filesOf(zip)) {
     if (name === "calendar_dates.txt") continue; // replaced below
     let header: string[] | null = null;
@@ -251,24 +254,49 @@ export async function copyFeed(zip: string, feedName: string, plan: CopyPlan, si
         f[col.start_date!] = plan.start;
         f[col.end_date!] = plan.end;
       }
-      if (name === "stops.txt" && bridge) {
-        const id = f[col.stop_id!]!.slice(plan.prefix.length);
-        const parent = (f[col.parent_station!] ?? "").slice(plan.prefix.length);
-        if (id === BRIDGE_STATION || parent === BRIDGE_STATION) {
-          // next to the previous copy's stop of the same id: its coordinates less one shift, 110 m north
-          const lat = Number(f[col.stop_lat!]) + BRIDGE_OFFSET_DEG;
-          const lon = Number(f[col.stop_lon!]) - SHIFT_DEG;
-          f[col.stop_lat!] = lat.toFixed(6);
-          f[col.stop_lon!] = lon.toFixed(6);
-          bridgeAt.set(id, { lat, lon });
-        }
+      if (name === "stops.txt" && bridge && f[col.stop_id!] === plan.prefix + BRIDGE_STATION) {
+        bridgeAt.set(BRIDGE_STATION, { lat: Number(f[col.stop_lat!]), lon: Number(f[col.stop_lon!]) });
       }
+      if (name === "agency.txt" && agencyId === null) agencyId = f[col.agency_id!] ?? "";
       target!.out.line(map.map((i) => csvField(i >= 0 ? (f[i] ?? "") : "")).join(","));
     }
   }
   const cd = sink.of("calendar_dates.txt", ["service_id", "date", "exception_type"]);
   for (const row of exceptions) cd.out.line(row.join(","));
-  for (const [id, at] of bridgeAt) joined.push({ copy: plan.copy, feed: feedName, stopId: plan.prefix + id, nextToStopId: `c${plan.copy - 1}_${id}`, ...at });
+  const at = bridgeAt.get(BRIDGE_STATION);
+  if (at) writeBridge(sink, plan, agencyId ?? "", at, joined, feedName);
+}
+
+/**
+ * The bridge line of copy k: two stops 110 m north of the previous copy's station and of this
+ * copy's, and trains between them at BRIDGE_KPH every 30 minutes each way, every day of the range
+ * (the planner's footpaths join its ends to the stations: journeys ride from one copy into the next).
+ */
+function writeBridge(sink: Sink, plan: CopyPlan, agencyId: string, at: { lat: number; lon: number }, joined: Joined[], feedName: string): void {
+  const p = plan.prefix;
+  const west = { id: `${p}BRIDGE_W`, lat: at.lat + BRIDGE_OFFSET_DEG, lon: at.lon - SHIFT_DEG };
+  const east = { id: `${p}BRIDGE_E`, lat: at.lat + BRIDGE_OFFSET_DEG, lon: at.lon };
+  const km = (SHIFT_DEG * 111.195 * Math.cos((at.lat * Math.PI) / 180));
+  const ride = Math.round((km / BRIDGE_KPH) * 3600);
+  const put = (file: string, row: Record<string, string>) => {
+    const t = sink.of(file, Object.keys(row));
+    t.out.line(t.header.map((h) => csvField(row[h] ?? "")).join(","));
+  };
+  const hms = (s: number) => [Math.floor(s / 3600), Math.floor(s / 60) % 60, s % 60].map((x) => String(x).padStart(2, "0")).join(":");
+  for (const s of [west, east]) put("stops.txt", { stop_id: s.id, stop_name: `Bridge ${s === west ? "west" : "east"} (copy ${plan.copy})`, stop_lat: s.lat.toFixed(6), stop_lon: s.lon.toFixed(6) });
+  put("routes.txt", { route_id: `${p}BRIDGE`, agency_id: agencyId, route_short_name: "BR", route_long_name: `Bridge to copy ${plan.copy - 1}`, route_type: "2" });
+  put("calendar.txt", { service_id: `${p}BRIDGE_ALL`, monday: "1", tuesday: "1", wednesday: "1", thursday: "1", friday: "1", saturday: "1", sunday: "1", start_date: plan.start, end_date: plan.end });
+  let n = 0;
+  for (let t = 5 * 3600; t <= 23 * 3600; t += 1800) {
+    for (const [from, to] of [[west, east], [east, west]] as const) {
+      const trip = `${p}BRIDGE_${n++}`;
+      put("trips.txt", { route_id: `${p}BRIDGE`, service_id: `${p}BRIDGE_ALL`, trip_id: trip });
+      put("stop_times.txt", { trip_id: trip, arrival_time: hms(t), departure_time: hms(t), stop_id: from.id, stop_sequence: "1" });
+      put("stop_times.txt", { trip_id: trip, arrival_time: hms(t + ride), departure_time: hms(t + ride), stop_id: to.id, stop_sequence: "2" });
+    }
+  }
+  joined.push({ copy: plan.copy, feed: feedName, stopId: west.id, nextToStopId: `c${plan.copy - 1}_${BRIDGE_STATION}`, lat: west.lat, lon: west.lon });
+  joined.push({ copy: plan.copy, feed: feedName, stopId: east.id, nextToStopId: `${p}${BRIDGE_STATION}`, lat: east.lat, lon: east.lon });
 }
 
 async function main(): Promise<void> {

@@ -71,32 +71,43 @@ describe("copies", () => {
     }
   });
 
-  test("copy k is moved k × 1.5° east; the bridge station sits 110 m north of the previous copy's", () => {
+  test("copy k is moved k × 3° east; a bridge line joins copy k to copy k-1", () => {
     const src = new GtfsFeed(gtfs("bart")).table("stops");
     const c1 = feedOf(join(out, "c1-bart")).table("stops");
     for (let i = 0; i < src.length; i++) {
       if (!src[i]!.stop_lon) continue;
-      expect(Number(c1[i]!.stop_lon)).toBeCloseTo(Number(src[i]!.stop_lon) + 1.5, 5);
+      expect(Number(c1[i]!.stop_lon)).toBeCloseTo(Number(src[i]!.stop_lon) + 3, 5);
       expect(Number(c1[i]!.stop_lat)).toBeCloseTo(Number(src[i]!.stop_lat), 5);
     }
     const joined = JSON.parse(readFileSync(join(out, "joined.json"), "utf8")).joined as { stopId: string; nextToStopId: string }[];
-    expect(joined.map((j) => j.stopId).sort()).toEqual(["c1_101", "c1_101N"]);
+    expect(joined.map((j) => [j.stopId, j.nextToStopId])).toEqual([["c1_BRIDGE_W", "c0_101"], ["c1_BRIDGE_E", "c1_101"]]);
     const s0 = feedOf(join(out, "c0-mta-subway")).table("stops");
-    const s1 = feedOf(join(out, "c1-mta-subway")).table("stops");
+    const f1 = feedOf(join(out, "c1-mta-subway"));
+    const s1 = f1.table("stops");
     for (const j of joined) {
       const a = s1.find((s) => s.stop_id === j.stopId)!;
-      const b = s0.find((s) => s.stop_id === j.nextToStopId)!;
+      const b = [...s0, ...s1].find((s) => s.stop_id === j.nextToStopId)!;
       const d = haversineM(Number(a.stop_lat), Number(a.stop_lon), Number(b.stop_lat), Number(b.stop_lon));
       expect(d).toBeGreaterThan(50);
       expect(d).toBeLessThan(200);
     }
-    // the copy's other station is moved like every stop
-    expect(Number(s1.find((s) => s.stop_id === "c1_103")!.stop_lon)).toBeCloseTo(-73.90087 + 1.5, 5);
+    // the bridge's trains: both ways, every day, at a plausible speed
+    const trips = f1.table("trips").filter((t) => t.route_id === "c1_BRIDGE");
+    expect(trips.length).toBeGreaterThan(60);
+    expect(f1.servicesOn("2026-12-25").has("c1_BRIDGE_ALL")).toBe(true);
+    const st = f1.table("stop_times").filter((x) => x.trip_id === trips[0]!.trip_id);
+    const w = s1.find((s) => s.stop_id === "c1_BRIDGE_W")!, e = s1.find((s) => s.stop_id === "c1_BRIDGE_E")!;
+    const km = haversineM(Number(w.stop_lat), Number(w.stop_lon), Number(e.stop_lat), Number(e.stop_lon)) / 1000;
+    const sec = (t: string) => t.split(":").reduce((a, x) => a * 60 + Number(x), 0);
+    const kph = km / ((sec(st[1]!.arrival_time!) - sec(st[0]!.departure_time!)) / 3600);
+    expect(kph).toBeGreaterThan(100);
+    expect(kph).toBeLessThan(200);
   });
 });
 
 describe("year-long calendars", () => {
-  const running = (dir: string, date: string) => [...feedOf(dir).servicesOn(date)].sort();
+  // (the bridge line's service runs every day: left out here)
+  const running = (dir: string, date: string) => [...feedOf(dir).servicesOn(date)].filter((s) => !s.includes("BRIDGE")).sort();
 
   test("calendar.txt covers the copy's range (copy 1 across two years)", () => {
     for (const [k, start, end] of [[0, "20260101", "20261231"], [1, "20260701", "20270630"]] as const) {
@@ -127,7 +138,9 @@ describe("--single and the pipeline", () => {
   test("one feed with every copy and feed, ids unique by copy and feed", () => {
     const f = new GtfsFeed(join(single, "single.zip"));
     const bart = new GtfsFeed(gtfs("bart")).table("stop_times").length;
-    expect(f.table("stop_times").length).toBe(2 * (bart + 4));
+    const bridge = f.table("stop_times").filter((x) => x.trip_id!.includes("BRIDGE")).length;
+    expect(bridge).toBeGreaterThan(100);
+    expect(f.table("stop_times").length).toBe(2 * (bart + 4) + bridge);
     const ids = f.table("stops").map((s) => s.stop_id!);
     expect(new Set(ids).size).toBe(ids.length);
     expect(ids.some((id) => id.startsWith("c1f1_"))).toBe(true);
