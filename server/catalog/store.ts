@@ -35,9 +35,10 @@ import { buildFeedDirectory } from "./feed-docs.ts";
 
 /**
  * stop_times are loaded into the JS trip index (packed typed arrays, ~11 bytes a row on the MTA data) unless the dataset is
- * very large; then each version's Parquet file is read per request, pruned by trip_ref.
+ * very large; then each version's Parquet file is read per request, pruned by trip_ref. At 150 M rows that is ~1.7 GB, plus
+ * the departure index's 4 bytes a row (and 8 more while it is built): within the 8 GB a country-sized server is given.
  */
-const STOP_TIMES_IN_MEMORY_MAX_ROWS = 40_000_000;
+const STOP_TIMES_IN_MEMORY_MAX_ROWS = 150_000_000;
 /** Tables copied into DuckDB. calendars and frequencies only until the trip index is built. */
 const MEMORY_TABLES = ["feed_version", "agencies", "routes", "stops", "calendars", "frequencies", "stop_patterns", "route_stops", "agency_stops"];
 /** DuckDB tables only needed while loading (stop_patterns: read into the spatial index) */
