@@ -104,7 +104,7 @@ async function run(n: number): Promise<Row> {
     const rand = rng(7);
     const pick = <T>(xs: T[]) => xs[Math.floor(rand() * xs.length)]!;
     const plan = (a: any, b: any, hour: number) =>
-      `${server.url}/api/v2/routing/otp/plan?fromPlace=${a.geometry.coordinates[1]},${a.geometry.coordinates[0]}&toPlace=${b.geometry.coordinates[1]},${b.geometry.coordinates[0]}&date=2026-06-02&time=${String(hour).padStart(2, "0")}:${String(Math.floor(rand() * 60)).padStart(2, "0")}&maxWalkDistance=2000`;
+      `${server.url}/api/v2/routing/otp/plan?fromPlace=${a.geometry.coordinates[1]},${a.geometry.coordinates[0]}&toPlace=${b.geometry.coordinates[1]},${b.geometry.coordinates[0]}&date=2026-09-15&time=${String(hour).padStart(2, "0")}:${String(Math.floor(rand() * 60)).padStart(2, "0")}&maxWalkDistance=2000`;
     for (let i = 0; i < 20; i++) await timed(plan(pick(s0), pick(s0), 8)); // warm-up
     const inside: number[] = [], across: number[] = [], byKey: number[] = [];
     let found = 0;
