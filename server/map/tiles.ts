@@ -49,6 +49,9 @@ interface TileLine {
   props: MvtLine["props"];
 }
 
+/** below this zoom the stops layer is thinned: one stop per THIN_CELL × THIN_CELL tile units */
+export const THIN_ZOOM = 12;
+const THIN_CELL = 64;
 /** Douglas-Peucker tolerance, tile units */
 const SIMPLIFY = 1;
 
@@ -111,6 +114,9 @@ export async function buildTileSet(dataDir: string): Promise<TileSet> {
       w = Math.min(w, lon); e = Math.max(e, lon); s = Math.min(s, lat); n = Math.max(n, lat);
     }
     if (have("trips") && have("shapes") && have("routes")) lines.routes = await readRouteLines(conn, files);
+    // the thinning keeps the first stop of a cell: the one with the most routes (then gtfsId)
+    const routeCount = (p: TilePoint) => (String(p.props.routes).match(/"gtfsType"/g) ?? []).length;
+    points.stops = points.stops.map((p) => [routeCount(p), p] as const).sort((a, b) => b[0] - a[0]).map(([, p]) => p);
     return { generation: m.generation, points, lines, bounds: rows.length ? [w, s, e, n] : null, cache: new Map() };
   } finally {
     conn.closeSync();
@@ -268,9 +274,15 @@ export function tileOf(set: TileSet, layers: TileLayerName[], z: number, x: numb
       return { name, features };
     }
     const features: MvtPoint[] = [];
+    const cells = name === "stops" && z < THIN_ZOOM ? new Set<number>() : null;
     for (const p of set.points[name]) {
       const tx = p.wx * scale - x0, ty = p.wy * scale - y0;
       if (tx < -BUFFER || ty < -BUFFER || tx > MVT_EXTENT + BUFFER || ty > MVT_EXTENT + BUFFER) continue;
+      if (cells) {
+        const cell = Math.floor((tx + BUFFER) / THIN_CELL) * 1024 + Math.floor((ty + BUFFER) / THIN_CELL);
+        if (cells.has(cell)) continue;
+        cells.add(cell);
+      }
       features.push({ x: tx, y: ty, props: p.props });
     }
     return { name, features };
