@@ -10,7 +10,9 @@
  *   ties by shape_id; generated shapes count, so a route without shapes.txt is drawn through its
  *   stops; a route with no shaped trip is left out), clipped to the tile plus a buffer and simplified
  *   (Douglas-Peucker, 1 tile unit); properties `gtfsId` (feed Onestop id:route_id), `shortName`,
- *   `longName`, `type` (route_type), `color`, `textColor`.
+ *   `longName`, `type` (route_type), `color`, `textColor`. `streets`: the active street dataset's
+ *   map background (STREET_LAYOUT.map) from zoom STREETS_MIN_ZOOM on, clipped and simplified like
+ *   the routes, property `class` (major, minor, path).
  * - `GET /tiles/{layers}/tilejson.json`: the TileJSON 3.0 of those layers.
  *
  * The points are read once per dataset (DuckDB, the catalog's stops, route_stops and routes
@@ -18,15 +20,19 @@
  * Bad input: an unknown layer, z outside 0..22, x/y outside the zoom's grid or not integers → 400;
  * a tile with no data is an empty (zero-byte) tile.
  */
-import { existsSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
+import { gunzipSync } from "node:zlib";
 import { DuckDBInstance } from "@duckdb/node-api";
-import { activeVersions, readManifest } from "../../pipeline/schema/manifest.ts";
+import { activeStreets, activeVersions, readManifest } from "../../pipeline/schema/manifest.ts";
+import { STREET_LAYOUT } from "../../pipeline/schema/street.ts";
 import { sqlString } from "../../shared/sql.ts";
 import { invalidParameter } from "../errors.ts";
 import { encodeTile, MVT_EXTENT, type MvtLayer, type MvtLine, type MvtPoint, worldXY } from "./mvt.ts";
 
-export const TILE_LAYERS = ["stops", "stations", "routes"] as const;
+export const TILE_LAYERS = ["stops", "stations", "routes", "streets"] as const;
+/** the streets layer is empty below this zoom (a city's roads would make huge, unreadable tiles) */
+export const STREETS_MIN_ZOOM = 12;
 type PointLayerName = "stops" | "stations";
 export type TileLayerName = (typeof TILE_LAYERS)[number];
 export const MAX_ZOOM = 22;
@@ -58,7 +64,7 @@ const SIMPLIFY = 1;
 export interface TileSet {
   generation: number;
   points: Record<PointLayerName, TilePoint[]>;
-  lines: { routes: TileLine[] };
+  lines: { routes: TileLine[]; streets: TileLine[] };
   /** [w, s, e, n] of all points, or null */
   bounds: [number, number, number, number] | null;
   cache: Map<string, Uint8Array>;
@@ -69,7 +75,7 @@ export async function buildTileSet(dataDir: string): Promise<TileSet> {
   const m = readManifest(dataDir);
   const versions = activeVersions(m).filter((v) => existsSync(join(dataDir, v.path, "stops.parquet")));
   const points: TileSet["points"] = { stops: [], stations: [] };
-  const lines: TileSet["lines"] = { routes: [] };
+  const lines: TileSet["lines"] = { routes: [], streets: readStreetLines(dataDir, m) };
   if (!versions.length) return { generation: m.generation, points, lines, bounds: null, cache: new Map() };
   const files = (table: string) => `[${versions.map((v) => sqlString(join(dataDir, v.path, `${table}.parquet`))).join(", ")}]`;
   const have = (table: string) => versions.every((v) => existsSync(join(dataDir, v.path, `${table}.parquet`)));
@@ -168,6 +174,31 @@ async function readRouteLines(conn: Awaited<ReturnType<DuckDBInstance["connect"]
   return out;
 }
 
+/** The active street dataset's map background (STREET_LAYOUT.map) as lines with their `class`; none without one. */
+function readStreetLines(dataDir: string, m: ReturnType<typeof readManifest>): TileLine[] {
+  const street = activeStreets(m);
+  const file = street ? join(dataDir, street.path, STREET_LAYOUT.map) : null;
+  if (!file || !existsSync(file)) return [];
+  const fc = JSON.parse(gunzipSync(readFileSync(file)).toString("utf8")) as { features?: { geometry?: { type?: string; coordinates?: unknown }; properties?: { class?: unknown } }[] };
+  const out: TileLine[] = [];
+  for (const f of fc.features ?? []) {
+    const g = f.geometry;
+    const parts = g?.type === "LineString" ? [g.coordinates as number[][]] : g?.type === "MultiLineString" ? (g.coordinates as number[][][]) : [];
+    for (const coords of parts) {
+      if (!Array.isArray(coords) || coords.length < 2) continue;
+      const w = new Float64Array(coords.length * 2);
+      let minX = Infinity, minY = Infinity, maxX = -Infinity, maxY = -Infinity;
+      coords.forEach(([lon, lat], i) => {
+        const [x, y] = worldXY(Number(lon), Number(lat));
+        w[2 * i] = x; w[2 * i + 1] = y;
+        minX = Math.min(minX, x); maxX = Math.max(maxX, x); minY = Math.min(minY, y); maxY = Math.max(maxY, y);
+      });
+      out.push({ w, minX, minY, maxX, maxY, props: { class: typeof f.properties?.class === "string" ? f.properties.class : null } });
+    }
+  }
+  return out;
+}
+
 /**
  * A line (tile coordinates, flat x, y list) cut to the box lo..hi in both axes (Liang-Barsky per
  * segment): the runs of it inside the box, each a flat list.
@@ -260,11 +291,12 @@ export function tileOf(set: TileSet, layers: TileLayerName[], z: number, x: numb
   const scale = 2 ** z * MVT_EXTENT;
   const x0 = x * MVT_EXTENT, y0 = y * MVT_EXTENT;
   const mvt: MvtLayer[] = layers.map((name) => {
-    if (name === "routes") {
+    if (name === "routes" || name === "streets") {
       const features: MvtLine[] = [];
+      if (name === "streets" && z < STREETS_MIN_ZOOM) return { name, features };
       const lo = -BUFFER, hi = MVT_EXTENT + BUFFER;
       const wx0 = (x0 + lo) / scale, wx1 = (x0 + hi) / scale, wy0 = (y0 + lo) / scale, wy1 = (y0 + hi) / scale;
-      for (const l of set.lines.routes) {
+      for (const l of set.lines[name]) {
         if (l.maxX < wx0 || l.minX > wx1 || l.maxY < wy0 || l.minY > wy1) continue;
         const t = new Float64Array(l.w.length);
         for (let i = 0; i < t.length; i += 2) { t[i] = l.w[i]! * scale - x0; t[i + 1] = l.w[i + 1]! * scale - y0; }
@@ -311,7 +343,9 @@ export function tileJson(set: TileSet, layers: TileLayerName[], base: string): R
         ? { gtfsId: "String", name: "String", code: "String", platform: "String", parentStation: "String", type: "Number", routes: "String" }
         : id === "routes"
           ? { gtfsId: "String", shortName: "String", longName: "String", type: "Number", color: "String", textColor: "String" }
-          : { gtfsId: "String", name: "String", type: "Number", routes: "String" },
+          : id === "streets"
+            ? { class: "String" }
+            : { gtfsId: "String", name: "String", type: "Number", routes: "String" },
     })),
   };
 }

@@ -9,9 +9,13 @@ import { PbfReader as Pbf } from "pbf";
 import { startServer, type RunningServer } from "../../server/main.ts";
 import { serverConfigFrom } from "../../server/config.ts";
 import { worldXY } from "../../server/map/mvt.ts";
-import { writeFileSync } from "node:fs";
+import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { importedDataset, tempDir } from "../support/dataset.ts";
+import { gunzipSync } from "node:zlib";
+import { activeStreets, readManifest } from "../../pipeline/schema/manifest.ts";
+import { STREET_LAYOUT } from "../../pipeline/schema/street.ts";
+import { buildTileSet, tileOf } from "../../server/map/tiles.ts";
+import { importedDataset, streetDataset, tempDir } from "../support/dataset.ts";
 
 type Json = Record<string, any>;
 const quiet = { info() {}, warn() {}, error: (m: string, f?: unknown) => console.error(m, f) };
@@ -278,5 +282,39 @@ describe("vector tiles of stops and stations", () => {
     }
     ms.sort((a, b) => a - b);
     expect(ms[25]!).toBeLessThan(5);
+  });
+});
+
+describe("vector tiles of the street background", () => {
+  test("streets: the street dataset's roads with their class, from zoom 12 on, clipped to the tile", async () => {
+    const dir = await streetDataset("tiles-monaco", ["monaco"]);
+    const entry = activeStreets(readManifest(dir))!;
+    const fc = JSON.parse(gunzipSync(readFileSync(join(dir, entry.path, STREET_LAYOUT.map))).toString()) as Json;
+    const set = await buildTileSet(dir);
+    const road = fc.features[Math.floor(fc.features.length / 2)] as Json;
+    const [lon, lat] = road.geometry.coordinates[0] as [number, number];
+    const t = tileAt(lon, lat, 15);
+    const [layer] = decode(tileOf(set, ["streets"], t.z, t.x, t.y));
+    expect(layer!.name).toBe("streets");
+    expect(layer!.features.length).toBeGreaterThan(0);
+    for (const f of layer!.features) {
+      expect(f.type).toBe(2);
+      expect(["major", "minor", "path"]).toContain(f.props.class as string);
+      let cx = 0, cy = 0, i = 0;
+      while (i < f.geometry.length) {
+        const count = f.geometry[i]! >> 3;
+        i++;
+        for (let k = 0; k < count; k++, i += 2) {
+          cx += unzig(f.geometry[i]!); cy += unzig(f.geometry[i + 1]!);
+          expect(cx).toBeGreaterThanOrEqual(-65); expect(cx).toBeLessThanOrEqual(4096 + 65);
+          expect(cy).toBeGreaterThanOrEqual(-65); expect(cy).toBeLessThanOrEqual(4096 + 65);
+        }
+      }
+    }
+    // the road's class is among those drawn in its tile
+    expect(layer!.features.map((f) => f.props.class)).toContain(road.properties.class);
+    // below zoom 12 the layer is empty
+    const low = tileAt(lon, lat, 11);
+    expect(tileOf(set, ["streets"], low.z, low.x, low.y).byteLength).toBe(0);
   });
 });
