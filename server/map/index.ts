@@ -7,8 +7,8 @@
  *   module beside it, the CSS), so the page needs nothing from the internet.
  * - `/map/data/streets.geojson`, `/map/data/dataset.json`: the street background and the dataset
  *   summary, which the public API has no endpoint for (layers.ts), rebuilt when the manifest changes.
- * - `/tiles/{layers}/{z}/{x}/{y}.pbf` and `/tiles/{layers}/tilejson.json`: vector tiles of stops and
- *   stations in OTP2's layer names (tiles.ts), public like the page.
+ * - `/tiles/{layers}/{z}/{x}/{y}.pbf` and `/tiles/{layers}/tilejson.json`: vector tiles of stops,
+ *   stations, route lines and streets, stops and stations in OTP2's layer names (tiles.ts), public like the page.
  *
  * Everything else the page shows comes from the public API (the catalog's routes, stops, trips and
  * departures, plan, reachability, street routing), called from the browser with the `apikey` header: the page is an example client. The

@@ -1,6 +1,6 @@
 /**
- * A small Mapbox Vector Tile (MVT 2.1) encoder for point layers: protobuf written by hand (varints,
- * zigzag, packed fields), one layer per named set of features, string/number/bool values shared
+ * A small Mapbox Vector Tile (MVT 2.1) encoder for point and line layers: protobuf written by hand
+ * (varints, zigzag, packed fields; LineStrings as MoveTo/LineTo with zigzag deltas, spec §4.3), one layer per named set of features, string/number/bool values shared
  * through the layer's key and value tables. Plus the Web Mercator tile math the tile routes use.
  */
 
@@ -13,9 +13,43 @@ export interface MvtPoint {
   y: number;
   props: Record<string, MvtValue | null | undefined>;
 }
+/** A (multi) LineString: each line a flat list x0, y0, x1, y1, … in tile coordinates. */
+export interface MvtLine {
+  lines: number[][];
+  props: Record<string, MvtValue | null | undefined>;
+}
 export interface MvtLayer {
   name: string;
-  features: MvtPoint[];
+  features: (MvtPoint | MvtLine)[];
+}
+
+/**
+ * The geometry commands of a LineString feature (MVT 2.1 §4.3): per line a MoveTo to its first point
+ * and a LineTo through the rest, deltas from the cursor (which carries on from line to line);
+ * points rounded to integers, repeats dropped, lines left with fewer than two points left out.
+ * Empty when no line is left.
+ */
+export function lineCommands(lines: number[][]): number[] {
+  const out: number[] = [];
+  let cx = 0, cy = 0;
+  for (const line of lines) {
+    const pts: number[] = [];
+    for (let i = 0; i + 1 < line.length; i += 2) {
+      const x = Math.round(line[i]!), y = Math.round(line[i + 1]!);
+      const n = pts.length;
+      if (n && pts[n - 2] === x && pts[n - 1] === y) continue;
+      pts.push(x, y);
+    }
+    if (pts.length < 4) continue;
+    out.push((1 & 7) | (1 << 3), zigzag(pts[0]! - cx), zigzag(pts[1]! - cy));
+    cx = pts[0]!; cy = pts[1]!;
+    out.push((2 & 7) | ((pts.length / 2 - 1) << 3));
+    for (let i = 2; i < pts.length; i += 2) {
+      out.push(zigzag(pts[i]! - cx), zigzag(pts[i + 1]! - cy));
+      cx = pts[i]!; cy = pts[i + 1]!;
+    }
+  }
+  return out;
 }
 
 class Writer {
@@ -81,6 +115,7 @@ function encodeValue(v: MvtValue): Uint8Array {
   return w.done();
 }
 
+/** The layer's bytes; empty when none of its features has geometry left. */
 function encodeLayer(layer: MvtLayer): Uint8Array {
   const keys = new Map<string, number>();
   const values = new Map<string, { idx: number; v: MvtValue }>();
@@ -88,7 +123,12 @@ function encodeLayer(layer: MvtLayer): Uint8Array {
   w.tag(15, 0);
   w.varint(2);
   w.string(1, layer.name);
-  layer.features.forEach((f, i) => {
+  let id = 0;
+  for (const f of layer.features) {
+    const geometry = "lines" in f
+      ? lineCommands(f.lines)
+      : [(1 & 7) | (1 << 3), zigzag(Math.round(f.x)), zigzag(Math.round(f.y))];
+    if (!geometry.length) continue;
     const tags: number[] = [];
     for (const [k, v] of Object.entries(f.props)) {
       if (v === null || v === undefined) continue;
@@ -101,13 +141,14 @@ function encodeLayer(layer: MvtLayer): Uint8Array {
     }
     const fw = new Writer();
     fw.tag(1, 0);
-    fw.varint(i + 1);
+    fw.varint(++id);
     fw.packed(2, tags);
     fw.tag(3, 0);
-    fw.varint(1); // POINT
-    fw.packed(4, [(1 & 7) | (1 << 3), zigzag(Math.round(f.x)), zigzag(Math.round(f.y))]);
+    fw.varint("lines" in f ? 2 : 1); // LINESTRING : POINT
+    fw.packed(4, geometry);
     w.bytes(2, fw.done());
-  });
+  }
+  if (!id) return new Uint8Array(0);
   for (const k of keys.keys()) w.string(3, k);
   for (const { v } of values.values()) w.bytes(4, encodeValue(v));
   w.tag(5, 0);
@@ -118,7 +159,11 @@ function encodeLayer(layer: MvtLayer): Uint8Array {
 /** The tile's bytes; a layer without features is left out (an empty tile is zero bytes). */
 export function encodeTile(layers: MvtLayer[]): Uint8Array {
   const w = new Writer();
-  for (const l of layers) if (l.features.length) w.bytes(3, encodeLayer(l));
+  for (const l of layers) {
+    if (!l.features.length) continue;
+    const bytes = encodeLayer(l);
+    if (bytes.length) w.bytes(3, bytes);
+  }
   return w.done();
 }
 

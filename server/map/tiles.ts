@@ -6,7 +6,13 @@
  *   `stops`, `stations`. `stops` features carry `gtfsId` (feed Onestop id:stop_id), `name`, `code`,
  *   `platform`, `parentStation`, `type` (the GTFS route_type most of its routes have) and `routes`
  *   (JSON list of `{gtfsType, shortName, color}`); `stations` features `gtfsId`, `name`, `type`,
- *   `routes`.
+ *   `routes`. `routes`: LineStrings, each route's most used shape (the shape most of its trips use,
+ *   ties by shape_id; generated shapes count, so a route without shapes.txt is drawn through its
+ *   stops; a route with no shaped trip is left out), clipped to the tile plus a buffer and simplified
+ *   (Douglas-Peucker, 1 tile unit); properties `gtfsId` (feed Onestop id:route_id), `shortName`,
+ *   `longName`, `type` (route_type), `color`, `textColor`. `streets`: the active street dataset's
+ *   map background (STREET_LAYOUT.map) from zoom STREETS_MIN_ZOOM on, clipped and simplified like
+ *   the routes, property `class` (major, minor, path).
  * - `GET /tiles/{layers}/tilejson.json`: the TileJSON 3.0 of those layers.
  *
  * The points are read once per dataset (DuckDB, the catalog's stops, route_stops and routes
@@ -14,15 +20,20 @@
  * Bad input: an unknown layer, z outside 0..22, x/y outside the zoom's grid or not integers → 400;
  * a tile with no data is an empty (zero-byte) tile.
  */
-import { existsSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
+import { gunzipSync } from "node:zlib";
 import { DuckDBInstance } from "@duckdb/node-api";
-import { activeVersions, readManifest } from "../../pipeline/schema/manifest.ts";
+import { activeStreets, activeVersions, readManifest } from "../../pipeline/schema/manifest.ts";
+import { STREET_LAYOUT } from "../../pipeline/schema/street.ts";
 import { sqlString } from "../../shared/sql.ts";
 import { invalidParameter } from "../errors.ts";
-import { encodeTile, MVT_EXTENT, type MvtLayer, type MvtPoint, worldXY } from "./mvt.ts";
+import { encodeTile, MVT_EXTENT, type MvtLayer, type MvtLine, type MvtPoint, worldXY } from "./mvt.ts";
 
-export const TILE_LAYERS = ["stops", "stations"] as const;
+export const TILE_LAYERS = ["stops", "stations", "routes", "streets"] as const;
+/** the streets layer is empty below this zoom (a city's roads would make huge, unreadable tiles) */
+export const STREETS_MIN_ZOOM = 12;
+type PointLayerName = "stops" | "stations";
 export type TileLayerName = (typeof TILE_LAYERS)[number];
 export const MAX_ZOOM = 22;
 /** encoded tiles kept in memory */
@@ -36,9 +47,24 @@ interface TilePoint {
   props: MvtPoint["props"];
 }
 
+interface TileLine {
+  /** world coordinates x0, y0, x1, y1, … */
+  w: Float64Array;
+  /** bounding box in world coordinates */
+  minX: number; minY: number; maxX: number; maxY: number;
+  props: MvtLine["props"];
+}
+
+/** below this zoom the stops layer is thinned: one stop per THIN_CELL × THIN_CELL tile units */
+export const THIN_ZOOM = 12;
+const THIN_CELL = 64;
+/** Douglas-Peucker tolerance, tile units */
+const SIMPLIFY = 1;
+
 export interface TileSet {
   generation: number;
-  points: Record<TileLayerName, TilePoint[]>;
+  points: Record<PointLayerName, TilePoint[]>;
+  lines: { routes: TileLine[]; streets: TileLine[] };
   /** [w, s, e, n] of all points, or null */
   bounds: [number, number, number, number] | null;
   cache: Map<string, Uint8Array>;
@@ -49,7 +75,8 @@ export async function buildTileSet(dataDir: string): Promise<TileSet> {
   const m = readManifest(dataDir);
   const versions = activeVersions(m).filter((v) => existsSync(join(dataDir, v.path, "stops.parquet")));
   const points: TileSet["points"] = { stops: [], stations: [] };
-  if (!versions.length) return { generation: m.generation, points, bounds: null, cache: new Map() };
+  const lines: TileSet["lines"] = { routes: [], streets: readStreetLines(dataDir, m) };
+  if (!versions.length) return { generation: m.generation, points, lines, bounds: null, cache: new Map() };
   const files = (table: string) => `[${versions.map((v) => sqlString(join(dataDir, v.path, `${table}.parquet`))).join(", ")}]`;
   const have = (table: string) => versions.every((v) => existsSync(join(dataDir, v.path, `${table}.parquet`)));
   const db = await DuckDBInstance.create(":memory:", { threads: "1" });
@@ -92,11 +119,142 @@ export async function buildTileSet(dataDir: string): Promise<TileSet> {
       }
       w = Math.min(w, lon); e = Math.max(e, lon); s = Math.min(s, lat); n = Math.max(n, lat);
     }
-    return { generation: m.generation, points, bounds: rows.length ? [w, s, e, n] : null, cache: new Map() };
+    if (have("trips") && have("shapes") && have("routes")) lines.routes = await readRouteLines(conn, files);
+    // the thinning keeps the first stop of a cell: the one with the most routes (then gtfsId)
+    const routeCount = (p: TilePoint) => (String(p.props.routes).match(/"gtfsType"/g) ?? []).length;
+    points.stops = points.stops.map((p) => [routeCount(p), p] as const).sort((a, b) => b[0] - a[0]).map(([, p]) => p);
+    return { generation: m.generation, points, lines, bounds: rows.length ? [w, s, e, n] : null, cache: new Map() };
   } finally {
     conn.closeSync();
     db.closeSync();
   }
+}
+
+/**
+ * Each route's most used shape as a line in world coordinates. The rule is server/catalog's
+ * chooseRouteShapes (most trips, then shape_id) cut to its first shape; duplicated here in SQL
+ * because features do not import each other's internals.
+ */
+async function readRouteLines(conn: Awaited<ReturnType<DuckDBInstance["connect"]>>, files: (t: string) => string): Promise<TileLine[]> {
+  const rows = (await conn.runAndReadAll(`
+    WITH fv AS (SELECT id, feed_onestop_id FROM read_parquet(${files("feed_version")})),
+    uses AS (SELECT feed_version_id, route_ref, shape_id, count(*) AS n FROM read_parquet(${files("trips")})
+             WHERE shape_id IS NOT NULL GROUP BY ALL),
+    best AS (SELECT * FROM uses QUALIFY row_number() OVER (PARTITION BY feed_version_id, route_ref ORDER BY n DESC, shape_id) = 1),
+    pts AS (SELECT b.feed_version_id, b.route_ref,
+                   list(sh.shape_pt_lon ORDER BY sh.shape_pt_sequence) AS lons, list(sh.shape_pt_lat ORDER BY sh.shape_pt_sequence) AS lats
+            FROM best b JOIN read_parquet(${files("shapes")}) sh ON sh.feed_version_id = b.feed_version_id AND sh.shape_id = b.shape_id
+            WHERE sh.shape_pt_lat IS NOT NULL AND sh.shape_pt_lon IS NOT NULL GROUP BY ALL)
+    SELECT fv.feed_onestop_id || ':' || r.route_id AS gtfs_id, r.route_short_name, r.route_long_name, r.route_type,
+           r.route_color, r.route_text_color, pts.lons, pts.lats
+    FROM pts JOIN read_parquet(${files("routes")}) r ON r.id = pts.route_ref AND r.feed_version_id = pts.feed_version_id
+    JOIN fv ON fv.id = pts.feed_version_id
+    ORDER BY gtfs_id`)).getRowObjectsJS() as Record<string, unknown>[];
+  const str = (v: unknown) => (v === null || v === undefined || v === "" ? null : String(v));
+  const out: TileLine[] = [];
+  for (const r of rows) {
+    const lons = r.lons as number[], lats = r.lats as number[];
+    if (lons.length < 2) continue;
+    const w = new Float64Array(lons.length * 2);
+    let minX = Infinity, minY = Infinity, maxX = -Infinity, maxY = -Infinity;
+    for (let i = 0; i < lons.length; i++) {
+      const [x, y] = worldXY(Number(lons[i]), Number(lats[i]));
+      w[2 * i] = x; w[2 * i + 1] = y;
+      minX = Math.min(minX, x); maxX = Math.max(maxX, x); minY = Math.min(minY, y); maxY = Math.max(maxY, y);
+    }
+    out.push({
+      w, minX, minY, maxX, maxY,
+      props: {
+        gtfsId: String(r.gtfs_id), shortName: str(r.route_short_name), longName: str(r.route_long_name),
+        type: r.route_type === null || r.route_type === undefined ? null : Number(r.route_type),
+        color: str(r.route_color), textColor: str(r.route_text_color),
+      },
+    });
+  }
+  return out;
+}
+
+/** The active street dataset's map background (STREET_LAYOUT.map) as lines with their `class`; none without one. */
+function readStreetLines(dataDir: string, m: ReturnType<typeof readManifest>): TileLine[] {
+  const street = activeStreets(m);
+  const file = street ? join(dataDir, street.path, STREET_LAYOUT.map) : null;
+  if (!file || !existsSync(file)) return [];
+  const fc = JSON.parse(gunzipSync(readFileSync(file)).toString("utf8")) as { features?: { geometry?: { type?: string; coordinates?: unknown }; properties?: { class?: unknown } }[] };
+  const out: TileLine[] = [];
+  for (const f of fc.features ?? []) {
+    const g = f.geometry;
+    const parts = g?.type === "LineString" ? [g.coordinates as number[][]] : g?.type === "MultiLineString" ? (g.coordinates as number[][][]) : [];
+    for (const coords of parts) {
+      if (!Array.isArray(coords) || coords.length < 2) continue;
+      const w = new Float64Array(coords.length * 2);
+      let minX = Infinity, minY = Infinity, maxX = -Infinity, maxY = -Infinity;
+      coords.forEach(([lon, lat], i) => {
+        const [x, y] = worldXY(Number(lon), Number(lat));
+        w[2 * i] = x; w[2 * i + 1] = y;
+        minX = Math.min(minX, x); maxX = Math.max(maxX, x); minY = Math.min(minY, y); maxY = Math.max(maxY, y);
+      });
+      out.push({ w, minX, minY, maxX, maxY, props: { class: typeof f.properties?.class === "string" ? f.properties.class : null } });
+    }
+  }
+  return out;
+}
+
+/**
+ * A line (tile coordinates, flat x, y list) cut to the box lo..hi in both axes (Liang-Barsky per
+ * segment): the runs of it inside the box, each a flat list.
+ */
+export function clipLine(pts: ArrayLike<number>, lo: number, hi: number): number[][] {
+  const out: number[][] = [];
+  let run: number[] = [];
+  for (let i = 0; i + 3 < pts.length; i += 2) {
+    const x0 = pts[i]!, y0 = pts[i + 1]!, x1 = pts[i + 2]!, y1 = pts[i + 3]!;
+    const dx = x1 - x0, dy = y1 - y0;
+    let t0 = 0, t1 = 1, inside = true;
+    for (const [p, q] of [[-dx, x0 - lo], [dx, hi - x0], [-dy, y0 - lo], [dy, hi - y0]] as const) {
+      if (p === 0) { if (q < 0) { inside = false; break; } continue; }
+      const t = q / p;
+      if (p < 0) { if (t > t1) { inside = false; break; } if (t > t0) t0 = t; }
+      else { if (t < t0) { inside = false; break; } if (t < t1) t1 = t; }
+    }
+    if (!inside) { if (run.length) out.push(run); run = []; continue; }
+    const ax = x0 + t0 * dx, ay = y0 + t0 * dy;
+    if (!run.length || t0 > 0) { if (run.length) out.push(run); run = [ax, ay]; }
+    run.push(x0 + t1 * dx, y0 + t1 * dy);
+    if (t1 < 1) { out.push(run); run = []; }
+  }
+  if (run.length) out.push(run);
+  return out.filter((r) => r.length >= 4);
+}
+
+/** Douglas-Peucker simplification of a flat x, y list to within `tol` (iterative, keeps both ends). */
+export function simplifyLine(pts: number[], tol: number): number[] {
+  const n = pts.length / 2;
+  if (n <= 2) return pts;
+  const keep = new Uint8Array(n);
+  keep[0] = keep[n - 1] = 1;
+  const stack: [number, number][] = [[0, n - 1]];
+  const tol2 = tol * tol;
+  while (stack.length) {
+    const [a, b] = stack.pop()!;
+    const ax = pts[2 * a]!, ay = pts[2 * a + 1]!, bx = pts[2 * b]!, by = pts[2 * b + 1]!;
+    const dx = bx - ax, dy = by - ay, len2 = dx * dx + dy * dy;
+    let far = -1, farD = tol2;
+    for (let i = a + 1; i < b; i++) {
+      const px = pts[2 * i]! - ax, py = pts[2 * i + 1]! - ay;
+      let d2: number;
+      if (len2 === 0) d2 = px * px + py * py;
+      else {
+        const t = Math.max(0, Math.min(1, (px * dx + py * dy) / len2));
+        const ex = px - t * dx, ey = py - t * dy;
+        d2 = ex * ex + ey * ey;
+      }
+      if (d2 > farD) { farD = d2; far = i; }
+    }
+    if (far >= 0) { keep[far] = 1; stack.push([a, far], [far, b]); }
+  }
+  const out: number[] = [];
+  for (let i = 0; i < n; i++) if (keep[i]) out.push(pts[2 * i]!, pts[2 * i + 1]!);
+  return out;
 }
 
 /** The layer list of a request, checked: each name known, none twice. */
@@ -133,10 +291,30 @@ export function tileOf(set: TileSet, layers: TileLayerName[], z: number, x: numb
   const scale = 2 ** z * MVT_EXTENT;
   const x0 = x * MVT_EXTENT, y0 = y * MVT_EXTENT;
   const mvt: MvtLayer[] = layers.map((name) => {
+    if (name === "routes" || name === "streets") {
+      const features: MvtLine[] = [];
+      if (name === "streets" && z < STREETS_MIN_ZOOM) return { name, features };
+      const lo = -BUFFER, hi = MVT_EXTENT + BUFFER;
+      const wx0 = (x0 + lo) / scale, wx1 = (x0 + hi) / scale, wy0 = (y0 + lo) / scale, wy1 = (y0 + hi) / scale;
+      for (const l of set.lines[name]) {
+        if (l.maxX < wx0 || l.minX > wx1 || l.maxY < wy0 || l.minY > wy1) continue;
+        const t = new Float64Array(l.w.length);
+        for (let i = 0; i < t.length; i += 2) { t[i] = l.w[i]! * scale - x0; t[i + 1] = l.w[i + 1]! * scale - y0; }
+        const lines = clipLine(t, lo, hi).map((r) => simplifyLine(r, SIMPLIFY));
+        if (lines.length) features.push({ lines, props: l.props });
+      }
+      return { name, features };
+    }
     const features: MvtPoint[] = [];
+    const cells = name === "stops" && z < THIN_ZOOM ? new Set<number>() : null;
     for (const p of set.points[name]) {
       const tx = p.wx * scale - x0, ty = p.wy * scale - y0;
       if (tx < -BUFFER || ty < -BUFFER || tx > MVT_EXTENT + BUFFER || ty > MVT_EXTENT + BUFFER) continue;
+      if (cells) {
+        const cell = Math.floor((tx + BUFFER) / THIN_CELL) * 1024 + Math.floor((ty + BUFFER) / THIN_CELL);
+        if (cells.has(cell)) continue;
+        cells.add(cell);
+      }
       features.push({ x: tx, y: ty, props: p.props });
     }
     return { name, features };
@@ -163,7 +341,11 @@ export function tileJson(set: TileSet, layers: TileLayerName[], base: string): R
       id,
       fields: id === "stops"
         ? { gtfsId: "String", name: "String", code: "String", platform: "String", parentStation: "String", type: "Number", routes: "String" }
-        : { gtfsId: "String", name: "String", type: "Number", routes: "String" },
+        : id === "routes"
+          ? { gtfsId: "String", shortName: "String", longName: "String", type: "Number", color: "String", textColor: "String" }
+          : id === "streets"
+            ? { class: "String" }
+            : { gtfsId: "String", name: "String", type: "Number", routes: "String" },
     })),
   };
 }

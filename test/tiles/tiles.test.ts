@@ -9,9 +9,13 @@ import { PbfReader as Pbf } from "pbf";
 import { startServer, type RunningServer } from "../../server/main.ts";
 import { serverConfigFrom } from "../../server/config.ts";
 import { worldXY } from "../../server/map/mvt.ts";
-import { writeFileSync } from "node:fs";
+import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { importedDataset, tempDir } from "../support/dataset.ts";
+import { gunzipSync } from "node:zlib";
+import { activeStreets, readManifest } from "../../pipeline/schema/manifest.ts";
+import { STREET_LAYOUT } from "../../pipeline/schema/street.ts";
+import { buildTileSet, tileOf } from "../../server/map/tiles.ts";
+import { importedDataset, streetDataset, tempDir } from "../support/dataset.ts";
 
 type Json = Record<string, any>;
 const quiet = { info() {}, warn() {}, error: (m: string, f?: unknown) => console.error(m, f) };
@@ -124,7 +128,7 @@ describe("vector tiles of stops and stations", () => {
     expect(f!.props.type).toBe(served[0]!.route_type);
   });
 
-  test("every stop of the dataset is in the zoom-0 tile; the stations layer holds only stations", async () => {
+  test("the zoom-0 tile holds one stop per 64-unit cell (thinned) and every station; the stations layer holds only stations", async () => {
     const [stopLayer, stationLayer] = await tile("/tiles/stops,stations/0/0/0.pbf");
     expect(stopLayer!.name).toBe("stops");
     expect(stationLayer!.name).toBe("stations");
@@ -136,9 +140,13 @@ describe("vector tiles of stops and stations", () => {
       next = b.meta?.next ? String(b.meta.next).replace(server.url, "") : null;
     }
     const withPos = all.filter((s) => s.geometry);
-    const catalogStops = withPos.filter((s) => (s.location_type ?? 0) === 0).length;
     const catalogStations = withPos.filter((s) => s.location_type === 1).length;
-    expect(stopLayer!.features.length).toBe(catalogStops);
+    // below zoom 12 stops are thinned to one per 64 × 64 tile units: every occupied cell has one
+    const cells = new Set(withPos.filter((s) => (s.location_type ?? 0) === 0).map((s) => {
+      const [wx, wy] = worldXY(s.geometry.coordinates[0], s.geometry.coordinates[1]);
+      return `${Math.floor((wx * 4096 + 64) / 64)}/${Math.floor((wy * 4096 + 64) / 64)}`;
+    }));
+    expect(stopLayer!.features.length).toBe(cells.size);
     expect(stationLayer?.features.length ?? 0).toBe(catalogStations);
   });
 
@@ -154,6 +162,92 @@ describe("vector tiles of stops and stations", () => {
     expect(w).toBeLessThan(-122);
     expect(e).toBeGreaterThan(w!);
     expect(n).toBeGreaterThan(s!);
+  });
+
+  test("routes: each route's most used shape as clipped, simplified LineStrings with its properties", async () => {
+    const all = (await api("/api/v2/rest/routes?limit=1000&include_geometry=true")).routes as Json[];
+    const withGeom = all.filter((r) => r.geometry?.coordinates?.length);
+    expect(withGeom.length).toBeGreaterThan(0);
+    // zoom 0: every route that has a shape, once
+    const [z0] = await tile("/tiles/routes/0/0/0.pbf");
+    expect(z0!.name).toBe("routes");
+    expect(z0!.features.length).toBe(withGeom.length);
+    const route = withGeom.find((r) => r.route_short_name || r.route_long_name)!;
+    // the catalog's first line is the most used shape (the same rule)
+    const line = (route.geometry.type === "MultiLineString" ? route.geometry.coordinates[0] : route.geometry.coordinates) as [number, number][];
+    const [lon, lat] = line[Math.floor(line.length / 2)]!;
+    const z = 13;
+    const t = tileAt(lon, lat, z);
+    const [layer] = await tile(`/tiles/routes/${t.z}/${t.x}/${t.y}.pbf`);
+    const f = layer!.features.find((x) => x.props.gtfsId === `${route.feed_version.feed.onestop_id}:${route.route_id}`);
+    expect(f).toBeDefined();
+    expect(f!.type).toBe(2);
+    expect(f!.props.shortName ?? null).toBe(route.route_short_name ?? null);
+    expect(f!.props.longName ?? null).toBe(route.route_long_name ?? null);
+    expect(f!.props.type).toBe(route.route_type);
+    expect(f!.props.color ?? null).toBe(route.route_color ?? null);
+    expect(f!.props.textColor ?? null).toBe(route.route_text_color ?? null);
+    // decode MoveTo/LineTo commands into vertices
+    const verts: [number, number][] = [];
+    let cx = 0, cy = 0, i = 0, moves = 0;
+    const g = f!.geometry;
+    while (i < g.length) {
+      const cmd = g[i]! & 7, count = g[i]! >> 3;
+      i++;
+      expect([1, 2]).toContain(cmd);
+      if (cmd === 1) { expect(count).toBe(1); moves++; }
+      for (let k = 0; k < count; k++) {
+        cx += unzig(g[i]!); cy += unzig(g[i + 1]!);
+        i += 2;
+        verts.push([cx, cy]);
+      }
+    }
+    expect(moves).toBeGreaterThan(0);
+    expect(verts.length).toBeGreaterThan(moves);
+    // the shape in this tile's units
+    const shape = line.map(([lo, la]) => { const [wx, wy] = worldXY(lo, la); return [wx * 2 ** z * 4096 - t.x * 4096, wy * 2 ** z * 4096 - t.y * 4096] as const; });
+    const distToShape = ([px, py]: [number, number]) => {
+      let best = Infinity;
+      for (let k = 0; k + 1 < shape.length; k++) {
+        const [ax, ay] = shape[k]!, [bx, by] = shape[k + 1]!;
+        const dx = bx - ax, dy = by - ay, l2 = dx * dx + dy * dy;
+        const u = l2 ? Math.max(0, Math.min(1, ((px - ax) * dx + (py - ay) * dy) / l2)) : 0;
+        best = Math.min(best, Math.hypot(px - ax - u * dx, py - ay - u * dy));
+      }
+      return best;
+    };
+    for (const v of verts) {
+      // on the shape within rounding (a vertex is a shape point or a cut at the buffer's edge)
+      expect(distToShape(v)).toBeLessThanOrEqual(1);
+      // clipped: inside the tile plus its 64-unit buffer
+      expect(v[0]).toBeGreaterThanOrEqual(-65); expect(v[0]).toBeLessThanOrEqual(4096 + 65);
+      expect(v[1]).toBeGreaterThanOrEqual(-65); expect(v[1]).toBeLessThanOrEqual(4096 + 65);
+    }
+    // simplified: every shape point inside the tile is within ~1 unit (+ rounding) of the drawn line
+    const segs: [number, number][][] = [];
+    { let k = 0, cur: [number, number][] = []; cx = 0; cy = 0;
+      while (k < g.length) { const cmd = g[k]! & 7, count = g[k]! >> 3; k++;
+        if (cmd === 1 && cur.length) { segs.push(cur); cur = []; }
+        for (let j = 0; j < count; j++) { cx += unzig(g[k]!); cy += unzig(g[k + 1]!); k += 2; cur.push([cx, cy]); } }
+      if (cur.length) segs.push(cur); }
+    const distToDrawn = (px: number, py: number) => {
+      let best = Infinity;
+      for (const s of segs) for (let k = 0; k + 1 < s.length; k++) {
+        const [ax, ay] = s[k]!, [bx, by] = s[k + 1]!;
+        const dx = bx - ax, dy = by - ay, l2 = dx * dx + dy * dy;
+        const u = l2 ? Math.max(0, Math.min(1, ((px - ax) * dx + (py - ay) * dy) / l2)) : 0;
+        best = Math.min(best, Math.hypot(px - ax - u * dx, py - ay - u * dy));
+      }
+      return best;
+    };
+    const inside = shape.filter(([x, y]) => x >= 0 && x <= 4096 && y >= 0 && y <= 4096);
+    expect(inside.length).toBeGreaterThan(0);
+    for (const [x, y] of inside) expect(distToDrawn(x, y)).toBeLessThanOrEqual(2);
+    // a tile far away has no routes
+    expect((await (await fetch(`${server.url}/tiles/routes/10/0/0.pbf`)).arrayBuffer()).byteLength).toBe(0);
+    const tj = (await (await fetch(`${server.url}/tiles/stops,routes/tilejson.json`)).json()) as Json;
+    expect(tj.vector_layers.map((l: Json) => l.id)).toEqual(["stops", "routes"]);
+    expect(Object.keys(tj.vector_layers[1].fields).sort()).toEqual(["color", "gtfsId", "longName", "shortName", "textColor", "type"]);
   });
 
   test("bad input: 400 or 404 with a clear body, never 500", async () => {
@@ -188,5 +282,39 @@ describe("vector tiles of stops and stations", () => {
     }
     ms.sort((a, b) => a - b);
     expect(ms[25]!).toBeLessThan(5);
+  });
+});
+
+describe("vector tiles of the street background", () => {
+  test("streets: the street dataset's roads with their class, from zoom 12 on, clipped to the tile", async () => {
+    const dir = await streetDataset("tiles-monaco", ["monaco"]);
+    const entry = activeStreets(readManifest(dir))!;
+    const fc = JSON.parse(gunzipSync(readFileSync(join(dir, entry.path, STREET_LAYOUT.map))).toString()) as Json;
+    const set = await buildTileSet(dir);
+    const road = fc.features[Math.floor(fc.features.length / 2)] as Json;
+    const [lon, lat] = road.geometry.coordinates[0] as [number, number];
+    const t = tileAt(lon, lat, 15);
+    const [layer] = decode(tileOf(set, ["streets"], t.z, t.x, t.y));
+    expect(layer!.name).toBe("streets");
+    expect(layer!.features.length).toBeGreaterThan(0);
+    for (const f of layer!.features) {
+      expect(f.type).toBe(2);
+      expect(["major", "minor", "path"]).toContain(f.props.class as string);
+      let cx = 0, cy = 0, i = 0;
+      while (i < f.geometry.length) {
+        const count = f.geometry[i]! >> 3;
+        i++;
+        for (let k = 0; k < count; k++, i += 2) {
+          cx += unzig(f.geometry[i]!); cy += unzig(f.geometry[i + 1]!);
+          expect(cx).toBeGreaterThanOrEqual(-65); expect(cx).toBeLessThanOrEqual(4096 + 65);
+          expect(cy).toBeGreaterThanOrEqual(-65); expect(cy).toBeLessThanOrEqual(4096 + 65);
+        }
+      }
+    }
+    // the road's class is among those drawn in its tile
+    expect(layer!.features.map((f) => f.props.class)).toContain(road.properties.class);
+    // below zoom 12 the layer is empty
+    const low = tileAt(lon, lat, 11);
+    expect(tileOf(set, ["streets"], low.z, low.x, low.y).byteLength).toBe(0);
   });
 });
