@@ -50,7 +50,7 @@ async function answers(s: RunningServer): Promise<Map<string, string>> {
     for (const t of trips.slice(0, 5)) await get(`/api/v2/rest/routes/${r.id}/trips/${t.id}`);
   }
   for (const feed of manifest.feeds) {
-    const date = FEEDS.find(([name]) => feed.source.includes(name))?.[1] ?? "2019-06-04";
+    const date = FEEDS.find(([name]) => (feed.source ?? "").includes(name))?.[1] ?? "2019-06-04";
     const stops = (await get(`/api/v2/rest/stops?feed_onestop_id=${encodeURIComponent(feed.onestop_id)}&limit=30`)).stops as { id: number }[];
     for (const st of stops) await get(`/api/v2/rest/stops/${st.id}/departures?service_date=${date}&start_time=00:00:00&end_time=30:00:00&limit=1000`);
   }
