@@ -144,6 +144,18 @@ function writeCache(log: Logger, path: string, key: string, data: CatalogData): 
   }
 }
 
+/**
+ * Write the catalog index cache of the dataset's current content (what the `import` command runs
+ * at its end, so that a server started after it maps the indexes instead of building them): a
+ * full catalog load, which writes the file when it is not there yet. Nothing to do without a
+ * manifest or versions.
+ */
+export async function buildCatalogIndexes(dataDir: string, log: Logger, indexDir?: string): Promise<void> {
+  if (!existsSync(join(dataDir, "manifest.json")) || readManifest(dataDir).versions.length === 0) return;
+  const data = await loadCatalog(dataDir, log, { indexDir });
+  data.retire();
+}
+
 /** The MEMORY_TABLES created from the catalog schema and filled from every version's Parquet file. */
 async function copyTables(db: Database, dataDir: string, manifest: Manifest): Promise<void> {
   for (const name of MEMORY_TABLES) {
