@@ -128,17 +128,26 @@ export function writeIndexFile(path: string, key: string, arrays: [string, Arr][
   }
 }
 
-/** Remove the catalog-*.bin files in `indexDir` other than `keep` (and stale temp files of this layout). */
+/** Remove the catalog-*.bin files in `indexDir` other than `keep` (and temp files of writers that died). */
 export function removeOtherIndexFiles(indexDir: string, keep: string): void {
   if (!existsSync(indexDir)) return;
   for (const f of readdirSync(indexDir)) {
     if (!f.startsWith("catalog-") || join(indexDir, f) === keep) continue;
-    if (!f.endsWith(".bin")) continue;
+    // temp files: only those of a writer that died (an hour old), not one being written now
+    if (!f.endsWith(".bin") && !(f.endsWith(".tmp") && mtimeOf(join(indexDir, f)) < Date.now() - 3_600_000)) continue;
     try {
       unlinkSync(join(indexDir, f));
     } catch {
       // another process removed it
     }
+  }
+}
+
+function mtimeOf(path: string): number {
+  try {
+    return statSync(path).mtimeMs;
+  } catch {
+    return Infinity;
   }
 }
 
