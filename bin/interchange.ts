@@ -148,11 +148,34 @@ async function demo(argv: string[]): Promise<number> {
   return served;
 }
 
+/**
+ * `interchange import`, then, when INTERCHANGE_CATALOG_INDEX=true, the catalog index cache of the
+ * new content written (server/catalog/store.ts buildCatalogIndexes: a whole catalog load, ~10 s on
+ * New York, so not by default: the import's own speed is measured without it) so the next server
+ * start maps it; a failure to write it only warns. Without it, the first server to load the content
+ * writes the file.
+ */
+async function importAndIndex(argv: string[]): Promise<number> {
+  const code = await runImport(argv);
+  if (code !== 0 || argv.includes("--help") || argv.includes("-h")) return code;
+  if (!/^(1|true|yes)$/i.test(process.env.INTERCHANGE_CATALOG_INDEX ?? "")) return code;
+  const at = argv.findIndex((a) => a === "--data" || a.startsWith("--data="));
+  const dataDir = at < 0 ? (process.env.INTERCHANGE_DATA ?? "data") : argv[at]!.startsWith("--data=") ? argv[at]!.slice(7) : argv[at + 1]!;
+  try {
+    const { buildCatalogIndexes } = await import("../server/catalog/store.ts");
+    const { consoleLogger } = await import("../server/feature.ts");
+    await buildCatalogIndexes(dataDir, consoleLogger, process.env.INTERCHANGE_INDEX_DIR || undefined);
+  } catch (e) {
+    console.error(`interchange import: catalog index cache not written (the server builds it at start): ${(e as Error).message}`);
+  }
+  return code;
+}
+
 async function main(argv: string[]): Promise<number> {
   const [cmd, ...rest] = argv;
   switch (cmd) {
     case "import":
-      return runImport(rest);
+      return importAndIndex(rest);
     case "import-rt":
       return (await import("../pipeline/realtime/cli.ts")).runImportRt(rest);
     case "prune":

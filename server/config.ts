@@ -2,6 +2,7 @@
  * Server configuration: read once from flags and environment (bin/interchange.ts), validated here,
  * frozen, and passed down to createApp. Nothing else in server/ reads the environment.
  */
+import { join } from "node:path";
 import type { FlagSpec, FlagValues } from "../config/flags.ts";
 import { UsageError } from "../config/flags.ts";
 
@@ -11,6 +12,8 @@ export type LogLevel = (typeof LOG_LEVELS)[number];
 
 export interface ServerConfig {
   readonly dataDir: string;
+  /** where the catalog index cache files are written and mapped (default <data>/indexes) */
+  readonly indexDir: string;
   readonly host: string;
   readonly port: number;
   /** JSON file: [{ key, account, rate_limit_per_minute }] */
@@ -63,6 +66,7 @@ export interface ServerConfig {
 
 export const SERVE_FLAGS: FlagSpec[] = [
   { name: "data", env: "INTERCHANGE_DATA", type: "string", default: "data", description: "dataset folder written by `interchange import`" },
+  { name: "index-dir", env: "INTERCHANGE_INDEX_DIR", type: "string", description: "folder of the catalog index cache files (default DATA/indexes)" },
   { name: "host", env: "INTERCHANGE_HOST", type: "string", default: "0.0.0.0", description: "address to listen on" },
   { name: "port", env: "PORT", type: "number", default: 8080, description: "TCP port (0 = any free port)" },
   { name: "api-keys", env: "INTERCHANGE_API_KEYS", type: "string", description: "JSON file of API keys: [{key, account, rate_limit_per_minute}]" },
@@ -114,6 +118,7 @@ export function serverConfigFrom(values: FlagValues): ServerConfig {
   const requestLog = requestLogShare(String(values.requestLog ?? "on"));
   return Object.freeze({
     dataDir: String(values.data ?? "data"),
+    indexDir: String(values.indexDir ?? join(String(values.data ?? "data"), "indexes")),
     host: String(values.host ?? "0.0.0.0"),
     port,
     apiKeysFile,

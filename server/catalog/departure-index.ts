@@ -18,8 +18,8 @@ export class DepartureIndex {
   /** stop id → slot */
   private readonly slotOf = new Map<number, number>();
   /** rows of slot k are rows[starts[k] .. starts[k + 1]) */
-  private starts = new Int32Array(1);
-  private rows = new Int32Array(0);
+  private starts: Int32Array<ArrayBufferLike> = new Int32Array(1);
+  private rows: Int32Array<ArrayBufferLike> = new Int32Array(0);
   /** stop id → rows of trips with frequencies (their times are the template's) */
   private readonly freqRows = new Map<number, number[]>();
   /** trip index → its frequency windows */
@@ -33,17 +33,54 @@ export class DepartureIndex {
     return this.st !== null;
   }
 
+  /** the frequency windows of the trip index's trips with frequencies */
+  private parseFrequencies(ix: TripIndex): void {
+    for (const [t, json] of ix.frequencies) {
+      const list = (JSON.parse(json) as { start_time: string | null; end_time: string | null; headway_secs: number | null }[])
+        .map((f) => ({ start: secondsOf(f.start_time), end: secondsOf(f.end_time), headway: Number(f.headway_secs) }))
+        .filter((f): f is FrequencyWindow => f.start !== null && f.end !== null && f.headway > 0);
+      if (list.length) this.frequencies.set(t, list);
+    }
+  }
+
+  /** The index's arrays, for the index cache (index-cache.ts): slot → stop, the slot ranges, the rows, the frequency rows per stop. */
+  parts(): { slotStops: Int32Array; starts: Int32Array; rows: Int32Array; freqStops: Int32Array; freqStarts: Int32Array; freqRows: Int32Array; maxTime: number } {
+    const slotStops = new Int32Array(this.slotOf.size);
+    for (const [stop, slot] of this.slotOf) slotStops[slot] = stop;
+    const freqStops = new Int32Array(this.freqRows.size);
+    const freqStarts = new Int32Array(this.freqRows.size + 1);
+    let k = 0;
+    for (const [stop, list] of this.freqRows) {
+      freqStops[k] = stop;
+      freqStarts[k + 1] = freqStarts[k]! + list.length;
+      k++;
+    }
+    const freqRows = new Int32Array(freqStarts[k]!);
+    k = 0;
+    for (const list of this.freqRows.values()) freqRows.set(list, freqStarts[k++]!);
+    return { slotStops, starts: this.starts, rows: this.rows, freqStops, freqStarts, freqRows, maxTime: this.maxTime };
+  }
+
+  /** The index over arrays from parts() (e.g. views of the memory-mapped index cache) for the trip index they were built from. */
+  static fromParts(ix: TripIndex, p: ReturnType<DepartureIndex["parts"]>): DepartureIndex {
+    const out = new DepartureIndex();
+    if (!ix.stopTimes) return out;
+    out.st = ix.stopTimes;
+    out.parseFrequencies(ix);
+    for (let k = 0; k < p.slotStops.length; k++) out.slotOf.set(p.slotStops[k]!, k);
+    for (let k = 0; k < p.freqStops.length; k++) out.freqRows.set(p.freqStops[k]!, Array.from(p.freqRows.subarray(p.freqStarts[k]!, p.freqStarts[k + 1]!)));
+    out.starts = p.starts;
+    out.rows = p.rows;
+    out.maxTime = p.maxTime;
+    return out;
+  }
+
   static build(ix: TripIndex): DepartureIndex {
     const out = new DepartureIndex();
     const st = ix.stopTimes;
     if (!st) return out;
     out.st = st;
-    for (const [t, json] of ix.frequencies) {
-      const list = (JSON.parse(json) as { start_time: string | null; end_time: string | null; headway_secs: number | null }[])
-        .map((f) => ({ start: secondsOf(f.start_time), end: secondsOf(f.end_time), headway: Number(f.headway_secs) }))
-        .filter((f): f is FrequencyWindow => f.start !== null && f.end !== null && f.headway > 0);
-      if (list.length) out.frequencies.set(t, list);
-    }
+    out.parseFrequencies(ix);
     // eligible rows: a stop, a departure time, not the trip's last stop_time; their time and stop
     // slot kept per row for the sorting passes (-1: not a departure of the sorted rows)
     const total = st.offsets[ix.n]!;

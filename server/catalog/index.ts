@@ -22,7 +22,7 @@ export async function createCatalogFeature(
   ctx: FeatureContext,
   realtime?: AlertSource & TripUpdateSource & RealtimeFeeds & { alertRecords(nowMs: number): TransitAlert[] },
 ): Promise<Feature & { transitData: TransitData }> {
-  const service = new CatalogService(ctx.config.dataDir, ctx.log, ctx.now, realtime, realtime);
+  const service = new CatalogService(ctx.config.dataDir, ctx.log, ctx.now, realtime, realtime, ctx.config.indexDir);
   try {
     await service.reload();
   } catch {

@@ -55,6 +55,8 @@ export class CatalogService {
     private readonly alerts: AlertSource = NO_ALERTS,
     /** realtime trip updates (server/realtime, handed over by main.ts) */
     private readonly updates: TripUpdateSource = NO_TRIP_UPDATES,
+    /** the catalog index cache folder (index-cache.ts) */
+    private readonly indexDir: string = join(dataDir, "indexes"),
   ) {}
 
   /** The request's alerts: null unless it asks for them (include_alerts / active_alerts). */
@@ -74,7 +76,7 @@ export class CatalogService {
       const generation = readManifest(this.dataDir).generation;
       if (this.data && this.data.generation === generation) return;
       try {
-        const next = await loadCatalog(this.dataDir, this.log);
+        const next = await loadCatalog(this.dataDir, this.log, { indexDir: this.indexDir });
         const old = this.data;
         this.data = next;
         this.lastError = null;

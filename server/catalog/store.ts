@@ -27,6 +27,7 @@ import { LOAD_DERIVED_SQL } from "./sql.ts";
 import { StopSpatialIndex } from "./spatial.ts";
 import { loadTripIndex } from "./tripindex.ts";
 import { DepartureIndex } from "./departure-index.ts";
+import { catalogIndexParts, departuresFromFile, IndexFile, indexKey, indexPath, removeOtherIndexFiles, stopTimesFromFile, writeIndexFile } from "./index-cache.ts";
 import { CatalogData, type RouteRef, type StopDoc, type VersionInfo, type AgencyRef, keyOf } from "./data.ts";
 
 export { CatalogData, type VersionInfo, type StopDoc, type RouteRef } from "./data.ts";
@@ -77,7 +78,7 @@ function checkVersionsPresent(dataDir: string, m: Manifest): void {
  * the versions with their manifest state, the derived tables and the trip index, then the JS
  * indexes (agencies, routes, route_stops, stops, departures, spatial).
  */
-export async function loadCatalog(dataDir: string, log: Logger, opts: { threads?: number; poolSize?: number } = {}): Promise<CatalogData> {
+export async function loadCatalog(dataDir: string, log: Logger, opts: { threads?: number; poolSize?: number; indexDir?: string } = {}): Promise<CatalogData> {
   const started = Date.now();
   const manifest = readManifest(dataDir);
   checkVersionsPresent(dataDir, manifest);
@@ -88,6 +89,12 @@ export async function loadCatalog(dataDir: string, log: Logger, opts: { threads?
     await loadVersions(db, data, dataDir, manifest);
     for (const stmt of LOAD_DERIVED_SQL) await db.exec(stmt);
     const stopTimeRows = manifest.versions.reduce((n, v) => n + (v.counts?.stop_times ?? 0), 0);
+    // the index cache of this content (index-cache.ts): mapped when present and built for these trips
+    const indexDir = opts.indexDir ?? join(dataDir, "indexes");
+    const key = indexKey(manifest);
+    const cachePath = indexPath(indexDir, key);
+    const cache = IndexFile.open(cachePath, key);
+    let fromCache = false;
     data.trips = await loadTripIndex(
       db,
       {
@@ -96,6 +103,11 @@ export async function loadCatalog(dataDir: string, log: Logger, opts: { threads?
         stopTimes: stopTimeRows <= STOP_TIMES_IN_MEMORY_MAX_ROWS ? parquetFiles(dataDir, manifest, "stop_times") : null,
       },
       sqlString,
+      (ix) => {
+        const st = cache ? stopTimesFromFile(cache, ix) : null;
+        fromCache = st !== null;
+        return st;
+      },
     );
 
     // JS indexes.
@@ -106,18 +118,43 @@ export async function loadCatalog(dataDir: string, log: Logger, opts: { threads?
     const points = await indexStops(db, data);
     for (const list of data.childrenOf.values()) list.sort((a, b) => a - b);
     // departures: every stop's stop_times in time order (from the in-memory stop_times)
-    data.departures = DepartureIndex.build(data.trips);
+    data.departures = fromCache ? departuresFromFile(cache!, data.trips) : DepartureIndex.build(data.trips);
+    if (!fromCache) writeCache(log, cachePath, key, data);
+    removeOtherIndexFiles(indexDir, cachePath);
     // Spatial index: the stops, then the stop patterns that visit each (the trips lat/lon filter).
     data.spatial = new StopSpatialIndex(points);
     await addPatternStops(db, data.spatial);
     data.directory = await buildFeedDirectory(db, data, dataDir, manifest);
     for (const t of LOAD_ONLY_TABLES) await db.exec(`DROP TABLE IF EXISTS ${t}`);
-    logLoaded(log, data, manifest, started);
+    logLoaded(log, data, manifest, started, fromCache);
     return data;
   } catch (e) {
     db.close();
     throw e;
   }
+}
+
+/** The stop_times and departure indexes into the cache file (a failure is logged: the next load builds again). */
+function writeCache(log: Logger, path: string, key: string, data: CatalogData): void {
+  const parts = catalogIndexParts(data.trips, data.departures);
+  if (!parts) return;
+  try {
+    writeIndexFile(path, key, parts.arrays, parts.meta);
+  } catch (e) {
+    log.warn("catalog index cache not written", { path, error: String((e as Error)?.message ?? e) });
+  }
+}
+
+/**
+ * Write the catalog index cache of the dataset's current content (what the `import` command runs
+ * at its end, so that a server started after it maps the indexes instead of building them): a
+ * full catalog load, which writes the file when it is not there yet. Nothing to do without a
+ * manifest or versions.
+ */
+export async function buildCatalogIndexes(dataDir: string, log: Logger, indexDir?: string): Promise<void> {
+  if (!existsSync(join(dataDir, "manifest.json")) || readManifest(dataDir).versions.length === 0) return;
+  const data = await loadCatalog(dataDir, log, { indexDir });
+  data.retire();
 }
 
 /** The MEMORY_TABLES created from the catalog schema and filled from every version's Parquet file. */
@@ -275,8 +312,9 @@ async function addPatternStops(db: Database, spatial: StopSpatialIndex): Promise
 }
 
 /** The "catalog loaded" log line: counts, index sizes and load time. */
-function logLoaded(log: Logger, data: CatalogData, manifest: Manifest, started: number): void {
+function logLoaded(log: Logger, data: CatalogData, manifest: Manifest, started: number, fromCache: boolean): void {
   log.info("catalog loaded", {
+    index_cache: fromCache ? "mapped" : "built",
     generation: manifest.generation,
     versions: data.versions.size,
     stops: data.stops.size,

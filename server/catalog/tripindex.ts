@@ -64,10 +64,22 @@ export class IntColumn {
   get bytes(): number {
     return this.a.byteLength;
   }
+  /** the column's array and coding, for the index cache (index-cache.ts) */
+  parts(): { a: Uint8Array | Uint16Array | Uint32Array | Float64Array; base: number; nullCode: number } {
+    return { a: this.a, base: this.base, nullCode: this.nullCode };
+  }
+  /** a column over an existing array (e.g. a view of the memory-mapped index cache) */
+  static fromParts(p: { a: Uint8Array | Uint16Array | Uint32Array | Float64Array; base: number; nullCode: number }): IntColumn {
+    const c = Object.create(IntColumn.prototype) as { a: unknown; base: number; nullCode: number };
+    c.a = p.a;
+    c.base = p.base;
+    c.nullCode = p.nullCode;
+    return c as unknown as IntColumn;
+  }
 }
 
 /** Several small nullable integers per row packed into one IntColumn by mixed radix. */
-class PackedColumns {
+export class PackedColumns {
   private readonly col: IntColumn;
   private readonly radix: number[];
   private readonly base: number[];
@@ -113,6 +125,15 @@ class PackedColumns {
       }
     }
     this.col.fill(pos, codes, n);
+  }
+  /** the packed column and the radix coding, for the index cache (index-cache.ts) */
+  parts(): { col: IntColumn; radix: number[]; base: number[]; mult: number[]; narrow: boolean } {
+    return { col: this.col, radix: this.radix, base: this.base, mult: this.mult, narrow: this.narrow };
+  }
+  static fromParts(p: { col: IntColumn; radix: number[]; base: number[]; mult: number[]; narrow: boolean }): PackedColumns {
+    const c = Object.create(PackedColumns.prototype) as Record<string, unknown>;
+    Object.assign(c, p);
+    return c as unknown as PackedColumns;
   }
   get(i: number, k: number): number | null {
     const c = Math.floor(this.col.get(i)! / this.mult[k]!) % this.radix[k]!;
@@ -409,6 +430,8 @@ export async function loadTripIndex(
   db: Database,
   files: { trips: string[]; shapes: string[]; stopTimes: string[] | null },
   quote: (s: string) => string,
+  /** the stop_times from the index cache (index-cache.ts) for these trips, or null to read them from Parquet */
+  cachedStopTimes: (ix: TripIndex) => StopTimesIndex | null = () => null,
 ): Promise<TripIndex> {
   const ix = new TripIndex();
   for (const [id, json] of await db.rows({ sql: `SELECT id, json::VARCHAR FROM route_json`, values: [] })) ix.routeJson.set(Number(id), String(json));
@@ -423,7 +446,7 @@ export async function loadTripIndex(
     if (t >= 0) ix.frequencies.set(t, String(json));
   }
   await loadFlexZones(db, ix, files.trips, quote);
-  if (files.stopTimes) ix.stopTimes = await loadStopTimes(db, ix, files.stopTimes.length ? parquetList(files.stopTimes, quote) : null);
+  if (files.stopTimes) ix.stopTimes = cachedStopTimes(ix) ?? (await loadStopTimes(db, ix, files.stopTimes.length ? parquetList(files.stopTimes, quote) : null));
   if (ix.stopTimes && files.stopTimes?.length) await loadFlexStopTimes(db, ix, ix.stopTimes, parquetList(files.stopTimes, quote));
   return ix;
 }
