@@ -20,7 +20,8 @@ import { alertEntity, encodeFeed, pbFile } from "../realtime/support.ts";
 import { BIN, CIVIC_CENTER, EMBARCADERO, type ChildServer, opsDataset, serveChild, until } from "./support.ts";
 
 // long enough that the three switches (each an import, the streets one with its tile build) end under load on a 2-core host: 23-26 s there
-const LOAD_S = 40;
+/** wrk runs until the three switches are done (then 2 s more), at most this long */
+const LOAD_S = 140;
 
 
 /** The wrk script: catalog, plan, street in turn; `pauseMs` between a connection's requests; a JSON summary line. */
@@ -81,7 +82,7 @@ describe("updates under wrk load through the nginx edge", () => {
     await server?.stop();
   });
 
-  test(`a new feed version, street dataset and realtime snapshot during ${LOAD_S} s of load: 0 failed requests`, async () => {
+  test(`a new feed version, street dataset and realtime snapshot under load (wrk until they are done): 0 failed requests`, async () => {
     const health = async () => (await (await fetch(`${server.url}/health`)).json()) as any;
     const feed = readManifest(data).feeds[0]!.onestop_id;
     const h0 = await health();
@@ -116,6 +117,10 @@ describe("updates under wrk load through the nginx edge", () => {
     await until("the realtime snapshot served", async () => (await health()).features.realtime.feeds?.[feed]?.alerts?.serving === true);
     at.realtime = Date.now() - t0;
     expect(at.realtime).toBeLessThan((LOAD_S - 2) * 1000); // every switch happened under load
+    // the load goes on 2 s past the last switch, then wrk is stopped (SIGINT: it reports as at its end);
+    // the load lasts as long as the switches take on this machine, rather than a fixed time they must fit in
+    await Bun.sleep(2000);
+    wrk.kill("SIGINT");
 
     const code = await wrk.exited;
     const text = await output;
@@ -128,11 +133,11 @@ describe("updates under wrk load through the nginx edge", () => {
     console.log(
       `zero-downtime: ${cmd.join(" ")}\n  ${r.requests} requests in ${(r.duration_us! / 1e6).toFixed(1)} s = ${rate.toFixed(1)} req/s; latency p50 ${(r.p50_us! / 1000).toFixed(1)} ms, p90 ${(r.p90_us! / 1000).toFixed(1)} ms, p99 ${(r.p99_us! / 1000).toFixed(1)} ms, max ${(r.max_us! / 1000).toFixed(1)} ms; errors: connect ${r.connect} read ${r.read} write ${r.write} timeout ${r.timeout} non-2xx/3xx ${r.status}\n  switches (ms after the load started): feed version ${at.feed}, street dataset ${at.streets}, realtime ${at.realtime}`,
     );
-    expect(r.requests).toBeGreaterThan(LOAD_S * 20);
+    expect(r.requests).toBeGreaterThan((r.duration_us! / 1e6) * 20);
     expect({ connect: r.connect, read: r.read, write: r.write, timeout: r.timeout, status: r.status }).toEqual({ connect: 0, read: 0, write: 0, timeout: 0, status: 0 });
     expect(server.exited()).toBeNull();
     const h1 = await health();
     expect(h1.features.planner.loaded).toBe(true);
     expect(h1.features.street.street_dataset.sha1).not.toBe(street0);
-  }, 120_000);
+  }, 240_000);
 });
