@@ -306,14 +306,22 @@ export function tileOf(set: TileSet, layers: TileLayerName[], z: number, x: numb
       return { name, features };
     }
     const features: MvtPoint[] = [];
-    const cells = name === "stops" && z < THIN_ZOOM ? new Set<number>() : null;
+    // thinned: the stop kept for a cell carries `count`, the stops of its cell (itself included)
+    const cells = name === "stops" && z < THIN_ZOOM ? new Map<number, { count: number }>() : null;
     for (const p of set.points[name]) {
       const tx = p.wx * scale - x0, ty = p.wy * scale - y0;
       if (tx < -BUFFER || ty < -BUFFER || tx > MVT_EXTENT + BUFFER || ty > MVT_EXTENT + BUFFER) continue;
       if (cells) {
         const cell = Math.floor((tx + BUFFER) / THIN_CELL) * 1024 + Math.floor((ty + BUFFER) / THIN_CELL);
-        if (cells.has(cell)) continue;
-        cells.add(cell);
+        const kept = cells.get(cell);
+        if (kept) {
+          kept.count++;
+          continue;
+        }
+        const props = { ...p.props, count: 1 };
+        cells.set(cell, props);
+        features.push({ x: tx, y: ty, props });
+        continue;
       }
       features.push({ x: tx, y: ty, props: p.props });
     }
@@ -340,7 +348,7 @@ export function tileJson(set: TileSet, layers: TileLayerName[], base: string): R
     vector_layers: layers.map((id) => ({
       id,
       fields: id === "stops"
-        ? { gtfsId: "String", name: "String", code: "String", platform: "String", parentStation: "String", type: "Number", routes: "String" }
+        ? { gtfsId: "String", name: "String", code: "String", platform: "String", parentStation: "String", type: "Number", routes: "String", count: "Number" }
         : id === "routes"
           ? { gtfsId: "String", shortName: "String", longName: "String", type: "Number", color: "String", textColor: "String" }
           : id === "streets"

@@ -142,11 +142,17 @@ describe("vector tiles of stops and stations", () => {
     const withPos = all.filter((s) => s.geometry);
     const catalogStations = withPos.filter((s) => s.location_type === 1).length;
     // below zoom 12 stops are thinned to one per 64 × 64 tile units: every occupied cell has one
-    const cells = new Set(withPos.filter((s) => (s.location_type ?? 0) === 0).map((s) => {
+    const perCell = new Map<string, number>();
+    for (const s of withPos.filter((s) => (s.location_type ?? 0) === 0)) {
       const [wx, wy] = worldXY(s.geometry.coordinates[0], s.geometry.coordinates[1]);
-      return `${Math.floor((wx * 4096 + 64) / 64)}/${Math.floor((wy * 4096 + 64) / 64)}`;
-    }));
-    expect(stopLayer!.features.length).toBe(cells.size);
+      const cell = `${Math.floor((wx * 4096 + 64) / 64)}/${Math.floor((wy * 4096 + 64) / 64)}`;
+      perCell.set(cell, (perCell.get(cell) ?? 0) + 1);
+    }
+    expect(stopLayer!.features.length).toBe(perCell.size);
+    // the stop kept for a cell counts the stops of its cell (the map draws it as a cluster's size)
+    const counts = stopLayer!.features.map((f) => f.props.count as number).sort((a, b) => a - b);
+    expect(counts).toEqual([...perCell.values()].sort((a, b) => a - b));
+    expect(counts.reduce((a, b) => a + b, 0)).toBe(withPos.filter((s) => (s.location_type ?? 0) === 0).length);
     expect(stationLayer?.features.length ?? 0).toBe(catalogStations);
   });
 
