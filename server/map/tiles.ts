@@ -10,8 +10,10 @@
  *   ties by shape_id; generated shapes count, so a route without shapes.txt is drawn through its
  *   stops; a route with no shaped trip is left out), clipped to the tile plus a buffer and simplified
  *   (Douglas-Peucker, 1 tile unit); properties `gtfsId` (feed Onestop id:route_id), `shortName`,
- *   `longName`, `type` (route_type), `color`, `textColor`. `streets`: the active street dataset's
- *   map background (STREET_LAYOUT.map) from zoom STREETS_MIN_ZOOM on, clipped and simplified like
+ *   `longName`, `type` (route_type), `color`, `textColor`. `entrances` (ours, not OTP2's): entrances,
+ *   generic nodes and boarding areas (location_type 2, 3, 4) with `gtfsId`, `name`, `parentStation`,
+ *   `locationType`. `streets`: the active street dataset's
+ *   map background (STREET_LAYOUT.map), major roads from zoom MAJOR_STREETS_MIN_ZOOM, all from STREETS_MIN_ZOOM on, clipped and simplified like
  *   the routes, property `class` (major, minor, path).
  * - `GET /tiles/{layers}/tilejson.json`: the TileJSON 3.0 of those layers.
  *
@@ -30,10 +32,12 @@ import { sqlString } from "../../shared/sql.ts";
 import { invalidParameter } from "../errors.ts";
 import { encodeTile, MVT_EXTENT, type MvtLayer, type MvtLine, type MvtPoint, worldXY } from "./mvt.ts";
 
-export const TILE_LAYERS = ["stops", "stations", "routes", "streets"] as const;
-/** the streets layer is empty below this zoom (a city's roads would make huge, unreadable tiles) */
+export const TILE_LAYERS = ["stops", "stations", "entrances", "routes", "streets"] as const;
+/** the streets layer has only major roads below this zoom (a city's roads would make huge, unreadable tiles) */
 export const STREETS_MIN_ZOOM = 12;
-type PointLayerName = "stops" | "stations";
+/** and nothing below this one */
+export const MAJOR_STREETS_MIN_ZOOM = 8;
+type PointLayerName = "stops" | "stations" | "entrances";
 export type TileLayerName = (typeof TILE_LAYERS)[number];
 export const MAX_ZOOM = 22;
 /** encoded tiles kept in memory */
@@ -74,7 +78,7 @@ export interface TileSet {
 export async function buildTileSet(dataDir: string): Promise<TileSet> {
   const m = readManifest(dataDir);
   const versions = activeVersions(m).filter((v) => existsSync(join(dataDir, v.path, "stops.parquet")));
-  const points: TileSet["points"] = { stops: [], stations: [] };
+  const points: TileSet["points"] = { stops: [], stations: [], entrances: [] };
   const lines: TileSet["lines"] = { routes: [], streets: readStreetLines(dataDir, m) };
   if (!versions.length) return { generation: m.generation, points, lines, bounds: null, cache: new Map() };
   const files = (table: string) => `[${versions.map((v) => sqlString(join(dataDir, v.path, `${table}.parquet`))).join(", ")}]`;
@@ -103,7 +107,7 @@ export async function buildTileSet(dataDir: string): Promise<TileSet> {
       FROM read_parquet(${files("stops")}) s JOIN fv ON fv.id = s.feed_version_id
       LEFT JOIN served sv ON sv.stop_ref = s.id AND sv.feed_version_id = s.feed_version_id
       LEFT JOIN st ON s.location_type = 1 AND st.stop_ref = s.id AND st.feed_version_id = s.feed_version_id
-      WHERE s.stop_lat IS NOT NULL AND s.stop_lon IS NOT NULL AND coalesce(s.location_type, 0) IN (0, 1)
+      WHERE s.stop_lat IS NOT NULL AND s.stop_lon IS NOT NULL AND coalesce(s.location_type, 0) IN (0, 1, 2, 3, 4)
       ORDER BY gtfs_id`)).getRowObjectsJS() as Record<string, unknown>[];
     let w = Infinity, s = Infinity, e = -Infinity, n = -Infinity;
     for (const r of rows) {
@@ -112,7 +116,10 @@ export async function buildTileSet(dataDir: string): Promise<TileSet> {
       const str = (v: unknown) => (v === null || v === undefined || v === "" ? null : String(v));
       const type = r.type === null || r.type === undefined ? null : Number(r.type);
       const routes = str(r.routes) ?? "[]";
-      if (Number(r.location_type) === 1) {
+      const locationType = Number(r.location_type);
+      if (locationType >= 2) {
+        points.entrances.push({ wx, wy, props: { gtfsId: String(r.gtfs_id), name: str(r.stop_name), parentStation: str(r.parent), locationType } });
+      } else if (locationType === 1) {
         points.stations.push({ wx, wy, props: { gtfsId: String(r.gtfs_id), name: str(r.stop_name), type, routes } });
       } else {
         points.stops.push({ wx, wy, props: { gtfsId: String(r.gtfs_id), name: str(r.stop_name), code: str(r.stop_code), platform: str(r.platform_code), parentStation: str(r.parent), type, routes } });
@@ -293,10 +300,12 @@ export function tileOf(set: TileSet, layers: TileLayerName[], z: number, x: numb
   const mvt: MvtLayer[] = layers.map((name) => {
     if (name === "routes" || name === "streets") {
       const features: MvtLine[] = [];
-      if (name === "streets" && z < STREETS_MIN_ZOOM) return { name, features };
+      if (name === "streets" && z < MAJOR_STREETS_MIN_ZOOM) return { name, features };
+      const majorOnly = name === "streets" && z < STREETS_MIN_ZOOM;
       const lo = -BUFFER, hi = MVT_EXTENT + BUFFER;
       const wx0 = (x0 + lo) / scale, wx1 = (x0 + hi) / scale, wy0 = (y0 + lo) / scale, wy1 = (y0 + hi) / scale;
       for (const l of set.lines[name]) {
+        if (majorOnly && l.props.class !== "major") continue;
         if (l.maxX < wx0 || l.minX > wx1 || l.maxY < wy0 || l.minY > wy1) continue;
         const t = new Float64Array(l.w.length);
         for (let i = 0; i < t.length; i += 2) { t[i] = l.w[i]! * scale - x0; t[i + 1] = l.w[i + 1]! * scale - y0; }
@@ -307,11 +316,13 @@ export function tileOf(set: TileSet, layers: TileLayerName[], z: number, x: numb
     }
     const features: MvtPoint[] = [];
     // thinned: the stop kept for a cell carries `count`, the stops of its cell (itself included)
+    // (thinned stops are taken inside the tile only, not in its buffer: each stop counts in one tile)
     const cells = name === "stops" && z < THIN_ZOOM ? new Map<number, { count: number }>() : null;
     for (const p of set.points[name]) {
       const tx = p.wx * scale - x0, ty = p.wy * scale - y0;
       if (tx < -BUFFER || ty < -BUFFER || tx > MVT_EXTENT + BUFFER || ty > MVT_EXTENT + BUFFER) continue;
       if (cells) {
+        if (tx < 0 || ty < 0 || tx >= MVT_EXTENT || ty >= MVT_EXTENT) continue;
         const cell = Math.floor((tx + BUFFER) / THIN_CELL) * 1024 + Math.floor((ty + BUFFER) / THIN_CELL);
         const kept = cells.get(cell);
         if (kept) {
@@ -353,6 +364,8 @@ export function tileJson(set: TileSet, layers: TileLayerName[], base: string): R
           ? { gtfsId: "String", shortName: "String", longName: "String", type: "Number", color: "String", textColor: "String" }
           : id === "streets"
             ? { class: "String" }
+            : id === "entrances"
+              ? { gtfsId: "String", name: "String", parentStation: "String", locationType: "Number" }
             : { gtfsId: "String", name: "String", type: "Number", routes: "String" },
     })),
   };

@@ -15,7 +15,8 @@ import { gunzipSync } from "node:zlib";
 import { activeStreets, readManifest } from "../../pipeline/schema/manifest.ts";
 import { STREET_LAYOUT } from "../../pipeline/schema/street.ts";
 import { buildTileSet, tileOf } from "../../server/map/tiles.ts";
-import { importedDataset, streetDataset, tempDir } from "../support/dataset.ts";
+import { gtfs, importedDataset, streetDataset, tempDir } from "../support/dataset.ts";
+import { gtfsFeed } from "../support/gtfs-reader.ts";
 
 type Json = Record<string, any>;
 const quiet = { info() {}, warn() {}, error: (m: string, f?: unknown) => console.error(m, f) };
@@ -153,6 +154,17 @@ describe("vector tiles of stops and stations", () => {
     const counts = stopLayer!.features.map((f) => f.props.count as number).sort((a, b) => a - b);
     expect(counts).toEqual([...perCell.values()].sort((a, b) => a - b));
     expect(counts.reduce((a, b) => a + b, 0)).toBe(withPos.filter((s) => (s.location_type ?? 0) === 0).length);
+    // at zoom 9 the stops spread over several tiles: a stop counts in the tile it falls in only, so the counts still add up
+    const lons = withPos.map((s) => s.geometry.coordinates[0] as number), lats = withPos.map((s) => s.geometry.coordinates[1] as number);
+    const nw = tileAt(Math.min(...lons), Math.max(...lats), 9), se = tileAt(Math.max(...lons), Math.min(...lats), 9);
+    let total = 0, tiles = 0;
+    for (let x = nw.x; x <= se.x; x++) for (let y = nw.y; y <= se.y; y++) {
+      const [layer] = await tile(`/tiles/stops/9/${x}/${y}.pbf`);
+      tiles++;
+      for (const f of layer?.features ?? []) total += f.props.count as number;
+    }
+    expect(tiles).toBeGreaterThan(1);
+    expect(total).toBe(withPos.filter((s) => (s.location_type ?? 0) === 0).length);
     expect(stationLayer?.features.length ?? 0).toBe(catalogStations);
   });
 
@@ -292,7 +304,7 @@ describe("vector tiles of stops and stations", () => {
 });
 
 describe("vector tiles of the street background", () => {
-  test("streets: the street dataset's roads with their class, from zoom 12 on, clipped to the tile", async () => {
+  test("streets: the street dataset's roads with their class (major roads from zoom 8, all from zoom 12), clipped to the tile", async () => {
     const dir = await streetDataset("tiles-monaco", ["monaco"]);
     const entry = activeStreets(readManifest(dir))!;
     const fc = JSON.parse(gunzipSync(readFileSync(join(dir, entry.path, STREET_LAYOUT.map))).toString()) as Json;
@@ -319,8 +331,34 @@ describe("vector tiles of the street background", () => {
     }
     // the road's class is among those drawn in its tile
     expect(layer!.features.map((f) => f.props.class)).toContain(road.properties.class);
-    // below zoom 12 the layer is empty
+    // zooms 8-11: major roads only; below zoom 8 the layer is empty
     const low = tileAt(lon, lat, 11);
-    expect(tileOf(set, ["streets"], low.z, low.x, low.y).byteLength).toBe(0);
+    const lowLayer = decode(tileOf(set, ["streets"], low.z, low.x, low.y))[0];
+    expect(fc.features.filter((f: Json) => f.properties.class === "major").length).toBeGreaterThan(0);
+    expect(lowLayer!.features.length).toBeGreaterThan(0);
+    for (const f of lowLayer!.features) expect(f.props.class).toBe("major");
+    const lower = tileAt(lon, lat, 7);
+    expect(tileOf(set, ["streets"], lower.z, lower.x, lower.y).byteLength).toBe(0);
   });
 });
+
+describe("vector tiles of entrances", () => {
+  test("entrances, generic nodes and boarding areas (location_type 2-4): their own layer, never thinned, as stops.txt has them", async () => {
+    const dir = await importedDataset("tiles-bart-2023", ["bart-2023"], { timetable: false });
+    const set = await buildTileSet(dir);
+    const rows = gtfsFeed(gtfs("bart-2023")).table("stops").filter((r) => ["2", "3", "4"].includes(r.location_type ?? "") && r.stop_lat && r.stop_lon);
+    expect(rows.length).toBeGreaterThan(50);
+    const [layer] = decode(tileOf(set, ["entrances"], 0, 0, 0));
+    expect(layer!.name).toBe("entrances");
+    const got = layer!.features.map((f) => [String(f.props.gtfsId).split(":").slice(1).join(":"), f.props.locationType, f.props.parentStation ? String(f.props.parentStation).split(":").slice(1).join(":") : null]);
+    expect(got.sort()).toEqual(rows.map((r) => [r.stop_id!, Number(r.location_type), r.parent_station || null]).sort());
+    // not in the stops layer
+    const stops = decode(tileOf(set, ["stops"], 14, ...xyAt(rows[0]!, 14)))[0];
+    expect((stops?.features ?? []).map((f) => f.props.gtfsId)).not.toContain(layer!.features.find((f) => String(f.props.gtfsId).endsWith(`:${rows[0]!.stop_id}`))!.props.gtfsId);
+  });
+});
+
+function xyAt(r: Record<string, string>, z: number): [number, number] {
+  const t = tileAt(Number(r.stop_lon), Number(r.stop_lat), z);
+  return [t.x, t.y];
+}
