@@ -3,10 +3,12 @@
  * OpenTripPlanner 2's vector tile server (so `@opentripplanner/otp2-tile-overlay` draws them):
  *
  * - `GET /tiles/{layers}/{z}/{x}/{y}.pbf`: a Mapbox Vector Tile; `{layers}` is a comma list of
- *   `stops`, `stations`. `stops` features carry `gtfsId` (feed Onestop id:stop_id), `name`, `code`,
- *   `platform`, `parentStation`, `type` (the GTFS route_type most of its routes have) and `routes`
- *   (JSON list of `{gtfsType, shortName, color}`); `stations` features `gtfsId`, `name`, `type`,
- *   `routes`. `routes`: LineStrings, each route's most used shape (the shape most of its trips use,
+ *   `stops`, `stations`, `entrances`, `routes`, `streets`. `stops` features carry `gtfsId` (feed
+ *   Onestop id:stop_id), `name`, `code`, `platform`, `desc`, `parentStation`, `type` (OTP2's
+ *   TransitMode name of the route_type most of its routes have) and `routes` (JSON list of
+ *   `{gtfsType, shortName, color}`); `stations` features `gtfsId`, `code`, `name`, `type` (their
+ *   platforms' modes, comma-joined), `stops` (JSON list of their platforms' gtfsIds), `routes` (JSON
+ *   list of `{mode, gtfsType, shortName}`). `routes`: LineStrings, each route's most used shape (the shape most of its trips use,
  *   ties by shape_id; generated shapes count, so a route without shapes.txt is drawn through its
  *   stops; a route with no shaped trip is left out), clipped to the tile plus a buffer and simplified
  *   (Douglas-Peucker, 1 tile unit); properties `gtfsId` (feed Onestop id:route_id), `shortName`,
@@ -29,6 +31,7 @@ import { DuckDBInstance } from "@duckdb/node-api";
 import { activeStreets, activeVersions, readManifest } from "../../pipeline/schema/manifest.ts";
 import { STREET_LAYOUT } from "../../pipeline/schema/street.ts";
 import { sqlString } from "../../shared/sql.ts";
+import { transitMode } from "../../shared/transit-modes.ts";
 import { invalidParameter } from "../errors.ts";
 import { encodeTile, MVT_EXTENT, type MvtLayer, type MvtLine, type MvtPoint, worldXY } from "./mvt.ts";
 
@@ -100,7 +103,7 @@ export async function buildTileSet(dataDir: string): Promise<TileSet> {
       st AS (SELECT s.feed_version_id, s.parent_ref AS stop_ref, to_json(flatten(list(from_json(sv.routes, '["json"]')))) AS routes, mode(sv.type) AS type
              FROM read_parquet(${files("stops")}) s JOIN served sv ON sv.stop_ref = s.id AND sv.feed_version_id = s.feed_version_id
              WHERE s.parent_ref IS NOT NULL GROUP BY ALL)
-      SELECT fv.feed_onestop_id || ':' || s.stop_id AS gtfs_id, s.stop_name, s.stop_code, s.platform_code,
+      SELECT fv.feed_onestop_id || ':' || s.stop_id AS gtfs_id, s.stop_name, s.stop_code, s.platform_code, s.stop_desc,
              CASE WHEN s.parent_station IS NOT NULL AND s.parent_station <> '' THEN fv.feed_onestop_id || ':' || s.parent_station END AS parent,
              coalesce(s.location_type, 0) AS location_type, s.stop_lon, s.stop_lat,
              coalesce(sv.routes, st.routes::VARCHAR) AS routes, coalesce(sv.type, st.type) AS type
@@ -114,18 +117,20 @@ export async function buildTileSet(dataDir: string): Promise<TileSet> {
       const lon = Number(r.stop_lon), lat = Number(r.stop_lat);
       const [wx, wy] = worldXY(lon, lat);
       const str = (v: unknown) => (v === null || v === undefined || v === "" ? null : String(v));
-      const type = r.type === null || r.type === undefined ? null : Number(r.type);
+      // OTP2's `type`: the TransitMode name (BUS, SUBWAY, ...) of the route_type most of its routes have
+      const type = r.type === null || r.type === undefined ? null : transitMode(Number(r.type));
       const routes = str(r.routes) ?? "[]";
       const locationType = Number(r.location_type);
       if (locationType >= 2) {
         points.entrances.push({ wx, wy, props: { gtfsId: String(r.gtfs_id), name: str(r.stop_name), parentStation: str(r.parent), locationType } });
       } else if (locationType === 1) {
-        points.stations.push({ wx, wy, props: { gtfsId: String(r.gtfs_id), name: str(r.stop_name), type, routes } });
+        points.stations.push({ wx, wy, props: { gtfsId: String(r.gtfs_id), code: str(r.stop_code), name: str(r.stop_name), type, routes } });
       } else {
-        points.stops.push({ wx, wy, props: { gtfsId: String(r.gtfs_id), name: str(r.stop_name), code: str(r.stop_code), platform: str(r.platform_code), parentStation: str(r.parent), type, routes } });
+        points.stops.push({ wx, wy, props: { gtfsId: String(r.gtfs_id), name: str(r.stop_name), code: str(r.stop_code), platform: str(r.platform_code), desc: str(r.stop_desc), parentStation: str(r.parent), type, routes } });
       }
       w = Math.min(w, lon); e = Math.max(e, lon); s = Math.min(s, lat); n = Math.max(n, lat);
     }
+    stationsAsOtp(points);
     if (have("trips") && have("shapes") && have("routes")) lines.routes = await readRouteLines(conn, files);
     // the thinning keeps the first stop of a cell: the one with the most routes (then gtfsId)
     const routeCount = (p: TilePoint) => (String(p.props.routes).match(/"gtfsType"/g) ?? []).length;
@@ -134,6 +139,32 @@ export async function buildTileSet(dataDir: string): Promise<TileSet> {
   } finally {
     conn.closeSync();
     db.closeSync();
+  }
+}
+
+/**
+ * Stations as OTP2's tile layer has them: `type`, the distinct TransitModes of their platforms'
+ * routes joined by commas ("SUBWAY,BUS"); `stops`, their platforms' gtfsIds (JSON list); `routes`,
+ * `[{mode, gtfsType, shortName}]`, each route once.
+ */
+function stationsAsOtp(points: TileSet["points"]): void {
+  const children = new Map<string, string[]>();
+  for (const p of points.stops) {
+    const parent = p.props.parentStation;
+    if (typeof parent !== "string") continue;
+    if (!children.has(parent)) children.set(parent, []);
+    children.get(parent)!.push(String(p.props.gtfsId));
+  }
+  for (const st of points.stations) {
+    const seen = new Set<string>();
+    const routes: { mode: string | null; gtfsType: number; shortName?: string }[] = [];
+    for (const r of JSON.parse(String(st.props.routes ?? "[]")) as { gtfsType: number; shortName?: string | null }[]) {
+      const key = `${r.gtfsType}/${r.shortName ?? ""}`;
+      if (seen.has(key)) continue;
+      seen.add(key);
+      routes.push({ mode: transitMode(r.gtfsType), gtfsType: r.gtfsType, ...(r.shortName ? { shortName: r.shortName } : {}) });
+    }
+    st.props = { ...st.props, type: [...new Set(routes.map((r) => r.mode))].join(","), stops: JSON.stringify(children.get(String(st.props.gtfsId)) ?? []), routes: JSON.stringify(routes) };
   }
 }
 
@@ -359,14 +390,14 @@ export function tileJson(set: TileSet, layers: TileLayerName[], base: string): R
     vector_layers: layers.map((id) => ({
       id,
       fields: id === "stops"
-        ? { gtfsId: "String", name: "String", code: "String", platform: "String", parentStation: "String", type: "Number", routes: "String", count: "Number" }
+        ? { gtfsId: "String", name: "String", code: "String", platform: "String", desc: "String", parentStation: "String", type: "String", routes: "String", count: "Number" }
         : id === "routes"
           ? { gtfsId: "String", shortName: "String", longName: "String", type: "Number", color: "String", textColor: "String" }
           : id === "streets"
             ? { class: "String" }
             : id === "entrances"
               ? { gtfsId: "String", name: "String", parentStation: "String", locationType: "Number" }
-            : { gtfsId: "String", name: "String", type: "Number", routes: "String" },
+            : { gtfsId: "String", code: "String", name: "String", type: "String", stops: "String", routes: "String" },
     })),
   };
 }

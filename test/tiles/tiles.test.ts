@@ -126,7 +126,29 @@ describe("vector tiles of stops and stations", () => {
     expect(routes.length).toBe(served.length);
     expect(routes.map((r) => r.color).sort()).toEqual(served.map((r) => r.route_color).sort());
     expect(routes.map((r) => r.shortName).sort()).toEqual(served.map((r) => r.route_short_name ?? r.route_long_name ?? r.route_id).sort());
-    expect(f!.props.type).toBe(served[0]!.route_type);
+    // OTP2's `type`: the TransitMode name of its routes' route_type (BART's are 1: SUBWAY)
+    expect(served.every((r) => r.route_type === 1)).toBe(true);
+    expect(f!.props.type).toBe("SUBWAY");
+  });
+
+  test("stations as OTP2's layer has them: type (their platforms' modes), stops (their platforms' ids), routes with mode", async () => {
+    const all = (await api("/api/v2/rest/stops?limit=1000")).stops as Json[];
+    const station = all.find((s) => s.location_type === 1 && s.stop_id === "22nd_street");
+    expect(station).toBeDefined();
+    const [lon, lat] = station!.geometry.coordinates as [number, number];
+    const t = tileAt(lon, lat, 15);
+    const [layer] = await tile(`/tiles/stations/${t.z}/${t.x}/${t.y}.pbf`);
+    const f = layer!.features.find((x) => String(x.props.gtfsId).endsWith(`:${station!.stop_id}`))!;
+    expect(f).toBeDefined();
+    const feed = station!.feed_version.feed.onestop_id;
+    const platforms = all.filter((s) => s.parent?.id === station!.id).map((s) => `${feed}:${s.stop_id}`).sort();
+    expect(platforms.length).toBeGreaterThan(0);
+    expect((JSON.parse(String(f.props.stops)) as string[]).sort()).toEqual(platforms);
+    // Caltrain's routes are route_type 2: RAIL
+    expect(f.props.type).toBe("RAIL");
+    const routes = JSON.parse(String(f.props.routes)) as { mode: string; gtfsType: number; shortName?: string }[];
+    expect(routes.length).toBeGreaterThan(0);
+    for (const r of routes) expect(r).toMatchObject({ mode: "RAIL", gtfsType: 2 });
   });
 
   test("the zoom-0 tile holds one stop per 64-unit cell (thinned) and every station; the stations layer holds only stations", async () => {
