@@ -249,6 +249,12 @@ function rasterize(rings: Float64Array[], w: number, h: number): Float32Array {
       else edges.push(x1, y1, x0, y0, -1);
     }
   }
+  // the edges each pixel row meets, so a sub-scanline looks only at those
+  const rowsOf: number[][] = Array.from({ length: h }, () => []);
+  for (let e = 0; e < edges.length; e += 5) {
+    const r0 = Math.max(0, Math.floor(edges[e + 1]!)), r1 = Math.min(h - 1, Math.floor(edges[e + 3]!));
+    for (let r = r0; r <= r1; r++) rowsOf[r]!.push(e);
+  }
   const cover = new Float32Array(w * h);
   const xs: number[] = [];
   const dirs: number[] = [];
@@ -259,7 +265,7 @@ function rasterize(rings: Float64Array[], w: number, h: number): Float32Array {
     for (let s = 0; s < SUBROWS; s++) {
       const y = row + (s + 0.5) * part;
       xs.length = 0; dirs.length = 0;
-      for (let e = 0; e < edges.length; e += 5) {
+      for (const e of rowsOf[row]!) {
         const y0 = edges[e + 1]!, y1 = edges[e + 3]!;
         if (y < y0 || y >= y1) continue;
         const x0 = edges[e]!, x1 = edges[e + 2]!;
