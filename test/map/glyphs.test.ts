@@ -2,7 +2,8 @@
  * Label glyphs (/map/fonts/{fontstack}/{range}.pbf, server/map/glyphs.ts): the real server on port 0
  * (an empty data dir, API keys on: the glyphs need none), the PBF read back with a small protobuf
  * reader written here (independent of the server's encoder), glyph metrics and distance fields
- * checked against the font's shapes; bad input answered 400/404, never 500; a range built once.
+ * checked against the font's shapes; bad input answered 400/404, never 500; a range built once; and
+ * MapLibre in headless Chromium drawing labels with them.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { writeFileSync } from "node:fs";
@@ -11,6 +12,7 @@ import { startServer, type RunningServer } from "../../server/main.ts";
 import { serverConfigFrom } from "../../server/config.ts";
 import { glyphStats } from "../../server/map/glyphs.ts";
 import { tempDir } from "../support/dataset.ts";
+import { ARTIFACTS, hasChromium, launchBrowser, openPage } from "./browser.ts";
 
 const quiet = { info() {}, warn() {}, error: (m: string, f?: unknown) => console.error(m, f) };
 let server: RunningServer;
@@ -258,4 +260,72 @@ describe("label glyphs", () => {
       expect(() => JSON.parse(body), path).not.toThrow();
     }
   });
+});
+
+describe.skipIf(!hasChromium)("MapLibre draws labels with these glyphs (headless Chromium)", () => {
+  test("Latin, Cyrillic and Greek labels are drawn; a CJK label, with no glyphs served, is not", async () => {
+    const browser = await launchBrowser();
+    try {
+      const { page, log } = await openPage(browser, server.url);
+      // a bare page on the server's origin: maplibre from /map/vendor, glyphs from /map/fonts
+      const html = `<!doctype html><html><head><meta charset="utf-8"><link rel="stylesheet" href="/map/vendor/maplibre-gl.css"></head>
+<body style="margin:0"><div id="m" style="width:800px;height:400px"></div><script type="module">
+import * as maplibregl from "/map/vendor/maplibre-gl.mjs";
+const point = (lon, text) => ({ type: "Feature", properties: { text }, geometry: { type: "Point", coordinates: [lon, 0] } });
+const map = new maplibregl.Map({ container: "m", center: [0, 0], zoom: 2, localIdeographFontFamily: false, canvasContextAttributes: { preserveDrawingBuffer: true }, style: {
+  version: 8, glyphs: location.origin + "/map/fonts/{fontstack}/{range}.pbf",
+  sources: { p: { type: "geojson", data: { type: "FeatureCollection", features: [point(-20, "AéЖΩ"), point(20, "中文字")] } } },
+  layers: [{ id: "bg", type: "background", paint: { "background-color": "#ffffff" } },
+    { id: "t", type: "symbol", source: "p", layout: { "text-field": ["get", "text"], "text-font": ["Noto Sans Regular"], "text-size": 40, "text-allow-overlap": true }, paint: { "text-color": "#000000" } }] } });
+globalThis.__interchange = { map };
+</script></body></html>`;
+      await page.route(`${server.url}/glyph-check`, (r) => r.fulfill({ contentType: "text/html; charset=utf-8", body: html }));
+      await page.goto(`${server.url}/glyph-check`);
+      await page.waitForFunction(() => (globalThis as any).__interchange?.map);
+      await page.evaluate(() => new Promise<void>((done) => {
+        const m = (globalThis as any).__interchange.map;
+        if (m.loaded() && m.areTilesLoaded()) done();
+        else m.once("idle", () => done());
+      }));
+      // dark pixels around each label's anchor (the labels are centred on their points)
+      const dark = await page.evaluate(() => {
+        const m = (globalThis as any).__interchange.map;
+        const gl = m.getCanvas();
+        const c = (globalThis as any).document.createElement("canvas");
+        c.width = gl.width; c.height = gl.height;
+        const ctx = c.getContext("2d");
+        ctx.drawImage(gl, 0, 0);
+        const ratio = gl.width / gl.clientWidth;
+        const count = (lon: number) => {
+          const p = m.project([lon, 0]);
+          const [x0, y0] = [Math.round((p.x - 90) * ratio), Math.round((p.y - 35) * ratio)];
+          const d = ctx.getImageData(x0, y0, Math.round(180 * ratio), Math.round(70 * ratio)).data;
+          const w = Math.round(180 * ratio);
+          let n = 0, ySum = 0;
+          for (let i = 0; i < d.length; i += 4) {
+            if (d[i]! < 100 && d[i + 1]! < 100 && d[i + 2]! < 100) {
+              n++;
+              ySum += Math.floor(i / 4 / w);
+            }
+          }
+          // how far the ink's middle is below the anchor, in CSS px
+          return { n: n / (ratio * ratio), dy: n ? (y0 + ySum / n) / ratio - p.y : NaN };
+        };
+        return { latin: count(-20), cjk: count(20) };
+      });
+      expect(log.errors).toEqual([]);
+      expect(log.external).toEqual([]);
+      const fonts = log.requests.filter((u) => u.includes("/map/fonts/")).map((u) => decodeURIComponent(new URL(u).pathname));
+      for (const r of ["0-255", "768-1023", "1024-1279", "19968-20223"]) expect(fonts, r).toContain(`/map/fonts/Noto Sans Regular/${r}.pbf`);
+      // four 40 px letters cover well over a thousand pixels; nothing is drawn without glyphs
+      expect(dark.latin.n).toBeGreaterThan(1000);
+      expect(dark.cjk.n).toBe(0);
+      // centred on its point: the ink of capitals sits around the anchor (a `top` off by the
+      // ascender, 26 px at 24 px, would move it by ~40 px at this size)
+      expect(Math.abs(dark.latin.dy)).toBeLessThan(8);
+      await page.screenshot({ path: join(ARTIFACTS, "glyphs.png") });
+    } finally {
+      await browser.close();
+    }
+  }, 120_000);
 });
