@@ -9,6 +9,8 @@
  *   summary, which the public API has no endpoint for (layers.ts), rebuilt when the manifest changes.
  * - `/tiles/{layers}/{z}/{x}/{y}.pbf` and `/tiles/{layers}/tilejson.json`: vector tiles of stops,
  *   stations, route lines and streets, stops and stations in OTP2's layer names (tiles.ts), public like the page.
+ * - `/map/fonts/{fontstack}/{range}.pbf`: label glyphs (SDF) built from the npm package's Noto Sans
+ *   (glyphs.ts), public like the page.
  *
  * Everything else the page shows comes from the public API (the catalog's routes, stops, trips and
  * departures, plan, reachability, street routing), called from the browser with the `apikey` header: the page is an example client. The
@@ -23,6 +25,7 @@ import type { Feature, FeatureContext } from "../feature.ts";
 import { invalidParameter, notFound } from "../errors.ts";
 import { PAGE_HEADERS } from "../page-headers.ts";
 import { localDate } from "../../shared/time.ts";
+import { glyphRange, GLYPH_STACKS, parseGlyphRange, servedStack } from "./glyphs.ts";
 import { buildMapLayers, EMPTY_FEATURES, type MapLayers } from "./layers.ts";
 import { buildTileSet, parseLayers, parseTile, tileJson, tileOf, type TileSet } from "./tiles.ts";
 
@@ -98,6 +101,14 @@ export async function createMapFeature(ctx: FeatureContext): Promise<Feature> {
     await building;
     return tiles;
   };
+  const glyphs = (fontstack: unknown, rangeFile: unknown) => {
+    if (typeof fontstack !== "string" || fontstack.length > 512) throw invalidParameter("fontstack", "the font stack must be a comma-separated list of font names, at most 512 characters");
+    if (typeof rangeFile !== "string" || !rangeFile.endsWith(".pbf")) throw notFound("a glyph range's path ends in .pbf: /map/fonts/{fontstack}/{range}.pbf");
+    const start = parseGlyphRange(rangeFile.slice(0, -4));
+    const stack = servedStack(fontstack);
+    if (!stack) throw notFound(`no font of the stack "${fontstack.slice(0, 80)}" is served; the stacks are ${Object.keys(GLYPH_STACKS).map((s) => `"${s}"`).join(", ")}`);
+    return new Response(glyphRange(stack, start), { headers: { "content-type": "application/x-protobuf", "cache-control": "public, max-age=86400", "access-control-allow-origin": "*" } });
+  };
   const page = () => file(WEB_DIR, "index.html", { "index.html": "text/html; charset=utf-8" }, "no-cache");
 
   const routes = new Elysia({ name: "map" })
@@ -128,6 +139,7 @@ export async function createMapFeature(ctx: FeatureContext): Promise<Feature> {
       const body = set ? tileOf(set, names, z, x, y) : new Uint8Array(0);
       return new Response(body, { headers: { "content-type": "application/vnd.mapbox-vector-tile", "cache-control": "no-cache", "access-control-allow-origin": "*" } });
     }, hidden)
+    .get(`${MAP_PATH}/fonts/:fontstack/:range`, ({ params }) => glyphs(params.fontstack, params.range), hidden)
     .get(`${MAP_PATH}/:file`, ({ params }) => file(WEB_DIR, params.file, WEB_FILES, "no-cache"), hidden);
 
   return {
