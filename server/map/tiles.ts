@@ -375,14 +375,14 @@ export function tileOf(set: TileSet, layers: TileLayerName[], z: number, x: numb
   return bytes;
 }
 
-/** The TileJSON 3.0 document of `layers`, tiles under `base` (an absolute or root-relative URL prefix). */
+/** The TileJSON 3.0 document of `layers`, tiles under `base` (the absolute URL of the tiles' path, e.g. `https://host/tiles`). */
 export function tileJson(set: TileSet, layers: TileLayerName[], base: string): Record<string, unknown> {
   const b = set.bounds ?? [-180, -85.05112878, 180, 85.05112878];
   return {
     tilejson: "3.0.0",
     name: "interchange",
     scheme: "xyz",
-    tiles: [`${base}/tiles/${layers.join(",")}/{z}/{x}/{y}.pbf`],
+    tiles: [`${base}/${layers.join(",")}/{z}/{x}/{y}.pbf`],
     minzoom: 0,
     maxzoom: MAX_ZOOM,
     bounds: b,

@@ -190,6 +190,24 @@ describe("vector tiles of stops and stations", () => {
     expect(stationLayer?.features.length ?? 0).toBe(catalogStations);
   });
 
+  test("OTP2's path (/otp/routers/default/vectorTiles) serves the same tiles and a TileJSON pointing there, without a key", async () => {
+    const embr = stops.find((s) => s.stop_id === "EMBR")!;
+    const [lon, lat] = embr.geometry.coordinates as [number, number];
+    const t = tileAt(lon, lat, 14);
+    const ours = new Uint8Array(await (await fetch(`${server.url}/tiles/stops,stations/${t.z}/${t.x}/${t.y}.pbf`)).arrayBuffer());
+    const r = await fetch(`${server.url}/otp/routers/default/vectorTiles/stops,stations/${t.z}/${t.x}/${t.y}.pbf`);
+    expect(r.status).toBe(200);
+    expect(r.headers.get("content-type")).toBe("application/vnd.mapbox-vector-tile");
+    expect(ours.byteLength).toBeGreaterThan(0);
+    expect(new Uint8Array(await r.arrayBuffer())).toEqual(ours);
+    const tj = (await (await fetch(`${server.url}/otp/routers/default/vectorTiles/stops,stations/tilejson.json`)).json()) as Json;
+    expect(tj.tiles).toHaveLength(1);
+    expect(tj.tiles[0]).toEndWith("/otp/routers/default/vectorTiles/stops,stations/{z}/{x}/{y}.pbf");
+    const bad = await fetch(`${server.url}/otp/routers/default/vectorTiles/nope/1/0/0.pbf`);
+    expect(bad.status).toBe(400);
+    expect(((await bad.json()) as Json).parameter).toBe("layers");
+  });
+
   test("a tile far from the data is empty; the TileJSON names the layers and the tile URL", async () => {
     const r = await fetch(`${server.url}/tiles/stops/10/0/0.pbf`);
     expect(r.status).toBe(200);
