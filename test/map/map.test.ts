@@ -97,7 +97,7 @@ describe("the map feature's files and layers (no browser)", () => {
     expect((await fetch(`${server.url}/docs`)).status).toBe(200);
   });
 
-  test("the route layer's source, the routes endpoint, has every route of the active versions with its colour, shapes and served stops; /map/data/routes.geojson is gone", async () => {
+  test("the routes endpoint the page reads has every route of the active versions with its colour, shapes and served stops; /map/data/routes.geojson is gone", async () => {
     const { routes } = await api("/api/v2/rest/routes?include_geometry=true&active_alerts=true&limit=1000");
     const yellow = routes.find((r: Json) => r.route_id === "1" && r.feed_version.feed.onestop_id === bart);
     expect(routes.length).toBe(8 + 9); // BART 8, Caltrain 9 routes
@@ -175,7 +175,7 @@ describe.skipIf(!hasChromium)("the page in headless Chromium", () => {
     // the page's own requests carried the key: the stops came from the API, the routes (layer,
     // served stops, alerts) from one request to the routes endpoint (17 routes: one page)
     expect(log.requests.filter((u) => u.includes("/api/v2/rest/stops.geojsonl"))).toHaveLength(1);
-    expect(log.requests.filter((u) => new URL(u).pathname === "/api/v2/rest/routes")).toEqual([`${server.url}/api/v2/rest/routes?include_geometry=true&active_alerts=true&limit=1000`]);
+    expect(log.requests.filter((u) => new URL(u).pathname === "/api/v2/rest/routes")).toEqual([`${server.url}/api/v2/rest/routes?include_geometry=false&active_alerts=true&limit=1000`]);
     expect(log.requests.filter((u) => u.includes("/map/data/routes") || /\/trips/.test(u))).toEqual([]);
     const drawn2 = await evaluate(() => (globalThis as any).__interchange.state.routes.length);
     expect(drawn2).toBe(8 + 9);

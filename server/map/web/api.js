@@ -77,12 +77,13 @@ export class Api {
   }
 
   /**
-   * Every route of the active versions with its geometry (its most used shapes), the stops it
-   * serves (route_stops) and its and its agency's active alerts: the routes list, page by page.
+   * Every route of the active versions with the stops it serves (route_stops) and its and its
+   * agency's active alerts: the routes list, page by page. Without geometry: the lines are drawn
+   * from the vector tiles (a clicked route's trips bring their shapes).
    */
   async allRoutes() {
     const out = [];
-    let next = "/api/v2/rest/routes?include_geometry=true&active_alerts=true&limit=1000";
+    let next = "/api/v2/rest/routes?include_geometry=false&active_alerts=true&limit=1000";
     while (next) {
       const body = await this.get(next);
       out.push(...body.routes);

@@ -181,8 +181,8 @@ function routeFeature(r) {
 }
 
 /**
- * The route layer, the stops each route serves and the routes' and agencies' active alerts, all
- * from the routes endpoint (include_geometry, active_alerts; a page per 1000 routes).
+ * The routes (their details; the lines come from the tiles), the stops each route serves and the routes' and agencies' active alerts, all
+ * from the routes endpoint (without geometry, with active_alerts; a page per 1000 routes).
  */
 async function loadRoutes() {
   $("alerts-status").textContent = "reading the routes…";
