@@ -12,7 +12,7 @@ import { join } from "node:path";
 import { gunzipSync } from "node:zlib";
 import { activeStreets, emptyManifest, readManifest } from "../../pipeline/schema/manifest.ts";
 import { STREET_LAYOUT } from "../../pipeline/schema/street.ts";
-import { assembleRings, PLACE_RANK } from "../../pipeline/street/base-map.ts";
+import { assembleRings, baseMapGeoJson, PLACE_RANK } from "../../pipeline/street/base-map.ts";
 import { clipRing } from "../../server/map/base-layers.ts";
 import { serverConfigFrom } from "../../server/config.ts";
 import { startServer, type RunningServer } from "../../server/main.ts";
@@ -259,6 +259,21 @@ describe("basemap tile layers from the street import", () => {
 });
 
 describe("basemap geometry helpers", () => {
+  test("over the point budget, buildings go first, then parks; places, water and waterways stay", () => {
+    const all = baseMapGeoJson([osm("monaco")]);
+    expect(all.report.dropped).toEqual([]);
+    expect(all.report.features.buildings).toBeGreaterThan(100);
+    const noBuildings = baseMapGeoJson([osm("monaco")], all.report.points - 1);
+    expect(noBuildings.report.dropped).toEqual(["buildings"]);
+    expect(noBuildings.report.features).toEqual({ ...all.report.features, buildings: 0 });
+    const fc = JSON.parse(noBuildings.text);
+    expect(fc.features.some((f: Json) => f.properties.layer === "buildings")).toBe(false);
+    const tiny = baseMapGeoJson([osm("monaco")], 10);
+    expect(tiny.report.dropped).toEqual(["buildings", "parks"]);
+    expect(tiny.report.features.places).toBe(all.report.features.places);
+    expect(tiny.report.features.water).toBe(all.report.features.water);
+  });
+
   test("rings are joined from ways end to end (reversed where needed); what cannot close is left out", () => {
     expect(assembleRings([[1, 2, 3], [5, 4, 3], [5, 6, 1]])).toEqual([[1, 2, 3, 4, 5, 6, 1]]);
     expect(assembleRings([[1, 2, 3], [3, 4]])).toEqual([]);
