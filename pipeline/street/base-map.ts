@@ -16,7 +16,8 @@
  * Areas are closed ways and multipolygon relations (type=multipolygon, the tags on the relation):
  * member ways are joined end to end into rings (role `inner` → holes, others → outer rings; a ring
  * that cannot be closed is left out; a hole goes to the outer ring holding its first point; nodes
- * outside the extract are skipped, so an area cut by the extract's edge is closed along it). Polygons
+ * outside the extract are skipped, so an area cut by the extract's edge is closed along it; an outer
+ * way tagged for the same layer as its relation is drawn only as the relation). Polygons
  * are written RFC 7946-wise (exterior counter-clockwise, holes clockwise). Coastlines
  * (natural=coastline) are left out: the sea is a side of a line, not an area in the extract.
  * Coordinates rounded to 5 decimals and simplified like the roads (Douglas-Peucker, 1e-5 degrees).
@@ -252,7 +253,10 @@ export function baseMapGeoJson(files: string[], maxPoints = MAX_BASE_POINTS): { 
   for (const [id, r] of relations) {
     const ways = (inner: boolean) => r.members.filter((m) => m.inner === inner).map((m) => memberRefs.get(m.id) ?? []);
     const outer = assembleRings(ways(false));
-    if (outer.length) areas.set(-id, { layer: r.layer, cls: r.cls, name: r.name, outer, inner: assembleRings(ways(true)) });
+    if (!outer.length) continue;
+    areas.set(-id, { layer: r.layer, cls: r.cls, name: r.name, outer, inner: assembleRings(ways(true)) });
+    // an outer way tagged like its relation would be drawn again, over the holes
+    for (const m of r.members) if (!m.inner && areas.get(m.id)?.layer === r.layer) areas.delete(m.id);
   }
   // pass 3: the coordinates of every node used
   let n = 0;

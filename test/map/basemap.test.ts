@@ -199,6 +199,10 @@ describe("basemap tile layers from the street import", () => {
     expect(area2(exterior!)).toBeGreaterThan(0); // clockwise (y down)
     for (const h of holes) expect(area2(h)).toBeLessThan(0); // counter-clockwise
     expect(inRing(inHole, holes.find((h) => Math.abs(Math.abs(area2(h)) - expected) / expected < 0.05)!)).toBe(true);
+    // and no copy of the building without its hole (an outer way tagged like its relation) covers it
+    const whole = Math.abs(area2(exterior!));
+    const copies = layer.features.flatMap((f) => polygonsOf(f.geometry)).filter((p) => p.length === 1 && inRing(inHole, p[0]!) && Math.abs(area2(p[0]!) - whole) / whole < 0.01);
+    expect(copies).toEqual([]);
   });
 
   test("buildings: from zoom 14 on; the tile's closed building ways inside it are there, every ring closed and wound per MVT", () => {
