@@ -7,6 +7,8 @@
  * extracts (test/support/osm-reader.ts).
  */
 import { beforeAll, describe, expect, test } from "bun:test";
+import { VectorTile } from "@mapbox/vector-tile";
+import { PbfReader } from "pbf";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { gunzipSync } from "node:zlib";
@@ -199,6 +201,14 @@ describe("basemap tile layers from the street import", () => {
     expect(area2(exterior!)).toBeGreaterThan(0); // clockwise (y down)
     for (const h of holes) expect(area2(h)).toBeLessThan(0); // counter-clockwise
     expect(inRing(inHole, holes.find((h) => Math.abs(Math.abs(area2(h)) - expected) / expected < 0.05)!)).toBe(true);
+    // MapLibre's own decoder (@mapbox/vector-tile) reads the same feature as a Polygon with that hole
+    const vt = new VectorTile(new PbfReader(tileOf(set, ["buildings"], t.z, t.x, t.y))).layers.buildings!;
+    const geo = Array.from({ length: vt.length }, (_, i) => vt.feature(i).toGeoJSON(t.x, t.y, t.z));
+    const [hlon, hlat] = centre(sf, innerWay);
+    const holed = geo.flatMap((g) => (g.geometry.type === "Polygon" ? [g.geometry.coordinates as [number, number][][]] : []))
+      .filter((rings) => rings.length >= 2 && inRing([hlon, hlat], rings[0]!));
+    expect(holed.length).toBeGreaterThan(0);
+    expect(holed.some((rings) => rings.slice(1).some((h) => inRing([hlon, hlat], h)))).toBe(true);
     // and no copy of the building without its hole (an outer way tagged like its relation) covers it
     const whole = Math.abs(area2(exterior!));
     const copies = layer.features.flatMap((f) => polygonsOf(f.geometry)).filter((p) => p.length === 1 && inRing(inHole, p[0]!) && Math.abs(area2(p[0]!) - whole) / whole < 0.01);
