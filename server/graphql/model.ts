@@ -5,6 +5,7 @@
  * field is a property or a method named like the schema's field; `__typename` picks the type
  * behind an interface (Node, PlaceInterface).
  */
+import { transitMode } from "../../shared/transit-modes.ts";
 import { GraphQLError } from "graphql";
 import type { TransitAgency, TransitRoute, TransitSnapshot, TransitStop } from "../transit-data.ts";
 import { catalogNodes, type GqlContext, snapOf, StopRoutesBatch, batchOf } from "./context.ts";
@@ -18,23 +19,7 @@ import { alertNodes, alertsView, PatternNode, serviceDateArg, stopTimesAt, type 
 const LOCATION_TYPES: Record<number, string> = { 0: "STOP", 1: "STATION", 2: "ENTRANCE" };
 const WHEELCHAIR = ["NO_INFORMATION", "POSSIBLE", "NOT_POSSIBLE"];
 
-/** OTP's TransitMode for a GTFS route_type (basic and extended types, as OTP's GTFS mapper reads them). */
-export function transitMode(routeType: number | null): string | null {
-  if (routeType === null) return null;
-  const basic: Record<number, string> = { 0: "TRAM", 1: "SUBWAY", 2: "RAIL", 3: "BUS", 4: "FERRY", 5: "CABLE_CAR", 6: "GONDOLA", 7: "FUNICULAR", 11: "TROLLEYBUS", 12: "MONORAIL" };
-  if (routeType in basic) return basic[routeType]!;
-  if (routeType >= 100 && routeType < 200) return "RAIL";
-  if (routeType >= 200 && routeType < 300) return "COACH";
-  if (routeType >= 400 && routeType < 500) return routeType === 403 || routeType === 404 ? "RAIL" : "SUBWAY";
-  if (routeType >= 700 && routeType < 800) return routeType === 715 ? "BUS" : "BUS";
-  if (routeType === 800) return "TROLLEYBUS";
-  if (routeType >= 900 && routeType < 1000) return "TRAM";
-  if (routeType >= 1000 && routeType < 1300) return routeType >= 1100 && routeType < 1200 ? "AIRPLANE" : "FERRY";
-  if (routeType >= 1300 && routeType < 1400) return "GONDOLA";
-  if (routeType >= 1400 && routeType < 1500) return "FUNICULAR";
-  if (routeType >= 1500 && routeType < 1600) return "TAXI";
-  return "BUS";
-}
+export { transitMode };
 
 export class StopNode {
   readonly __typename = "Stop";

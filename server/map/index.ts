@@ -9,6 +9,8 @@
  *   summary, which the public API has no endpoint for (layers.ts), rebuilt when the manifest changes.
  * - `/tiles/{layers}/{z}/{x}/{y}.pbf` and `/tiles/{layers}/tilejson.json`: vector tiles of stops,
  *   stations, route lines and streets, stops and stations in OTP2's layer names (tiles.ts), public like the page.
+ * - `/map/fonts/{fontstack}/{range}.pbf`: label glyphs (SDF) built from the npm package's Noto Sans
+ *   (glyphs.ts), public like the page.
  *
  * Everything else the page shows comes from the public API (the catalog's routes, stops, trips and
  * departures, plan, reachability, street routing), called from the browser with the `apikey` header: the page is an example client. The
@@ -20,14 +22,17 @@ import { dirname, join } from "node:path";
 import { gunzipSync } from "node:zlib";
 import { Elysia } from "elysia";
 import type { Feature, FeatureContext } from "../feature.ts";
-import { invalidParameter, notFound } from "../errors.ts";
+import { invalidParameter, notFound, renderError } from "../errors.ts";
 import { PAGE_HEADERS } from "../page-headers.ts";
 import { localDate } from "../../shared/time.ts";
+import { glyphRange, GLYPH_STACKS, parseGlyphRange, servedStack } from "./glyphs.ts";
 import { buildMapLayers, EMPTY_FEATURES, type MapLayers } from "./layers.ts";
 import { buildTileSet, parseLayers, parseTile, tileJson, tileOf, type TileSet } from "./tiles.ts";
 
 export const MAP_PATH = "/map";
 export const TILES_PATH = "/tiles";
+/** OpenTripPlanner 2's path of the same tiles, for front ends configured with an OTP base URL (`otp2-tile-overlay`) */
+export const OTP_TILES_PATH = "/otp/routers/default/vectorTiles";
 const WEB_DIR = join(import.meta.dir, "web");
 
 /** The page's own files (server/map/web), by name. */
@@ -98,7 +103,31 @@ export async function createMapFeature(ctx: FeatureContext): Promise<Feature> {
     await building;
     return tiles;
   };
+  const glyphs = (fontstack: unknown, rangeFile: unknown) => {
+    if (typeof fontstack !== "string" || fontstack.length > 512) throw invalidParameter("fontstack", "the font stack must be a comma-separated list of font names, at most 512 characters");
+    if (typeof rangeFile !== "string" || !rangeFile.endsWith(".pbf")) throw notFound("a glyph range's path ends in .pbf: /map/fonts/{fontstack}/{range}.pbf");
+    const start = parseGlyphRange(rangeFile.slice(0, -4));
+    const stack = servedStack(fontstack);
+    if (!stack) throw notFound(`no font of the stack "${fontstack.slice(0, 80)}" is served; the stacks are ${Object.keys(GLYPH_STACKS).map((s) => `"${s}"`).join(", ")}`);
+    return new Response(glyphRange(stack, start), { headers: { "content-type": "application/x-protobuf", "cache-control": "public, max-age=86400", "access-control-allow-origin": "*" } });
+  };
   const page = () => file(WEB_DIR, "index.html", { "index.html": "text/html; charset=utf-8" }, "no-cache");
+  /** The TileJSON of `layers`, its tile URLs under `prefix` (the path it was asked on). */
+  const tileJsonAnswer = async (prefix: string, layers: string, request: Request) => {
+    const names = parseLayers(String(layers));
+    const set = await currentTiles();
+    const body = set ? tileJson(set, names, `${ctx.origin.of(request)}${prefix}`) : { tilejson: "3.0.0", tiles: [] };
+    return new Response(JSON.stringify(body), { headers: { "content-type": "application/json", "cache-control": "no-cache", "access-control-allow-origin": "*" } });
+  };
+  const tileAnswer = async (prefix: string, params: { layers: string; z: string; x: string; y: string }) => {
+    const names = parseLayers(String(params.layers));
+    const yText = String(params.y);
+    if (!yText.endsWith(".pbf")) throw notFound(`a tile's path ends in .pbf: ${prefix}/{layers}/{z}/{x}/{y}.pbf`);
+    const { z, x, y } = parseTile(String(params.z), String(params.x), yText.slice(0, -4));
+    const set = await currentTiles();
+    const body = set ? tileOf(set, names, z, x, y) : new Uint8Array(0);
+    return new Response(body, { headers: { "content-type": "application/vnd.mapbox-vector-tile", "cache-control": "no-cache", "access-control-allow-origin": "*" } });
+  };
 
   const routes = new Elysia({ name: "map" })
     .get("/", ({ redirect }) => redirect(MAP_PATH, 302), hidden)
@@ -113,28 +142,20 @@ export async function createMapFeature(ctx: FeatureContext): Promise<Feature> {
       const streetRouting = ctx.config.valhallaUrl ? "external" : dataset.streets ? "embedded" : null;
       return new Response(JSON.stringify({ ...dataset, street_routing: streetRouting }), { headers: { ...PAGE_HEADERS, "content-type": "application/json", "cache-control": "no-cache" } });
     }, hidden)
-    .get(`${TILES_PATH}/:layers/tilejson.json`, async ({ params, request }) => {
-      const names = parseLayers(String(params.layers));
-      const set = await currentTiles();
-      const body = set ? tileJson(set, names, ctx.origin.of(request)) : { tilejson: "3.0.0", tiles: [] };
-      return new Response(JSON.stringify(body), { headers: { "content-type": "application/json", "cache-control": "no-cache", "access-control-allow-origin": "*" } });
-    }, hidden)
-    .get(`${TILES_PATH}/:layers/:z/:x/:y`, async ({ params }) => {
-      const names = parseLayers(String(params.layers));
-      const yText = String(params.y);
-      if (!yText.endsWith(".pbf")) throw notFound("a tile's path ends in .pbf: /tiles/{layers}/{z}/{x}/{y}.pbf");
-      const { z, x, y } = parseTile(String(params.z), String(params.x), yText.slice(0, -4));
-      const set = await currentTiles();
-      const body = set ? tileOf(set, names, z, x, y) : new Uint8Array(0);
-      return new Response(body, { headers: { "content-type": "application/vnd.mapbox-vector-tile", "cache-control": "no-cache", "access-control-allow-origin": "*" } });
-    }, hidden)
+    .get(`${TILES_PATH}/:layers/tilejson.json`, ({ params, request }) => tileJsonAnswer(TILES_PATH, params.layers, request), hidden)
+    .get(`${TILES_PATH}/:layers/:z/:x/:y`, ({ params }) => tileAnswer(TILES_PATH, params), hidden)
+    .get(`${OTP_TILES_PATH}/:layers/tilejson.json`, ({ params, request }) => tileJsonAnswer(OTP_TILES_PATH, params.layers, request), hidden)
+    .get(`${OTP_TILES_PATH}/:layers/:z/:x/:y`, ({ params }) => tileAnswer(OTP_TILES_PATH, params), hidden)
+    .get(`${MAP_PATH}/fonts/:fontstack/:range`, ({ params }) => glyphs(params.fontstack, params.range), hidden)
     .get(`${MAP_PATH}/:file`, ({ params }) => file(WEB_DIR, params.file, WEB_FILES, "no-cache"), hidden);
 
   return {
     name: "map",
     routes,
     // the page and its files are public; what it shows comes from the API, with the user's key
-    publicPaths: ["/", MAP_PATH, `${MAP_PATH}/`, `${TILES_PATH}/`],
+    publicPaths: ["/", MAP_PATH, `${MAP_PATH}/`, `${TILES_PATH}/`, `${OTP_TILES_PATH}/`],
+    // the tiles under OTP's path answer errors as under /tiles, not as the GraphQL API under /otp/
+    errors: { prefix: `${OTP_TILES_PATH}/`, render: renderError },
     async reload() {
       // one build at a time, in manifest order
       building = (building ?? Promise.resolve()).then(build);

@@ -3,16 +3,23 @@
  * OpenTripPlanner 2's vector tile server (so `@opentripplanner/otp2-tile-overlay` draws them):
  *
  * - `GET /tiles/{layers}/{z}/{x}/{y}.pbf`: a Mapbox Vector Tile; `{layers}` is a comma list of
- *   `stops`, `stations`. `stops` features carry `gtfsId` (feed Onestop id:stop_id), `name`, `code`,
- *   `platform`, `parentStation`, `type` (the GTFS route_type most of its routes have) and `routes`
- *   (JSON list of `{gtfsType, shortName, color}`); `stations` features `gtfsId`, `name`, `type`,
- *   `routes`. `routes`: LineStrings, each route's most used shape (the shape most of its trips use,
+ *   `stops`, `stations`, `entrances`, `routes`, `streets`. `stops` features carry `gtfsId` (feed
+ *   Onestop id:stop_id), `name`, `code`, `platform`, `desc`, `parentStation`, `type` (OTP2's
+ *   TransitMode name of the route_type most of its routes have) and `routes` (JSON list of
+ *   `{gtfsType, shortName, color}`); `stations` features `gtfsId`, `code`, `name`, `type` (their
+ *   platforms' modes, comma-joined), `stops` (JSON list of their platforms' gtfsIds), `routes` (JSON
+ *   list of `{mode, gtfsType, shortName}`). `routes`: LineStrings, each route's most used shape (the shape most of its trips use,
  *   ties by shape_id; generated shapes count, so a route without shapes.txt is drawn through its
  *   stops; a route with no shaped trip is left out), clipped to the tile plus a buffer and simplified
  *   (Douglas-Peucker, 1 tile unit); properties `gtfsId` (feed Onestop id:route_id), `shortName`,
- *   `longName`, `type` (route_type), `color`, `textColor`. `streets`: the active street dataset's
- *   map background (STREET_LAYOUT.map) from zoom STREETS_MIN_ZOOM on, clipped and simplified like
+ *   `longName`, `type` (route_type), `color`, `textColor`. `entrances` (ours, not OTP2's): entrances,
+ *   generic nodes and boarding areas (location_type 2, 3, 4) with `gtfsId`, `name`, `parentStation`,
+ *   `locationType`. `streets`: the active street dataset's
+ *   map background (STREET_LAYOUT.map), major roads from zoom MAJOR_STREETS_MIN_ZOOM, all from STREETS_MIN_ZOOM on, clipped and simplified like
  *   the routes, properties `class` (major, minor, path) and `name` (the way's name, where it has one).
+ *   Basemap layers from the street dataset's STREET_LAYOUT.base (base-layers.ts): `places` (Points,
+ *   `name`, `class`, `rank`; thinned below THIN_ZOOM), `water`, `parks` (Polygons, `class`, `name`),
+ *   `buildings` (Polygons, `class`, from BUILDINGS_MIN_ZOOM on), `waterways` (LineStrings, `class`, `name`).
  * - `GET /tiles/{layers}/tilejson.json`: the TileJSON 3.0 of those layers.
  *
  * The points are read once per dataset (DuckDB, the catalog's stops, route_stops and routes
@@ -27,18 +34,21 @@ import { DuckDBInstance } from "@duckdb/node-api";
 import { activeStreets, activeVersions, readManifest } from "../../pipeline/schema/manifest.ts";
 import { STREET_LAYOUT } from "../../pipeline/schema/street.ts";
 import { sqlString } from "../../shared/sql.ts";
+import { transitMode } from "../../shared/transit-modes.ts";
 import { invalidParameter } from "../errors.ts";
 import { encodeTile, MVT_EXTENT, type MvtLayer, type MvtLine, type MvtPoint, type MvtPolygon, worldXY } from "./mvt.ts";
 import { AREA_LAYERS, type AreaLayerName, type BaseData, clipRing, emptyBase, readBaseData } from "./base-layers.ts";
 
-export const TILE_LAYERS = ["stops", "stations", "routes", "streets", "places", "water", "waterways", "parks", "buildings"] as const;
+export const TILE_LAYERS = ["stops", "stations", "entrances", "routes", "streets", "places", "water", "waterways", "parks", "buildings"] as const;
 /** the buildings layer is empty below this zoom */
 export const BUILDINGS_MIN_ZOOM = 14;
 /** below THIN_ZOOM the places layer keeps one place per PLACE_CELL × PLACE_CELL tile units: the best ranked */
 const PLACE_CELL = 128;
-/** the streets layer is empty below this zoom (a city's roads would make huge, unreadable tiles) */
+/** the streets layer has only major roads below this zoom (a city's roads would make huge, unreadable tiles) */
 export const STREETS_MIN_ZOOM = 12;
-type PointLayerName = "stops" | "stations";
+/** and nothing below this one */
+export const MAJOR_STREETS_MIN_ZOOM = 8;
+type PointLayerName = "stops" | "stations" | "entrances";
 export type TileLayerName = (typeof TILE_LAYERS)[number];
 export const MAX_ZOOM = 22;
 /** encoded tiles kept in memory */
@@ -81,7 +91,7 @@ export interface TileSet {
 export async function buildTileSet(dataDir: string): Promise<TileSet> {
   const m = readManifest(dataDir);
   const versions = activeVersions(m).filter((v) => existsSync(join(dataDir, v.path, "stops.parquet")));
-  const points: TileSet["points"] = { stops: [], stations: [] };
+  const points: TileSet["points"] = { stops: [], stations: [], entrances: [] };
   const lines: TileSet["lines"] = { routes: [], streets: readStreetLines(dataDir, m) };
   let base = emptyBase();
   try {
@@ -109,29 +119,34 @@ export async function buildTileSet(dataDir: string): Promise<TileSet> {
       st AS (SELECT s.feed_version_id, s.parent_ref AS stop_ref, to_json(flatten(list(from_json(sv.routes, '["json"]')))) AS routes, mode(sv.type) AS type
              FROM read_parquet(${files("stops")}) s JOIN served sv ON sv.stop_ref = s.id AND sv.feed_version_id = s.feed_version_id
              WHERE s.parent_ref IS NOT NULL GROUP BY ALL)
-      SELECT fv.feed_onestop_id || ':' || s.stop_id AS gtfs_id, s.stop_name, s.stop_code, s.platform_code,
+      SELECT fv.feed_onestop_id || ':' || s.stop_id AS gtfs_id, s.stop_name, s.stop_code, s.platform_code, s.stop_desc,
              CASE WHEN s.parent_station IS NOT NULL AND s.parent_station <> '' THEN fv.feed_onestop_id || ':' || s.parent_station END AS parent,
              coalesce(s.location_type, 0) AS location_type, s.stop_lon, s.stop_lat,
              coalesce(sv.routes, st.routes::VARCHAR) AS routes, coalesce(sv.type, st.type) AS type
       FROM read_parquet(${files("stops")}) s JOIN fv ON fv.id = s.feed_version_id
       LEFT JOIN served sv ON sv.stop_ref = s.id AND sv.feed_version_id = s.feed_version_id
       LEFT JOIN st ON s.location_type = 1 AND st.stop_ref = s.id AND st.feed_version_id = s.feed_version_id
-      WHERE s.stop_lat IS NOT NULL AND s.stop_lon IS NOT NULL AND coalesce(s.location_type, 0) IN (0, 1)
+      WHERE s.stop_lat IS NOT NULL AND s.stop_lon IS NOT NULL AND coalesce(s.location_type, 0) IN (0, 1, 2, 3, 4)
       ORDER BY gtfs_id`)).getRowObjectsJS() as Record<string, unknown>[];
     let w = Infinity, s = Infinity, e = -Infinity, n = -Infinity;
     for (const r of rows) {
       const lon = Number(r.stop_lon), lat = Number(r.stop_lat);
       const [wx, wy] = worldXY(lon, lat);
       const str = (v: unknown) => (v === null || v === undefined || v === "" ? null : String(v));
-      const type = r.type === null || r.type === undefined ? null : Number(r.type);
+      // OTP2's `type`: the TransitMode name (BUS, SUBWAY, ...) of the route_type most of its routes have
+      const type = r.type === null || r.type === undefined ? null : transitMode(Number(r.type));
       const routes = str(r.routes) ?? "[]";
-      if (Number(r.location_type) === 1) {
-        points.stations.push({ wx, wy, props: { gtfsId: String(r.gtfs_id), name: str(r.stop_name), type, routes } });
+      const locationType = Number(r.location_type);
+      if (locationType >= 2) {
+        points.entrances.push({ wx, wy, props: { gtfsId: String(r.gtfs_id), name: str(r.stop_name), parentStation: str(r.parent), locationType } });
+      } else if (locationType === 1) {
+        points.stations.push({ wx, wy, props: { gtfsId: String(r.gtfs_id), code: str(r.stop_code), name: str(r.stop_name), type, routes } });
       } else {
-        points.stops.push({ wx, wy, props: { gtfsId: String(r.gtfs_id), name: str(r.stop_name), code: str(r.stop_code), platform: str(r.platform_code), parentStation: str(r.parent), type, routes } });
+        points.stops.push({ wx, wy, props: { gtfsId: String(r.gtfs_id), name: str(r.stop_name), code: str(r.stop_code), platform: str(r.platform_code), desc: str(r.stop_desc), parentStation: str(r.parent), type, routes } });
       }
       w = Math.min(w, lon); e = Math.max(e, lon); s = Math.min(s, lat); n = Math.max(n, lat);
     }
+    stationsAsOtp(points);
     if (have("trips") && have("shapes") && have("routes")) lines.routes = await readRouteLines(conn, files);
     // the thinning keeps the first stop of a cell: the one with the most routes (then gtfsId)
     const routeCount = (p: TilePoint) => (String(p.props.routes).match(/"gtfsType"/g) ?? []).length;
@@ -140,6 +155,32 @@ export async function buildTileSet(dataDir: string): Promise<TileSet> {
   } finally {
     conn.closeSync();
     db.closeSync();
+  }
+}
+
+/**
+ * Stations as OTP2's tile layer has them: `type`, the distinct TransitModes of their platforms'
+ * routes joined by commas ("SUBWAY,BUS"); `stops`, their platforms' gtfsIds (JSON list); `routes`,
+ * `[{mode, gtfsType, shortName}]`, each route once.
+ */
+function stationsAsOtp(points: TileSet["points"]): void {
+  const children = new Map<string, string[]>();
+  for (const p of points.stops) {
+    const parent = p.props.parentStation;
+    if (typeof parent !== "string") continue;
+    if (!children.has(parent)) children.set(parent, []);
+    children.get(parent)!.push(String(p.props.gtfsId));
+  }
+  for (const st of points.stations) {
+    const seen = new Set<string>();
+    const routes: { mode: string | null; gtfsType: number; shortName?: string }[] = [];
+    for (const r of JSON.parse(String(st.props.routes ?? "[]")) as { gtfsType: number; shortName?: string | null }[]) {
+      const key = `${r.gtfsType}/${r.shortName ?? ""}`;
+      if (seen.has(key)) continue;
+      seen.add(key);
+      routes.push({ mode: transitMode(r.gtfsType), gtfsType: r.gtfsType, ...(r.shortName ? { shortName: r.shortName } : {}) });
+    }
+    st.props = { ...st.props, type: [...new Set(routes.map((r) => r.mode))].join(","), stops: JSON.stringify(children.get(String(st.props.gtfsId)) ?? []), routes: JSON.stringify(routes) };
   }
 }
 
@@ -350,9 +391,11 @@ export function tileOf(set: TileSet, layers: TileLayerName[], z: number, x: numb
     }
     if (name === "routes" || name === "streets" || name === "waterways") {
       const features: MvtLine[] = [];
-      if (name === "streets" && z < STREETS_MIN_ZOOM) return { name, features };
+      if (name === "streets" && z < MAJOR_STREETS_MIN_ZOOM) return { name, features };
+      const majorOnly = name === "streets" && z < STREETS_MIN_ZOOM;
       const source = name === "waterways" ? set.base.waterways : set.lines[name];
       for (const l of source) {
+        if (majorOnly && l.props.class !== "major") continue;
         if (l.maxX < wx0 || l.minX > wx1 || l.maxY < wy0 || l.minY > wy1) continue;
         if (z < ((l as { minZoom?: number }).minZoom ?? 0)) continue;
         const t = new Float64Array(l.w.length);
@@ -363,13 +406,15 @@ export function tileOf(set: TileSet, layers: TileLayerName[], z: number, x: numb
       return { name, features };
     }
     const features: MvtPoint[] = [];
-    if (name !== "stops" && name !== "stations") return { name, features };
+    if (name !== "stops" && name !== "stations" && name !== "entrances") return { name, features };
     // thinned: the stop kept for a cell carries `count`, the stops of its cell (itself included)
+    // (thinned stops are taken inside the tile only, not in its buffer: each stop counts in one tile)
     const cells = name === "stops" && z < THIN_ZOOM ? new Map<number, { count: number }>() : null;
     for (const p of set.points[name]) {
       const tx = p.wx * scale - x0, ty = p.wy * scale - y0;
       if (tx < -BUFFER || ty < -BUFFER || tx > MVT_EXTENT + BUFFER || ty > MVT_EXTENT + BUFFER) continue;
       if (cells) {
+        if (tx < 0 || ty < 0 || tx >= MVT_EXTENT || ty >= MVT_EXTENT) continue;
         const cell = Math.floor((tx + BUFFER) / THIN_CELL) * 1024 + Math.floor((ty + BUFFER) / THIN_CELL);
         const kept = cells.get(cell);
         if (kept) {
@@ -391,14 +436,14 @@ export function tileOf(set: TileSet, layers: TileLayerName[], z: number, x: numb
   return bytes;
 }
 
-/** The TileJSON 3.0 document of `layers`, tiles under `base` (an absolute or root-relative URL prefix). */
+/** The TileJSON 3.0 document of `layers`, tiles under `base` (the absolute URL of the tiles' path, e.g. `https://host/tiles`). */
 export function tileJson(set: TileSet, layers: TileLayerName[], base: string): Record<string, unknown> {
   const b = set.bounds ?? [-180, -85.05112878, 180, 85.05112878];
   return {
     tilejson: "3.0.0",
     name: "interchange",
     scheme: "xyz",
-    tiles: [`${base}/tiles/${layers.join(",")}/{z}/{x}/{y}.pbf`],
+    tiles: [`${base}/${layers.join(",")}/{z}/{x}/{y}.pbf`],
     minzoom: 0,
     maxzoom: MAX_ZOOM,
     bounds: b,
@@ -406,7 +451,7 @@ export function tileJson(set: TileSet, layers: TileLayerName[], base: string): R
     vector_layers: layers.map((id) => ({
       id,
       fields: id === "stops"
-        ? { gtfsId: "String", name: "String", code: "String", platform: "String", parentStation: "String", type: "Number", routes: "String", count: "Number" }
+        ? { gtfsId: "String", name: "String", code: "String", platform: "String", desc: "String", parentStation: "String", type: "String", routes: "String", count: "Number" }
         : id === "routes"
           ? { gtfsId: "String", shortName: "String", longName: "String", type: "Number", color: "String", textColor: "String" }
           : id === "streets" || id === "water" || id === "waterways" || id === "parks"
@@ -415,7 +460,9 @@ export function tileJson(set: TileSet, layers: TileLayerName[], base: string): R
               ? { class: "String", name: "String", rank: "Number" }
               : id === "buildings"
                 ? { class: "String" }
-                : { gtfsId: "String", name: "String", type: "Number", routes: "String" },
+                : id === "entrances"
+                  ? { gtfsId: "String", name: "String", parentStation: "String", locationType: "Number" }
+                  : { gtfsId: "String", code: "String", name: "String", type: "String", stops: "String", routes: "String" },
     })),
   };
 }

@@ -157,9 +157,18 @@ describe.skipIf(!hasChromium)("the page in headless Chromium", () => {
     const withCoords = lines.split("\n").filter((l) => l.trim()).map((l) => JSON.parse(l)).filter((f) => f.geometry);
     const drawn = await evaluate(() => (globalThis as any).__interchange.stopsInView());
     const catalog = await allPages(`/api/v2/rest/stops?bbox=${drawn.bbox}&limit=1000`, "stops");
-    expect(drawn.ids).toEqual(catalog.map((s) => s.id).sort((a, b) => a - b));
-    expect(drawn.clusters).toBeGreaterThan(0); // at the dataset's extent the stops are clustered
-    expect(drawn.ids.length).toBe(withCoords.length); // and every stop is in view
+    const inBbox = new Set(catalog.map((s) => s.id));
+    for (const id of drawn.ids) expect(inBbox.has(id)).toBe(true);
+    expect(drawn.clusters).toBeGreaterThan(0); // at the dataset's extent the stops are clustered (the tiles' counts)
+    // every stop and platform is in view: drawn on its own, or counted in the cluster drawn for its
+    // cell; stations (and entrances) are drawn from the clustering zoom on, not at the dataset's extent
+    expect(drawn.ids.length + drawn.clustered).toBe(withCoords.filter((f) => (f.properties.location_type ?? 0) === 0).length);
+    expect(withCoords.filter((f) => f.properties.location_type === 1).length).toBeGreaterThan(0);
+    expect(catalog.length).toBe(withCoords.length);
+    // the clusters' counts are drawn as labels, in the font the server builds (no outside request)
+    expect(log.requests.some((u) => /\/map\/fonts\/Noto%20Sans%20Regular\/0-255\.pbf$/.test(u))).toBe(true);
+    // the layers come from the vector tiles, not from GeoJSON sources
+    expect(log.requests.some((u) => /\/tiles\/routes,stops,stations,entrances\/\d+\/\d+\/\d+\.pbf$/.test(u))).toBe(true);
     await screenshot(page, "1-dataset");
     expect(log.errors).toEqual([]);
     expect(log.external).toEqual([]);
@@ -179,9 +188,17 @@ describe.skipIf(!hasChromium)("the page in headless Chromium", () => {
       await mapIdle(page);
       const view = await evaluate(() => (globalThis as any).__interchange.stopsInView());
       // every stop drawn on its own (above the clustering zoom), each in its location_type's colour
-      const drawn = await evaluate(() => (globalThis as any).__interchange.map.queryRenderedFeatures({ layers: ["stops"] }).map((f: any) => [f.properties.id, f.properties.location_type, f.layer.paint["circle-color"]]));
+      const drawn = await evaluate(() => {
+        const ic = (globalThis as any).__interchange;
+        return ic.map.queryRenderedFeatures({ layers: ic.STOP_LAYERS }).map((f: any) => {
+          const id = ic.state.stopByKey.get(f.properties.gtfsId);
+          return [id, ic.state.stopById.get(id)?.location_type, f.layer.paint["circle-color"], f.layer.id];
+        });
+      });
       const types = [...new Set(drawn.filter(([id]: number[]) => view.ids.includes(id)).map(([, t]: number[]) => t))];
       const colours = new Set(drawn.map((d: unknown[]) => JSON.stringify(d[2])));
+      // each stop on the tile layer of its location_type
+      for (const [, t, , layer] of drawn) expect(layer).toBe(t === 1 ? "stations" : t >= 2 ? "entrances" : "stops");
       expect(view.clusters).toBe(0);
       const catalog = await allPages(`/api/v2/rest/stops?bbox=${view.bbox}&limit=1000`, "stops");
       expect(view.ids.length).toBeGreaterThan(0);
@@ -392,11 +409,19 @@ describe.skipIf(!hasChromium)("the page in headless Chromium", () => {
       const ic = (globalThis as any).__interchange;
       const embr = [...ic.state.stopById.values()].find((s: any) => s.stop_id === "EMBR");
       const filter = ic.map.getFilter("routes-alert");
-      return { stop: ic.state.stops.find((f: any) => f.id === embr.id)?.properties.alert, routes: filter[2][1] };
+      return {
+        stop: ic.state.stops.find((f: any) => f.id === embr.id)?.properties.alert,
+        drawn: ic.map.getFeatureState({ source: "transit", sourceLayer: "stops", id: `${embr.feed}:EMBR` }).alert,
+        other: ic.map.getFeatureState({ source: "transit", sourceLayer: "stops", id: `${embr.feed}:MONT` }).alert ?? false,
+        routes: filter[2][1],
+      };
     });
     expect(marked.stop).toBe(true);
-    const [yellow] = (await api(`/api/v2/rest/routes/${encodeURIComponent(`${bart}:1`)}`)).routes;
-    expect(marked.routes).toEqual([yellow.id]);
+    // drawn with the alert's ring (the tiles' stop, through its feature state), its neighbour not
+    expect(marked.drawn).toBe(true);
+    expect(marked.other).toBe(false);
+    // the route lines of the tiles are marked by their key
+    expect(marked.routes).toEqual([`${bart}:1`]);
     await screenshot(page, "7-alerts");
     expect(log.errors).toEqual([]);
     expect(log.external).toEqual([]);

@@ -14,7 +14,8 @@ import { gunzipSync } from "node:zlib";
 import { activeStreets, readManifest } from "../../pipeline/schema/manifest.ts";
 import { STREET_LAYOUT } from "../../pipeline/schema/street.ts";
 import { buildTileSet, tileOf } from "../../server/map/tiles.ts";
-import { importedDataset, streetDataset, tempDir } from "../support/dataset.ts";
+import { gtfs, importedDataset, streetDataset, tempDir } from "../support/dataset.ts";
+import { gtfsFeed } from "../support/gtfs-reader.ts";
 import { decode, type Layer } from "../support/mvt-reader.ts";
 
 type Json = Record<string, any>;
@@ -81,7 +82,29 @@ describe("vector tiles of stops and stations", () => {
     expect(routes.length).toBe(served.length);
     expect(routes.map((r) => r.color).sort()).toEqual(served.map((r) => r.route_color).sort());
     expect(routes.map((r) => r.shortName).sort()).toEqual(served.map((r) => r.route_short_name ?? r.route_long_name ?? r.route_id).sort());
-    expect(f!.props.type).toBe(served[0]!.route_type);
+    // OTP2's `type`: the TransitMode name of its routes' route_type (BART's are 1: SUBWAY)
+    expect(served.every((r) => r.route_type === 1)).toBe(true);
+    expect(f!.props.type).toBe("SUBWAY");
+  });
+
+  test("stations as OTP2's layer has them: type (their platforms' modes), stops (their platforms' ids), routes with mode", async () => {
+    const all = (await api("/api/v2/rest/stops?limit=1000")).stops as Json[];
+    const station = all.find((s) => s.location_type === 1 && s.stop_id === "22nd_street");
+    expect(station).toBeDefined();
+    const [lon, lat] = station!.geometry.coordinates as [number, number];
+    const t = tileAt(lon, lat, 15);
+    const [layer] = await tile(`/tiles/stations/${t.z}/${t.x}/${t.y}.pbf`);
+    const f = layer!.features.find((x) => String(x.props.gtfsId).endsWith(`:${station!.stop_id}`))!;
+    expect(f).toBeDefined();
+    const feed = station!.feed_version.feed.onestop_id;
+    const platforms = all.filter((s) => s.parent?.id === station!.id).map((s) => `${feed}:${s.stop_id}`).sort();
+    expect(platforms.length).toBeGreaterThan(0);
+    expect((JSON.parse(String(f.props.stops)) as string[]).sort()).toEqual(platforms);
+    // Caltrain's routes are route_type 2: RAIL
+    expect(f.props.type).toBe("RAIL");
+    const routes = JSON.parse(String(f.props.routes)) as { mode: string; gtfsType: number; shortName?: string }[];
+    expect(routes.length).toBeGreaterThan(0);
+    for (const r of routes) expect(r).toMatchObject({ mode: "RAIL", gtfsType: 2 });
   });
 
   test("the zoom-0 tile holds one stop per 64-unit cell (thinned) and every station; the stations layer holds only stations", async () => {
@@ -109,7 +132,36 @@ describe("vector tiles of stops and stations", () => {
     const counts = stopLayer!.features.map((f) => f.props.count as number).sort((a, b) => a - b);
     expect(counts).toEqual([...perCell.values()].sort((a, b) => a - b));
     expect(counts.reduce((a, b) => a + b, 0)).toBe(withPos.filter((s) => (s.location_type ?? 0) === 0).length);
+    // at zoom 9 the stops spread over several tiles: a stop counts in the tile it falls in only, so the counts still add up
+    const lons = withPos.map((s) => s.geometry.coordinates[0] as number), lats = withPos.map((s) => s.geometry.coordinates[1] as number);
+    const nw = tileAt(Math.min(...lons), Math.max(...lats), 9), se = tileAt(Math.max(...lons), Math.min(...lats), 9);
+    let total = 0, tiles = 0;
+    for (let x = nw.x; x <= se.x; x++) for (let y = nw.y; y <= se.y; y++) {
+      const [layer] = await tile(`/tiles/stops/9/${x}/${y}.pbf`);
+      tiles++;
+      for (const f of layer?.features ?? []) total += f.props.count as number;
+    }
+    expect(tiles).toBeGreaterThan(1);
+    expect(total).toBe(withPos.filter((s) => (s.location_type ?? 0) === 0).length);
     expect(stationLayer?.features.length ?? 0).toBe(catalogStations);
+  });
+
+  test("OTP2's path (/otp/routers/default/vectorTiles) serves the same tiles and a TileJSON pointing there, without a key", async () => {
+    const embr = stops.find((s) => s.stop_id === "EMBR")!;
+    const [lon, lat] = embr.geometry.coordinates as [number, number];
+    const t = tileAt(lon, lat, 14);
+    const ours = new Uint8Array(await (await fetch(`${server.url}/tiles/stops,stations/${t.z}/${t.x}/${t.y}.pbf`)).arrayBuffer());
+    const r = await fetch(`${server.url}/otp/routers/default/vectorTiles/stops,stations/${t.z}/${t.x}/${t.y}.pbf`);
+    expect(r.status).toBe(200);
+    expect(r.headers.get("content-type")).toBe("application/vnd.mapbox-vector-tile");
+    expect(ours.byteLength).toBeGreaterThan(0);
+    expect(new Uint8Array(await r.arrayBuffer())).toEqual(ours);
+    const tj = (await (await fetch(`${server.url}/otp/routers/default/vectorTiles/stops,stations/tilejson.json`)).json()) as Json;
+    expect(tj.tiles).toHaveLength(1);
+    expect(tj.tiles[0]).toEndWith("/otp/routers/default/vectorTiles/stops,stations/{z}/{x}/{y}.pbf");
+    const bad = await fetch(`${server.url}/otp/routers/default/vectorTiles/nope/1/0/0.pbf`);
+    expect(bad.status).toBe(400);
+    expect(((await bad.json()) as Json).parameter).toBe("layers");
   });
 
   test("a tile far from the data is empty; the TileJSON names the layers and the tile URL", async () => {
@@ -248,7 +300,7 @@ describe("vector tiles of stops and stations", () => {
 });
 
 describe("vector tiles of the street background", () => {
-  test("streets: the street dataset's roads with their class, from zoom 12 on, clipped to the tile", async () => {
+  test("streets: the street dataset's roads with their class (major roads from zoom 8, all from zoom 12), clipped to the tile", async () => {
     const dir = await streetDataset("tiles-monaco", ["monaco"]);
     const entry = activeStreets(readManifest(dir))!;
     const fc = JSON.parse(gunzipSync(readFileSync(join(dir, entry.path, STREET_LAYOUT.map))).toString()) as Json;
@@ -275,8 +327,34 @@ describe("vector tiles of the street background", () => {
     }
     // the road's class is among those drawn in its tile
     expect(layer!.features.map((f) => f.props.class)).toContain(road.properties.class);
-    // below zoom 12 the layer is empty
+    // zooms 8-11: major roads only; below zoom 8 the layer is empty
     const low = tileAt(lon, lat, 11);
-    expect(tileOf(set, ["streets"], low.z, low.x, low.y).byteLength).toBe(0);
+    const lowLayer = decode(tileOf(set, ["streets"], low.z, low.x, low.y))[0];
+    expect(fc.features.filter((f: Json) => f.properties.class === "major").length).toBeGreaterThan(0);
+    expect(lowLayer!.features.length).toBeGreaterThan(0);
+    for (const f of lowLayer!.features) expect(f.props.class).toBe("major");
+    const lower = tileAt(lon, lat, 7);
+    expect(tileOf(set, ["streets"], lower.z, lower.x, lower.y).byteLength).toBe(0);
   });
 });
+
+describe("vector tiles of entrances", () => {
+  test("entrances, generic nodes and boarding areas (location_type 2-4): their own layer, never thinned, as stops.txt has them", async () => {
+    const dir = await importedDataset("tiles-bart-2023", ["bart-2023"], { timetable: false });
+    const set = await buildTileSet(dir);
+    const rows = gtfsFeed(gtfs("bart-2023")).table("stops").filter((r) => ["2", "3", "4"].includes(r.location_type ?? "") && r.stop_lat && r.stop_lon);
+    expect(rows.length).toBeGreaterThan(50);
+    const [layer] = decode(tileOf(set, ["entrances"], 0, 0, 0));
+    expect(layer!.name).toBe("entrances");
+    const got = layer!.features.map((f) => [String(f.props.gtfsId).split(":").slice(1).join(":"), f.props.locationType, f.props.parentStation ? String(f.props.parentStation).split(":").slice(1).join(":") : null]);
+    expect(got.sort()).toEqual(rows.map((r) => [r.stop_id!, Number(r.location_type), r.parent_station || null]).sort());
+    // not in the stops layer
+    const stops = decode(tileOf(set, ["stops"], 14, ...xyAt(rows[0]!, 14)))[0];
+    expect((stops?.features ?? []).map((f) => f.props.gtfsId)).not.toContain(layer!.features.find((f) => String(f.props.gtfsId).endsWith(`:${rows[0]!.stop_id}`))!.props.gtfsId);
+  });
+});
+
+function xyAt(r: Record<string, string>, z: number): [number, number] {
+  const t = tileAt(Number(r.stop_lon), Number(r.stop_lat), z);
+  return [t.x, t.y];
+}

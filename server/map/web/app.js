@@ -16,8 +16,13 @@ const LOCATION_TYPES = [
   [3, "generic node", "#6b7280"],
   [4, "boarding area", "#9333ea"],
 ];
-/** Stops are clustered up to this zoom; above it every stop is drawn on its own. */
+/** Below this zoom the stop tiles are thinned to one stop per cell, which carries the cell's count (server/map/tiles.ts THIN_ZOOM). */
 const CLUSTER_MAX_ZOOM = 12;
+/** The tile layers of stops, by GTFS location_type: stops and platforms, stations, the rest (entrances, nodes, boarding areas). */
+const STOP_LAYERS = ["stops", "stations", "entrances"];
+const layerOfType = (t) => (t === 1 ? "stations" : t >= 2 ? "entrances" : "stops");
+/** The label font: glyph ranges the server builds from an npm font (/map/fonts/...). */
+const FONT = ["Noto Sans Regular"];
 /** Isochrone contour colours, innermost first. */
 const ISO_COLORS = ["#1a9850", "#91cf60", "#fee08b", "#fc8d59", "#d73027"];
 /** Travel-time ramp of the reachability view (fraction of the maximum -> colour). */
@@ -30,9 +35,11 @@ const state = {
   dataset: null,
   stops: [], // catalog stop features
   stopById: new Map(),
+  stopByKey: new Map(), // "<feed onestop id>:<stop_id>" (the tiles' gtfsId) -> catalog id
   childrenOf: new Map(), // station id -> child stop ids
   routes: [], // route layer features (from the routes endpoint)
   routeById: new Map(),
+  routeByKey: new Map(), // "<feed onestop id>:<route_id>" (the tiles' gtfsId) -> catalog id
   routeStops: new Map(), // route id -> the stop ids it serves (route_stops)
   from: null,
   to: null,
@@ -52,10 +59,11 @@ const map = new maplibregl.Map({
   container: "map",
   style: {
     version: 8,
+    glyphs: `${location.origin}/map/fonts/{fontstack}/{range}.pbf`,
     sources: {
-      streets: { type: "geojson", data: "/map/data/streets.geojson" },
-      routes: { type: "geojson", data: empty(), promoteId: "id" },
-      stops: { type: "geojson", data: empty(), cluster: true, clusterMaxZoom: CLUSTER_MAX_ZOOM, clusterRadius: 40 },
+      // the street background, and the transit layers, as vector tiles of this server (docs/tiles.md)
+      base: { type: "vector", tiles: [`${location.origin}/tiles/streets/{z}/{x}/{y}.pbf`], minzoom: 8, maxzoom: 16 },
+      transit: { type: "vector", tiles: [`${location.origin}/tiles/routes,stops,stations,entrances/{z}/{x}/{y}.pbf`], maxzoom: 16, promoteId: "gtfsId" },
       selection: { type: "geojson", data: empty() },
       plan: { type: "geojson", data: empty() },
       iso: { type: "geojson", data: empty() },
@@ -63,26 +71,28 @@ const map = new maplibregl.Map({
     },
     layers: [
       { id: "background", type: "background", paint: { "background-color": "#f4f3ef" } },
-      { id: "streets-path", type: "line", source: "streets", minzoom: 14, filter: ["==", ["get", "class"], "path"], paint: { "line-color": "#d6d3cb", "line-width": 0.8, "line-dasharray": [2, 1] } },
-      { id: "streets-minor", type: "line", source: "streets", minzoom: 11, filter: ["==", ["get", "class"], "minor"], paint: { "line-color": "#ffffff", "line-width": ["interpolate", ["linear"], ["zoom"], 11, 0.4, 14, 1.5, 17, 6] } },
-      { id: "streets-major", type: "line", source: "streets", filter: ["==", ["get", "class"], "major"], paint: { "line-color": "#fbe3b0", "line-width": ["interpolate", ["linear"], ["zoom"], 8, 0.5, 12, 1.2, 14, 2.5, 17, 8] } },
+      { id: "streets-path", type: "line", source: "base", "source-layer": "streets", minzoom: 14, filter: ["==", ["get", "class"], "path"], paint: { "line-color": "#d6d3cb", "line-width": 0.8, "line-dasharray": [2, 1] } },
+      { id: "streets-minor", type: "line", source: "base", "source-layer": "streets", minzoom: 12, filter: ["==", ["get", "class"], "minor"], paint: { "line-color": "#ffffff", "line-width": ["interpolate", ["linear"], ["zoom"], 11, 0.4, 14, 1.5, 17, 6] } },
+      { id: "streets-major", type: "line", source: "base", "source-layer": "streets", filter: ["==", ["get", "class"], "major"], paint: { "line-color": "#fbe3b0", "line-width": ["interpolate", ["linear"], ["zoom"], 8, 0.5, 12, 1.2, 14, 2.5, 17, 8] } },
       { id: "iso-fill", type: "fill", source: "iso", paint: { "fill-color": ["get", "fill"], "fill-opacity": 0.28 } },
       { id: "iso-line", type: "line", source: "iso", paint: { "line-color": ["get", "fill"], "line-width": 1.5 } },
-      { id: "routes-casing", type: "line", source: "routes", layout: { "line-join": "round", "line-cap": "round" }, paint: { "line-color": "#ffffff", "line-width": ["interpolate", ["linear"], ["zoom"], 8, 2.5, 16, 7] } },
-      { id: "routes", type: "line", source: "routes", layout: { "line-join": "round", "line-cap": "round" }, paint: { "line-color": ["coalesce", ["get", "route_color"], "#6b7280"], "line-width": ["interpolate", ["linear"], ["zoom"], 8, 1.2, 16, 4], "line-opacity": ["case", ["boolean", ["feature-state", "dim"], false], 0.25, 0.9] } },
-      { id: "routes-alert", type: "line", source: "routes", filter: ["in", ["get", "id"], ["literal", []]], paint: { "line-color": "#ea580c", "line-width": ["interpolate", ["linear"], ["zoom"], 8, 1.5, 16, 3], "line-dasharray": [2, 2], "line-offset": ["interpolate", ["linear"], ["zoom"], 8, 3, 16, 7] } },
+      { id: "routes-casing", type: "line", source: "transit", "source-layer": "routes", layout: { "line-join": "round", "line-cap": "round" }, paint: { "line-color": "#ffffff", "line-width": ["interpolate", ["linear"], ["zoom"], 8, 2.5, 16, 7] } },
+      { id: "routes", type: "line", source: "transit", "source-layer": "routes", layout: { "line-join": "round", "line-cap": "round" }, paint: { "line-color": ["case", ["has", "color"], ["concat", "#", ["get", "color"]], "#6b7280"], "line-width": ["interpolate", ["linear"], ["zoom"], 8, 1.2, 16, 4], "line-opacity": ["case", ["boolean", ["feature-state", "dim"], false], 0.25, 0.9] } },
+      { id: "routes-alert", type: "line", source: "transit", "source-layer": "routes", filter: ["in", ["get", "gtfsId"], ["literal", []]], paint: { "line-color": "#ea580c", "line-width": ["interpolate", ["linear"], ["zoom"], 8, 1.5, 16, 3], "line-dasharray": [2, 2], "line-offset": ["interpolate", ["linear"], ["zoom"], 8, 3, 16, 7] } },
       { id: "selection-line", type: "line", source: "selection", filter: ["==", ["geometry-type"], "LineString"], layout: { "line-join": "round", "line-cap": "round" }, paint: { "line-color": ["coalesce", ["get", "color"], "#111827"], "line-width": 6, "line-opacity": 0.85 } },
       { id: "plan-casing", type: "line", source: "plan", layout: { "line-join": "round", "line-cap": "round" }, paint: { "line-color": "#ffffff", "line-width": 9 } },
       { id: "plan-legs", type: "line", source: "plan", filter: ["==", ["get", "transit"], true], layout: { "line-join": "round", "line-cap": "round" }, paint: { "line-color": ["get", "color"], "line-width": 6 } },
       { id: "plan-street", type: "line", source: "plan", filter: ["==", ["get", "transit"], false], layout: { "line-join": "round", "line-cap": "round" }, paint: { "line-color": ["get", "color"], "line-width": 4, "line-dasharray": [1, 1.5] } },
-      { id: "stop-clusters", type: "circle", source: "stops", filter: ["has", "point_count"], paint: { "circle-color": "#2563eb", "circle-opacity": 0.55, "circle-stroke-color": "#fff", "circle-stroke-width": 1.5, "circle-radius": ["step", ["get", "point_count"], 9, 10, 13, 50, 17, 200, 22] } },
-      { id: "stops", type: "circle", source: "stops", filter: ["!", ["has", "point_count"]], paint: {
-        "circle-color": ["match", ["get", "location_type"], ...LOCATION_TYPES.flatMap(([t, , c]) => [t, c]), "#6b7280"],
+      // below CLUSTER_MAX_ZOOM a stop of the tiles stands for `count` stops (its cell's): drawn as a cluster with its count
+      { id: "stop-clusters", type: "circle", source: "transit", "source-layer": "stops", filter: [">", ["coalesce", ["get", "count"], 1], 1], paint: { "circle-color": "#2563eb", "circle-opacity": 0.55, "circle-stroke-color": "#fff", "circle-stroke-width": 1.5, "circle-radius": ["step", ["get", "count"], 9, 10, 13, 50, 17, 200, 22] } },
+      { id: "stop-cluster-count", type: "symbol", source: "transit", "source-layer": "stops", filter: [">", ["coalesce", ["get", "count"], 1], 1], layout: { "text-field": ["to-string", ["get", "count"]], "text-font": FONT, "text-size": 11, "text-allow-overlap": true, "text-ignore-placement": true }, paint: { "text-color": "#0b1f4d" } },
+      // stations from CLUSTER_MAX_ZOOM on: below it their platforms are in the clusters
+      ...STOP_LAYERS.map((layer) => ({ id: layer, type: "circle", source: "transit", "source-layer": layer, ...(layer === "stops" ? {} : { minzoom: CLUSTER_MAX_ZOOM }), filter: ["<=", ["coalesce", ["get", "count"], 1], 1], paint: {
+        "circle-color": layer === "entrances" ? ["match", ["get", "locationType"], ...LOCATION_TYPES.slice(2).flatMap(([t, , c]) => [t, c]), "#6b7280"] : LOCATION_TYPES[layer === "stations" ? 1 : 0][2],
         "circle-radius": ["interpolate", ["linear"], ["zoom"], 8, 2.5, 13, 4, 17, 7],
-        "circle-stroke-color": ["case", ["get", "alert"], "#f59e0b", "#ffffff"],
-        "circle-stroke-width": ["case", ["get", "alert"], 3, 1],
-        "circle-opacity": ["case", ["boolean", ["get", "dim"], false], 0.3, 1],
-      } },
+        "circle-stroke-color": ["case", ["boolean", ["feature-state", "alert"], false], "#f59e0b", "#ffffff"],
+        "circle-stroke-width": ["case", ["boolean", ["feature-state", "alert"], false], 3, 1],
+      } })),
       { id: "reach", type: "circle", source: "reach", paint: {
         "circle-color": ["interpolate", ["linear"], ["get", "share"], ...REACH_RAMP],
         "circle-radius": ["interpolate", ["linear"], ["zoom"], 8, 4, 14, 8],
@@ -184,6 +194,7 @@ async function loadRoutes() {
   }
   state.routes = routes.map(routeFeature);
   state.routeById = new Map(state.routes.map((f) => [f.properties.id, f]));
+  state.routeByKey = new Map(state.routes.map((f) => [f.properties.key, f.properties.id]));
   state.routeStops = new Map(routes.map((r) => [r.id, (r.route_stops ?? []).map((s) => s.stop.id)]));
   state.alerts.routes.clear();
   const agencyAlerts = new Map();
@@ -192,8 +203,8 @@ async function loadRoutes() {
     for (const a of r.agency?.alerts ?? []) agencyAlerts.set(JSON.stringify(a), { alert: a, agency: r.agency.agency_name ?? "" });
   }
   state.agencyAlerts = [...agencyAlerts.values()];
-  setData("routes", { type: "FeatureCollection", features: state.routes });
-  map.setFilter("routes-alert", ["in", ["get", "id"], ["literal", [...state.alerts.routes.keys()]]]);
+  // the route lines are drawn from the tiles; those with alerts are marked by their key
+  map.setFilter("routes-alert", ["in", ["get", "gtfsId"], ["literal", [...state.alerts.routes.keys()].map((id) => state.routeById.get(id).properties.key)]]);
   renderAlerts();
 }
 
@@ -203,6 +214,9 @@ async function loadStops() {
     const features = await api.allStops();
     const out = [];
     state.stopById.clear();
+    state.stopByKey.clear();
+    map.removeFeatureState({ source: "transit", sourceLayer: "stops" });
+    for (const l of STOP_LAYERS.slice(1)) map.removeFeatureState({ source: "transit", sourceLayer: l });
     state.childrenOf.clear();
     state.alerts.stops.clear();
     for (const f of features) {
@@ -214,6 +228,9 @@ async function loadStops() {
         coords: f.geometry?.coordinates ?? null,
       };
       state.stopById.set(stop.id, stop);
+      state.stopByKey.set(`${stop.feed}:${stop.stop_id}`, stop.id);
+      // the stops are drawn from the tiles; those with alerts are marked through their feature state
+      if (stop.alerts.length) map.setFeatureState({ source: "transit", sourceLayer: layerOfType(stop.location_type), id: `${stop.feed}:${stop.stop_id}` }, { alert: true });
       if (stop.parent !== null) {
         if (!state.childrenOf.has(stop.parent)) state.childrenOf.set(stop.parent, []);
         state.childrenOf.get(stop.parent).push(stop.id);
@@ -223,7 +240,6 @@ async function loadStops() {
       out.push({ type: "Feature", id: stop.id, geometry: f.geometry, properties: { id: stop.id, name: stop.stop_name ?? stop.stop_id, location_type: stop.location_type, alert: stop.alerts.length > 0 } });
     }
     state.stops = out;
-    setData("stops", { type: "FeatureCollection", features: out });
     status(`${out.length} stops, ${state.routes.length} routes`);
     renderAlerts();
   } catch (e) {
@@ -675,19 +691,22 @@ map.on("click", (ev) => {
   const box = [[ev.point.x - 4, ev.point.y - 4], [ev.point.x + 4, ev.point.y + 4]];
   const cluster = map.queryRenderedFeatures(box, { layers: ["stop-clusters"] })[0];
   if (cluster) {
-    map.getSource("stops").getClusterExpansionZoom(cluster.properties.cluster_id).then((zoom) => map.easeTo({ center: cluster.geometry.coordinates, zoom }));
+    // a cluster of the thinned tiles: zoom in towards it (every stop is on its own from CLUSTER_MAX_ZOOM on)
+    map.easeTo({ center: cluster.geometry.coordinates, zoom: Math.min(CLUSTER_MAX_ZOOM, map.getZoom() + 2) });
     return;
   }
-  // the stops layer, also under the reachability view's circles
-  const stop = map.queryRenderedFeatures(box, { layers: ["stops"] })[0];
-  if (stop) return void showStop(stop.properties.id);
+  // the stop layers, also under the reachability view's circles
+  const stop = map.queryRenderedFeatures(box, { layers: STOP_LAYERS })[0];
+  const stopId = stop && state.stopByKey.get(stop.properties.gtfsId);
+  if (stopId !== undefined) return void showStop(stopId);
   const route = map.queryRenderedFeatures(box, { layers: ["routes"] })[0];
-  if (route) return void showRoute(route.properties.id);
+  const routeId = route && state.routeByKey.get(route.properties.gtfsId);
+  if (routeId !== undefined) return void showRoute(routeId);
 });
 
 const popup = new maplibregl.Popup({ closeButton: false, closeOnClick: false, offset: 8 });
 map.on("mousemove", (ev) => {
-  const f = map.queryRenderedFeatures(ev.point, { layers: ["reach", "stops", "routes"] })[0];
+  const f = map.queryRenderedFeatures(ev.point, { layers: ["reach", ...STOP_LAYERS, "routes"] })[0];
   if (!f) {
     popup.remove();
     if (state.tab === "explore") map.getCanvas().style.cursor = "";
@@ -697,38 +716,39 @@ map.on("mousemove", (ev) => {
   const p = f.properties;
   const html = f.layer.id === "reach" && p.window !== undefined ? `${esc(p.name)}<br>${p.minutes} min at the median of ${esc(p.window)} (5th–95th percentile: ${p.p5 ?? "–"}–${p.p95 ?? "not reached"} min)`
     : f.layer.id === "reach" ? `${esc(p.name)}<br>${p.minutes} min (arrive ${clockIn(p.arrival, p.tz)})`
-    : f.layer.id === "stops" ? esc(p.name)
-    : `${esc(p.route_short_name || p.route_long_name || p.route_id)} <span class="muted">${esc(p.agency_name ?? "")}</span>`;
+    : STOP_LAYERS.includes(f.layer.id) ? esc(p.name ?? p.gtfsId)
+    : `${esc(p.shortName || p.longName || p.gtfsId)} <span class="muted">${esc(state.routeById.get(state.routeByKey.get(p.gtfsId))?.properties.agency_name ?? "")}</span>`;
   popup.setLngLat(ev.lngLat).setHTML(html).addTo(map);
 });
 
 // ---------------------------------------------------------------- the page's hook for tests and checks
 
 /**
- * The stops drawn in the current view: every stop rendered on its own whose coordinates are inside
- * the view's bbox, and, for each cluster drawn, its member stops inside the bbox (so the answer is
- * the same at any zoom). `bbox` is the view as the catalog's bbox parameter takes it: compare `ids`
- * with /api/v2/rest/stops?bbox=... (at low zoom, a cluster whose centre is just outside the view is
- * not drawn, so a stop inside the view's edge may be missing there).
+ * The stops drawn in the current view, from the rendered tile features: `ids`, the catalog ids of
+ * the stops drawn on their own whose coordinates are inside the view's bbox (a feature in a tile's
+ * buffer is drawn by two tiles: counted once); `clusters`, the cluster circles drawn (below
+ * CLUSTER_MAX_ZOOM) and `clustered`, the stops they stand for (their counts: each stop is in one
+ * tile's count). `bbox` is the view as the catalog's bbox parameter takes it.
  */
-async function stopsInView() {
+function stopsInView() {
   const b = map.getBounds();
   const bbox = [b.getWest(), b.getSouth(), b.getEast(), b.getNorth()];
   const inside = (c) => c && c[0] >= bbox[0] && c[0] <= bbox[2] && c[1] >= bbox[1] && c[1] <= bbox[3];
   const ids = new Set();
-  const clusters = new Set();
-  for (const f of map.queryRenderedFeatures({ layers: ["stops", "stop-clusters"] })) {
-    if (f.properties.cluster) clusters.add(f.properties.cluster_id);
-    else if (inside(state.stopById.get(f.properties.id)?.coords)) ids.add(f.properties.id);
+  const clusters = new Map();
+  for (const f of map.queryRenderedFeatures({ layers: [...STOP_LAYERS, "stop-clusters"] })) {
+    if (f.layer.id === "stop-clusters") clusters.set(f.properties.gtfsId, f.properties.count);
+    else {
+      const id = state.stopByKey.get(f.properties.gtfsId);
+      if (id !== undefined && inside(state.stopById.get(id)?.coords)) ids.add(id);
+    }
   }
-  const source = map.getSource("stops");
-  for (const c of clusters) for (const leaf of await source.getClusterLeaves(c, Infinity, 0)) if (inside(leaf.geometry.coordinates)) ids.add(leaf.properties.id);
-  return { bbox: bbox.join(","), zoom: map.getZoom(), clusters: clusters.size, ids: [...ids].sort((x, y) => x - y) };
+  return { bbox: bbox.join(","), zoom: map.getZoom(), clusters: clusters.size, clustered: [...clusters.values()].reduce((a, n) => a + n, 0), ids: [...ids].sort((x, y) => x - y) };
 }
 
 // ---------------------------------------------------------------- start
 
-window.__interchange = { map, state, api, setTab, showStop, showRoute, runPlan, stopsInView, ready: null, CLUSTER_MAX_ZOOM };
+window.__interchange = { map, state, api, setTab, showStop, showRoute, runPlan, stopsInView, ready: null, CLUSTER_MAX_ZOOM, STOP_LAYERS };
 window.__interchange.ready = (async () => {
   await loaded;
   await loadDataset().catch((e) => failed("dataset", e));
