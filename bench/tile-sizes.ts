@@ -1,18 +1,21 @@
 /**
- * Largest tile per zoom of a dataset (stops,stations,routes), and the p50 of a tile cut cold and
- * from the cache: `bun bench/tile-sizes.ts <data dir> [minZoom] [maxZoom]`. Walks every tile over
- * the stops' bounds at each zoom (capped at 4096 tiles per zoom: a sample grid beyond that).
+ * Largest tile per zoom of a dataset (stops,stations,routes unless a layer list is given), and the
+ * p50 of a tile cut cold and from the cache: `bun bench/tile-sizes.ts <data dir> [minZoom] [maxZoom] [layers]`.
+ * Walks every tile over the stops' bounds (the street dataset's without stops) at each zoom
+ * (capped at 4096 tiles per zoom: a sample grid beyond that).
  */
-import { buildTileSet, tileOf } from "../server/map/tiles.ts";
+import { activeStreets, readManifest } from "../pipeline/schema/manifest.ts";
+import { buildTileSet, parseLayers, tileOf } from "../server/map/tiles.ts";
 import { worldXY } from "../server/map/mvt.ts";
 
 const dir = process.argv[2]!;
 const zMin = Number(process.argv[3] ?? 6), zMax = Number(process.argv[4] ?? 14);
 const t0 = performance.now();
 const set = await buildTileSet(dir);
-console.log(`built in ${Math.round(performance.now() - t0)} ms: ${set.points.stops.length} stops, ${set.points.stations.length} stations, ${set.lines.routes.length} routes`);
-const [w, s, e, n] = set.bounds!;
-const layers = ["stops", "stations", "routes"] as const;
+const b = set.base;
+console.log(`built in ${Math.round(performance.now() - t0)} ms: ${set.points.stops.length} stops, ${set.points.stations.length} stations, ${set.lines.routes.length} routes, ${set.lines.streets.length} streets, ${b.places.length} places, ${b.waterways.length} waterways, ${b.areas.water.length} water, ${b.areas.parks.length} parks, ${b.areas.buildings.length} buildings`);
+const [w, s, e, n] = set.bounds ?? activeStreets(readManifest(dir))?.bbox ?? [-180, -85, 180, 85];
+const layers = parseLayers(process.argv[5] ?? "stops,stations,routes");
 for (let z = zMin; z <= zMax; z++) {
   const [ax, ay] = worldXY(w, n), [bx, by] = worldXY(e, s);
   const x0 = Math.floor(ax * 2 ** z), x1 = Math.floor(bx * 2 ** z), y0 = Math.floor(ay * 2 ** z), y1 = Math.floor(by * 2 ** z);

@@ -32,10 +32,18 @@ export const STREET_LAYOUT = {
   config: "valhalla.json",
   /**
    * the map page's street background (pipeline/street/street-map.ts): the extracts' roads as a
-   * GeoJSON FeatureCollection of LineStrings with a `class` property (major, minor, path), gzip.
+   * GeoJSON FeatureCollection of LineStrings with a `class` property (major, minor, path) and a
+   * `name` where the way has one, gzip.
    * Datasets built before STREET_BUILD_FORMAT 2 have none (the map then draws no background).
    */
   map: "map-streets.geojson.gz",
+  /**
+   * the basemap beside the roads (pipeline/street/base-map.ts): places (Points), water, parks and
+   * buildings (Polygons, MultiPolygons), waterways (LineStrings) as a GeoJSON FeatureCollection whose
+   * features name their tile layer in a `layer` property, with `class`, `name`, `rank` (places), gzip.
+   * Datasets built before it have none (the tile layers are then empty).
+   */
+  base: "map-base.geojson.gz",
 } as const;
 
 /**

@@ -20,14 +20,16 @@ import { acquireLock, writeManifest } from "../store/manifest.ts";
 import { fsyncDir, fsyncTreeAsync, writeFileDurable } from "../store/durable.ts";
 import { defaultValhallaConfig, runValhallaTool, valhallaVersion } from "./valhalla.ts";
 import { writeStreetMap } from "./street-map.ts";
+import { writeBaseMap } from "./base-map.ts";
 import { GEOCODE_FILE } from "../schema/geocode.ts";
 
 /**
  * Bumped when the way tiles are built changes (config, tools run), so old datasets are rebuilt.
  * 2: the dataset also holds the map page's street background (STREET_LAYOUT.map).
  * 3: and the geocoder's index of the extracts' names and addresses (pipeline/schema/geocode.ts).
+ * 4: street names in the background, and the basemap (STREET_LAYOUT.base: places, water, parks, buildings).
  */
-export const STREET_BUILD_FORMAT = 3;
+export const STREET_BUILD_FORMAT = 4;
 
 export interface StreetImportOptions {
   dataDir: string;
@@ -324,6 +326,14 @@ async function buildStreetDataset(
     progress(`map background: ${background.ways} ways, ${background.points} points (${background.classes.join(", ")}), ${Math.round(background.bytes / 1024)} kB`);
   } catch (e) {
     progress(`map background left out: ${(e as Error).message}`);
+  }
+  // the basemap's places, water, parks and buildings: likewise never a reason to refuse
+  try {
+    const t1 = performance.now();
+    const basemap = writeBaseMap(osmFiles, join(out, STREET_LAYOUT.base), writeFileDurable);
+    progress(`basemap: ${Object.entries(basemap.features).map(([l, n]) => `${l} ${n}`).join(", ")}; ${basemap.points} points${basemap.dropped.length ? ` (left out for size: ${basemap.dropped.join(", ")})` : ""}, ${Math.round(basemap.bytes / 1024)} kB in ${((performance.now() - t1) / 1000).toFixed(1)} s`);
+  } catch (e) {
+    progress(`basemap left out: ${(e as Error).message}`);
   }
   // the geocoder's names and addresses: like the background, never a reason to refuse the streets
   try {

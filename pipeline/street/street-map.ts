@@ -4,8 +4,8 @@
  * transit layers, offline, without a tile server. Written at street import beside the routing
  * tiles, from the same extracts.
  *
- * What it holds: every way with a `highway` tag of the classes below, as a LineString with one
- * property, `class` (`major`, `minor` or `path`); coordinates rounded to 5 decimals (about 1 m)
+ * What it holds: every way with a `highway` tag of the classes below, as a LineString with the
+ * property `class` (`major`, `minor` or `path`) and `name` (the way's `name` tag, where it has one); coordinates rounded to 5 decimals (about 1 m)
  * and simplified (Douglas-Peucker, 1e-5 degrees), so a city centre is a few hundred kB. When the
  * extracts are large the file is kept under MAX_POINTS by leaving out paths, then minor roads
  * (a country extract still gets its major roads).
@@ -177,6 +177,8 @@ export function block(data: Uint8Array): Block {
 
 interface Way {
   cls: RoadClass;
+  /** the way's `name` tag, if any */
+  name: string | null;
   /** node ids */
   refs: number[];
 }
@@ -209,7 +211,9 @@ function readWays(blk: Block, ways: Map<number, Way>): void {
       const cls = CLASSES[blk.strings[vals[k]!] ?? ""];
       if (!cls || refs.length < 2) continue;
       for (let i = 1; i < refs.length; i++) refs[i] = refs[i]! + refs[i - 1]!; // delta-coded
-      ways.set(id, { cls, refs });
+      const n = keys.findIndex((x) => blk.strings[x] === "name");
+      const name = n >= 0 ? blk.strings[vals[n]!] || null : null;
+      ways.set(id, { cls, name, refs });
     }
   }
 }
@@ -342,7 +346,7 @@ export function streetMapGeoJson(files: string[], maxPoints = MAX_POINTS): { tex
     }
     return -1;
   };
-  const lines: { cls: RoadClass; pts: [number, number][] }[] = [];
+  const lines: { cls: RoadClass; name: string | null; pts: [number, number][] }[] = [];
   const count: Record<RoadClass, number> = { major: 0, minor: 0, path: 0 };
   for (const w of ways.values()) {
     const pts: [number, number][] = [];
@@ -355,7 +359,7 @@ export function streetMapGeoJson(files: string[], maxPoints = MAX_POINTS): { tex
     }
     if (pts.length < 2) continue;
     const s = simplify(pts);
-    lines.push({ cls: w.cls, pts: s });
+    lines.push({ cls: w.cls, name: w.name, pts: s });
     count[w.cls] += s.length;
   }
   // within the budget: paths go first, then minor roads
@@ -365,7 +369,7 @@ export function streetMapGeoJson(files: string[], maxPoints = MAX_POINTS): { tex
   // major roads last, so they are drawn over the others
   const order: Record<RoadClass, number> = { path: 0, minor: 1, major: 2 };
   kept.sort((a, b) => order[a.cls] - order[b.cls]);
-  const features = kept.map((l) => `{"type":"Feature","properties":{"class":"${l.cls}"},"geometry":{"type":"LineString","coordinates":${JSON.stringify(l.pts)}}}`);
+  const features = kept.map((l) => `{"type":"Feature","properties":{"class":"${l.cls}"${l.name ? `,"name":${JSON.stringify(l.name)}` : ""}},"geometry":{"type":"LineString","coordinates":${JSON.stringify(l.pts)}}}`);
   const text = `{"type":"FeatureCollection","features":[\n${features.join(",\n")}\n]}\n`;
   return { text, report: { ways: kept.length, points: kept.reduce((a, l) => a + l.pts.length, 0), classes } };
 }

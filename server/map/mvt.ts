@@ -1,6 +1,8 @@
 /**
- * A small Mapbox Vector Tile (MVT 2.1) encoder for point and line layers: protobuf written by hand
- * (varints, zigzag, packed fields; LineStrings as MoveTo/LineTo with zigzag deltas, spec §4.3), one layer per named set of features, string/number/bool values shared
+ * A small Mapbox Vector Tile (MVT 2.1) encoder for point, line and polygon layers: protobuf written by hand
+ * (varints, zigzag, packed fields; LineStrings as MoveTo/LineTo with zigzag deltas, spec §4.3;
+ * Polygons as rings MoveTo/LineTo/ClosePath, exterior clockwise in tile coordinates, holes
+ * counter-clockwise, spec §4.3.4), one layer per named set of features, string/number/bool values shared
  * through the layer's key and value tables. Plus the Web Mercator tile math the tile routes use.
  */
 
@@ -18,9 +20,69 @@ export interface MvtLine {
   lines: number[][];
   props: Record<string, MvtValue | null | undefined>;
 }
+/** A (multi) Polygon: each polygon its exterior ring then its holes, each ring a flat list x0, y0, … (closing point optional). */
+export interface MvtPolygon {
+  polygons: number[][][];
+  props: Record<string, MvtValue | null | undefined>;
+}
 export interface MvtLayer {
   name: string;
-  features: (MvtPoint | MvtLine)[];
+  features: (MvtPoint | MvtLine | MvtPolygon)[];
+}
+
+/** Twice the signed area of a ring (flat x, y list, not closed) by the surveyor's formula; positive = clockwise with y down. */
+export function ringArea2(pts: number[]): number {
+  let a = 0;
+  const n = pts.length;
+  for (let i = 0; i < n; i += 2) {
+    const j = (i + 2) % n;
+    a += pts[i]! * pts[j + 1]! - pts[j]! * pts[i + 1]!;
+  }
+  return a;
+}
+
+/**
+ * The geometry commands of a Polygon feature (MVT 2.1 §4.3.4): per polygon its exterior ring
+ * (turned clockwise in tile coordinates, positive area) then its holes (counter-clockwise), each
+ * MoveTo, LineTo through the rest, ClosePath; points rounded, repeats and the closing point
+ * dropped. A ring of no area after rounding is left out (a polygon whose exterior is, with its holes).
+ */
+export function polygonCommands(polygons: number[][][]): number[] {
+  const out: number[] = [];
+  let cx = 0, cy = 0;
+  for (const poly of polygons) {
+    for (let r = 0; r < poly.length; r++) {
+      const ring = poly[r]!;
+      const pts: number[] = [];
+      for (let i = 0; i + 1 < ring.length; i += 2) {
+        const x = Math.round(ring[i]!), y = Math.round(ring[i + 1]!);
+        const n = pts.length;
+        if (n && pts[n - 2] === x && pts[n - 1] === y) continue;
+        pts.push(x, y);
+      }
+      while (pts.length >= 4 && pts[0] === pts[pts.length - 2] && pts[1] === pts[pts.length - 1]) pts.length -= 2;
+      const a = pts.length >= 6 ? ringArea2(pts) : 0;
+      if (a === 0) {
+        if (r === 0) break; // no exterior: the polygon is left out
+        continue;
+      }
+      if ((r === 0) !== a > 0) {
+        // reverse the point order
+        const rev: number[] = [];
+        for (let i = pts.length - 2; i >= 0; i -= 2) rev.push(pts[i]!, pts[i + 1]!);
+        pts.splice(0, pts.length, ...rev);
+      }
+      out.push((1 & 7) | (1 << 3), zigzag(pts[0]! - cx), zigzag(pts[1]! - cy));
+      cx = pts[0]!; cy = pts[1]!;
+      out.push((2 & 7) | ((pts.length / 2 - 1) << 3));
+      for (let i = 2; i < pts.length; i += 2) {
+        out.push(zigzag(pts[i]! - cx), zigzag(pts[i + 1]! - cy));
+        cx = pts[i]!; cy = pts[i + 1]!;
+      }
+      out.push((7 & 7) | (1 << 3));
+    }
+  }
+  return out;
 }
 
 /**
@@ -125,9 +187,11 @@ function encodeLayer(layer: MvtLayer): Uint8Array {
   w.string(1, layer.name);
   let id = 0;
   for (const f of layer.features) {
-    const geometry = "lines" in f
-      ? lineCommands(f.lines)
-      : [(1 & 7) | (1 << 3), zigzag(Math.round(f.x)), zigzag(Math.round(f.y))];
+    const geometry = "polygons" in f
+      ? polygonCommands(f.polygons)
+      : "lines" in f
+        ? lineCommands(f.lines)
+        : [(1 & 7) | (1 << 3), zigzag(Math.round(f.x)), zigzag(Math.round(f.y))];
     if (!geometry.length) continue;
     const tags: number[] = [];
     for (const [k, v] of Object.entries(f.props)) {
@@ -144,7 +208,7 @@ function encodeLayer(layer: MvtLayer): Uint8Array {
     fw.varint(++id);
     fw.packed(2, tags);
     fw.tag(3, 0);
-    fw.varint("lines" in f ? 2 : 1); // LINESTRING : POINT
+    fw.varint("polygons" in f ? 3 : "lines" in f ? 2 : 1); // POLYGON, LINESTRING, POINT
     fw.packed(4, geometry);
     w.bytes(2, fw.done());
   }

@@ -16,7 +16,10 @@
  *   generic nodes and boarding areas (location_type 2, 3, 4) with `gtfsId`, `name`, `parentStation`,
  *   `locationType`. `streets`: the active street dataset's
  *   map background (STREET_LAYOUT.map), major roads from zoom MAJOR_STREETS_MIN_ZOOM, all from STREETS_MIN_ZOOM on, clipped and simplified like
- *   the routes, property `class` (major, minor, path).
+ *   the routes, properties `class` (major, minor, path) and `name` (the way's name, where it has one).
+ *   Basemap layers from the street dataset's STREET_LAYOUT.base (base-layers.ts): `places` (Points,
+ *   `name`, `class`, `rank`; thinned below THIN_ZOOM), `water`, `parks` (Polygons, `class`, `name`),
+ *   `buildings` (Polygons, `class`, from BUILDINGS_MIN_ZOOM on), `waterways` (LineStrings, `class`, `name`).
  * - `GET /tiles/{layers}/tilejson.json`: the TileJSON 3.0 of those layers.
  *
  * The points are read once per dataset (DuckDB, the catalog's stops, route_stops and routes
@@ -33,9 +36,14 @@ import { STREET_LAYOUT } from "../../pipeline/schema/street.ts";
 import { sqlString } from "../../shared/sql.ts";
 import { transitMode } from "../../shared/transit-modes.ts";
 import { invalidParameter } from "../errors.ts";
-import { encodeTile, MVT_EXTENT, type MvtLayer, type MvtLine, type MvtPoint, worldXY } from "./mvt.ts";
+import { encodeTile, MVT_EXTENT, type MvtLayer, type MvtLine, type MvtPoint, type MvtPolygon, worldXY } from "./mvt.ts";
+import { AREA_LAYERS, type AreaLayerName, type BaseData, clipRing, emptyBase, readBaseData } from "./base-layers.ts";
 
-export const TILE_LAYERS = ["stops", "stations", "entrances", "routes", "streets"] as const;
+export const TILE_LAYERS = ["stops", "stations", "entrances", "routes", "streets", "places", "water", "waterways", "parks", "buildings"] as const;
+/** the buildings layer is empty below this zoom */
+export const BUILDINGS_MIN_ZOOM = 14;
+/** below THIN_ZOOM the places layer keeps one place per PLACE_CELL × PLACE_CELL tile units: the best ranked */
+const PLACE_CELL = 128;
 /** the streets layer has only major roads below this zoom (a city's roads would make huge, unreadable tiles) */
 export const STREETS_MIN_ZOOM = 12;
 /** and nothing below this one */
@@ -72,6 +80,8 @@ export interface TileSet {
   generation: number;
   points: Record<PointLayerName, TilePoint[]>;
   lines: { routes: TileLine[]; streets: TileLine[] };
+  /** the street dataset's basemap (places, water, waterways, parks, buildings) */
+  base: BaseData;
   /** [w, s, e, n] of all points, or null */
   bounds: [number, number, number, number] | null;
   cache: Map<string, Uint8Array>;
@@ -83,7 +93,13 @@ export async function buildTileSet(dataDir: string): Promise<TileSet> {
   const versions = activeVersions(m).filter((v) => existsSync(join(dataDir, v.path, "stops.parquet")));
   const points: TileSet["points"] = { stops: [], stations: [], entrances: [] };
   const lines: TileSet["lines"] = { routes: [], streets: readStreetLines(dataDir, m) };
-  if (!versions.length) return { generation: m.generation, points, lines, bounds: null, cache: new Map() };
+  let base = emptyBase();
+  try {
+    base = readBaseData(dataDir, m);
+  } catch {
+    // an unreadable basemap file: the basemap layers stay empty, the rest serves
+  }
+  if (!versions.length) return { generation: m.generation, points, lines, base, bounds: null, cache: new Map() };
   const files = (table: string) => `[${versions.map((v) => sqlString(join(dataDir, v.path, `${table}.parquet`))).join(", ")}]`;
   const have = (table: string) => versions.every((v) => existsSync(join(dataDir, v.path, `${table}.parquet`)));
   const db = await DuckDBInstance.create(":memory:", { threads: "1" });
@@ -135,7 +151,7 @@ export async function buildTileSet(dataDir: string): Promise<TileSet> {
     // the thinning keeps the first stop of a cell: the one with the most routes (then gtfsId)
     const routeCount = (p: TilePoint) => (String(p.props.routes).match(/"gtfsType"/g) ?? []).length;
     points.stops = points.stops.map((p) => [routeCount(p), p] as const).sort((a, b) => b[0] - a[0]).map(([, p]) => p);
-    return { generation: m.generation, points, lines, bounds: rows.length ? [w, s, e, n] : null, cache: new Map() };
+    return { generation: m.generation, points, lines, base, bounds: rows.length ? [w, s, e, n] : null, cache: new Map() };
   } finally {
     conn.closeSync();
     db.closeSync();
@@ -217,7 +233,7 @@ function readStreetLines(dataDir: string, m: ReturnType<typeof readManifest>): T
   const street = activeStreets(m);
   const file = street ? join(dataDir, street.path, STREET_LAYOUT.map) : null;
   if (!file || !existsSync(file)) return [];
-  const fc = JSON.parse(gunzipSync(readFileSync(file)).toString("utf8")) as { features?: { geometry?: { type?: string; coordinates?: unknown }; properties?: { class?: unknown } }[] };
+  const fc = JSON.parse(gunzipSync(readFileSync(file)).toString("utf8")) as { features?: { geometry?: { type?: string; coordinates?: unknown }; properties?: { class?: unknown; name?: unknown } }[] };
   const out: TileLine[] = [];
   for (const f of fc.features ?? []) {
     const g = f.geometry;
@@ -231,7 +247,8 @@ function readStreetLines(dataDir: string, m: ReturnType<typeof readManifest>): T
         w[2 * i] = x; w[2 * i + 1] = y;
         minX = Math.min(minX, x); maxX = Math.max(maxX, x); minY = Math.min(minY, y); maxY = Math.max(maxY, y);
       });
-      out.push({ w, minX, minY, maxX, maxY, props: { class: typeof f.properties?.class === "string" ? f.properties.class : null } });
+      const str = (v: unknown) => (typeof v === "string" && v !== "" ? v : null);
+      out.push({ w, minX, minY, maxX, maxY, props: { class: str(f.properties?.class), name: str(f.properties?.name) } });
     }
   }
   return out;
@@ -328,16 +345,59 @@ export function tileOf(set: TileSet, layers: TileLayerName[], z: number, x: numb
   if (hit) return hit;
   const scale = 2 ** z * MVT_EXTENT;
   const x0 = x * MVT_EXTENT, y0 = y * MVT_EXTENT;
+  const lo = -BUFFER, hi = MVT_EXTENT + BUFFER;
+  const wx0 = (x0 + lo) / scale, wx1 = (x0 + hi) / scale, wy0 = (y0 + lo) / scale, wy1 = (y0 + hi) / scale;
   const mvt: MvtLayer[] = layers.map((name) => {
-    if (name === "routes" || name === "streets") {
+    if ((AREA_LAYERS as readonly string[]).includes(name)) {
+      const features: MvtPolygon[] = [];
+      if (name === "buildings" && z < BUILDINGS_MIN_ZOOM) return { name, features };
+      for (const a of set.base.areas[name as AreaLayerName]) {
+        if (a.maxX < wx0 || a.minX > wx1 || a.maxY < wy0 || a.minY > wy1) continue;
+        // under a tile unit both ways: nothing would be left after rounding
+        if ((a.maxX - a.minX) * scale < 1 && (a.maxY - a.minY) * scale < 1) continue;
+        const polygons: number[][][] = [];
+        for (const rings of a.polygons) {
+          const out: number[][] = [];
+          for (const r of rings) {
+            const t = new Float64Array(r.length);
+            for (let i = 0; i < t.length; i += 2) { t[i] = r[i]! * scale - x0; t[i + 1] = r[i + 1]! * scale - y0; }
+            const c = clipRing(t, lo, hi);
+            if (!c.length) { if (!out.length) break; continue; }
+            const s = simplifyLine([...c, c[0]!, c[1]!], SIMPLIFY);
+            if (s.length >= 8) out.push(s);
+            else if (!out.length) break;
+          }
+          if (out.length) polygons.push(out);
+        }
+        if (polygons.length) features.push({ polygons, props: a.props });
+      }
+      return { name, features };
+    }
+    if (name === "places") {
+      const features: MvtPoint[] = [];
+      const cells = z < THIN_ZOOM ? new Set<number>() : null;
+      for (const p of set.base.places) {
+        const tx = p.wx * scale - x0, ty = p.wy * scale - y0;
+        if (tx < lo || ty < lo || tx > hi || ty > hi) continue;
+        if (cells) {
+          // places are sorted best rank first: the first of a cell is kept
+          const cell = Math.floor((tx + BUFFER) / PLACE_CELL) * 1024 + Math.floor((ty + BUFFER) / PLACE_CELL);
+          if (cells.has(cell)) continue;
+          cells.add(cell);
+        }
+        features.push({ x: tx, y: ty, props: p.props });
+      }
+      return { name, features };
+    }
+    if (name === "routes" || name === "streets" || name === "waterways") {
       const features: MvtLine[] = [];
       if (name === "streets" && z < MAJOR_STREETS_MIN_ZOOM) return { name, features };
       const majorOnly = name === "streets" && z < STREETS_MIN_ZOOM;
-      const lo = -BUFFER, hi = MVT_EXTENT + BUFFER;
-      const wx0 = (x0 + lo) / scale, wx1 = (x0 + hi) / scale, wy0 = (y0 + lo) / scale, wy1 = (y0 + hi) / scale;
-      for (const l of set.lines[name]) {
+      const source = name === "waterways" ? set.base.waterways : set.lines[name];
+      for (const l of source) {
         if (majorOnly && l.props.class !== "major") continue;
         if (l.maxX < wx0 || l.minX > wx1 || l.maxY < wy0 || l.minY > wy1) continue;
+        if (z < ((l as { minZoom?: number }).minZoom ?? 0)) continue;
         const t = new Float64Array(l.w.length);
         for (let i = 0; i < t.length; i += 2) { t[i] = l.w[i]! * scale - x0; t[i + 1] = l.w[i + 1]! * scale - y0; }
         const lines = clipLine(t, lo, hi).map((r) => simplifyLine(r, SIMPLIFY));
@@ -346,6 +406,7 @@ export function tileOf(set: TileSet, layers: TileLayerName[], z: number, x: numb
       return { name, features };
     }
     const features: MvtPoint[] = [];
+    if (name !== "stops" && name !== "stations" && name !== "entrances") return { name, features };
     // thinned: the stop kept for a cell carries `count`, the stops of its cell (itself included)
     // (thinned stops are taken inside the tile only, not in its buffer: each stop counts in one tile)
     const cells = name === "stops" && z < THIN_ZOOM ? new Map<number, { count: number }>() : null;
@@ -393,11 +454,15 @@ export function tileJson(set: TileSet, layers: TileLayerName[], base: string): R
         ? { gtfsId: "String", name: "String", code: "String", platform: "String", desc: "String", parentStation: "String", type: "String", routes: "String", count: "Number" }
         : id === "routes"
           ? { gtfsId: "String", shortName: "String", longName: "String", type: "Number", color: "String", textColor: "String" }
-          : id === "streets"
-            ? { class: "String" }
-            : id === "entrances"
-              ? { gtfsId: "String", name: "String", parentStation: "String", locationType: "Number" }
-            : { gtfsId: "String", code: "String", name: "String", type: "String", stops: "String", routes: "String" },
+          : id === "streets" || id === "water" || id === "waterways" || id === "parks"
+            ? { class: "String", name: "String" }
+            : id === "places"
+              ? { class: "String", name: "String", rank: "Number" }
+              : id === "buildings"
+                ? { class: "String" }
+                : id === "entrances"
+                  ? { gtfsId: "String", name: "String", parentStation: "String", locationType: "Number" }
+                  : { gtfsId: "String", code: "String", name: "String", type: "String", stops: "String", routes: "String" },
     })),
   };
 }

@@ -5,7 +5,6 @@
  * input answered 400/404, never 500.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { PbfReader as Pbf } from "pbf";
 import { startServer, type RunningServer } from "../../server/main.ts";
 import { serverConfigFrom } from "../../server/config.ts";
 import { worldXY } from "../../server/map/mvt.ts";
@@ -17,6 +16,7 @@ import { STREET_LAYOUT } from "../../pipeline/schema/street.ts";
 import { buildTileSet, tileOf } from "../../server/map/tiles.ts";
 import { gtfs, importedDataset, streetDataset, tempDir } from "../support/dataset.ts";
 import { gtfsFeed } from "../support/gtfs-reader.ts";
+import { decode, type Layer } from "../support/mvt-reader.ts";
 
 type Json = Record<string, any>;
 const quiet = { info() {}, warn() {}, error: (m: string, f?: unknown) => console.error(m, f) };
@@ -24,50 +24,6 @@ let server: RunningServer;
 const KEY = "tiles-test-key-0001";
 /** the catalog needs a key; the tiles do not (the map page and OTP-UI fetch them without one) */
 const api = async (path: string): Promise<Json> => (await (await fetch(server.url + path, { headers: { apikey: KEY } })).json()) as Json;
-
-interface Feature { id: number; type: number; geometry: number[]; props: Record<string, unknown> }
-interface Layer { name: string; extent: number; version: number; features: Feature[] }
-
-/** A minimal MVT 2 reader over pbf (the layout @mapbox/vector-tile reads). */
-function decode(buf: Uint8Array): Layer[] {
-  const pbf = new Pbf(buf);
-  const layers: Layer[] = [];
-  pbf.readFields((tag: number, _: unknown, p: Pbf) => {
-    if (tag !== 3) return;
-    const raw = { name: "", extent: 4096, version: 1, keys: [] as string[], values: [] as unknown[], feats: [] as { id: number; type: number; tags: number[]; geometry: number[] }[] };
-    p.readMessage((t: number, l: typeof raw, q: Pbf) => {
-      if (t === 15) l.version = q.readVarint();
-      else if (t === 1) l.name = q.readString();
-      else if (t === 5) l.extent = q.readVarint();
-      else if (t === 3) l.keys.push(q.readString());
-      else if (t === 4) {
-        let v: unknown = null;
-        q.readMessage((vt: number, _v: unknown, r: Pbf) => {
-          v = vt === 1 ? r.readString() : vt === 2 ? r.readFloat() : vt === 3 ? r.readDouble() : vt === 4 ? r.readVarint(true) : vt === 5 ? r.readVarint() : vt === 6 ? r.readSVarint() : vt === 7 ? r.readBoolean() : null;
-        }, null);
-        l.values.push(v);
-      } else if (t === 2) {
-        const f = { id: 0, type: 0, tags: [] as number[], geometry: [] as number[] };
-        q.readMessage((ft: number, ff: typeof f, r: Pbf) => {
-          if (ft === 1) ff.id = r.readVarint();
-          else if (ft === 2) r.readPackedVarint(ff.tags);
-          else if (ft === 3) ff.type = r.readVarint();
-          else if (ft === 4) r.readPackedVarint(ff.geometry);
-        }, f);
-        l.feats.push(f);
-      }
-    }, raw);
-    layers.push({
-      name: raw.name, extent: raw.extent, version: raw.version,
-      features: raw.feats.map((f) => {
-        const props: Record<string, unknown> = {};
-        for (let i = 0; i < f.tags.length; i += 2) props[raw.keys[f.tags[i]!]!] = raw.values[f.tags[i + 1]!];
-        return { id: f.id, type: f.type, geometry: f.geometry, props };
-      }),
-    });
-  }, null);
-  return layers;
-}
 
 const unzig = (n: number) => (n >>> 1) ^ -(n & 1);
 const tileAt = (lon: number, lat: number, z: number) => {

@@ -1,0 +1,340 @@
+/**
+ * The street dataset's basemap beside the roads (`STREET_LAYOUT.base`, gzip GeoJSON), written at
+ * street import from the same OSM extracts with the street map's PBF reader (street-map.ts): what
+ * the `places`, `water`, `waterways`, `parks` and `buildings` vector tile layers (server/map/tiles.ts)
+ * are cut from. Each feature has a property `layer` naming its tile layer, `class` (the OSM tag
+ * value) and, where the element has one, `name`:
+ *
+ * - `places`: nodes with `place` = city, town, village, suburb, quarter, neighbourhood, hamlet and a
+ *   `name`; Points with `rank` (city 1 … hamlet 7, for label priority).
+ * - `water`: areas with natural=water|bay, waterway=riverbank, landuse=reservoir|basin.
+ * - `parks`: areas with leisure=park|garden|playground|pitch|nature_reserve,
+ *   landuse=grass|forest|meadow|recreation_ground|cemetery|village_green, natural=wood|scrub|grassland.
+ * - `buildings`: areas with building=* (not `no`).
+ * - `waterways`: LineStrings of waterway=river|stream|canal ways.
+ *
+ * Areas are closed ways and multipolygon relations (type=multipolygon, the tags on the relation):
+ * member ways are joined end to end into rings (role `inner` → holes, others → outer rings; a ring
+ * that cannot be closed is left out; a hole goes to the outer ring holding its first point; nodes
+ * outside the extract are skipped, so an area cut by the extract's edge is closed along it; an outer
+ * way tagged for the same layer as its relation is drawn only as the relation). Polygons
+ * are written RFC 7946-wise (exterior counter-clockwise, holes clockwise). Coastlines
+ * (natural=coastline) are left out: the sea is a side of a line, not an area in the extract.
+ * Coordinates rounded to 5 decimals and simplified like the roads (Douglas-Peucker, 1e-5 degrees).
+ * Bounded: over MAX_BASE_POINTS points buildings are left out first, then parks.
+ */
+import { gzipSync } from "node:zlib";
+import { block, dataBlocks, findNode, Pb, readNodes, simplify, type Block } from "./street-map.ts";
+
+export type BaseLayer = "places" | "water" | "waterways" | "parks" | "buildings";
+/** Points kept at most (rings and lines); buildings, then parks, are dropped until it fits. */
+export const MAX_BASE_POINTS = 3_000_000;
+/** place=* values kept, with their rank (1 = most important label). */
+export const PLACE_RANK: Record<string, number> = { city: 1, town: 2, village: 3, suburb: 4, quarter: 5, neighbourhood: 6, hamlet: 7 };
+const WATER: Record<string, string[]> = { natural: ["water", "bay"], waterway: ["riverbank"], landuse: ["reservoir", "basin"] };
+const PARKS: Record<string, string[]> = {
+  leisure: ["park", "garden", "playground", "pitch", "nature_reserve"],
+  landuse: ["grass", "forest", "meadow", "recreation_ground", "cemetery", "village_green"],
+  natural: ["wood", "scrub", "grassland"],
+};
+const WATERWAYS = new Set(["river", "stream", "canal"]);
+
+type Tags = Map<string, string>;
+type AreaLayer = "water" | "parks" | "buildings";
+
+/** The area layer and class of an element with these tags, or null. */
+export function areaClass(tags: Tags): { layer: AreaLayer; cls: string } | null {
+  const b = tags.get("building");
+  if (b && b !== "no") return { layer: "buildings", cls: b };
+  for (const [layer, table] of [["water", WATER], ["parks", PARKS]] as const) {
+    for (const [k, vs] of Object.entries(table)) {
+      const v = tags.get(k);
+      if (v && vs.includes(v)) return { layer, cls: v };
+    }
+  }
+  return null;
+}
+
+interface Area { layer: AreaLayer; cls: string; name: string | null; outer: number[][]; inner: number[][] }
+interface Relation { layer: AreaLayer; cls: string; name: string | null; members: { id: number; inner: boolean }[] }
+interface Place { name: string; cls: string; lon: number; lat: number }
+interface Waterway { cls: string; name: string | null; refs: number[] }
+
+function tagsOf(blk: Block, keys: number[], vals: number[]): Tags {
+  const t: Tags = new Map();
+  for (let i = 0; i < keys.length; i++) t.set(blk.strings[keys[i]!]!, blk.strings[vals[i]!]!);
+  return t;
+}
+
+interface Visit {
+  node?(id: number, lon: number, lat: number, tags: Tags): void;
+  way?(id: number, refs: number[], keys: number[], vals: number[]): void;
+  relation?(id: number, tags: Tags, members: { id: number; type: number; role: string }[]): void;
+}
+
+/** One block's tagged nodes, ways (refs un-delta-coded) and relations, to the visitor's callbacks. */
+function scan(blk: Block, v: Visit): void {
+  const data = blk.pb.buf;
+  const coord = (raw: number, offset: number) => 1e-9 * (offset + blk.granularity * raw);
+  for (const [gs, ge] of blk.groups) {
+    const g = new Pb(data, gs, ge);
+    for (let t; (t = g.tag()); ) {
+      const [f, wt] = t;
+      if (wt !== 2 || !((f === 2 && v.node) || (f === 1 && v.node) || (f === 3 && v.way) || (f === 4 && v.relation))) {
+        g.skip(wt);
+        continue;
+      }
+      const [s, e] = g.bytes();
+      const m = new Pb(data, s, e);
+      if (f === 2) {
+        // DenseNodes: id 1, lat 8, lon 9 (delta-coded), keys_vals 10 (0-separated)
+        let ids: number[] = [], la: number[] = [], lo: number[] = [], kv: number[] = [];
+        for (let u; (u = m.tag()); ) {
+          if (u[0] === 1 && u[1] === 2) ids = m.packed(true);
+          else if (u[0] === 8 && u[1] === 2) la = m.packed(true);
+          else if (u[0] === 9 && u[1] === 2) lo = m.packed(true);
+          else if (u[0] === 10 && u[1] === 2) kv = m.packed(false);
+          else m.skip(u[1]);
+        }
+        if (!kv.length) continue;
+        let id = 0, a = 0, b = 0, j = 0;
+        for (let i = 0; i < ids.length; i++) {
+          id += ids[i]!; a += la[i]!; b += lo[i]!;
+          const keys: number[] = [], vals: number[] = [];
+          while (j < kv.length && kv[j] !== 0) { keys.push(kv[j]!); vals.push(kv[j + 1]!); j += 2; }
+          j++;
+          if (keys.length) v.node!(id, coord(b, blk.lonOffset), coord(a, blk.latOffset), tagsOf(blk, keys, vals));
+        }
+      } else if (f === 1) {
+        let id = 0, a = 0, b = 0, keys: number[] = [], vals: number[] = [];
+        for (let u; (u = m.tag()); ) {
+          if (u[0] === 1 && u[1] === 0) id = m.svarint();
+          else if (u[0] === 2 && u[1] === 2) keys = m.packed(false);
+          else if (u[0] === 3 && u[1] === 2) vals = m.packed(false);
+          else if (u[0] === 8 && u[1] === 0) a = m.svarint();
+          else if (u[0] === 9 && u[1] === 0) b = m.svarint();
+          else m.skip(u[1]);
+        }
+        if (keys.length) v.node!(id, coord(b, blk.lonOffset), coord(a, blk.latOffset), tagsOf(blk, keys, vals));
+      } else if (f === 3) {
+        let id = 0, keys: number[] = [], vals: number[] = [], refs: number[] = [];
+        for (let u; (u = m.tag()); ) {
+          if (u[0] === 1 && u[1] === 0) id = m.varint();
+          else if (u[0] === 2 && u[1] === 2) keys = m.packed(false);
+          else if (u[0] === 3 && u[1] === 2) vals = m.packed(false);
+          else if (u[0] === 8 && u[1] === 2) refs = m.packed(true);
+          else m.skip(u[1]);
+        }
+        for (let i = 1; i < refs.length; i++) refs[i] = refs[i]! + refs[i - 1]!;
+        v.way!(id, refs, keys, vals);
+      } else {
+        // Relation: id 1, keys 2, vals 3, roles_sid 8, memids 9 (zigzag, delta-coded), types 10
+        let id = 0, keys: number[] = [], vals: number[] = [], roles: number[] = [], memids: number[] = [], types: number[] = [];
+        for (let u; (u = m.tag()); ) {
+          if (u[0] === 1 && u[1] === 0) id = m.varint();
+          else if (u[0] === 2 && u[1] === 2) keys = m.packed(false);
+          else if (u[0] === 3 && u[1] === 2) vals = m.packed(false);
+          else if (u[0] === 8 && u[1] === 2) roles = m.packed(false);
+          else if (u[0] === 9 && u[1] === 2) memids = m.packed(true);
+          else if (u[0] === 10 && u[1] === 2) types = m.packed(false);
+          else m.skip(u[1]);
+        }
+        let mid = 0;
+        const members = memids.map((d, i) => ({ id: (mid += d), type: types[i] ?? 0, role: blk.strings[roles[i] ?? 0] ?? "" }));
+        v.relation!(id, tagsOf(blk, keys, vals), members);
+      }
+    }
+  }
+}
+
+/**
+ * Rings from ways given as node id lists: joined end to end (reversed where needed) until closed;
+ * what cannot be closed is left out.
+ */
+export function assembleRings(ways: number[][]): number[][] {
+  const rings: number[][] = [];
+  const open: number[][] = [];
+  for (const w of ways) {
+    if (w.length < 2) continue;
+    if (w.length >= 4 && w[0] === w[w.length - 1]) rings.push(w);
+    else open.push(w);
+  }
+  const used = new Uint8Array(open.length);
+  const byEnd = new Map<number, number[]>();
+  open.forEach((w, i) => {
+    for (const n of [w[0]!, w[w.length - 1]!]) {
+      const l = byEnd.get(n);
+      if (l) l.push(i); else byEnd.set(n, [i]);
+    }
+  });
+  for (let i = 0; i < open.length; i++) {
+    if (used[i]) continue;
+    used[i] = 1;
+    const ring = [...open[i]!];
+    for (;;) {
+      const end = ring[ring.length - 1]!;
+      if (end === ring[0]) break;
+      const next = (byEnd.get(end) ?? []).find((j) => !used[j]);
+      if (next === undefined) break;
+      used[next] = 1;
+      const w = open[next]!;
+      const seg = w[0] === end ? w : [...w].reverse();
+      for (let k = 1; k < seg.length; k++) ring.push(seg[k]!);
+    }
+    if (ring.length >= 4 && ring[0] === ring[ring.length - 1]) rings.push(ring);
+  }
+  return rings;
+}
+
+/** Twice the signed area of a ring of [lon, lat] (positive: counter-clockwise). */
+function area2(r: [number, number][]): number {
+  let a = 0;
+  for (let i = 0; i + 1 < r.length; i++) a += r[i]![0] * r[i + 1]![1] - r[i + 1]![0] * r[i]![1];
+  return a;
+}
+
+function inRing(p: [number, number], r: [number, number][]): boolean {
+  let inside = false;
+  for (let i = 0, j = r.length - 1; i < r.length; j = i++) {
+    const [xi, yi] = r[i]!, [xj, yj] = r[j]!;
+    if (yi > p[1] !== yj > p[1] && p[0] < ((xj - xi) * (p[1] - yi)) / (yj - yi) + xi) inside = !inside;
+  }
+  return inside;
+}
+
+const round5 = (x: number) => Math.round(x * 1e5) / 1e5;
+
+export interface BaseMapReport {
+  points: number;
+  bytes: number;
+  /** features per layer */
+  features: Record<BaseLayer, number>;
+  /** layers left out for the point budget */
+  dropped: BaseLayer[];
+}
+
+/** The basemap's GeoJSON text from OSM PBF extracts (merged; an element in several extracts once), with what it holds. */
+export function baseMapGeoJson(files: string[], maxPoints = MAX_BASE_POINTS): { text: string; report: Omit<BaseMapReport, "bytes"> } {
+  const places = new Map<number, Place>();
+  const areas = new Map<number, Area>();
+  const waterways = new Map<number, Waterway>();
+  const relations = new Map<number, Relation>();
+  // pass 1: places, closed ways and waterways with their tags, multipolygon relations
+  const visit1: Visit = {
+    node(id, lon, lat, tags) {
+      const cls = tags.get("place"), name = tags.get("name");
+      if (cls && name && PLACE_RANK[cls] !== undefined) places.set(id, { name, cls, lon, lat });
+    },
+    way(id, refs, keys, vals) {
+      if (!keys.length || refs.length < 2) return;
+      const tags = tagsOf(blk!, keys, vals);
+      const name = tags.get("name") || null;
+      const ww = tags.get("waterway");
+      if (ww && WATERWAYS.has(ww)) waterways.set(id, { cls: ww, name, refs });
+      const a = areaClass(tags);
+      if (a && refs.length >= 4 && refs[0] === refs[refs.length - 1]) areas.set(id, { ...a, name, outer: [refs], inner: [] });
+    },
+    relation(id, tags, members) {
+      if (tags.get("type") !== "multipolygon") return;
+      const a = areaClass(tags);
+      if (!a) return;
+      relations.set(id, { ...a, name: tags.get("name") || null, members: members.filter((m) => m.type === 1).map((m) => ({ id: m.id, inner: m.role === "inner" })) });
+    },
+  };
+  let blk: Block | null = null;
+  for (const f of files) for (const data of dataBlocks(f)) scan((blk = block(data)), visit1);
+  // pass 2 (only with relations): the member ways' node ids
+  const memberRefs = new Map<number, number[]>();
+  for (const r of relations.values()) for (const m of r.members) memberRefs.set(m.id, []);
+  if (memberRefs.size) {
+    const visit2: Visit = { way(id, refs) { if (memberRefs.has(id)) memberRefs.set(id, refs); } };
+    for (const f of files) for (const data of dataBlocks(f)) scan(block(data), visit2);
+  }
+  for (const [id, r] of relations) {
+    const ways = (inner: boolean) => r.members.filter((m) => m.inner === inner).map((m) => memberRefs.get(m.id) ?? []);
+    const outer = assembleRings(ways(false));
+    if (!outer.length) continue;
+    areas.set(-id, { layer: r.layer, cls: r.cls, name: r.name, outer, inner: assembleRings(ways(true)) });
+    // an outer way tagged like its relation would be drawn again, over the holes
+    for (const m of r.members) if (!m.inner && areas.get(m.id)?.layer === r.layer) areas.delete(m.id);
+  }
+  // pass 3: the coordinates of every node used
+  let n = 0;
+  for (const a of areas.values()) for (const r of [...a.outer, ...a.inner]) n += r.length;
+  for (const w of waterways.values()) n += w.refs.length;
+  const all = new Float64Array(n);
+  n = 0;
+  for (const a of areas.values()) for (const r of [...a.outer, ...a.inner]) for (const x of r) all[n++] = x;
+  for (const w of waterways.values()) for (const x of w.refs) all[n++] = x;
+  all.sort();
+  let u = 0;
+  for (let i = 0; i < all.length; i++) if (i === 0 || all[i] !== all[i - 1]) all[u++] = all[i]!;
+  const ids = all.subarray(0, u);
+  const lat = new Float64Array(u).fill(NaN), lon = new Float64Array(u).fill(NaN);
+  if (u) for (const f of files) for (const data of dataBlocks(f)) readNodes(block(data), ids, lat, lon);
+  /** a node list as rounded, deduplicated, simplified [lon, lat] (nodes outside the extract left out) */
+  const coords = (refs: number[]): [number, number][] => {
+    const pts: [number, number][] = [];
+    for (const r of refs) {
+      const i = findNode(ids, r);
+      if (i < 0 || Number.isNaN(lat[i]!)) continue;
+      const p: [number, number] = [round5(lon[i]!), round5(lat[i]!)];
+      const last = pts[pts.length - 1];
+      if (!last || last[0] !== p[0] || last[1] !== p[1]) pts.push(p);
+    }
+    return simplify(pts);
+  };
+  const ring = (refs: number[], ccw: boolean): [number, number][] | null => {
+    // nodes outside the extract are skipped: an area cut by the extract's edge is closed along it
+    const r = coords(refs);
+    if (r.length >= 2 && (r[0]![0] !== r[r.length - 1]![0] || r[0]![1] !== r[r.length - 1]![1])) r.push(r[0]!);
+    if (r.length < 4) return null;
+    const a = area2(r);
+    if (a === 0) return null;
+    return a > 0 === ccw ? r : r.reverse();
+  };
+  type Out = { layer: BaseLayer; props: Record<string, unknown>; geometry: { type: string; coordinates: unknown }; points: number };
+  const out: Out[] = [];
+  for (const p of places.values()) {
+    out.push({ layer: "places", props: { class: p.cls, name: p.name, rank: PLACE_RANK[p.cls] }, geometry: { type: "Point", coordinates: [round5(p.lon), round5(p.lat)] }, points: 1 });
+  }
+  for (const w of waterways.values()) {
+    const c = coords(w.refs);
+    if (c.length >= 2) out.push({ layer: "waterways", props: { class: w.cls, name: w.name }, geometry: { type: "LineString", coordinates: c }, points: c.length });
+  }
+  for (const a of areas.values()) {
+    const outers = a.outer.map((r) => ring(r, true)).filter((r) => r !== null);
+    if (!outers.length) continue;
+    const polys = outers.map((o) => [o]);
+    for (const r of a.inner) {
+      const h = ring(r, false);
+      const home = h && polys.find((p) => inRing(h[0]!, p[0]!));
+      if (h && home) home.push(h);
+    }
+    const points = polys.reduce((s, p) => s + p.reduce((t, r) => t + r.length, 0), 0);
+    const geometry = polys.length === 1 ? { type: "Polygon", coordinates: polys[0] } : { type: "MultiPolygon", coordinates: polys };
+    out.push({ layer: a.layer, props: { class: a.cls, name: a.name }, geometry, points });
+  }
+  // within the budget: buildings go first, then parks
+  const dropped: BaseLayer[] = [];
+  const total = () => out.reduce((s, f) => s + (dropped.includes(f.layer) ? 0 : f.points), 0);
+  for (const l of ["buildings", "parks"] as const) if (total() > maxPoints) dropped.push(l);
+  const kept = out.filter((f) => !dropped.includes(f.layer));
+  const features: Record<BaseLayer, number> = { places: 0, water: 0, waterways: 0, parks: 0, buildings: 0 };
+  for (const f of kept) features[f.layer]++;
+  const lines = kept.map((f) => {
+    const props: Record<string, unknown> = { layer: f.layer };
+    for (const [k, v] of Object.entries(f.props)) if (v !== null && v !== undefined) props[k] = v;
+    return JSON.stringify({ type: "Feature", properties: props, geometry: f.geometry });
+  });
+  const text = `{"type":"FeatureCollection","features":[\n${lines.join(",\n")}\n]}\n`;
+  return { text, report: { points: kept.reduce((s, f) => s + f.points, 0), features, dropped } };
+}
+
+/** Writes the basemap (gzip) of the extracts to `path`. */
+export function writeBaseMap(files: string[], path: string, write: (path: string, data: Uint8Array) => void): BaseMapReport {
+  const { text, report } = baseMapGeoJson(files);
+  const gz = gzipSync(text, { level: 6 });
+  write(path, gz);
+  return { ...report, bytes: gz.length };
+}
