@@ -211,6 +211,31 @@ describe.skipIf(!hasChromium)("the page in headless Chromium", () => {
     });
   }
 
+  test("the basemap: buildings, parks, street and place names from the street dataset's tiles, labels in the served font", async () => {
+    const before = log.requests.length;
+    await page.evaluate(() => (globalThis as any).__interchange.map.jumpTo({ center: [-122.4065, 37.7855], zoom: 15.5 }));
+    await mapIdle(page);
+    const drawn = await evaluate(() => {
+      const m = (globalThis as any).__interchange.map;
+      const count = (layer: string) => m.queryRenderedFeatures({ layers: [layer] }).length;
+      return {
+        buildings: count("buildings"), parks: count("parks"),
+        streetNames: [...new Set(m.queryRenderedFeatures({ layers: ["street-names"] }).map((f: any) => f.properties.name))],
+        places: m.queryRenderedFeatures({ layers: ["place-names"] }).map((f: any) => f.properties.name),
+      };
+    });
+    expect(drawn.buildings).toBeGreaterThan(50);
+    expect(drawn.parks).toBeGreaterThan(0);
+    expect(drawn.streetNames.length).toBeGreaterThan(3);
+    expect(drawn.streetNames).toContain("Market Street");
+    expect(drawn.places.length).toBeGreaterThan(0);
+    // from this server only: the basemap's tiles and the glyphs
+    const asked = log.requests.slice(before);
+    expect(asked.some((u) => /\/tiles\/water,waterways,parks,buildings,streets,places\/15\//.test(u))).toBe(true);
+    expect(log.external).toEqual([]);
+    await screenshot(page, "2b-basemap");
+  });
+
   test("search lists the geocoder's places under the stops (one autocomplete request with the map's centre as focus); a click flies there", async () => {
     const before = log.requests.length;
     await page.fill("#search", "market st");

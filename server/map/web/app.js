@@ -21,6 +21,8 @@ const CLUSTER_MAX_ZOOM = 12;
 /** The tile layers of stops, by GTFS location_type: stops and platforms, stations, the rest (entrances, nodes, boarding areas). */
 const STOP_LAYERS = ["stops", "stations", "entrances"];
 const layerOfType = (t) => (t === 1 ? "stations" : t >= 2 ? "entrances" : "stops");
+/** The basemap's tile layers, from the street dataset's OSM extract (docs/tiles.md). */
+const BASE_LAYERS = "water,waterways,parks,buildings,streets,places";
 /** The label font: glyph ranges the server builds from an npm font (/map/fonts/...). */
 const FONT = ["Noto Sans Regular"];
 /** Isochrone contour colours, innermost first. */
@@ -62,7 +64,7 @@ const map = new maplibregl.Map({
     glyphs: `${location.origin}/map/fonts/{fontstack}/{range}.pbf`,
     sources: {
       // the street background, and the transit layers, as vector tiles of this server (docs/tiles.md)
-      base: { type: "vector", tiles: [`${location.origin}/tiles/streets/{z}/{x}/{y}.pbf`], minzoom: 8, maxzoom: 16 },
+      base: { type: "vector", tiles: [`${location.origin}/tiles/${BASE_LAYERS}/{z}/{x}/{y}.pbf`], maxzoom: 16 },
       transit: { type: "vector", tiles: [`${location.origin}/tiles/routes,stops,stations,entrances/{z}/{x}/{y}.pbf`], maxzoom: 16, promoteId: "gtfsId" },
       selection: { type: "geojson", data: empty() },
       plan: { type: "geojson", data: empty() },
@@ -71,9 +73,15 @@ const map = new maplibregl.Map({
     },
     layers: [
       { id: "background", type: "background", paint: { "background-color": "#f4f3ef" } },
+      { id: "water", type: "fill", source: "base", "source-layer": "water", paint: { "fill-color": "#a9d3e6" } },
+      { id: "parks", type: "fill", source: "base", "source-layer": "parks", paint: { "fill-color": ["match", ["get", "class"], ["forest", "wood", "nature_reserve"], "#cfe3bd", ["cemetery"], "#dfe6d8", "#dcedc8"], "fill-opacity": 0.9 } },
+      { id: "buildings", type: "fill", source: "base", "source-layer": "buildings", minzoom: 14, paint: { "fill-color": "#e3dfd8", "fill-outline-color": "#d3cdc3" } },
+      { id: "waterways", type: "line", source: "base", "source-layer": "waterways", paint: { "line-color": "#a9d3e6", "line-width": ["interpolate", ["linear"], ["zoom"], 8, ["match", ["get", "class"], "stream", 0.5, 1], 16, ["match", ["get", "class"], "stream", 2, 6]] } },
       { id: "streets-path", type: "line", source: "base", "source-layer": "streets", minzoom: 14, filter: ["==", ["get", "class"], "path"], paint: { "line-color": "#d6d3cb", "line-width": 0.8, "line-dasharray": [2, 1] } },
       { id: "streets-minor", type: "line", source: "base", "source-layer": "streets", minzoom: 12, filter: ["==", ["get", "class"], "minor"], paint: { "line-color": "#ffffff", "line-width": ["interpolate", ["linear"], ["zoom"], 11, 0.4, 14, 1.5, 17, 6] } },
       { id: "streets-major", type: "line", source: "base", "source-layer": "streets", filter: ["==", ["get", "class"], "major"], paint: { "line-color": "#fbe3b0", "line-width": ["interpolate", ["linear"], ["zoom"], 8, 0.5, 12, 1.2, 14, 2.5, 17, 8] } },
+      { id: "street-names", type: "symbol", source: "base", "source-layer": "streets", minzoom: 15, filter: ["all", ["has", "name"], ["!=", ["get", "class"], "path"]], layout: { "symbol-placement": "line", "text-field": ["get", "name"], "text-font": FONT, "text-size": 11, "text-max-angle": 30 }, paint: { "text-color": "#5b5b5b", "text-halo-color": "#ffffff", "text-halo-width": 1.5 } },
+      { id: "place-names", type: "symbol", source: "base", "source-layer": "places", layout: { "text-field": ["get", "name"], "text-font": FONT, "text-size": ["match", ["get", "rank"], 1, 16, 2, 14, 3, 13, 12], "symbol-sort-key": ["get", "rank"], "text-padding": 4 }, paint: { "text-color": "#3f3f46", "text-halo-color": "#ffffff", "text-halo-width": 1.5 } },
       { id: "iso-fill", type: "fill", source: "iso", paint: { "fill-color": ["get", "fill"], "fill-opacity": 0.28 } },
       { id: "iso-line", type: "line", source: "iso", paint: { "line-color": ["get", "fill"], "line-width": 1.5 } },
       { id: "routes-casing", type: "line", source: "transit", "source-layer": "routes", layout: { "line-join": "round", "line-cap": "round" }, paint: { "line-color": "#ffffff", "line-width": ["interpolate", ["linear"], ["zoom"], 8, 2.5, 16, 7] } },
