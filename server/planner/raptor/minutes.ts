@@ -83,6 +83,8 @@ export function searchSteps(
           changed[nChanged++] = j;
         }
       }
+      // in the order of `stops` (the caller's data for them then lies in memory order)
+      if (nChanged > 1) changed.subarray(0, nChanged).sort();
       onStep(i, dep, out, changed, nChanged);
     }
     return stats;
