@@ -251,9 +251,10 @@ export class TravelTimeAnalysis {
         wheelchair: false,
         maxDurationSec: s.maxDurationMin * 60,
       };
-      stepArrivals(this.service.prepared, q, this.service.pool, nSteps, s.stepSec, this.egressStops, (i, dep, arr) => {
+      stepArrivals(this.service.prepared, q, this.service.pool, nSteps, s.stepSec, this.egressStops, (i, dep, arr, changed, nChanged) => {
         const e0 = performance.now();
-        for (let j = 0; j < arr.length; j++) {
+        for (let c = 0; c < nChanged; c++) {
+          const j = changed[c]!;
           const a = arr[j]!;
           if (a >= prev[j]!) continue;
           prev[j] = a;

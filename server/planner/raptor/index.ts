@@ -195,13 +195,14 @@ export function earliestArrivals(prepared: Prepared, q: SearchQuery, pool: Rapto
 
 /**
  * Range RAPTOR at every step of a departure window (minutes.ts): departures q.timeSec + i * stepSec,
- * i = nSteps - 1 down to 0; after each, `onStep(i, departSec, arrivals)` with the earliest arrival
- * by a ride at each of `stops` (relative seconds, UNREACHED when none; the array is reused). For
- * travel-time analyses (server/planner/analysis/).
+ * i = nSteps - 1 down to 0; after each, `onStep(i, departSec, arrivals, changed, nChanged)` with the
+ * earliest arrival by a ride at each of `stops` (relative seconds, UNREACHED when none; the array is
+ * kept from step to step) and the indices into `stops` whose arrival fell in that step
+ * (changed[0 .. nChanged)). For travel-time analyses (server/planner/analysis/).
  */
 export function stepArrivals(
   prepared: Prepared, q: SearchQuery, pool: RaptorStatePool, nSteps: number, stepSec: number, stops: Int32Array,
-  onStep: (i: number, departSec: number, arrivals: Int32Array) => void, config: RaptorConfig = DEFAULT_RAPTOR_CONFIG,
+  onStep: (i: number, departSec: number, arrivals: Int32Array, changed: Int32Array, nChanged: number) => void, config: RaptorConfig = DEFAULT_RAPTOR_CONFIG,
 ): RaptorStats {
   const pc = prepared.forward;
   const req = raptorRequest({ ...q, arriveBy: false, windowSec: (nSteps - 1) * stepSec, egress: [], keepEarliest: undefined, costs: undefined }, false);

@@ -18,13 +18,17 @@ import type { RaptorState } from "./state.ts";
 
 /**
  * Iterations at departSec + i * stepSec for i = nSteps - 1 down to 0 (req.windowSec must be
- * (nSteps - 1) * stepSec, req.egress empty). After iteration i, `onStep(i, departure, arrivals)`
- * gets, for each of `stops`, the earliest arrival there by a ride of at most req.maxRides rides
- * (relative seconds, UNREACHED when none), in an array reused by the next step.
+ * (nSteps - 1) * stepSec, req.egress empty). After iteration i, `onStep(i, departure, arrivals,
+ * changed, nChanged)` gets, for each of `stops` (distinct), the earliest arrival there by a ride of
+ * at most req.maxRides rides (relative seconds, UNREACHED when none), in an array kept from step to
+ * step, and the indices into `stops` whose arrival fell in this iteration (changed[0 .. nChanged)):
+ * the others are as at the previous step. Only the stops whose ride label improved in the
+ * iteration are read (rounds.ts lists them), from the "at most maxRides rides" row of rideUpTo,
+ * which is the earliest of the ride labels of every round.
  */
 export function searchSteps(
   pc: PreparedCore, request: RaptorRequest, st: RaptorState, config: RaptorConfig,
-  nSteps: number, stepSec: number, stops: Int32Array, onStep: (i: number, departSec: number, arrivals: Int32Array) => void,
+  nSteps: number, stepSec: number, stops: Int32Array, onStep: (i: number, departSec: number, arrivals: Int32Array, changed: Int32Array, nChanged: number) => void,
 ): RaptorStats {
   if (request.egress.length) throw new Error("searchSteps: no destination (egress) in a step search");
   if (request.windowSec !== (nSteps - 1) * stepSec) throw new Error("searchSteps: windowSec must be (nSteps - 1) * stepSec");
@@ -35,8 +39,18 @@ export function searchSteps(
   const stats: RaptorStats = { iterations: 0, rounds: 0, routesScanned: 0, stopsVisited: 0, footpaths: 0 };
   const n = pc.core.nStops;
   const rounds = req.maxRides + 1;
-  const out = new Int32Array(stops.length);
+  const out = new Int32Array(stops.length).fill(UNREACHED);
+  const changed = new Int32Array(stops.length);
+  // stop -> index into `stops`, -1 when not asked for
+  const index = new Int32Array(n).fill(-1);
+  for (let j = 0; j < stops.length; j++) index[stops[j]!] = j;
+  // rideUpTo's "at most maxRides rides" row: every round's in a range search, row 0 for one departure
+  const upRow = req.windowSec > 0 ? (rounds - 1) * n : 0;
+  const iterMark = new Uint8Array(n);
+  const iterList = new Int32Array(n);
   try {
+    st.iterRideMark = iterMark;
+    st.iterRideList = iterList;
     const { views, cx } = setUpSearch(pc, req, st, cfg);
     const { pairs } = departures(pc, req, st, views);
     st.reset(rounds, req.maxArrivalSec, req.windowSec > 0);
@@ -54,22 +68,29 @@ export function searchSteps(
         const key = pairs[pi]!;
         accessMark[key - Math.floor(key / PAIR) * PAIR] = 1;
       }
+      st.nIterRide = 0;
       runIteration(pc, req, st, cx, dep, accessMark, improvedEgress, stats);
-      alightArrivals(st.ride, n, rounds, stops, out);
-      onStep(i, dep, out);
+      const { rideUpTo } = st;
+      let nChanged = 0;
+      for (let t = 0, end = st.nIterRide; t < end; t++) {
+        const p = iterList[t]!;
+        iterMark[p] = 0;
+        const j = index[p]!;
+        if (j < 0) continue;
+        const a = rideUpTo[upRow + p]!;
+        if (a < out[j]!) {
+          out[j] = a;
+          changed[nChanged++] = j;
+        }
+      }
+      // in the order of `stops` (the caller's data for them then lies in memory order)
+      if (nChanged > 1) changed.subarray(0, nChanged).sort();
+      onStep(i, dep, out, changed, nChanged);
     }
     return stats;
   } finally {
+    st.iterRideMark = null;
+    st.iterRideList = null;
     clearSearch(req, st);
-  }
-}
-
-/** For each of `stops`: the earliest ride label over rounds 1 .. rounds - 1 (UNREACHED when none). */
-function alightArrivals(ride: Int32Array, n: number, rounds: number, stops: Int32Array, out: Int32Array): void {
-  for (let j = 0; j < stops.length; j++) {
-    const p = stops[j]!;
-    let best = UNREACHED;
-    for (let o = n + p; o < rounds * n; o += n) if (ride[o]! < best) best = ride[o]!;
-    out[j] = best;
   }
 }

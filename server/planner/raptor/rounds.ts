@@ -74,6 +74,20 @@ export function runIteration(pc: PreparedCore, req: RaptorRequest, st: RaptorSta
     scanRoutes(core, req, st, cx, k, nRoutes, bound, useH, upRow, upEnd);
     const nRide = st.nRide;
     bound = st.scanBound;
+    // a step search reads the stops improved over the whole iteration (minutes.ts)
+    const iterMark = st.iterRideMark;
+    if (iterMark !== null) {
+      const iterList = st.iterRideList!;
+      let nIter = st.nIterRide;
+      for (let i = 0; i < nRide; i++) {
+        const p = rideList[i]!;
+        if (!iterMark[p]) {
+          iterMark[p] = 1;
+          iterList[nIter++] = p;
+        }
+      }
+      st.nIterRide = nIter;
+    }
     visited += st.visited;
     stats.routesScanned += nRoutes;
     nRoutes = 0;

@@ -70,6 +70,14 @@ export class RaptorState {
   mc: McScratch | null = null;
   /** the transfer rules' scratch (transfer-rules.ts), set for a search on a core with rules (range.ts), else null */
   rules: RuleState | null = null;
+  /**
+   * Step searches (minutes.ts): stops whose ride label improved in any round of the current
+   * iteration, flag + list (iterRideList[0 .. nIterRide)); null outside step searches (rounds.ts
+   * fills it after each round's scans)
+   */
+  iterRideMark: Uint8Array | null = null;
+  iterRideList: Int32Array | null = null;
+  nIterRide = 0;
   /** outputs of transfers.ts relaxTransfers: routes collected for the next round, footpaths relaxed */
   collected = 0;
   relaxed = 0;
