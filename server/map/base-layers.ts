@@ -9,15 +9,13 @@ import { join } from "node:path";
 import { gunzipSync } from "node:zlib";
 import { activeStreets, type readManifest } from "../../pipeline/schema/manifest.ts";
 import { STREET_LAYOUT } from "../../pipeline/schema/street.ts";
-import { worldXY, type MvtValue } from "./mvt.ts";
+import { worldPath, worldXY, type MvtValue, type WorldPath } from "./mvt.ts";
 
 export const AREA_LAYERS = ["water", "parks", "buildings"] as const;
 export type AreaLayerName = (typeof AREA_LAYERS)[number];
 
 export interface BasePoint { wx: number; wy: number; props: Record<string, MvtValue | null> }
-export interface BaseLine {
-  w: Float64Array;
-  minX: number; minY: number; maxX: number; maxY: number;
+export interface BaseLine extends WorldPath {
   props: Record<string, MvtValue | null>;
   /** the line is left out of tiles below this zoom */
   minZoom: number;
@@ -52,21 +50,9 @@ export function readBaseData(dataDir: string, m: ReturnType<typeof readManifest>
   if (!file || !existsSync(file)) return out;
   type F = { geometry?: { type?: string; coordinates?: any }; properties?: Record<string, unknown> };
   const fc = JSON.parse(gunzipSync(readFileSync(file)).toString("utf8")) as { features?: F[] };
-  const toWorld = (coords: number[][]) => {
-    const w = new Float64Array(coords.length * 2);
-    coords.forEach(([lon, lat], i) => {
-      const [x, y] = worldXY(Number(lon), Number(lat));
-      w[2 * i] = x; w[2 * i + 1] = y;
-    });
-    return w;
-  };
-  const box = (ws: Float64Array[]) => {
-    let minX = Infinity, minY = Infinity, maxX = -Infinity, maxY = -Infinity;
-    for (const w of ws) for (let i = 0; i < w.length; i += 2) {
-      minX = Math.min(minX, w[i]!); maxX = Math.max(maxX, w[i]!); minY = Math.min(minY, w[i + 1]!); maxY = Math.max(maxY, w[i + 1]!);
-    }
-    return { minX, minY, maxX, maxY };
-  };
+  /** the bounding box of several paths */
+  const box = (ps: WorldPath[]) =>
+    ps.reduce((b, p) => ({ minX: Math.min(b.minX, p.minX), minY: Math.min(b.minY, p.minY), maxX: Math.max(b.maxX, p.maxX), maxY: Math.max(b.maxY, p.maxY) }), { minX: Infinity, minY: Infinity, maxX: -Infinity, maxY: -Infinity });
   for (const f of fc.features ?? []) {
     const p = f.properties ?? {}, g = f.geometry;
     const layer = p.layer, cls = str(p.class), name = str(p.name);
@@ -75,14 +61,14 @@ export function readBaseData(dataDir: string, m: ReturnType<typeof readManifest>
       const [wx, wy] = worldXY(Number(g.coordinates[0]), Number(g.coordinates[1]));
       out.places.push({ wx, wy, props: { name, class: cls, rank: typeof p.rank === "number" ? p.rank : null } });
     } else if (layer === "waterways" && g.type === "LineString" && g.coordinates.length >= 2) {
-      const w = toWorld(g.coordinates);
-      out.waterways.push({ w, ...box([w]), props: { class: cls, name }, minZoom: WATERWAY_MIN_ZOOM[cls ?? ""] ?? 0 });
+      out.waterways.push({ ...worldPath(g.coordinates), props: { class: cls, name }, minZoom: WATERWAY_MIN_ZOOM[cls ?? ""] ?? 0 });
     } else if ((AREA_LAYERS as readonly unknown[]).includes(layer) && (g.type === "Polygon" || g.type === "MultiPolygon")) {
       const polys = (g.type === "Polygon" ? [g.coordinates] : g.coordinates) as number[][][][];
-      const polygons = polys.map((rings) => rings.filter((r) => Array.isArray(r) && r.length >= 4).map(toWorld)).filter((rs) => rs.length > 0);
-      if (!polygons.length) continue;
+      const paths = polys.map((rings) => rings.filter((r) => Array.isArray(r) && r.length >= 4).map(worldPath)).filter((rs) => rs.length > 0);
+      if (!paths.length) continue;
       const props: BaseArea["props"] = layer === "buildings" ? { class: cls } : { class: cls, name };
-      out.areas[layer as AreaLayerName].push({ polygons, ...box(polygons.map((r) => r[0]!)), props });
+      // the box of the exteriors
+      out.areas[layer as AreaLayerName].push({ polygons: paths.map((rs) => rs.map((r) => r.w)), ...box(paths.map((rs) => rs[0]!)), props });
     }
   }
   out.places.sort((a, b) => Number(a.props.rank ?? 99) - Number(b.props.rank ?? 99) || String(a.props.name).localeCompare(String(b.props.name)));

@@ -29,6 +29,7 @@ import { dirname, join } from "node:path";
 // @ts-expect-error opentype.js 2.0.0 ships no type declarations: the part used here is typed below
 import opentypeModule from "opentype.js";
 import { invalidParameter } from "../errors.ts";
+import { ProtobufWriter, zigzag } from "./protobuf.ts";
 
 /** A path command of opentype.js (font size px, y down from the baseline). */
 type PathCommand =
@@ -363,78 +364,27 @@ function edt1d(grid: Float64Array, offset: number, stride: number, n: number, f:
   }
 }
 
-/** A growing protobuf writer: varints, zigzag sint32, length-delimited fields. */
-class PbfWriter {
-  private buf = new Uint8Array(1024);
-  private pos = 0;
-
-  private reserve(n: number): void {
-    if (this.pos + n <= this.buf.length) return;
-    let size = this.buf.length * 2;
-    while (size < this.pos + n) size *= 2;
-    const next = new Uint8Array(size);
-    next.set(this.buf.subarray(0, this.pos));
-    this.buf = next;
-  }
-
-  varint(value: number): void {
-    this.reserve(10);
-    let v = value >>> 0;
-    while (v >= 0x80) {
-      this.buf[this.pos++] = (v & 0x7f) | 0x80;
-      v >>>= 7;
-    }
-    this.buf[this.pos++] = v;
-  }
-
-  tag(field: number, wire: 0 | 2): void {
-    this.varint((field << 3) | wire);
-  }
-
-  uint32(field: number, value: number): void {
-    this.tag(field, 0);
-    this.varint(value);
-  }
-
-  sint32(field: number, value: number): void {
-    this.tag(field, 0);
-    this.varint(((value << 1) ^ (value >> 31)) >>> 0);
-  }
-
-  bytes(field: number, data: Uint8Array): void {
-    this.tag(field, 2);
-    this.varint(data.length);
-    this.reserve(data.length);
-    this.buf.set(data, this.pos);
-    this.pos += data.length;
-  }
-
-  string(field: number, text: string): void {
-    this.bytes(field, new TextEncoder().encode(text));
-  }
-
-  finish(): Uint8Array {
-    return this.buf.slice(0, this.pos);
-  }
-}
-
 /** The `glyphs` message of one fontstack and range. */
 export function encodeGlyphs(name: string, range: string, glyphs: Glyph[]): Uint8Array {
-  const stack = new PbfWriter();
+  const stack = new ProtobufWriter();
   stack.string(1, name);
   stack.string(2, range);
+  const uint = (w: ProtobufWriter, field: number, v: number) => {
+    w.tag(field, 0);
+    w.varint(v);
+  };
   for (const g of glyphs) {
-    const m = new PbfWriter();
-    m.uint32(1, g.id);
+    const m = new ProtobufWriter();
+    uint(m, 1, g.id);
     if (g.width > 0) m.bytes(2, g.bitmap);
-    m.uint32(3, g.width);
-    m.uint32(4, g.height);
-    m.sint32(5, g.left);
-    m.sint32(6, g.top);
-    m.uint32(7, g.advance);
-    stack.bytes(3, m.finish());
+    uint(m, 3, g.width);
+    uint(m, 4, g.height);
+    uint(m, 5, zigzag(g.left)); // sint32
+    uint(m, 6, zigzag(g.top)); // sint32
+    uint(m, 7, g.advance);
+    stack.bytes(3, m.done());
   }
-  const top = new PbfWriter();
-  top.bytes(1, stack.finish());
-  return top.finish();
+  const top = new ProtobufWriter();
+  top.bytes(1, stack.done());
+  return top.done();
 }

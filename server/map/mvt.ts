@@ -5,6 +5,7 @@
  * counter-clockwise, spec §4.3.4), one layer per named set of features, string/number/bool values shared
  * through the layer's key and value tables. Plus the Web Mercator tile math the tile routes use.
  */
+import { ProtobufWriter as Writer, zigzag } from "./protobuf.ts";
 
 export const MVT_EXTENT = 4096;
 
@@ -49,17 +50,10 @@ export function ringArea2(pts: number[]): number {
  */
 export function polygonCommands(polygons: number[][][]): number[] {
   const out: number[] = [];
-  let cx = 0, cy = 0;
+  const cursor = { x: 0, y: 0 };
   for (const poly of polygons) {
     for (let r = 0; r < poly.length; r++) {
-      const ring = poly[r]!;
-      const pts: number[] = [];
-      for (let i = 0; i + 1 < ring.length; i += 2) {
-        const x = Math.round(ring[i]!), y = Math.round(ring[i + 1]!);
-        const n = pts.length;
-        if (n && pts[n - 2] === x && pts[n - 1] === y) continue;
-        pts.push(x, y);
-      }
+      const pts = roundedPoints(poly[r]!);
       while (pts.length >= 4 && pts[0] === pts[pts.length - 2] && pts[1] === pts[pts.length - 1]) pts.length -= 2;
       const a = pts.length >= 6 ? ringArea2(pts) : 0;
       if (a === 0) {
@@ -72,14 +66,8 @@ export function polygonCommands(polygons: number[][][]): number[] {
         for (let i = pts.length - 2; i >= 0; i -= 2) rev.push(pts[i]!, pts[i + 1]!);
         pts.splice(0, pts.length, ...rev);
       }
-      out.push((1 & 7) | (1 << 3), zigzag(pts[0]! - cx), zigzag(pts[1]! - cy));
-      cx = pts[0]!; cy = pts[1]!;
-      out.push((2 & 7) | ((pts.length / 2 - 1) << 3));
-      for (let i = 2; i < pts.length; i += 2) {
-        out.push(zigzag(pts[i]! - cx), zigzag(pts[i + 1]! - cy));
-        cx = pts[i]!; cy = pts[i + 1]!;
-      }
-      out.push((7 & 7) | (1 << 3));
+      pushPath(out, pts, cursor);
+      out.push((7 & 7) | (1 << 3)); // ClosePath
     }
   }
   return out;
@@ -93,76 +81,38 @@ export function polygonCommands(polygons: number[][][]): number[] {
  */
 export function lineCommands(lines: number[][]): number[] {
   const out: number[] = [];
-  let cx = 0, cy = 0;
+  const cursor = { x: 0, y: 0 };
   for (const line of lines) {
-    const pts: number[] = [];
-    for (let i = 0; i + 1 < line.length; i += 2) {
-      const x = Math.round(line[i]!), y = Math.round(line[i + 1]!);
-      const n = pts.length;
-      if (n && pts[n - 2] === x && pts[n - 1] === y) continue;
-      pts.push(x, y);
-    }
-    if (pts.length < 4) continue;
-    out.push((1 & 7) | (1 << 3), zigzag(pts[0]! - cx), zigzag(pts[1]! - cy));
-    cx = pts[0]!; cy = pts[1]!;
-    out.push((2 & 7) | ((pts.length / 2 - 1) << 3));
-    for (let i = 2; i < pts.length; i += 2) {
-      out.push(zigzag(pts[i]! - cx), zigzag(pts[i + 1]! - cy));
-      cx = pts[i]!; cy = pts[i + 1]!;
-    }
+    const pts = roundedPoints(line);
+    if (pts.length >= 4) pushPath(out, pts, cursor);
   }
   return out;
 }
 
-class Writer {
-  buf = new Uint8Array(1024);
-  len = 0;
-  private room(n: number) {
-    if (this.len + n <= this.buf.length) return;
-    let size = this.buf.length * 2;
-    while (size < this.len + n) size *= 2;
-    const b = new Uint8Array(size);
-    b.set(this.buf.subarray(0, this.len));
-    this.buf = b;
+/** A flat x, y list rounded to whole tile units, consecutive repeats dropped. */
+function roundedPoints(flat: ArrayLike<number>): number[] {
+  const pts: number[] = [];
+  for (let i = 0; i + 1 < flat.length; i += 2) {
+    const x = Math.round(flat[i]!), y = Math.round(flat[i + 1]!);
+    const n = pts.length;
+    if (n && pts[n - 2] === x && pts[n - 1] === y) continue;
+    pts.push(x, y);
   }
-  varint(v: number) {
-    this.room(10);
-    while (v > 0x7f) {
-      this.buf[this.len++] = (v % 128) | 0x80;
-      v = Math.floor(v / 128);
-    }
-    this.buf[this.len++] = v;
-  }
-  tag(field: number, wire: number) {
-    this.varint((field << 3) | wire);
-  }
-  bytes(field: number, b: Uint8Array) {
-    this.tag(field, 2);
-    this.varint(b.length);
-    this.room(b.length);
-    this.buf.set(b, this.len);
-    this.len += b.length;
-  }
-  string(field: number, s: string) {
-    this.bytes(field, new TextEncoder().encode(s));
-  }
-  double(field: number, v: number) {
-    this.tag(field, 1);
-    this.room(8);
-    new DataView(this.buf.buffer, this.len, 8).setFloat64(0, v, true);
-    this.len += 8;
-  }
-  packed(field: number, values: number[]) {
-    const w = new Writer();
-    for (const v of values) w.varint(v);
-    this.bytes(field, w.done());
-  }
-  done(): Uint8Array {
-    return this.buf.slice(0, this.len);
+  return pts;
+}
+
+/** MoveTo the first point, LineTo through the rest: zigzag deltas from `cursor`, which ends on the last point. */
+function pushPath(out: number[], pts: number[], cursor: { x: number; y: number }): void {
+  out.push((1 & 7) | (1 << 3), zigzag(pts[0]! - cursor.x), zigzag(pts[1]! - cursor.y));
+  cursor.x = pts[0]!; cursor.y = pts[1]!;
+  out.push((2 & 7) | ((pts.length / 2 - 1) << 3));
+  for (let i = 2; i < pts.length; i += 2) {
+    out.push(zigzag(pts[i]! - cursor.x), zigzag(pts[i + 1]! - cursor.y));
+    cursor.x = pts[i]!; cursor.y = pts[i + 1]!;
   }
 }
 
-const zigzag = (n: number) => (n < 0 ? -2 * n - 1 : 2 * n);
+
 
 function encodeValue(v: MvtValue): Uint8Array {
   const w = new Writer();
@@ -236,4 +186,21 @@ export function worldXY(lon: number, lat: number): [number, number] {
   const clamped = Math.max(-85.05112878, Math.min(85.05112878, lat));
   const s = Math.sin((clamped * Math.PI) / 180);
   return [(lon + 180) / 360, 0.5 - Math.log((1 + s) / (1 - s)) / (4 * Math.PI)];
+}
+
+/** A line or ring of [lon, lat] points in world coordinates (flat x0, y0, …) with its bounding box. */
+export interface WorldPath {
+  w: Float64Array;
+  minX: number; minY: number; maxX: number; maxY: number;
+}
+
+export function worldPath(coords: ArrayLike<ArrayLike<number>>): WorldPath {
+  const w = new Float64Array(coords.length * 2);
+  let minX = Infinity, minY = Infinity, maxX = -Infinity, maxY = -Infinity;
+  for (let i = 0; i < coords.length; i++) {
+    const [x, y] = worldXY(Number(coords[i]![0]), Number(coords[i]![1]));
+    w[2 * i] = x; w[2 * i + 1] = y;
+    minX = Math.min(minX, x); maxX = Math.max(maxX, x); minY = Math.min(minY, y); maxY = Math.max(maxY, y);
+  }
+  return { w, minX, minY, maxX, maxY };
 }

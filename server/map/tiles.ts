@@ -36,7 +36,7 @@ import { STREET_LAYOUT } from "../../pipeline/schema/street.ts";
 import { sqlString } from "../../shared/sql.ts";
 import { transitMode } from "../../shared/transit-modes.ts";
 import { invalidParameter } from "../errors.ts";
-import { encodeTile, MVT_EXTENT, type MvtLayer, type MvtLine, type MvtPoint, type MvtPolygon, worldXY } from "./mvt.ts";
+import { encodeTile, MVT_EXTENT, type MvtLayer, type MvtLine, type MvtPoint, type MvtPolygon, type WorldPath, worldPath, worldXY } from "./mvt.ts";
 import { AREA_LAYERS, type AreaLayerName, type BaseData, clipRing, emptyBase, readBaseData } from "./base-layers.ts";
 
 export const TILE_LAYERS = ["stops", "stations", "entrances", "routes", "streets", "places", "water", "waterways", "parks", "buildings"] as const;
@@ -62,12 +62,10 @@ interface TilePoint {
   props: MvtPoint["props"];
 }
 
-interface TileLine {
-  /** world coordinates x0, y0, x1, y1, … */
-  w: Float64Array;
-  /** bounding box in world coordinates */
-  minX: number; minY: number; maxX: number; maxY: number;
+interface TileLine extends WorldPath {
   props: MvtLine["props"];
+  /** the line is left out of tiles below this zoom */
+  minZoom?: number;
 }
 
 /** below this zoom the stops layer is thinned: one stop per THIN_CELL × THIN_CELL tile units */
@@ -209,15 +207,8 @@ async function readRouteLines(conn: Awaited<ReturnType<DuckDBInstance["connect"]
   for (const r of rows) {
     const lons = r.lons as number[], lats = r.lats as number[];
     if (lons.length < 2) continue;
-    const w = new Float64Array(lons.length * 2);
-    let minX = Infinity, minY = Infinity, maxX = -Infinity, maxY = -Infinity;
-    for (let i = 0; i < lons.length; i++) {
-      const [x, y] = worldXY(Number(lons[i]), Number(lats[i]));
-      w[2 * i] = x; w[2 * i + 1] = y;
-      minX = Math.min(minX, x); maxX = Math.max(maxX, x); minY = Math.min(minY, y); maxY = Math.max(maxY, y);
-    }
     out.push({
-      w, minX, minY, maxX, maxY,
+      ...worldPath(lons.map((lon, i) => [lon, lats[i]!])),
       props: {
         gtfsId: String(r.gtfs_id), shortName: str(r.route_short_name), longName: str(r.route_long_name),
         type: r.route_type === null || r.route_type === undefined ? null : Number(r.route_type),
@@ -240,15 +231,8 @@ function readStreetLines(dataDir: string, m: ReturnType<typeof readManifest>): T
     const parts = g?.type === "LineString" ? [g.coordinates as number[][]] : g?.type === "MultiLineString" ? (g.coordinates as number[][][]) : [];
     for (const coords of parts) {
       if (!Array.isArray(coords) || coords.length < 2) continue;
-      const w = new Float64Array(coords.length * 2);
-      let minX = Infinity, minY = Infinity, maxX = -Infinity, maxY = -Infinity;
-      coords.forEach(([lon, lat], i) => {
-        const [x, y] = worldXY(Number(lon), Number(lat));
-        w[2 * i] = x; w[2 * i + 1] = y;
-        minX = Math.min(minX, x); maxX = Math.max(maxX, x); minY = Math.min(minY, y); maxY = Math.max(maxY, y);
-      });
       const str = (v: unknown) => (typeof v === "string" && v !== "" ? v : null);
-      out.push({ w, minX, minY, maxX, maxY, props: { class: str(f.properties?.class), name: str(f.properties?.name) } });
+      out.push({ ...worldPath(coords), props: { class: str(f.properties?.class), name: str(f.properties?.name) } });
     }
   }
   return out;
@@ -397,7 +381,7 @@ export function tileOf(set: TileSet, layers: TileLayerName[], z: number, x: numb
       for (const l of source) {
         if (majorOnly && l.props.class !== "major") continue;
         if (l.maxX < wx0 || l.minX > wx1 || l.maxY < wy0 || l.minY > wy1) continue;
-        if (z < ((l as { minZoom?: number }).minZoom ?? 0)) continue;
+        if (z < (l.minZoom ?? 0)) continue;
         const t = new Float64Array(l.w.length);
         for (let i = 0; i < t.length; i += 2) { t[i] = l.w[i]! * scale - x0; t[i + 1] = l.w[i + 1]! * scale - y0; }
         const lines = clipLine(t, lo, hi).map((r) => simplifyLine(r, SIMPLIFY));
