@@ -222,8 +222,7 @@ export class EmbeddedEngine implements StreetEngine {
 
   /** The engine's answer as a whole string (the binding's), or its error as Valhalla's error body. */
   async handle(call: EngineCall): Promise<EngineAnswer> {
-    const loaded = this.loaded;
-    if (!loaded) throw new AppError("ENGINE_UNAVAILABLE", NO_STREETS_MESSAGE);
+    if (!this.loaded) throw new AppError("ENGINE_UNAVAILABLE", NO_STREETS_MESSAGE);
     if (call.format === "pbf") {
       // the binding hands protobuf answers back as a JavaScript string: the bytes come out mangled
       throw new AppError("INVALID_PARAMETER", PBF_REFUSED, { engineCode: 199, parameter: "format" });
@@ -237,6 +236,13 @@ export class EmbeddedEngine implements StreetEngine {
     const laneName: EngineLane = call.action === "status" ? "planner" : (call.lane ?? "gateway");
     const lane = this.lanes[laneName];
     await lane.acquire(call.signal, this.waitMs);
+    // the dataset is read once the slot is held: a swap while this call waited drained the pools it
+    // would have found before, and a drained pool refuses new calls
+    const loaded = this.loaded;
+    if (!loaded) {
+      lane.release();
+      throw new AppError("ENGINE_UNAVAILABLE", NO_STREETS_MESSAGE);
+    }
     let text: string;
     let lastStillRunning: Promise<unknown> | null = null;
     try {

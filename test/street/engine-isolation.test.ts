@@ -322,4 +322,34 @@ describe("a swap to a new street dataset", () => {
       await engine.close();
     }
   }, 300_000);
+
+  test("a call that waited for its slot across the swap runs on the new dataset (the old pools refuse new calls)", async () => {
+    const dir = await opsDataset();
+    // one gateway slot, long waits and deadlines: the held call and the waiting one outlast the import
+    const engine = new EmbeddedEngine({ dataDir: dir, allowHardExclusions: false, log: quietLog, maxConcurrent: 1, slotWaitMs: 240_000, callTimeoutMs: 240_000 });
+    await engine.reload();
+    const signal = new AbortController().signal;
+    const call = (action: "expansion" | "route", b: unknown) => {
+      const body = JSON.stringify(b);
+      return engine.handle({ action, body, query: "", merged: () => body, signal });
+    };
+    const monaco = { locations: [{ lat: 43.7347, lon: 7.422 }, { lat: 43.7398, lon: 7.4268 }], costing: "pedestrian" };
+    // the gateway pool is the first pool: its one process holds the slot, stopped, until after the swap
+    const gatewayPid = engine.enginePids()[0]!;
+    try {
+      process.kill(gatewayPid, "SIGSTOP");
+      const held = call("expansion", EXPANSION); // takes the slot; its process does not answer yet
+      const waiting = call("route", monaco); // waits for the one slot, before the swap
+      await importStreets({ dataDir: dir, osm: [osm("monaco")] });
+      await engine.reload();
+      process.kill(gatewayPid, "SIGCONT");
+      expect((await held).status).toBe(200); // finished on the old process
+      const answer = await waiting;
+      expect(`${answer.status} ${answer.body}`).toStartWith("200 "); // Monaco's route: the new dataset answered it
+      expect(JSON.parse(String(answer.body)).trip.status).toBe(0);
+    } finally {
+      if (processAlive(gatewayPid)) process.kill(gatewayPid, "SIGCONT");
+      await engine.close();
+    }
+  }, 300_000);
 });
