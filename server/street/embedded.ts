@@ -235,7 +235,7 @@ export class EmbeddedEngine implements StreetEngine {
     // status is a constant-time read: on the short lane, never behind the street endpoints' long calls
     const laneName: EngineLane = call.action === "status" ? "planner" : (call.lane ?? "gateway");
     const lane = this.lanes[laneName];
-    await lane.acquire(call.signal, this.waitMs);
+    await lane.acquire(call.signal, this.waitMs, call.account);
     // the dataset is read once the slot is held: a swap while this call waited drained the pools it
     // would have found before, and a drained pool refuses new calls
     const loaded = this.loaded;
@@ -343,17 +343,30 @@ function withDeadline<T>(call: Promise<T>, ms: number, onTimeout: () => void): P
 export const DEFAULT_SLOT_WAIT_MS = 2000;
 
 /**
- * A counting semaphore of engine calls: at most `max` run at once, the others wait in order, for
- * at most `waitMs` (then 503 with Retry-After: an unbounded queue answered nothing at all, cut by
- * the idle time-out, issue 31), or until their signal aborts (the client went away, or the
- * planner stopped waiting).
+ * A counting semaphore of engine calls: at most `max` run at once, the others wait, for at most
+ * `waitMs` (then 503 with Retry-After: an unbounded queue answered nothing at all, cut by the idle
+ * time-out, issue 31), or until their signal aborts (the client went away, or the planner stopped
+ * waiting). Waiting calls are served fairly across accounts: each account waits in its own line,
+ * and a freed slot goes to the accounts in turn (round robin), so an account with many calls
+ * queued delays another account's call by at most one call per account ahead of it, not by its
+ * whole queue. Calls without an account (no keys, the planner's) share one line.
  */
-class Slots {
+export class Slots {
   private running = 0;
-  private readonly waiting: (() => void)[] = [];
+  /** the waiting calls of each account, in arrival order; an account is here only while it has some */
+  private readonly lines = new Map<string, (() => void)[]>();
+  /** the accounts with waiting calls, in the order they are served next */
+  private readonly turn: string[] = [];
   constructor(private readonly max: number) {}
 
-  acquire(signal: AbortSignal, waitMs: number): Promise<void> {
+  /** Calls waiting for a slot now (all accounts). */
+  get waitingCount(): number {
+    let n = 0;
+    for (const line of this.lines.values()) n += line.length;
+    return n;
+  }
+
+  acquire(signal: AbortSignal, waitMs: number, account = ""): Promise<void> {
     if (signal.aborted) return Promise.reject(new AppError("ENGINE_UNAVAILABLE", "client went away"));
     if (this.running < this.max) {
       this.running++;
@@ -363,8 +376,14 @@ class Slots {
       const leave = () => {
         clearTimeout(timer);
         signal.removeEventListener("abort", gone);
-        const i = this.waiting.indexOf(go);
-        if (i >= 0) this.waiting.splice(i, 1);
+        const line = this.lines.get(account);
+        const i = line ? line.indexOf(go) : -1;
+        if (i >= 0) line!.splice(i, 1);
+        if (line && line.length === 0) {
+          this.lines.delete(account);
+          const t = this.turn.indexOf(account);
+          if (t >= 0) this.turn.splice(t, 1);
+        }
       };
       const go = () => {
         leave();
@@ -380,12 +399,21 @@ class Slots {
         reject(new AppError("ENGINE_UNAVAILABLE", `the routing engine is busy: no engine slot came free within ${waitMs} ms; retry later`, { retryAfterSec: 1 }));
       }, waitMs);
       signal.addEventListener("abort", gone, { once: true });
-      this.waiting.push(go);
+      const line = this.lines.get(account);
+      if (line) line.push(go);
+      else {
+        this.lines.set(account, [go]);
+        this.turn.push(account);
+      }
     });
   }
 
   release(): void {
     this.running--;
-    this.waiting.shift()?.();
+    const account = this.turn.shift();
+    if (account === undefined) return;
+    // the account goes to the back of the turn; its call's go() takes it out when its line empties
+    this.turn.push(account);
+    this.lines.get(account)![0]!();
   }
 }

@@ -23,6 +23,8 @@ export interface EngineCall {
   readonly signal: AbortSignal;
   /** whose call: the street endpoints' (default) or the planner's; the embedded engine gives each its own slots */
   readonly lane?: EngineLane;
+  /** the API key's account, when keys are on: engine slots are shared fairly across accounts */
+  readonly account?: string;
 }
 
 export type EngineLane = "gateway" | "planner";

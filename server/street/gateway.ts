@@ -134,7 +134,7 @@ async function forward(deps: GatewayDeps, engineCall: EngineCaller, query: Stree
   const merged = () => (req.forwardQuery ? JSON.stringify({ ...req.extra, ...req.json }) : body);
   const format = typeof req.view.format === "string" ? req.view.format : undefined;
   const expectJson = format === undefined || format === "json" || format === "osrm";
-  const answer = await engineCall(query, { action, body, query: req.forwardQuery, merged, format, signal: query.signal });
+  const answer = await engineCall(query, { action, body, query: req.forwardQuery, merged, format, signal: query.signal, ...(query.account !== undefined ? { account: query.account } : {}) });
   return relay(answer, { expectJson, warnings });
 }
 
@@ -150,7 +150,7 @@ async function forwardStatus(engineCall: EngineCaller, query: StreetQuery, bodyT
   const merged = () => JSON.stringify(req?.view ?? {});
   // a status request's `format` too (pbf is refused by the embedded engine; found by test/fuzz)
   const statusFormat = typeof req?.view.format === "string" ? req.view.format : undefined;
-  const answer = await engineCall(query, { action, body: req ? req.jsonText : null, query: engineQuery, merged, signal: query.signal, ...(statusFormat ? { format: statusFormat } : {}) });
+  const answer = await engineCall(query, { action, body: req ? req.jsonText : null, query: engineQuery, merged, signal: query.signal, ...(query.account !== undefined ? { account: query.account } : {}), ...(statusFormat ? { format: statusFormat } : {}) });
   return relay(answer, { expectJson: statusFormat === undefined || statusFormat === "json", warnings: [] });
 }
 

@@ -177,6 +177,28 @@ describe("one engine slot, a long wait (crashes, limits, a cheap request beside 
     expect(doneWhenSent).toBeLessThan(40);
     expect(doneWhenAnswered - doneWhenSent).toBeLessThan((50 - doneWhenSent) / 2);
   }, 300_000);
+
+  test("engine slots are shared fairly across accounts: one account's queue of expansions does not hold another's route behind all of it", async () => {
+    let done = 0;
+    const mine = Array.from({ length: 8 }, () =>
+      post(server, "expansion", EXPANSION, "a1").then(async (r) => {
+        await r.arrayBuffer();
+        done++;
+        return r.status;
+      }),
+    );
+    // once the first is answered the rest of a1's are queued for the one engine slot
+    while (done === 0) await Bun.sleep(1);
+    const doneWhenSent = done;
+    const route = await post(server, "route", { locations: [CIVIC_CENTER, EMBARCADERO], costing: "pedestrian" }, "a2");
+    const doneWhenAnswered = done;
+    expect(route.status).toBe(200);
+    expect((await Promise.all(mine)).every((s) => s === 200)).toBe(true);
+    // ordering, not timing: a2's route went in turn with a1's calls (at most the one running and
+    // the one first in line finished meanwhile), not after the whole queue (first come, first served)
+    expect(doneWhenSent).toBeLessThan(5);
+    expect(doneWhenAnswered - doneWhenSent).toBeLessThanOrEqual(2);
+  }, 300_000);
 });
 
 describe("one engine slot, a short wait, two calls per account", () => {
