@@ -53,24 +53,28 @@ const API_PREFIX = "/api/";
 
 export function createApp(deps: AppDeps) {
   const started = deps.now();
+  const answer = errorAnswers(deps);
+  let app = new Elysia({ handler: { standardHostname: false } })
+    .use(apiReference(deps))
+    .use(docsRoutes())
+    .onRequest(keyCheck(deps, answer))
+    .onError(({ code, error, request }) => answerError(deps, answer, pathOf(request), code, error))
+    .get("/health", ({ request }) => health(deps, started, request));
+  for (const f of deps.features) app = app.use(f.routes) as unknown as typeof app;
+  return app;
+}
+
+/** The path the router routes on (server/gate.ts requestPath). */
+const pathOf = (request: Request) => requestPath(request.url) ?? "/";
+
+/** Renders an error for a request path: the renderer its feature registered (Feature.errors, longest prefix first), renderError elsewhere; a renderer that fails is answered with the bare 500. */
+type ErrorAnswer = (path: string, err: unknown) => Response;
+
+function errorAnswers(deps: AppDeps): ErrorAnswer {
   // longest prefix first: a feature under another's prefix keeps its own bodies
   const registered = deps.features.flatMap((f): FeatureErrors[] => (f.errors ? [f.errors].flat() : [])).sort((a, b) => b.prefix.length - a.prefix.length);
-  /** The error renderer for a request path. */
   const rendererFor = (pathname: string): ErrorRenderer => registered.find((e) => pathname.startsWith(e.prefix))?.render ?? renderError;
-  const publicPath = publicPathTest([...APP_PUBLIC_PATHS, ...deps.features.flatMap((f) => f.publicPaths ?? [])]);
-  const publicRequests = deps.features.flatMap((f) => (f.publicRequest ? [f.publicRequest] : []));
-  const isPublic = (path: string, request: Request) => publicPath(path) || publicRequests.some((test) => test(request, path));
-  const pathOf = (request: Request) => requestPath(request.url) ?? "/";
-  /** The account of a request's key, or null when it has none or a bad one. */
-  const accountOf = (request: Request) => {
-    try {
-      return deps.auth.authenticate(request, new URL(request.url));
-    } catch {
-      return null;
-    }
-  };
-  /** Renders an error for `path`; a renderer that fails is answered with the bare 500. */
-  const answer = (path: string, err: unknown): Response => {
+  return (path, err) => {
     try {
       return rendererFor(path)(err);
     } catch (e) {
@@ -78,71 +82,89 @@ export function createApp(deps: AppDeps) {
       return internalError();
     }
   };
-  let app = new Elysia({ handler: { standardHostname: false } })
-    .use(
-      swagger({
-        // the plugin's own page loads its script from a CDN: it is not served (onRequest below);
-        // server/docs.ts serves the reference page from node_modules
-        path: PLUGIN_PAGE_PATH,
-        specPath: DOCS_SPEC_PATH,
-        exclude: [PLUGIN_PAGE_PATH],
-        documentation: {
-          info: {
-            title: "Interchange",
-            version: "0.1.0",
-            description: "GTFS catalog, OTP-compatible transit planner and Valhalla-compatible street routing. Send the API key in the `apikey` header.",
-          },
-          components: { securitySchemes: { apikey: { type: "apiKey", in: "header", name: "apikey" } } },
-          security: [{ apikey: [] }],
-          // swagger drops paths with a dot; features add those (the catalog's `.{format}` forms) here
-          paths: Object.assign({}, ...deps.features.map((f) => f.docPaths ?? {})) as Record<string, never>,
-        },
-      }),
-    )
-    .use(docsRoutes())
-    .onRequest(async ({ request }) => {
-      const path = pathOf(request);
-      if (path === PLUGIN_PAGE_PATH) return answer(path, new AppError("NOT_FOUND", `no such path: ${path}`));
-      if (isPublic(path, request)) return;
-      // CORS (server/cors.ts): the planner's and the catalog's answers, errors included, get the
-      // origin header from withCors around the app (server/main.ts); a preflight under the API
-      // prefix is answered here, without a key (it carries none), before any handler runs.
-      if (request.method === "OPTIONS" && path.startsWith(API_PREFIX)) return new Response(null, { status: 204, headers: CORS_HEADERS });
-      try {
-        const account = deps.auth.authenticate(request, new URL(request.url));
-        deps.onAuthenticated?.(request, account.account);
-        const decision = await deps.rateLimiter.take(account, deps.now());
-        if (!decision.allowed) {
-          throw new AppError("RATE_LIMITED", `rate limit exceeded for this API key (${account.rateLimitPerMinute} requests per minute); retry after ${Math.ceil(decision.retryAfterSec)} s`, {
-            retryAfterSec: decision.retryAfterSec,
-          });
-        }
-      } catch (err) {
-        return answer(path, err);
+}
+
+/** The OpenAPI description at DOCS_SPEC_PATH (the swagger plugin; its own CDN page is not served). */
+function apiReference(deps: AppDeps) {
+  return swagger({
+    // the plugin's own page loads its script from a CDN: it is not served (keyCheck answers it 404);
+    // server/docs.ts serves the reference page from node_modules
+    path: PLUGIN_PAGE_PATH,
+    specPath: DOCS_SPEC_PATH,
+    exclude: [PLUGIN_PAGE_PATH],
+    documentation: {
+      info: {
+        title: "Interchange",
+        version: "0.1.0",
+        description: "GTFS catalog, OTP-compatible transit planner and Valhalla-compatible street routing. Send the API key in the `apikey` header.",
+      },
+      components: { securitySchemes: { apikey: { type: "apiKey", in: "header", name: "apikey" } } },
+      security: [{ apikey: [] }],
+      // swagger drops paths with a dot; features add those (the catalog's `.{format}` forms) here
+      paths: Object.assign({}, ...deps.features.map((f) => f.docPaths ?? {})) as Record<string, never>,
+    },
+  });
+}
+
+/**
+ * The key check and rate limit, before any handler, on the path the router uses; deny by default:
+ * only the public paths and requests pass without a key. Answers (an error Response) or lets through (undefined).
+ */
+function keyCheck(deps: AppDeps, answer: ErrorAnswer) {
+  const publicPath = publicPathTest([...APP_PUBLIC_PATHS, ...deps.features.flatMap((f) => f.publicPaths ?? [])]);
+  const publicRequests = deps.features.flatMap((f) => (f.publicRequest ? [f.publicRequest] : []));
+  const isPublic = (path: string, request: Request) => publicPath(path) || publicRequests.some((test) => test(request, path));
+  return async ({ request }: { request: Request }): Promise<Response | undefined> => {
+    const path = pathOf(request);
+    if (path === PLUGIN_PAGE_PATH) return answer(path, new AppError("NOT_FOUND", `no such path: ${path}`));
+    if (isPublic(path, request)) return;
+    // CORS (server/cors.ts): the planner's and the catalog's answers, errors included, get the
+    // origin header from withCors around the app (server/main.ts); a preflight under the API
+    // prefix is answered here, without a key (it carries none), before any handler runs.
+    if (request.method === "OPTIONS" && path.startsWith(API_PREFIX)) return new Response(null, { status: 204, headers: CORS_HEADERS });
+    try {
+      const account = deps.auth.authenticate(request, new URL(request.url));
+      deps.onAuthenticated?.(request, account.account);
+      const decision = await deps.rateLimiter.take(account, deps.now());
+      if (!decision.allowed) {
+        throw new AppError("RATE_LIMITED", `rate limit exceeded for this API key (${account.rateLimitPerMinute} requests per minute); retry after ${Math.ceil(decision.retryAfterSec)} s`, {
+          retryAfterSec: decision.retryAfterSec,
+        });
       }
-    })
-    .onError(({ code, error, request }) => {
-      const path = pathOf(request);
-      if (error instanceof AppError) return answer(path, error);
-      if (code === "NOT_FOUND") return answer(path, new AppError("NOT_FOUND", `no such path: ${path.slice(0, 512)}`));
-      if (code === "PARSE") return answer(path, new AppError("INVALID_PARAMETER", "request body is not valid JSON", { engineCode: 100 }));
-      if (code === "VALIDATION") return answer(path, new AppError("INVALID_PARAMETER", String((error as Error).message)));
-      // a path parameter that is not valid percent-encoded UTF-8 (/map/%zz): the client's mistake
-      if (error instanceof URIError) return answer(path, new AppError("INVALID_PARAMETER", "the path is not valid percent-encoded UTF-8", { engineCode: 199 }));
-      deps.log.error("unhandled error", { path: path.slice(0, 512), error: String((error as Error)?.stack ?? error) });
-      return answer(path, error);
-    })
-    .get("/health", ({ request }) => health(request));
-  /**
-   * /health: `{status, uptime_s}` to anyone; the details (healthDetails) to a request with a valid
-   * key, or to anyone when the server runs without keys. The metrics listener shows them too.
-   */
-  const health = (request: Request) => {
-    if (deps.auth.enabled && accountOf(request) === null) return { status: "ok", uptime_s: Math.round((deps.now() - started) / 1000) };
-    return healthDetails(deps, started);
+    } catch (err) {
+      return answer(path, err);
+    }
   };
-  for (const f of deps.features) app = app.use(f.routes) as unknown as typeof app;
-  return app;
+}
+
+/** Whatever a handler or the router failed with, as an AppError's answer; an unexpected one is logged (its stack never leaves the server). */
+function answerError(deps: AppDeps, answer: ErrorAnswer, path: string, code: unknown, error: unknown): Response {
+  if (error instanceof AppError) return answer(path, error);
+  if (code === "NOT_FOUND") return answer(path, new AppError("NOT_FOUND", `no such path: ${path.slice(0, 512)}`));
+  if (code === "PARSE") return answer(path, new AppError("INVALID_PARAMETER", "request body is not valid JSON", { engineCode: 100 }));
+  if (code === "VALIDATION") return answer(path, new AppError("INVALID_PARAMETER", String((error as Error).message)));
+  // a path parameter that is not valid percent-encoded UTF-8 (/map/%zz): the client's mistake
+  if (error instanceof URIError) return answer(path, new AppError("INVALID_PARAMETER", "the path is not valid percent-encoded UTF-8", { engineCode: 199 }));
+  deps.log.error("unhandled error", { path: path.slice(0, 512), error: String((error as Error)?.stack ?? error) });
+  return answer(path, error);
+}
+
+/**
+ * /health: `{status, uptime_s}` to anyone; the details (healthDetails) to a request with a valid
+ * key, or to anyone when the server runs without keys. The metrics listener shows them too.
+ */
+function health(deps: AppDeps, started: number, request: Request) {
+  if (deps.auth.enabled && accountOf(deps, request) === null) return { status: "ok", uptime_s: Math.round((deps.now() - started) / 1000) };
+  return healthDetails(deps, started);
+}
+
+/** The account of a request's key, or null when it has none or a bad one. */
+function accountOf(deps: AppDeps, request: Request) {
+  try {
+    return deps.auth.authenticate(request, new URL(request.url));
+  } catch {
+    return null;
+  }
 }
 
 /**
