@@ -10,12 +10,14 @@ import { join } from "node:path";
 import { activeStreets, activeVersions, readManifest } from "../../pipeline/schema/manifest.ts";
 import { loadTimetableFile } from "../planner/timetable/arrow-loader.ts";
 import { PlanService } from "../planner/plan-service.ts";
-import { TravelTimeAnalysis, type AnalysisSettings, type OriginTimings } from "../planner/analysis/travel-times.ts";
+import { TravelTimeAnalysis, type AnalysisPoint, type AnalysisSettings, type OriginTimings } from "../planner/analysis/travel-times.ts";
+import type { StreetWalks } from "../planner/analysis/street-walks.ts";
 import { accessibility } from "../planner/analysis/percentiles.ts";
 import type { StopWalk } from "../planner/api.ts";
 import type { AnalyzeConfig } from "./config.ts";
+import type { DuckDBConnection } from "@duckdb/node-api";
 import { loadIds, openDuck, ParquetParts } from "./parquet-parts.ts";
-import { readPoints } from "./points.ts";
+import { type PointSet, readPoints } from "./points.ts";
 import { openStreetWalks } from "./street-walks.ts";
 
 export interface AnalyzeReport {
@@ -94,10 +96,6 @@ export async function runAnalysis(c: AnalyzeConfig, io: AnalyzeIo = { stderr: (s
     const dests = c.destinations === c.origins ? origins : await readPoints(conn, c.destinations);
     if (c.kind === "accessibility" && dests.opportunities.length === 0) throw new Error(`${c.destinations}: accessibility needs at least one numeric opportunity column besides id, lat and lon`);
     const loadMs = performance.now() - t0;
-    const settings: AnalysisSettings = {
-      day: c.day, windowStartSec: c.windowStartSec, windowEndSec: c.windowEndSec, stepSec: c.stepMin * 60, walkSpeed: c.walkSpeed,
-      maxWalkSec: c.maxWalkMin * 60, maxDurationMin: c.maxDurationMin, maxTransfers: c.maxTransfers, transitModes: c.modes ? new Set(c.modes) : null, percentiles: [...c.percentiles],
-    };
     const t1 = performance.now();
     // walks on the streets when the dataset has a street dataset (the egress walks of every destination now)
     const bike = c.accessMode === "BICYCLE" ? { mode: "BICYCLE" as const, speedMps: c.bikeSpeed, maxSec: c.maxBikeMin * 60 } : undefined;
@@ -105,23 +103,97 @@ export async function runAnalysis(c: AnalyzeConfig, io: AnalyzeIo = { stderr: (s
     // a bicycle on straight lines would be a guess: refused (as the plan refuses it)
     if (bike && !street) throw new Error(`--access-mode BICYCLE needs a street dataset in ${c.dataDir} (import one with interchange import --osm FILE.osm.pbf)`);
     const walks = street?.walks ?? null;
-    const { stopLat, stopLon } = svc.tt.meta;
-    let egress: (StopWalk[] | null)[] | undefined;
-    if (walks) {
-      if (!c.quiet) io.stderr(`analyze: measuring the walks from stops to ${dests.points.length} destinations on the streets\n`);
-      egress = [];
-      for (const d of dests.points) {
-        const crow = svc.walkStops(d.lat, d.lon, c.maxWalkMin * 60 * c.walkSpeed, c.walkSpeed, false);
-        const measured = await walks.stopWalks(d, crow, stopLat, stopLon, "to");
-        if (!measured) walks.offStreets.destinations++;
-        egress.push(measured);
-      }
-    }
-    const analysis = new TravelTimeAnalysis(svc, dests.points, settings, egress);
+    const egress = walks ? await egressWalks(svc, walks, dests, c, io) : undefined;
+    const analysis = new TravelTimeAnalysis(svc, dests.points, settingsOf(c), egress);
     const setupMs = performance.now() - t1;
 
     const mine: number[] = [];
     for (let i = c.shard.k - 1; i < origins.points.length; i += c.shard.n) mine.push(i);
+    const out = await OriginRows.open(conn, c, origins, dests);
+    const sums: OriginTimings = { accessMs: 0, raptorMs: 0, egressMs: 0, percentilesMs: 0 };
+    const show = progress(mine.length, c.quiet, io.stderr, io.tty, io.counts);
+    const tOrigins = performance.now();
+    let done = 0;
+    for (const oi of mine) {
+      const o = origins.points[oi]!;
+      const ts = performance.now();
+      const streets = walks ? await originWalks(svc, analysis, walks, o, dests, bike) : {};
+      sums.accessMs += performance.now() - ts;
+      const res = analysis.origin(o, streets);
+      sums.accessMs += res.timings.accessMs;
+      sums.raptorMs += res.timings.raptorMs;
+      sums.egressMs += res.timings.egressMs;
+      sums.percentilesMs += res.timings.percentilesMs;
+      await out.append(oi, res.percentiles);
+      show(++done);
+    }
+    await out.writer.flush();
+    const originsMs = performance.now() - tOrigins;
+    show(done, true);
+    const report = runReport({ c, m, analysis, walks, origins, dests, mine: mine.length, out, started, cpu0, sums, done, ms: { loadMs, setupMs, originsMs } });
+    mkdirSync(join(c.outDir, "reports"), { recursive: true });
+    writeFileSync(join(c.outDir, "reports", `${out.table}-${out.part}.json`), `${JSON.stringify(report, null, 2)}\n`);
+    return report;
+  } finally {
+    await street?.close();
+    conn.closeSync();
+    instance.closeSync();
+  }
+}
+
+/** The analysis core's settings from the command's. */
+function settingsOf(c: AnalyzeConfig): AnalysisSettings {
+  return {
+    day: c.day, windowStartSec: c.windowStartSec, windowEndSec: c.windowEndSec, stepSec: c.stepMin * 60, walkSpeed: c.walkSpeed,
+    maxWalkSec: c.maxWalkMin * 60, maxDurationMin: c.maxDurationMin, maxTransfers: c.maxTransfers, transitModes: c.modes ? new Set(c.modes) : null, percentiles: [...c.percentiles],
+  };
+}
+
+/** Every destination's walks from its nearby stops, measured on the streets (null: off the streets, straight lines kept). */
+async function egressWalks(svc: PlanService, walks: StreetWalks, dests: PointSet, c: AnalyzeConfig, io: AnalyzeIo): Promise<(StopWalk[] | null)[]> {
+  if (!c.quiet) io.stderr(`analyze: measuring the walks from stops to ${dests.points.length} destinations on the streets\n`);
+  const { stopLat, stopLon } = svc.tt.meta;
+  const egress: (StopWalk[] | null)[] = [];
+  for (const d of dests.points) {
+    const crow = svc.walkStops(d.lat, d.lon, c.maxWalkMin * 60 * c.walkSpeed, c.walkSpeed, false);
+    const measured = await walks.stopWalks(d, crow, stopLat, stopLon, "to");
+    if (!measured) walks.offStreets.destinations++;
+    egress.push(measured);
+  }
+  return egress;
+}
+
+/** An origin's access walks (or rides) to stops and its direct trips to the destinations, on the streets; an origin off the streets keeps straight-line walks. */
+async function originWalks(svc: PlanService, analysis: TravelTimeAnalysis, walks: StreetWalks, o: AnalysisPoint, dests: PointSet, bike: { speedMps: number; maxSec: number } | undefined): Promise<{ access?: StopWalk[]; direct?: Int32Array }> {
+  const { stopLat, stopLon } = svc.tt.meta;
+  const candidates = bike ? svc.walkStops(o.lat, o.lon, bike.maxSec * bike.speedMps, bike.speedMps, false) : analysis.accessWalks(o);
+  const access = (await walks.stopWalks(o, candidates, stopLat, stopLon, "from")) ?? undefined;
+  if (!access) walks.offStreets.origins++;
+  const direct = (await walks.direct(o, dests.points, analysis.nearDestinations(o, bike ? bike.maxSec * bike.speedMps : undefined))) ?? undefined;
+  return { ...(access ? { access } : {}), ...(direct ? { direct } : {}) };
+}
+
+/** The Parquet rows of one shard: travel_times (a row per reached pair) or accessibility (a row per cutoff and percentile), written in parts as they come. */
+class OriginRows {
+  private constructor(
+    readonly writer: ParquetParts,
+    readonly table: string,
+    readonly part: string,
+    readonly folder: string,
+    private readonly c: AnalyzeConfig,
+    private readonly dests: PointSet,
+  ) {
+    const nDest = dests.points.length;
+    this.oCol = new Int32Array(nDest);
+    this.dCol = new Int32Array(nDest);
+    this.pCols = c.percentiles.map(() => new Int16Array(nDest));
+  }
+  // per-origin scratch for the rows of travel_times
+  private readonly oCol: Int32Array;
+  private readonly dCol: Int32Array;
+  private readonly pCols: Int16Array[];
+
+  static async open(conn: DuckDBConnection, c: AnalyzeConfig, origins: PointSet, dests: PointSet): Promise<OriginRows> {
     const table = c.kind === "travel-times" ? "travel_times" : "accessibility";
     const part = `shard=${c.shard.k}-of-${c.shard.n}`;
     const folder = join(c.outDir, table, part);
@@ -129,101 +201,76 @@ export async function runAnalysis(c: AnalyzeConfig, io: AnalyzeIo = { stderr: (s
     await loadIds(conn, "origin_ids", origins.points.map((p) => p.id));
     await loadIds(conn, "destination_ids", dests.points.map((p) => p.id));
     const pcts = c.percentiles;
-    const nPct = pcts.length, nDest = dests.points.length;
     const writer = c.kind === "travel-times"
       ? await ParquetParts.open(conn, "tt_buffer", [{ name: "o", type: "INTEGER" }, { name: "d", type: "INTEGER" }, ...pcts.map((p) => ({ name: `p${p}`, type: "SMALLINT" as const }))], folder,
           (b) => `SELECT oi.id AS origin_id, di.id AS destination_id, ${pcts.map((p) => `b.p${p}`).join(", ")} FROM ${b} b JOIN origin_ids oi ON oi.idx = b.o JOIN destination_ids di ON di.idx = b.d ORDER BY b.o, b.d`)
       : await ParquetParts.open(conn, "acc_buffer", [{ name: "o", type: "INTEGER" }, { name: "cutoff", type: "INTEGER" }, { name: "percentile", type: "INTEGER" }, ...dests.opportunities.map((_, j) => ({ name: `v${j}`, type: "DOUBLE" as const }))], folder,
           (b) => `SELECT oi.id AS origin_id, b.cutoff, b.percentile${dests.opportunities.map((o, j) => `, b.v${j} AS "${o.name.replaceAll('"', '""')}"`).join("")} FROM ${b} b JOIN origin_ids oi ON oi.idx = b.o ORDER BY b.o, b.cutoff, b.percentile`, 1 << 16);
-
-    // per-origin scratch for the rows of travel_times
-    const oCol = new Int32Array(nDest), dCol = new Int32Array(nDest);
-    const pCols = pcts.map(() => new Int16Array(nDest));
-    const sums: OriginTimings = { accessMs: 0, raptorMs: 0, egressMs: 0, percentilesMs: 0 };
-    const show = progress(mine.length, c.quiet, io.stderr, io.tty, io.counts);
-    const tOrigins = performance.now();
-    let done = 0;
-    for (const oi of mine) {
-      const o = origins.points[oi]!;
-      let access: StopWalk[] | undefined;
-      let direct: Int32Array | undefined;
-      const ts = performance.now();
-      if (walks) {
-        const candidates = bike ? svc.walkStops(o.lat, o.lon, bike.maxSec * bike.speedMps, bike.speedMps, false) : analysis.accessWalks(o);
-        access = (await walks.stopWalks(o, candidates, stopLat, stopLon, "from")) ?? undefined;
-        if (!access) walks.offStreets.origins++;
-        direct = (await walks.direct(o, dests.points, analysis.nearDestinations(o, bike ? bike.maxSec * bike.speedMps : undefined))) ?? undefined;
-        // an origin off the streets cannot cycle: it walks, on straight lines
-      }
-      sums.accessMs += performance.now() - ts;
-      const res = analysis.origin(o, { access, direct });
-      sums.accessMs += res.timings.accessMs;
-      sums.raptorMs += res.timings.raptorMs;
-      sums.egressMs += res.timings.egressMs;
-      sums.percentilesMs += res.timings.percentilesMs;
-      const p = res.percentiles;
-      if (c.kind === "travel-times") {
-        // a pair unreachable at every percentile is left out (p_max is the last percentile: null there first)
-        let n = 0;
-        for (let d = 0; d < nDest; d++) {
-          if (p[d * nPct] === -1) continue;
-          oCol[n] = oi;
-          dCol[n] = d;
-          for (let k = 0; k < nPct; k++) pCols[k]![n] = p[d * nPct + k]!;
-          n++;
-        }
-        if (n) await writer.append([oCol, dCol, ...pCols], n);
-      } else {
-        const acc = accessibility(p, nDest, nPct, [...c.cutoffs], dests.opportunities.map((o) => o.values));
-        const rows = c.cutoffs.length * nPct, nCols = dests.opportunities.length;
-        const o = new Int32Array(rows).fill(oi), cut = new Int32Array(rows), per = new Int32Array(rows);
-        const vals = dests.opportunities.map(() => new Float64Array(rows));
-        for (let ci = 0; ci < c.cutoffs.length; ci++) for (let k = 0; k < nPct; k++) {
-          const r = ci * nPct + k;
-          cut[r] = c.cutoffs[ci]!;
-          per[r] = pcts[k]!;
-          for (let j = 0; j < nCols; j++) vals[j]![r] = acc[r * nCols + j]!;
-        }
-        await writer.append([o, cut, per, ...vals], rows);
-      }
-      show(++done);
-    }
-    await writer.flush();
-    const originsMs = performance.now() - tOrigins;
-    show(done, true);
-    const cpu = process.cpuUsage(cpu0);
-    const avg = (x: number) => (done ? Math.round((1000 * x) / done) / 1000 : 0);
-    const report: AnalyzeReport = {
-      command: `analyze ${c.kind}`,
-      started_at: started.toISOString(),
-      finished_at: new Date().toISOString(),
-      inputs: {
-        origins: { file: c.origins, sha1: sha1(c.origins), points: origins.points.length, in_shard: mine.length },
-        destinations: { file: c.destinations, sha1: sha1(c.destinations), points: nDest, opportunity_columns: dests.opportunities.map((o) => o.name) },
-      },
-      dataset: { timetable: m.timetable.path, versions: activeVersions(m).map((v) => ({ feed: v.feed_onestop_id, sha1: v.sha1 })), streets_sha1: activeStreets(m)?.sha1 ?? null },
-      walks: walks ? "streets" : "straight lines",
-      off_streets: walks ? { ...walks.offStreets } : null,
-      settings: {
-        date: c.date, time_zone: analysis.tz, window: [c.windowStartSec, c.windowEndSec].map((s) => `${String(Math.floor(s / 3600)).padStart(2, "0")}:${String(Math.floor(s / 60) % 60).padStart(2, "0")}`).join("-"),
-        departures: analysis.nSteps, step_min: c.stepMin, walk_speed_mps: c.walkSpeed, max_walk_min: c.maxWalkMin, access_mode: c.accessMode, ...(c.accessMode === "BICYCLE" ? { bike_speed_mps: c.bikeSpeed, max_bike_min: c.maxBikeMin } : {}), max_duration_min: c.maxDurationMin, max_transfers: c.maxTransfers,
-        modes: c.modes ? [...c.modes] : ["TRANSIT"], percentiles: [...c.percentiles], cutoffs_min: [...c.cutoffs], egress_stops: analysis.egressStops.length,
-      },
-      shard: { ...c.shard },
-      outputs: { folder, files: writer.files, rows: writer.rows },
-      timings: {
-        load_ms: Math.round(loadMs), setup_ms: Math.round(setupMs), origins_ms: Math.round(originsMs), origins_per_s: done ? Math.round((1000 * done * 100) / originsMs) / 100 : 0,
-        per_origin_ms: { access: avg(sums.accessMs), raptor: avg(sums.raptorMs), egress: avg(sums.egressMs), percentiles: avg(sums.percentilesMs), write: avg(writer.writeMs) },
-        cpu_user_ms: Math.round(cpu.user / 1000), cpu_system_ms: Math.round(cpu.system / 1000), max_rss_mb: Math.round(process.resourceUsage().maxRSS / 1024),
-      },
-      host: { cpu: cpus()[0]?.model ?? "unknown", cores: cpus().length },
-    };
-    mkdirSync(join(c.outDir, "reports"), { recursive: true });
-    writeFileSync(join(c.outDir, "reports", `${table}-${part}.json`), `${JSON.stringify(report, null, 2)}\n`);
-    return report;
-  } finally {
-    await street?.close();
-    conn.closeSync();
-    instance.closeSync();
+    return new OriginRows(writer, table, part, folder, c, dests);
   }
+
+  /** The rows of origin `oi` from its percentiles (destination-major, -1 = unreachable). */
+  async append(oi: number, p: Int16Array): Promise<void> {
+    const c = this.c, pcts = c.percentiles, nPct = pcts.length, nDest = this.dests.points.length;
+    if (c.kind === "travel-times") {
+      // a pair unreachable at every percentile is left out (p_max is the last percentile: null there first)
+      let n = 0;
+      for (let d = 0; d < nDest; d++) {
+        if (p[d * nPct] === -1) continue;
+        this.oCol[n] = oi;
+        this.dCol[n] = d;
+        for (let k = 0; k < nPct; k++) this.pCols[k]![n] = p[d * nPct + k]!;
+        n++;
+      }
+      if (n) await this.writer.append([this.oCol, this.dCol, ...this.pCols], n);
+      return;
+    }
+    const opp = this.dests.opportunities;
+    const acc = accessibility(p, nDest, nPct, [...c.cutoffs], opp.map((o) => o.values));
+    const rows = c.cutoffs.length * nPct, nCols = opp.length;
+    const o = new Int32Array(rows).fill(oi), cut = new Int32Array(rows), per = new Int32Array(rows);
+    const vals = opp.map(() => new Float64Array(rows));
+    for (let ci = 0; ci < c.cutoffs.length; ci++) for (let k = 0; k < nPct; k++) {
+      const r = ci * nPct + k;
+      cut[r] = c.cutoffs[ci]!;
+      per[r] = pcts[k]!;
+      for (let j = 0; j < nCols; j++) vals[j]![r] = acc[r * nCols + j]!;
+    }
+    await this.writer.append([o, cut, per, ...vals], rows);
+  }
+}
+
+/** The run report: inputs with their SHA-1, the dataset's versions, settings, outputs, timings, host. */
+function runReport(r: {
+  c: AnalyzeConfig; m: ReturnType<typeof readManifest>; analysis: TravelTimeAnalysis; walks: StreetWalks | null; origins: PointSet; dests: PointSet; mine: number; out: OriginRows;
+  started: Date; cpu0: NodeJS.CpuUsage; sums: OriginTimings; done: number; ms: { loadMs: number; setupMs: number; originsMs: number };
+}): AnalyzeReport {
+  const { c, m, analysis, walks, out, sums, done } = r;
+  const cpu = process.cpuUsage(r.cpu0);
+  const avg = (x: number) => (done ? Math.round((1000 * x) / done) / 1000 : 0);
+  return {
+    command: `analyze ${c.kind}`,
+    started_at: r.started.toISOString(),
+    finished_at: new Date().toISOString(),
+    inputs: {
+      origins: { file: c.origins, sha1: sha1(c.origins), points: r.origins.points.length, in_shard: r.mine },
+      destinations: { file: c.destinations, sha1: sha1(c.destinations), points: r.dests.points.length, opportunity_columns: r.dests.opportunities.map((o) => o.name) },
+    },
+    dataset: { timetable: m.timetable!.path, versions: activeVersions(m).map((v) => ({ feed: v.feed_onestop_id, sha1: v.sha1 })), streets_sha1: activeStreets(m)?.sha1 ?? null },
+    walks: walks ? "streets" : "straight lines",
+    off_streets: walks ? { ...walks.offStreets } : null,
+    settings: {
+      date: c.date, time_zone: analysis.tz, window: [c.windowStartSec, c.windowEndSec].map((s) => `${String(Math.floor(s / 3600)).padStart(2, "0")}:${String(Math.floor(s / 60) % 60).padStart(2, "0")}`).join("-"),
+      departures: analysis.nSteps, step_min: c.stepMin, walk_speed_mps: c.walkSpeed, max_walk_min: c.maxWalkMin, access_mode: c.accessMode, ...(c.accessMode === "BICYCLE" ? { bike_speed_mps: c.bikeSpeed, max_bike_min: c.maxBikeMin } : {}), max_duration_min: c.maxDurationMin, max_transfers: c.maxTransfers,
+      modes: c.modes ? [...c.modes] : ["TRANSIT"], percentiles: [...c.percentiles], cutoffs_min: [...c.cutoffs], egress_stops: analysis.egressStops.length,
+    },
+    shard: { ...c.shard },
+    outputs: { folder: out.folder, files: out.writer.files, rows: out.writer.rows },
+    timings: {
+      load_ms: Math.round(r.ms.loadMs), setup_ms: Math.round(r.ms.setupMs), origins_ms: Math.round(r.ms.originsMs), origins_per_s: done ? Math.round((1000 * done * 100) / r.ms.originsMs) / 100 : 0,
+      per_origin_ms: { access: avg(sums.accessMs), raptor: avg(sums.raptorMs), egress: avg(sums.egressMs), percentiles: avg(sums.percentilesMs), write: avg(out.writer.writeMs) },
+      cpu_user_ms: Math.round(cpu.user / 1000), cpu_system_ms: Math.round(cpu.system / 1000), max_rss_mb: Math.round(process.resourceUsage().maxRSS / 1024),
+    },
+    host: { cpu: cpus()[0]?.model ?? "unknown", cores: cpus().length },
+  };
 }
