@@ -73,59 +73,70 @@ export function plannerRoutes(
   analysis?: () => (req: TravelTimesRequest) => Promise<TravelTimesAnswer>,
 ) {
   const app = new Elysia({ name: "planner" });
-  if (analysis) {
-    // travel times from one origin to a set of destinations over a departure window (analysis/service.ts)
-    app.post(
-      TRAVEL_TIMES_PATH,
-      async ({ request }) => {
-        const run = analysis();
-        const text = await request.text().catch(() => null);
-        if (text === null || text.length > MAX_ANALYSIS_BODY) throw new AppError("INVALID_PARAMETER", text === null ? "the body could not be read" : `the body is larger than ${MAX_ANALYSIS_BODY} bytes`, { parameter: "body" });
-        let body: unknown;
-        try {
-          body = JSON.parse(text);
-        } catch {
-          throw new AppError("INVALID_PARAMETER", "the body is not JSON", { parameter: "body" });
-        }
-        const answer = await run(parseTravelTimesRequest(body));
-        if ((request.headers.get("accept") ?? "").includes(ARROW_STREAM)) return travelTimesArrow(answer);
-        return new Response(JSON.stringify(answer), { status: 200, headers: { "content-type": "application/json" } });
+  if (analysis) travelTimesRoute(app, analysis);
+  if (reachability) reachabilityRoute(app, reachability);
+  return planRoute(app, planner);
+}
+
+type PlannerApp = Elysia<"", { decorator: {}; store: {}; derive: {}; resolve: {} }>;
+
+/** POST travel times from one origin to a set of destinations over a departure window (analysis/service.ts). */
+function travelTimesRoute(app: PlannerApp, analysis: () => (req: TravelTimesRequest) => Promise<TravelTimesAnswer>) {
+  app.post(
+    TRAVEL_TIMES_PATH,
+    async ({ request }) => {
+      const run = analysis();
+      const text = await request.text().catch(() => null);
+      if (text === null || text.length > MAX_ANALYSIS_BODY) throw new AppError("INVALID_PARAMETER", text === null ? "the body could not be read" : `the body is larger than ${MAX_ANALYSIS_BODY} bytes`, { parameter: "body" });
+      let body: unknown;
+      try {
+        body = JSON.parse(text);
+      } catch {
+        throw new AppError("INVALID_PARAMETER", "the body is not JSON", { parameter: "body" });
+      }
+      const answer = await run(parseTravelTimesRequest(body));
+      if ((request.headers.get("accept") ?? "").includes(ARROW_STREAM)) return travelTimesArrow(answer);
+      return new Response(JSON.stringify(answer), { status: 200, headers: { "content-type": "application/json" } });
+    },
+    {
+      parse: "none",
+      detail: {
+        summary: "Travel times from one origin to a set of destinations over a departure window (percentiles)",
+        description: `JSON body: {"from": {"lat", "lon"}, "to": [{"id", "lat", "lon"}, ...] (at most ${TRAVEL_TIMES_LIMITS.destinations}), "date": "YYYY-MM-DD", "window": "07:00-09:00" (at most ${TRAVEL_TIMES_LIMITS.windowMin} minutes), and optionally "step" (minutes, 1), "walkSpeed" (m/s, 1.3), "maxWalk" (minutes, 20), "maxDuration" (minutes, 120), "maxTransfers" (4), "modes" (["TRANSIT"]), "percentiles" ([5, 25, 50, 75, 95])}. One range-RAPTOR search over every minute of the window, the same as interchange analyze (docs/analysis.md): per destination, the travel time in minutes at each percentile (R5's nearest rank), null when unreachable. Walks on the streets when a street network is loaded, straight lines otherwise ("walks"). With Accept: ${ARROW_STREAM}, an Arrow IPC stream (destination_id, p5, ...). A bad field, or a date outside the timetable's service, is a 400 naming it.`,
+        tags: ["planner"],
       },
-      {
-        parse: "none",
-        detail: {
-          summary: "Travel times from one origin to a set of destinations over a departure window (percentiles)",
-          description: `JSON body: {"from": {"lat", "lon"}, "to": [{"id", "lat", "lon"}, ...] (at most ${TRAVEL_TIMES_LIMITS.destinations}), "date": "YYYY-MM-DD", "window": "07:00-09:00" (at most ${TRAVEL_TIMES_LIMITS.windowMin} minutes), and optionally "step" (minutes, 1), "walkSpeed" (m/s, 1.3), "maxWalk" (minutes, 20), "maxDuration" (minutes, 120), "maxTransfers" (4), "modes" (["TRANSIT"]), "percentiles" ([5, 25, 50, 75, 95])}. One range-RAPTOR search over every minute of the window, the same as interchange analyze (docs/analysis.md): per destination, the travel time in minutes at each percentile (R5's nearest rank), null when unreachable. Walks on the streets when a street network is loaded, straight lines otherwise ("walks"). With Accept: ${ARROW_STREAM}, an Arrow IPC stream (destination_id, p5, ...). A bad field, or a date outside the timetable's service, is a 400 naming it.`,
-          tags: ["planner"],
-        },
+    },
+  );
+}
+
+/** GET transit reachability (reachability.ts): the earliest arrival at every stop within maxTravelTime. */
+function reachabilityRoute(app: PlannerApp, reachability: () => (params: ReachabilityParams) => Promise<ReachabilityAnswer>) {
+  app.get(
+    REACHABILITY_PATH,
+    async ({ request }) => {
+      const echo = requestParameters(new URL(request.url));
+      try {
+        const reach = reachability();
+        const body = await reach(parseReachabilityParams(echo));
+        return new Response(JSON.stringify({ requestParameters: echo, ...body }), { status: 200, headers: { "content-type": "application/json" } });
+      } catch (err) {
+        throw withParameters(err, echo);
+      }
+    },
+    {
+      detail: {
+        summary: "Transit reachability: earliest arrival at every stop from a place",
+        description:
+          "From fromPlace at date/time (local, in the time zone of the agency nearest fromPlace), the stops reachable within maxTravelTime minutes (access on foot, or by bicycle with mode BICYCLE,TRANSIT, on the streets where a street network covers the place; rides; transfers), each with its earliest `arrival` (ms since epoch) and `travelTime` (seconds), by travel time. `error` (OUTSIDE_BOUNDS, NO_TRANSIT_TIMES) says why nothing can be reached. A bad parameter is a 400 BOGUS_PARAMETER naming it, a missing timetable a 503 GRAPH_UNAVAILABLE.",
+        tags: ["planner"],
+        parameters: openApiParameters(REACHABILITY_PARAMS),
       },
-    );
-  }
-  if (reachability) {
-    // transit reachability (reachability.ts): the earliest arrival at every stop within maxTravelTime
-    app.get(
-      REACHABILITY_PATH,
-      async ({ request }) => {
-        const echo = requestParameters(new URL(request.url));
-        try {
-          const reach = reachability();
-          const body = await reach(parseReachabilityParams(echo));
-          return new Response(JSON.stringify({ requestParameters: echo, ...body }), { status: 200, headers: { "content-type": "application/json" } });
-        } catch (err) {
-          throw withParameters(err, echo);
-        }
-      },
-      {
-        detail: {
-          summary: "Transit reachability: earliest arrival at every stop from a place",
-          description:
-            "From fromPlace at date/time (local, in the time zone of the agency nearest fromPlace), the stops reachable within maxTravelTime minutes (access on foot, or by bicycle with mode BICYCLE,TRANSIT, on the streets where a street network covers the place; rides; transfers), each with its earliest `arrival` (ms since epoch) and `travelTime` (seconds), by travel time. `error` (OUTSIDE_BOUNDS, NO_TRANSIT_TIMES) says why nothing can be reached. A bad parameter is a 400 BOGUS_PARAMETER naming it, a missing timetable a 503 GRAPH_UNAVAILABLE.",
-          tags: ["planner"],
-          parameters: openApiParameters(REACHABILITY_PARAMS),
-        },
-      },
-    );
-  }
+    },
+  );
+}
+
+/** GET the OTP1 plan. */
+function planRoute(app: PlannerApp, planner: () => (params: PlanParams) => Promise<PlanResult>) {
   return app.get(
     PLAN_PATH,
     async ({ request }) => {
