@@ -215,6 +215,31 @@ export interface BaseMapReport {
 
 /** The basemap's GeoJSON text from OSM PBF extracts (merged; an element in several extracts once), with what it holds. */
 export function baseMapGeoJson(files: string[], maxPoints = MAX_BASE_POINTS): { text: string; report: Omit<BaseMapReport, "bytes"> } {
+  const { places, areas, waterways } = readElements(files);
+  const nodes = readCoordinates(files, areas, waterways);
+  const out = baseFeatures(places, areas, waterways, nodes);
+  // within the budget: buildings go first, then parks
+  const dropped: BaseLayer[] = [];
+  const total = () => out.reduce((s, f) => s + (dropped.includes(f.layer) ? 0 : f.points), 0);
+  for (const l of ["buildings", "parks"] as const) if (total() > maxPoints) dropped.push(l);
+  const kept = out.filter((f) => !dropped.includes(f.layer));
+  const features: Record<BaseLayer, number> = { places: 0, water: 0, waterways: 0, parks: 0, buildings: 0 };
+  for (const f of kept) features[f.layer]++;
+  const lines = kept.map((f) => {
+    const props: Record<string, unknown> = { layer: f.layer };
+    for (const [k, v] of Object.entries(f.props)) if (v !== null && v !== undefined) props[k] = v;
+    return JSON.stringify({ type: "Feature", properties: props, geometry: f.geometry });
+  });
+  const text = `{"type":"FeatureCollection","features":[\n${lines.join(",\n")}\n]}\n`;
+  return { text, report: { points: kept.reduce((s, f) => s + f.points, 0), features, dropped } };
+}
+
+/**
+ * Passes 1 and 2 over the extracts: places, closed ways and waterways with their tags, and
+ * multipolygon relations assembled from their member ways (which replace an outer way tagged like
+ * its relation, so that it is not drawn again over the holes). Areas of relations are keyed -id.
+ */
+function readElements(files: string[]): { places: Map<number, Place>; areas: Map<number, Area>; waterways: Map<number, Waterway> } {
   const places = new Map<number, Place>();
   const areas = new Map<number, Area>();
   const waterways = new Map<number, Waterway>();
@@ -258,7 +283,19 @@ export function baseMapGeoJson(files: string[], maxPoints = MAX_BASE_POINTS): { 
     // an outer way tagged like its relation would be drawn again, over the holes
     for (const m of r.members) if (!m.inner && areas.get(m.id)?.layer === r.layer) areas.delete(m.id);
   }
-  // pass 3: the coordinates of every node used
+  return { places, areas, waterways };
+}
+
+/** Node lists as coordinates: rounded, deduplicated, simplified lines and closed, wound rings. */
+interface NodeCoords {
+  /** a node list as rounded, deduplicated, simplified [lon, lat] (nodes outside the extract left out) */
+  coords(refs: number[]): [number, number][];
+  /** a closed ring wound counter-clockwise (`ccw`) or clockwise, or null when it encloses nothing */
+  ring(refs: number[], ccw: boolean): [number, number][] | null;
+}
+
+/** Pass 3 over the extracts: the coordinates of every node the areas and waterways use. */
+function readCoordinates(files: string[], areas: Map<number, Area>, waterways: Map<number, Waterway>): NodeCoords {
   let n = 0;
   for (const a of areas.values()) for (const r of [...a.outer, ...a.inner]) n += r.length;
   for (const w of waterways.values()) n += w.refs.length;
@@ -272,7 +309,6 @@ export function baseMapGeoJson(files: string[], maxPoints = MAX_BASE_POINTS): { 
   const ids = all.subarray(0, u);
   const lat = new Float64Array(u).fill(NaN), lon = new Float64Array(u).fill(NaN);
   if (u) for (const f of files) for (const data of dataBlocks(f)) readNodes(block(data), ids, lat, lon);
-  /** a node list as rounded, deduplicated, simplified [lon, lat] (nodes outside the extract left out) */
   const coords = (refs: number[]): [number, number][] => {
     const pts: [number, number][] = [];
     for (const r of refs) {
@@ -293,21 +329,27 @@ export function baseMapGeoJson(files: string[], maxPoints = MAX_BASE_POINTS): { 
     if (a === 0) return null;
     return a > 0 === ccw ? r : r.reverse();
   };
-  type Out = { layer: BaseLayer; props: Record<string, unknown>; geometry: { type: string; coordinates: unknown }; points: number };
-  const out: Out[] = [];
+  return { coords, ring };
+}
+
+type BaseFeature = { layer: BaseLayer; props: Record<string, unknown>; geometry: { type: string; coordinates: unknown }; points: number };
+
+/** The features: places as points, waterways as lines, areas as polygons with their holes (each hole in the outer ring that holds it). */
+function baseFeatures(places: Map<number, Place>, areas: Map<number, Area>, waterways: Map<number, Waterway>, nodes: NodeCoords): BaseFeature[] {
+  const out: BaseFeature[] = [];
   for (const p of places.values()) {
     out.push({ layer: "places", props: { class: p.cls, name: p.name, rank: PLACE_RANK[p.cls] }, geometry: { type: "Point", coordinates: [round5(p.lon), round5(p.lat)] }, points: 1 });
   }
   for (const w of waterways.values()) {
-    const c = coords(w.refs);
+    const c = nodes.coords(w.refs);
     if (c.length >= 2) out.push({ layer: "waterways", props: { class: w.cls, name: w.name }, geometry: { type: "LineString", coordinates: c }, points: c.length });
   }
   for (const a of areas.values()) {
-    const outers = a.outer.map((r) => ring(r, true)).filter((r) => r !== null);
+    const outers = a.outer.map((r) => nodes.ring(r, true)).filter((r) => r !== null);
     if (!outers.length) continue;
     const polys = outers.map((o) => [o]);
     for (const r of a.inner) {
-      const h = ring(r, false);
+      const h = nodes.ring(r, false);
       const home = h && polys.find((p) => inRing(h[0]!, p[0]!));
       if (h && home) home.push(h);
     }
@@ -315,20 +357,7 @@ export function baseMapGeoJson(files: string[], maxPoints = MAX_BASE_POINTS): { 
     const geometry = polys.length === 1 ? { type: "Polygon", coordinates: polys[0] } : { type: "MultiPolygon", coordinates: polys };
     out.push({ layer: a.layer, props: { class: a.cls, name: a.name }, geometry, points });
   }
-  // within the budget: buildings go first, then parks
-  const dropped: BaseLayer[] = [];
-  const total = () => out.reduce((s, f) => s + (dropped.includes(f.layer) ? 0 : f.points), 0);
-  for (const l of ["buildings", "parks"] as const) if (total() > maxPoints) dropped.push(l);
-  const kept = out.filter((f) => !dropped.includes(f.layer));
-  const features: Record<BaseLayer, number> = { places: 0, water: 0, waterways: 0, parks: 0, buildings: 0 };
-  for (const f of kept) features[f.layer]++;
-  const lines = kept.map((f) => {
-    const props: Record<string, unknown> = { layer: f.layer };
-    for (const [k, v] of Object.entries(f.props)) if (v !== null && v !== undefined) props[k] = v;
-    return JSON.stringify({ type: "Feature", properties: props, geometry: f.geometry });
-  });
-  const text = `{"type":"FeatureCollection","features":[\n${lines.join(",\n")}\n]}\n`;
-  return { text, report: { points: kept.reduce((s, f) => s + f.points, 0), features, dropped } };
+  return out;
 }
 
 /** Writes the basemap (gzip) of the extracts to `path`. */
