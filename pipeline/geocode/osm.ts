@@ -155,7 +155,16 @@ export function osmPlaces(files: string[], boundaries: Boundaries | null): GeoDo
   const found: Found[] = [];
   const seenWays = new Set<number>(), seenNodes = new Set<number>();
   for (const f of files) for (const data of dataBlocks(f)) readTagged(block(data), found, seenWays, seenNodes);
-  // way coordinates
+  locateWays(files, found);
+  const located = found.filter((x) => Number.isFinite(x.lat) && Number.isFinite(x.lon));
+  const streets = mergeStreets(located.filter((x) => x.layer === "street"));
+  const others = located.filter((x) => x.layer !== "street");
+  const context = placeContext(others, boundaries);
+  return [...others, ...streets].map((x) => geoDoc(x, context));
+}
+
+/** The ways' points: a street at its middle node, any other way at its nodes' mean; their bbox, and their node count as weight. */
+function locateWays(files: string[], found: Found[]): void {
   let n = 0;
   for (const x of found) if (x.refs) n += x.refs.length;
   const all = new Float64Array(n);
@@ -187,12 +196,16 @@ export function osmPlaces(files: string[], boundaries: Boundaries | null): GeoDo
     x.weight = pts.length;
     x.refs = undefined;
   }
-  const located = found.filter((x) => Number.isFinite(x.lat) && Number.isFinite(x.lon));
-  const streets = mergeStreets(located.filter((x) => x.layer === "street"));
-  const others = located.filter((x) => x.layer !== "street");
-  // context: localities and neighbourhoods
-  const localities = others.filter((x) => x.layer === "locality");
-  const hoods = others.filter((x) => x.layer === "neighbourhood");
+}
+
+/** Where a place is: the nearest locality (15 km) and neighbourhood (1.5 km) among the places, and its region and country from the boundaries. */
+interface PlaceContext {
+  nearLocality(x: Found): Found | null;
+  nearHood(x: Found): Found | null;
+  regionOf(x: Found): ReturnType<Boundaries["lookup"]> | null;
+}
+
+function placeContext(others: Found[], boundaries: Boundaries | null): PlaceContext {
   const nearest = (list: Found[], maxM: number) => {
     if (list.length === 0) return () => null;
     const kd = new KDBush(list.length);
@@ -210,48 +223,50 @@ export function osmPlaces(files: string[], boundaries: Boundaries | null): GeoDo
       return best;
     };
   };
-  const nearLocality = nearest(localities, 15_000);
-  const nearHood = nearest(hoods, 1_500);
   const regionCache = new Map<number, ReturnType<Boundaries["lookup"]>>();
-  const regionOf = (x: Found) => {
-    if (!boundaries) return null;
-    const key = Math.round((x.lat + 90) * 100) * 100_000 + Math.round((x.lon + 180) * 100);
-    if (!regionCache.has(key)) regionCache.set(key, boundaries.lookup(Math.round(x.lat * 100) / 100, Math.round(x.lon * 100) / 100) ?? boundaries.lookup(x.lat, x.lon));
-    return regionCache.get(key) ?? null;
+  return {
+    nearLocality: nearest(others.filter((x) => x.layer === "locality"), 15_000),
+    nearHood: nearest(others.filter((x) => x.layer === "neighbourhood"), 1_500),
+    regionOf(x) {
+      if (!boundaries) return null;
+      const key = Math.round((x.lat + 90) * 100) * 100_000 + Math.round((x.lon + 180) * 100);
+      if (!regionCache.has(key)) regionCache.set(key, boundaries.lookup(Math.round(x.lat * 100) / 100, Math.round(x.lon * 100) / 100) ?? boundaries.lookup(x.lat, x.lon));
+      return regionCache.get(key) ?? null;
+    },
   };
-  const docs: GeoDoc[] = [];
-  for (const x of [...others, ...streets]) {
-    const props: GeocodeProps = { name: x.name, source_id: `${x.osmType}/${x.id}` };
-    const hn = x.tags.get("addr:housenumber");
-    const st = x.tags.get("addr:street") ?? x.tags.get("addr:place");
-    if (hn && st) Object.assign(props, { housenumber: hn, street: st });
-    const pc = x.tags.get("addr:postcode");
-    if (pc) props.postalcode = pc;
-    if (x.layer !== "locality" && x.layer !== "neighbourhood" && x.layer !== "borough") {
-      const city = x.tags.get("addr:city") ?? nearLocality(x)?.name;
-      if (city) props.locality = city;
-      const hood = x.layer === "street" || x.layer === "address" || x.layer === "venue" ? nearHood(x)?.name : undefined;
-      if (hood && hood !== city) props.neighbourhood = hood;
-    } else if (x.layer === "neighbourhood") {
-      const city = nearLocality(x)?.name;
-      if (city) props.locality = city;
-    } else props.locality = x.name;
-    const place = regionOf(x);
-    if (place?.adm1_name) props.region = place.adm1_name;
-    if (place?.adm1_iso) props.region_a = place.adm1_iso.replace(/^[A-Z]{2}-/, "");
-    if (place?.adm0_name) props.country = place.adm0_name;
-    if (place?.adm0_iso) props.country_code = place.adm0_iso;
-    if (x.bbox && (x.layer === "street" || x.bbox[2] - x.bbox[0] > 0.001 || x.bbox[3] - x.bbox[1] > 0.001)) props.bbox = x.bbox.map((v) => Math.round(v * 1e6) / 1e6) as [number, number, number, number];
-    const osmTags: Record<string, string> = {};
-    for (const k of ["amenity", "shop", "tourism", "leisure", "railway", "public_transport", "highway", "place", "website", "wikidata"]) {
-      const v = x.tags.get(k);
-      if (v) osmTags[k] = v;
-    }
-    if (Object.keys(osmTags).length) props.addendum = { osm: osmTags };
-    const otherNames = OTHER_NAME_KEYS.map((k) => x.tags.get(k)).filter((v): v is string => Boolean(v) && v !== x.name);
-    docs.push({ layer: x.layer, source: "osm", lon: x.lon, lat: x.lat, props, ...(otherNames.length ? { otherNames } : {}) });
+}
+
+/** A place as the geocoder's document: Pelias's properties (address, locality, neighbourhood, region, country, bbox, OSM tags) and its other names. */
+function geoDoc(x: Found, context: PlaceContext): GeoDoc {
+  const props: GeocodeProps = { name: x.name, source_id: `${x.osmType}/${x.id}` };
+  const hn = x.tags.get("addr:housenumber");
+  const st = x.tags.get("addr:street") ?? x.tags.get("addr:place");
+  if (hn && st) Object.assign(props, { housenumber: hn, street: st });
+  const pc = x.tags.get("addr:postcode");
+  if (pc) props.postalcode = pc;
+  if (x.layer !== "locality" && x.layer !== "neighbourhood" && x.layer !== "borough") {
+    const city = x.tags.get("addr:city") ?? context.nearLocality(x)?.name;
+    if (city) props.locality = city;
+    const hood = x.layer === "street" || x.layer === "address" || x.layer === "venue" ? context.nearHood(x)?.name : undefined;
+    if (hood && hood !== city) props.neighbourhood = hood;
+  } else if (x.layer === "neighbourhood") {
+    const city = context.nearLocality(x)?.name;
+    if (city) props.locality = city;
+  } else props.locality = x.name;
+  const place = context.regionOf(x);
+  if (place?.adm1_name) props.region = place.adm1_name;
+  if (place?.adm1_iso) props.region_a = place.adm1_iso.replace(/^[A-Z]{2}-/, "");
+  if (place?.adm0_name) props.country = place.adm0_name;
+  if (place?.adm0_iso) props.country_code = place.adm0_iso;
+  if (x.bbox && (x.layer === "street" || x.bbox[2] - x.bbox[0] > 0.001 || x.bbox[3] - x.bbox[1] > 0.001)) props.bbox = x.bbox.map((v) => Math.round(v * 1e6) / 1e6) as [number, number, number, number];
+  const osmTags: Record<string, string> = {};
+  for (const k of ["amenity", "shop", "tourism", "leisure", "railway", "public_transport", "highway", "place", "website", "wikidata"]) {
+    const v = x.tags.get(k);
+    if (v) osmTags[k] = v;
   }
-  return docs;
+  if (Object.keys(osmTags).length) props.addendum = { osm: osmTags };
+  const otherNames = OTHER_NAME_KEYS.map((k) => x.tags.get(k)).filter((v): v is string => Boolean(v) && v !== x.name);
+  return { layer: x.layer, source: "osm", lon: x.lon, lat: x.lat, props, ...(otherNames.length ? { otherNames } : {}) };
 }
 
 /** Ways of one (folded) name whose points are within STREET_MERGE_M of a kept one become one street: the longest way's point, the union of the boxes. */
