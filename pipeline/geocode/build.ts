@@ -32,6 +32,18 @@ export interface GeocodeBuildReport {
 export function buildGeocodeIndex(docs: GeoDoc[]): { bytes: Uint8Array; report: GeocodeBuildReport } {
   const kept = docs.filter((d) => Number.isFinite(d.lon) && Number.isFinite(d.lat) && Math.abs(d.lat) <= 90 && Math.abs(d.lon) <= 180 && tokens(d.props.name).length > 0);
   kept.sort((a, b) => RANK.get(a.layer)! - RANK.get(b.layer)! || (a.props.name < b.props.name ? -1 : a.props.name > b.props.name ? 1 : 0));
+  const cols = docColumns(kept);
+  const lists = invert(cols.words, cols.docWords);
+  const bytes = encodeGeocodeIndex({ ...lists, nameWords: cols.nameWords, lon: cols.lon, lat: cols.lat, layer: cols.layer, source: cols.source, ...packProps(kept), layers: cols.layers, sources: cols.sources });
+  return { bytes, report: { docs: kept.length, tokens: lists.tokens.length, bytes: bytes.length, by_layer: cols.by_layer } };
+}
+
+/**
+ * Each document's words (its name's words at their positions, their aliases, and context words of
+ * its locality, neighbourhood and other names at CONTEXT_POS; each word once), numbered in a
+ * dictionary in order of first use; and the documents' columns (coordinates, layer, source codes).
+ */
+function docColumns(kept: GeoDoc[]) {
   const n = kept.length;
   const layers: string[] = [];
   const sources: string[] = [];
@@ -80,7 +92,12 @@ export function buildGeocodeIndex(docs: GeoDoc[]): { bytes: Uint8Array; report: 
     source[d] = code(sources, doc.source);
     by_layer[doc.layer] = (by_layer[doc.layer] ?? 0) + 1;
   }
-  // tokens sorted by UTF-16 code units (the server's binary search compares the same way)
+  return { words, docWords, nameWords, lon, lat, layer, source, layers, sources, by_layer };
+}
+
+/** The words sorted (by UTF-16 code units: the server's binary search compares the same way), each document's forward list in the sorted numbering, and the postings (documents ascending within each word). */
+function invert(words: string[], docWords: { t: number[]; p: number[] }[]) {
+  const n = docWords.length;
   const order = words.map((_, i) => i).sort((a, b) => (words[a]! < words[b]! ? -1 : words[a]! > words[b]! ? 1 : 0));
   const rename = new Uint32Array(words.length);
   order.forEach((old, i) => { rename[old] = i; });
@@ -108,13 +125,17 @@ export function buildGeocodeIndex(docs: GeoDoc[]): { bytes: Uint8Array; report: 
   const fill = postOff.slice(0, sorted.length);
   const post = new Uint32Array(total);
   for (let d = 0; d < n; d++) for (let i = fwdOff[d]!; i < fwdOff[d + 1]!; i++) post[fill[fwd[i]!]!++] = d;
-  // properties, one JSON text each
+  return { tokens: sorted, postOff, post, fwdOff, fwd, fwdPos };
+}
+
+/** The documents' properties, one JSON text each, end to end, with their offsets. */
+function packProps(kept: GeoDoc[]): { propsOff: Uint32Array; props: Uint8Array } {
+  const n = kept.length;
   const enc = new TextEncoder();
   const texts = kept.map((d) => enc.encode(JSON.stringify(d.props)));
   const propsOff = new Uint32Array(n + 1);
   for (let d = 0; d < n; d++) propsOff[d + 1] = propsOff[d]! + texts[d]!.length;
   const props = new Uint8Array(propsOff[n]!);
   for (let d = 0; d < n; d++) props.set(texts[d]!, propsOff[d]!);
-  const bytes = encodeGeocodeIndex({ tokens: sorted, postOff, post, fwdOff, fwd, fwdPos, nameWords, lon, lat, layer, source, propsOff, props, layers, sources });
-  return { bytes, report: { docs: n, tokens: sorted.length, bytes: bytes.length, by_layer } };
+  return { propsOff, props };
 }
