@@ -91,18 +91,43 @@ export function serviceLevelSql(files: { trips: string[]; stopTimes: string[]; f
     ORDER BY fv, start_date`;
 }
 
+/**
+ * Levels already computed, per data dir and version SHA-1: versions never change, so a reload
+ * (every manifest switch) computes only the versions it has not seen. Holds only the versions
+ * of the last manifest read for that dir.
+ */
+const computed = new Map<string, Map<string, ServiceLevel[]>>();
+
 /** Each version's service levels, by version id (oldest level first). */
 export async function serviceLevelsByVersion(db: Database, dataDir: string, manifest: Manifest): Promise<Map<number, ServiceLevel[]>> {
-  const out = new Map<number, ServiceLevel[]>();
-  const present = (name: string) => manifest.versions.map((v) => join(dataDir, v.path, name)).filter((p) => existsSync(p));
+  const known = computed.get(dataDir) ?? new Map<string, ServiceLevel[]>();
+  const missing = manifest.versions.filter((v) => !known.has(v.sha1));
+  const fresh = new Map<number, ServiceLevel[]>();
+  const present = (name: string) => missing.map((v) => join(dataDir, v.path, name)).filter((p) => existsSync(p));
   const files = { trips: present("trips.parquet"), stopTimes: present("stop_times.parquet"), frequencies: present("frequencies.parquet"), calendars: present("calendars.parquet") };
-  if (!files.trips.length || !files.stopTimes.length || !files.calendars.length) return out;
-  const rows = await db.all({ sql: serviceLevelSql(files), values: [] });
+  let failed = false;
+  let rows: Record<string, unknown>[] = [];
+  if (files.trips.length && files.stopTimes.length && files.calendars.length) {
+    try {
+      rows = await db.all({ sql: serviceLevelSql(files), values: [] });
+    } catch {
+      // (a version folder of an older layout): its levels are served empty, and tried again at the next load
+      failed = true;
+    }
+  }
   for (const r of rows) {
     const fv = Number(r.fv);
     const level: ServiceLevel = { start_date: String(r.start_date), end_date: String(r.end_date), monday: 0, tuesday: 0, wednesday: 0, thursday: 0, friday: 0, saturday: 0, sunday: 0 };
     for (const d of DAYS) level[d] = Number(r[d]);
-    (out.get(fv) ?? out.set(fv, []).get(fv)!).push(level);
+    (fresh.get(fv) ?? fresh.set(fv, []).get(fv)!).push(level);
   }
+  const out = new Map<number, ServiceLevel[]>();
+  const kept = new Map<string, ServiceLevel[]>();
+  for (const v of manifest.versions) {
+    const levels = known.get(v.sha1) ?? fresh.get(v.id) ?? [];
+    if (known.has(v.sha1) || !failed) kept.set(v.sha1, levels);
+    out.set(v.id, levels);
+  }
+  computed.set(dataDir, kept);
   return out;
 }

@@ -215,3 +215,26 @@ describe("GTFS-Realtime feeds", () => {
     expect((await fetch(`${server.url}${BASE}/feeds/f-nope~rt/download_latest_rt/trip_updates.json`)).status).toBe(404);
   });
 });
+
+describe("labels of an unchanged feed", () => {
+  test("importing the feeds file again with new name and tags updates them without a new version", async () => {
+    const before = readManifest(dataDir);
+    const feedsFile = join(tempDir("interchange-feeds-file-"), "feeds.json");
+    writeFileSync(feedsFile, JSON.stringify([{ id: CALTRAIN, path: gtfs("caltrain"), name: "Caltrain (JPB)", tags: { unstable_url: "false" } }]));
+    expect(await runImport(["--data", dataDir, "--feeds", feedsFile, "--quiet"])).toBe(0);
+    const after = readManifest(dataDir);
+    expect(after.versions.map((v) => v.sha1)).toEqual(before.versions.map((v) => v.sha1));
+    expect(after.feeds.find((f) => f.onestop_id === CALTRAIN)).toMatchObject({ name: "Caltrain (JPB)", tags: { unstable_url: "false" } });
+    // the server reloads on the manifest switch
+    let feed: any = null;
+    for (let i = 0; i < 100 && feed?.name !== "Caltrain (JPB)"; i++) {
+      await Bun.sleep(200);
+      feed = (await json(`${BASE}/feeds/${CALTRAIN}`)).feeds[0];
+    }
+    expect(feed).toMatchObject({ name: "Caltrain (JPB)", tags: { unstable_url: "false" } });
+    expect(await ids("tag_key=unstable_url&tag_value=false")).toEqual([CALTRAIN, fixtureId, `${CALTRAIN}~rt`].sort(byId(await idMap())));
+    // the service levels are those computed before (versions do not change)
+    const levels = (await json(`${BASE}/feeds/${fixtureId}/feed_versions`)).feed_versions[0].service_levels;
+    expect(levels).toHaveLength(4);
+  }, 120_000);
+});
