@@ -85,8 +85,8 @@ export function feedByKey(m: Manifest, key: string): FeedEntry {
 }
 
 /** The static feed's key of a GTFS-Realtime feed's key (`<onestop_id>~rt` or its id, feed-directory.ts); other keys as they are. */
-function staticKeyOf(key: string): string {
-  if (key.toLowerCase().endsWith(REALTIME_FEED_SUFFIX)) return key.slice(0, -REALTIME_FEED_SUFFIX.length);
+function staticKeyOf(m: Manifest, key: string): string {
+  if (key.endsWith(REALTIME_FEED_SUFFIX) && !m.feeds.some((f) => f.onestop_id === key)) return key.slice(0, -REALTIME_FEED_SUFFIX.length);
   if (isId(key) && Number(key) > REALTIME_FEED_ID_BASE) return String(Number(key) - REALTIME_FEED_ID_BASE);
   return key;
 }
@@ -269,7 +269,8 @@ export function downloadRoutes(deps: DownloadDeps) {
   /** /feeds/{feed_key}/download_latest_rt/{rt_type}.{format} */
   const realtime = async (key: string, file: string) => {
     const { kind, format } = rtFile(file);
-    const feed = feedByKey(manifest(), staticKeyOf(key));
+    const m = manifest();
+    const feed = feedByKey(m, staticKeyOf(m, key));
     checkRedistribution(feed, feed.onestop_id);
     let message;
     try {

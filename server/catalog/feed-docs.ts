@@ -9,10 +9,10 @@
  *   active version) and their versions; and one GTFS-Realtime feed (spec gtfs-rt) per realtime
  *   status file of a static feed: `<static Onestop ID>~rt`, id REALTIME_FEED_ID_BASE + the static
  *   feed's, its realtime URLs and last fetch outcome, the static feed's name, tags and licence;
- * - feed versions: also their service levels (service-levels.ts);
  * - feed versions: feed_version.parquet and feed_info.parquet (in DuckDB at load), the version's
  *   import report (`report.json`: files with their row counts, warnings, skipped and interpolated
- *   rows) and its validation report (pipeline/schema/validation.ts);
+ *   rows), its validation report (pipeline/schema/validation.ts) and its service levels
+ *   (service-levels.ts);
  * - agencies: agencies.parquet, their stops (agency_stops) for the geometry (convex hull) and the
  *   places (the stops' Natural Earth admin-0/admin-1 areas holding at least 20 % of them);
  * - operators: derived from the agencies of the active versions, one per agency Onestop ID across
@@ -170,14 +170,12 @@ export async function buildFeedDirectory(db: Database, data: CatalogData, dataDi
   }
 
   // feeds: the manifest's (gtfs), then one gtfs-rt feed per realtime status file
-  const realtime = new Map(readRealtimeStatuses(dataDir).map((s) => [s.feed_id.toLowerCase(), s]));
   for (const f of [...manifest.feeds].sort((a, b) => a.id - b.id)) {
     const versions = dir.versions.filter((v) => v.feedOnestopId.toLowerCase() === f.onestop_id.toLowerCase()).sort((a, b) => b.id - a.id);
     const active = versions.find((v) => v.sha1 === f.active) ?? null;
-    const rt = realtime.get(f.onestop_id.toLowerCase());
     const urls = feedUrls({ static_current: publicUrl(f.source) ?? "" });
     const doc: FeedDoc = {
-      id: f.id, onestopId: f.onestop_id, spec: "gtfs", name: f.name ?? null, tags: tagsOf(f.tags), associated: rt ? f.onestop_id + REALTIME_FEED_SUFFIX : null,
+      id: f.id, onestopId: f.onestop_id, spec: "gtfs", name: f.name ?? null, tags: tagsOf(f.tags), associated: null,
       versions, activeVersion: active, urls, fetchError: false, license: { ...UNKNOWN_LICENSE, ...f.license }, fields: {},
     };
     doc.fields = feedFields(doc, "", active
@@ -187,7 +185,8 @@ export async function buildFeedDirectory(db: Database, data: CatalogData, dataDi
   }
   for (const s of readRealtimeStatuses(dataDir)) {
     const owner = dir.feedByOnestop.get(s.feed_id.toLowerCase());
-    if (!owner || owner.spec !== "gtfs") continue;
+    // (a static feed may own the `~rt` Onestop ID already: a derived id `<id>~<file name>` of a file rt.zip)
+    if (!owner || owner.spec !== "gtfs" || dir.feedByOnestop.has((owner.onestopId + REALTIME_FEED_SUFFIX).toLowerCase())) continue;
     const rtUrl = (kind: "alerts" | "trip_updates" | "vehicle_positions") => publicUrl(s.kinds[kind]?.source ?? null) ?? "";
     const urls = feedUrls({ realtime_vehicle_positions: rtUrl("vehicle_positions"), realtime_trip_updates: rtUrl("trip_updates"), realtime_alerts: rtUrl("alerts") });
     const errors = Object.values(s.kinds).filter((k) => k?.last && k.last.outcome !== "accepted" && k.last.outcome !== "unchanged");
@@ -197,6 +196,7 @@ export async function buildFeedDirectory(db: Database, data: CatalogData, dataDi
     };
     doc.fields = feedFields(doc, errors.map((k) => k!.last!.message ?? k!.last!.outcome).join("; "), null);
     addFeed(dir, doc);
+    owner.associated = doc.onestopId;
   }
   for (const v of dir.versions) {
     const feed = dir.feedByOnestop.get(v.feedOnestopId.toLowerCase());
