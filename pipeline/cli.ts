@@ -46,6 +46,9 @@ export interface FeedSpec {
   source: string;
   feedId?: string;
   license?: Partial<License>;
+  /** the feed's name and tags (feeds file), kept in the manifest and served by /feeds */
+  name?: string;
+  tags?: Record<string, string>;
   /** this feed's download settings, over the flags' */
   fetch?: Partial<FetchPolicy>;
   /** this feed's versions kept by the prune after the import, over the run's keep */
@@ -79,6 +82,10 @@ function feedsFileSchema(z: typeof Z) {
       osm: z.string().optional(),
       /** an elevation file (path or URL) for the street dataset */
       elevation: z.string().optional(),
+      /** the feed's name (served as Transitland's feed `name`) */
+      name: z.string().min(1).max(200).optional(),
+      /** free key/value tags (served as Transitland's feed `tags`, filtered by tag_key/tag_value) */
+      tags: z.record(z.string().min(1).max(100), z.string().max(1000)).refine((t) => Object.keys(t).length <= 100, "at most 100 tags").optional(),
       license: z
         .object(Object.fromEntries(LICENSE_FIELDS.map((f) => [f, LicenseValue.optional()])) as Record<LicenseField, Z.ZodOptional<typeof LicenseValue>>)
         .optional(),
@@ -120,6 +127,8 @@ export async function readFeedsFile(path: string): Promise<FeedsFile> {
       const spec: FeedSpec = { source: where(f.url ?? f.path!), feedId: f.id, license: f.license };
       if (f.timeout_ms !== undefined || f.retries !== undefined) spec.fetch = { timeoutMs: f.timeout_ms, retries: f.retries };
       if (f.keep !== undefined) spec.keep = f.keep;
+      if (f.name !== undefined) spec.name = f.name;
+      if (f.tags !== undefined) spec.tags = f.tags;
       if (f.refuse !== undefined) spec.refuse = policyOf(f.refuse, path);
       out.feeds.push(spec);
     }
@@ -156,6 +165,8 @@ export async function runImport(argv: string[]): Promise<number> {
       source: f.source,
       feedId: f.feedId,
       license: f.license,
+      name: f.name,
+      tags: f.tags,
       activate: values.activate !== false,
       fetch: { ...policy, ...definedOf(f.fetch ?? {}) },
       conditional: values.conditional !== false,

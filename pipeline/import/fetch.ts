@@ -13,6 +13,7 @@ import type { FetchInfo } from "../report.ts";
 import { readManifest, type Manifest, VERSION_ZIP, type VersionEntry } from "../schema/manifest.ts";
 import { fsyncDir, writeFileDurable } from "../store/durable.ts";
 import { folderSha1, isUrl, readSourceBytes, sha1Hex, unpackZip } from "../source.ts";
+import { writeManifest } from "../store/manifest.ts";
 import { readSourceState, writeSourceState } from "../store/sources.ts";
 import { download, FetchError, type Validators } from "./download.ts";
 import type { ImportRun } from "./run.ts";
@@ -27,6 +28,27 @@ export interface FetchedSource {
   manifest: Manifest;
   /** what the URL said about these bytes: kept (rememberSource) once they are in the dataset */
   validators?: Validators;
+}
+
+/**
+ * An unchanged feed's name and tags as the import's options (the feeds file) now give them: the
+ * manifest is rewritten (under the import's lock) only when they differ, so that editing a feed's
+ * labels does not wait for its next version.
+ */
+function refreshLabels(run: ImportRun, feedOnestopId: string): void {
+  const { name, tags } = run.opts;
+  if (name === undefined && tags === undefined) return;
+  if (run.opts.feedId !== undefined && run.opts.feedId !== feedOnestopId) return;
+  const m = readManifest(run.dataDir);
+  const feed = m.feeds.find((f) => f.onestop_id === feedOnestopId);
+  if (!feed) return;
+  const nextName = name !== undefined ? name : (feed.name ?? null);
+  const nextTags = tags !== undefined ? { ...tags } : (feed.tags ?? null);
+  if ((feed.name ?? null) === nextName && JSON.stringify(feed.tags ?? null) === JSON.stringify(nextTags)) return;
+  feed.name = nextName;
+  feed.tags = nextTags;
+  writeManifest(run.dataDir, m);
+  run.progress(`feed ${feedOnestopId}: name and tags updated`);
 }
 
 /** The source and its SHA-1; null when that version is imported already (the report says so). */
@@ -53,6 +75,7 @@ export async function fetchSource(run: ImportRun): Promise<FetchedSource | null>
     run.progress(`unchanged: version ${sha1} is already imported (feed ${existing.feed_onestop_id})`);
     if (src.kind === "zip") keepZip(run, existing, src.bytes!);
     if (src.validators) rememberSource(run, sha1, existing.feed_onestop_id, src.validators);
+    refreshLabels(run, existing.feed_onestop_id);
     return null;
   }
   return { ...src, sha1, fetchedAt, manifest };
@@ -101,6 +124,7 @@ async function fetchUrl(run: ImportRun, manifest: Manifest): Promise<{ kind: "zi
         writeSourceState(run.dataDir, { ...state!, checked_at: run.now().toISOString() });
       } catch { /* only the time of the check */ }
       run.progress(`unchanged: not modified (HTTP 304), version ${known!.sha1} (feed ${known!.feed_onestop_id})`);
+      refreshLabels(run, known!.feed_onestop_id);
       return null;
     }
     Object.assign(info, { etag: d.validators.etag, last_modified: d.validators.last_modified, bytes: d.bytes.length });

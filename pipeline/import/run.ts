@@ -18,6 +18,9 @@ export interface ImportOptions {
   /** Onestop feed id; derived from the data when absent */
   feedId?: string;
   license?: Partial<License>;
+  /** the feed's name and tags (feeds file): set on the feed when given, kept otherwise */
+  name?: string;
+  tags?: Record<string, string>;
   /** make the new version the feed's active one (default true) */
   activate?: boolean;
   progress?: (msg: string) => void;

@@ -70,6 +70,8 @@ export async function describeVersion(
       }
       feed.license = license;
       feed.source = run.source;
+      if (run.opts.name !== undefined) feed.name = run.opts.name;
+      if (run.opts.tags !== undefined) feed.tags = { ...run.opts.tags };
       m.versions.push({ id: v.id, sha1, feed_onestop_id: feedOnestopId, fetched_at: fetchedAt.toISOString(), source: run.source, path: `versions/${sha1}`, counts });
       if (run.activate) feed.active = sha1;
     },

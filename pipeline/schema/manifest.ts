@@ -24,6 +24,10 @@ export interface FeedEntry {
   onestop_id: string;
   source: string | null;
   license: License;
+  /** the feeds file's name of the feed (absent: none) */
+  name?: string | null;
+  /** the feeds file's tags of the feed (absent: none) */
+  tags?: Record<string, string> | null;
   /** sha1 of the active version, or null */
   active: string | null;
 }

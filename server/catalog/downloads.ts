@@ -5,7 +5,8 @@
  * - `GET|HEAD /feeds/{feed_key}/download_latest_feed_version`: the zip of the feed's active version;
  * - `GET|HEAD /feeds/{feed_key}/download_latest_rt/{alerts|trip_updates|vehicle_positions}.{pb|json}`:
  *   the feed's current realtime snapshot re-encoded as a GTFS-Realtime FeedMessage (the port
- *   server/realtime-feeds.ts; server/realtime implements it).
+ *   server/realtime-feeds.ts; server/realtime implements it). The key is the static feed's or its
+ *   GTFS-Realtime feed's (`<onestop_id>~rt`, feed-directory.ts).
  * The zips: strong ETag (the SHA-1), If-None-Match → 304, one byte range (`Range`, `If-Range`) → 206
  * or 416, streamed from the file. A feed whose licence says redistribution_allowed "no" is refused
  * (403), as Transitland refuses it. Keys and licences come from the manifest (read again when the
@@ -22,6 +23,7 @@ import { AppError, invalidParameter, jsonError } from "../errors.ts";
 import type { OpenApiParameter } from "../params.ts";
 import { type FeedEntry, MANIFEST, type Manifest, readManifest, VERSION_ZIP, type VersionEntry } from "../../pipeline/schema/manifest.ts";
 import { RT_KINDS, type RealtimeFeeds, type RtKind } from "../realtime-feeds.ts";
+import { REALTIME_FEED_ID_BASE, REALTIME_FEED_SUFFIX } from "./feed-directory.ts";
 
 const BASE = "/api/v2/rest";
 const RT_FORMATS = ["pb", "json"] as const;
@@ -80,6 +82,13 @@ export function feedByKey(m: Manifest, key: string): FeedEntry {
   const f = key.length > MAX_KEY ? undefined : isId(key) ? m.feeds.find((x) => x.id === Number(key)) : m.feeds.find((x) => x.onestop_id === key);
   if (!f) throw new AppError("NOT_FOUND", `no feed ${key.slice(0, 200)}`);
   return f;
+}
+
+/** The static feed's key of a GTFS-Realtime feed's key (`<onestop_id>~rt` or its id, feed-directory.ts); other keys as they are. */
+function staticKeyOf(m: Manifest, key: string): string {
+  if (key.endsWith(REALTIME_FEED_SUFFIX) && !m.feeds.some((f) => f.onestop_id === key)) return key.slice(0, -REALTIME_FEED_SUFFIX.length);
+  if (isId(key) && Number(key) > REALTIME_FEED_ID_BASE) return String(Number(key) - REALTIME_FEED_ID_BASE);
+  return key;
 }
 
 /** Transitland's rule: a feed whose licence says redistribution_allowed "no" is not given out. */
@@ -260,7 +269,8 @@ export function downloadRoutes(deps: DownloadDeps) {
   /** /feeds/{feed_key}/download_latest_rt/{rt_type}.{format} */
   const realtime = async (key: string, file: string) => {
     const { kind, format } = rtFile(file);
-    const feed = feedByKey(manifest(), key);
+    const m = manifest();
+    const feed = feedByKey(m, staticKeyOf(m, key));
     checkRedistribution(feed, feed.onestop_id);
     let message;
     try {

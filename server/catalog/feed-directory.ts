@@ -38,9 +38,24 @@ export interface VersionDoc {
   validation: ValidationSummary | null;
 }
 
+/**
+ * A GTFS-Realtime feed's integer id: this plus its static feed's id (static feeds' ids are the
+ * manifest's, far below it), so that it is stable and never a static feed's.
+ */
+export const REALTIME_FEED_ID_BASE = 1_000_000_000;
+/** A GTFS-Realtime feed's Onestop ID: its static feed's with this suffix (as Transitland's `BA~rt`). */
+export const REALTIME_FEED_SUFFIX = "~rt";
+
 export interface FeedDoc {
   id: number;
   onestopId: string;
+  /** gtfs: a static feed of the manifest; gtfs-rt: the realtime feed of a static feed (its realtime status file) */
+  spec: "gtfs" | "gtfs-rt";
+  /** the feeds file's name and tags */
+  name: string | null;
+  tags: Record<string, string> | null;
+  /** gtfs-rt: the static feed's Onestop ID; gtfs: the realtime feed's, or null */
+  associated: string | null;
   /** versions, newest first */
   versions: VersionDoc[];
   activeVersion: VersionDoc | null;

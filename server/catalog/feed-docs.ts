@@ -5,11 +5,14 @@
  * request filters and serialises them (feeds.ts). No HTTP here.
  *
  * Where the fields come from:
- * - feeds: the manifest (id, Onestop ID, source URL, licence, active version), the realtime status
- *   files (realtime URLs and their last fetch outcome), and their versions;
+ * - feeds: the manifest (id, Onestop ID, name and tags of the feeds file, source URL, licence,
+ *   active version) and their versions; and one GTFS-Realtime feed (spec gtfs-rt) per realtime
+ *   status file of a static feed: `<static Onestop ID>~rt`, id REALTIME_FEED_ID_BASE + the static
+ *   feed's, its realtime URLs and last fetch outcome, the static feed's name, tags and licence;
  * - feed versions: feed_version.parquet and feed_info.parquet (in DuckDB at load), the version's
  *   import report (`report.json`: files with their row counts, warnings, skipped and interpolated
- *   rows) and its validation report (pipeline/schema/validation.ts);
+ *   rows), its validation report (pipeline/schema/validation.ts) and its service levels
+ *   (service-levels.ts);
  * - agencies: agencies.parquet, their stops (agency_stops) for the geometry (convex hull) and the
  *   places (the stops' Natural Earth admin-0/admin-1 areas holding at least 20 % of them);
  * - operators: derived from the agencies of the active versions, one per agency Onestop ID across
@@ -26,7 +29,8 @@ import { validationOf } from "../../pipeline/schema/validation.ts";
 import type { CatalogData, VersionInfo } from "./data.ts";
 import type { Database } from "./db.ts";
 import { LICENSE_FIELDS } from "./license.ts";
-import { type AgencyDoc, emptyFeedDirectory, type FeedDirectory, type FeedDoc, type Geometry, type Json, type Place, type VersionDoc } from "./feed-directory.ts";
+import { type ServiceLevel, serviceLevelsByVersion } from "./service-levels.ts";
+import { type AgencyDoc, emptyFeedDirectory, REALTIME_FEED_ID_BASE, REALTIME_FEED_SUFFIX, type FeedDirectory, type FeedDoc, type Geometry, type Json, type Place, type VersionDoc } from "./feed-directory.ts";
 
 export type { FeedDirectory } from "./feed-directory.ts";
 
@@ -144,6 +148,7 @@ export async function buildFeedDirectory(db: Database, data: CatalogData, dataDi
 
   // feed versions
   const feedInfos = await feedInfoByVersion(db, dataDir, manifest);
+  const serviceLevels = await serviceLevelsByVersion(db, dataDir, manifest);
   const fvRows = await db.all({
     sql: `SELECT id, sha1, source, fetched_at::VARCHAR AS fetched_at, earliest_calendar_date::VARCHAR AS earliest, latest_calendar_date::VARCHAR AS latest FROM feed_version ORDER BY id`,
     values: [],
@@ -159,47 +164,43 @@ export async function buildFeedDirectory(db: Database, data: CatalogData, dataDi
       fetchedAt: fetchedAtOf(v, r.fetched_at), earliest: str(r.earliest), latest: str(r.latest),
       geometry: hullOf(points), box: boxOf(points), fields: {}, validation: validationOf(dataDir, v.sha1),
     };
-    doc.fields = versionFields(doc, publicUrl(str(r.source) ?? entry?.source), report, feedInfos.get(v.id) ?? []);
+    doc.fields = versionFields(doc, publicUrl(str(r.source) ?? entry?.source), report, feedInfos.get(v.id) ?? [], serviceLevels.get(v.id) ?? []);
     dir.versions.push(doc);
     dir.versionById.set(doc.id, doc);
   }
 
-  // feeds
-  const realtime = new Map(readRealtimeStatuses(dataDir).map((s) => [s.feed_id.toLowerCase(), s]));
+  // feeds: the manifest's (gtfs), then one gtfs-rt feed per realtime status file
   for (const f of [...manifest.feeds].sort((a, b) => a.id - b.id)) {
     const versions = dir.versions.filter((v) => v.feedOnestopId.toLowerCase() === f.onestop_id.toLowerCase()).sort((a, b) => b.id - a.id);
     const active = versions.find((v) => v.sha1 === f.active) ?? null;
-    const rt = realtime.get(f.onestop_id.toLowerCase());
-    const rtUrl = (kind: "alerts" | "trip_updates" | "vehicle_positions") => publicUrl(rt?.kinds[kind]?.source ?? null) ?? "";
-    const urls: Record<string, Json> = {
-      static_current: publicUrl(f.source) ?? "", static_historic: [], static_planned: [],
-      realtime_vehicle_positions: rtUrl("vehicle_positions"), realtime_trip_updates: rtUrl("trip_updates"), realtime_alerts: rtUrl("alerts"),
-      gbfs_auto_discovery: "", mds_provider: "",
+    const urls = feedUrls({ static_current: publicUrl(f.source) ?? "" });
+    const doc: FeedDoc = {
+      id: f.id, onestopId: f.onestop_id, spec: "gtfs", name: f.name ?? null, tags: tagsOf(f.tags), associated: null,
+      versions, activeVersion: active, urls, fetchError: false, license: { ...UNKNOWN_LICENSE, ...f.license }, fields: {},
     };
-    const rtErrors = rt ? Object.values(rt.kinds).filter((k) => k?.last && k.last.outcome !== "accepted" && k.last.outcome !== "unchanged") : [];
-    const doc: FeedDoc = { id: f.id, onestopId: f.onestop_id, versions, activeVersion: active, urls, fetchError: rtErrors.length > 0, license: { ...UNKNOWN_LICENSE, ...f.license }, fields: {} };
-    const license: Record<string, Json> = { spdx_identifier: "", url: "" };
-    for (const k of LICENSE_FIELDS) license[k] = doc.license[k];
-    license.attribution_text = "";
-    license.attribution_instructions = "";
-    doc.fields = {
-      id: f.id, spec: "gtfs", name: null, onestop_id: f.onestop_id, languages: null, tags: null, urls, license,
-      authorization: { type: "", param_name: "", info_url: "" },
-      feed_state: {
-        last_fetch_error: rtErrors.map((k) => k!.last!.message ?? k!.last!.outcome).join("; "),
-        feed_version: active
-          ? { id: active.id, sha1: active.sha1, url: active.fields.url ?? null, fetched_at: active.fetchedAt, geometry: active.geometry, feed_version_gtfs_import: active.fields.feed_version_gtfs_import ?? null }
-          : null,
-      },
-      feed_versions: versions.map((v) => ({ id: v.id, sha1: v.sha1, fetched_at: v.fetchedAt, url: v.fields.url ?? null, earliest_calendar_date: v.earliest, latest_calendar_date: v.latest })),
+    doc.fields = feedFields(doc, "", active
+      ? { id: active.id, sha1: active.sha1, url: active.fields.url ?? null, fetched_at: active.fetchedAt, geometry: active.geometry, feed_version_gtfs_import: active.fields.feed_version_gtfs_import ?? null }
+      : null);
+    addFeed(dir, doc);
+  }
+  for (const s of readRealtimeStatuses(dataDir)) {
+    const owner = dir.feedByOnestop.get(s.feed_id.toLowerCase());
+    // (a static feed may own the `~rt` Onestop ID already: a derived id `<id>~<file name>` of a file rt.zip)
+    if (!owner || owner.spec !== "gtfs" || dir.feedByOnestop.has((owner.onestopId + REALTIME_FEED_SUFFIX).toLowerCase())) continue;
+    const rtUrl = (kind: "alerts" | "trip_updates" | "vehicle_positions") => publicUrl(s.kinds[kind]?.source ?? null) ?? "";
+    const urls = feedUrls({ realtime_vehicle_positions: rtUrl("vehicle_positions"), realtime_trip_updates: rtUrl("trip_updates"), realtime_alerts: rtUrl("alerts") });
+    const errors = Object.values(s.kinds).filter((k) => k?.last && k.last.outcome !== "accepted" && k.last.outcome !== "unchanged");
+    const doc: FeedDoc = {
+      id: REALTIME_FEED_ID_BASE + owner.id, onestopId: owner.onestopId + REALTIME_FEED_SUFFIX, spec: "gtfs-rt", name: owner.name, tags: owner.tags, associated: owner.onestopId,
+      versions: [], activeVersion: null, urls, fetchError: errors.length > 0, license: owner.license, fields: {},
     };
-    dir.feeds.push(doc);
-    dir.feedById.set(doc.id, doc);
-    dir.feedByOnestop.set(doc.onestopId.toLowerCase(), doc);
+    doc.fields = feedFields(doc, errors.map((k) => k!.last!.message ?? k!.last!.outcome).join("; "), null);
+    addFeed(dir, doc);
+    owner.associated = doc.onestopId;
   }
   for (const v of dir.versions) {
     const feed = dir.feedByOnestop.get(v.feedOnestopId.toLowerCase());
-    v.fields.feed = { id: feed?.id ?? v.feedId, onestop_id: v.feedOnestopId, name: null, spec: "gtfs" };
+    v.fields.feed = { id: feed?.id ?? v.feedId, onestop_id: v.feedOnestopId, name: feed?.name ?? null, spec: "gtfs" };
   }
 
   // agencies
@@ -233,6 +234,8 @@ export async function buildFeedDirectory(db: Database, data: CatalogData, dataDi
   }
   for (const [onestopId, agencies] of groups) {
     const feeds = [...new Set(agencies.map((a) => data.versions.get(a.fv)!.feedOnestopId.toLowerCase()))].map((f) => dir.feedByOnestop.get(f)).filter((f): f is FeedDoc => !!f);
+    // and their realtime feeds (Transitland lists an operator's associated gtfs-rt feeds with its static ones)
+    for (const f of [...feeds]) if (f.associated) feeds.push(dir.feedByOnestop.get(f.associated.toLowerCase())!);
     const first = agencies[0]!;
     const stops = agencies.flatMap((a) => [...a.stops]);
     dir.operators.push({ id: first.id, onestopId, name: first.agencyName, website: (first.fields.agency_url as string | null) ?? null, agencies, feeds, geometry: hullOf(pointsOf(data, stops)) });
@@ -246,6 +249,39 @@ export async function buildFeedDirectory(db: Database, data: CatalogData, dataDi
   return dir;
 }
 
+function addFeed(dir: FeedDirectory, doc: FeedDoc): void {
+  dir.feeds.push(doc);
+  dir.feedById.set(doc.id, doc);
+  dir.feedByOnestop.set(doc.onestopId.toLowerCase(), doc);
+}
+
+/** Transitland's eight URL fields, "" (or []) unless given. */
+function feedUrls(given: Record<string, string>): Record<string, Json> {
+  return {
+    static_current: "", static_historic: [], static_planned: [], realtime_vehicle_positions: "", realtime_trip_updates: "", realtime_alerts: "",
+    gbfs_auto_discovery: "", mds_provider: "", ...given,
+  };
+}
+
+/** A manifest's tags as served: null when there are none. */
+function tagsOf(tags: Record<string, string> | null | undefined): Record<string, string> | null {
+  return tags && Object.keys(tags).length ? { ...tags } : null;
+}
+
+/** A feed's fields as /feeds serves them (Transitland's feed_request.gql). */
+function feedFields(doc: FeedDoc, lastFetchError: string, activeVersion: Json): Record<string, Json> {
+  const license: Record<string, Json> = { spdx_identifier: "", url: "" };
+  for (const k of LICENSE_FIELDS) license[k] = doc.license[k];
+  license.attribution_text = "";
+  license.attribution_instructions = "";
+  return {
+    id: doc.id, spec: doc.spec, name: doc.name, onestop_id: doc.onestopId, languages: null, tags: doc.tags, urls: doc.urls, license,
+    authorization: { type: "", param_name: "", info_url: "" },
+    feed_state: { last_fetch_error: lastFetchError, feed_version: activeVersion },
+    feed_versions: doc.versions.map((v) => ({ id: v.id, sha1: v.sha1, fetched_at: v.fetchedAt, url: v.fields.url ?? null, earliest_calendar_date: v.earliest, latest_calendar_date: v.latest })),
+  };
+}
+
 function fetchedAtOf(v: VersionInfo, raw: unknown): string {
   if (v.fetchedAt) return v.fetchedAt;
   const s = str(raw);
@@ -254,7 +290,7 @@ function fetchedAtOf(v: VersionInfo, raw: unknown): string {
   return Number.isNaN(d.getTime()) ? s : d.toISOString();
 }
 
-function versionFields(v: VersionDoc, url: string | null, report: ImportReport | null, feedInfos: Record<string, Json>[]): Record<string, Json> {
+function versionFields(v: VersionDoc, url: string | null, report: ImportReport | null, feedInfos: Record<string, Json>[], serviceLevels: ServiceLevel[]): Record<string, Json> {
   const files: Json[] = [];
   let skipped = 0;
   for (const [name, t] of Object.entries(report?.tables ?? {})) {
@@ -270,6 +306,7 @@ function versionFields(v: VersionDoc, url: string | null, report: ImportReport |
     feed: null,
     files,
     feed_infos: feedInfos,
+    service_levels: serviceLevels as unknown as Json[],
     feed_version_gtfs_import: {
       in_progress: false, success: true, exception_log: "", warning_count: warningCount, skip_entity_error_count: skipped,
       skip_entity_filter_count: 0, skip_entity_marked_count: 0, interpolated_stop_time_count: num(report?.derived?.interpolated_stop_times),

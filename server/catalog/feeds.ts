@@ -61,7 +61,7 @@ function placeMatches(places: Place[], f: PlaceFilter): boolean {
 }
 
 const placeJson = (p: Place) => ({ city_name: p.city_name, adm0_name: p.adm0_name, adm1_name: p.adm1_name });
-const feedRef = (f: FeedDoc) => ({ id: f.id, onestop_id: f.onestopId, name: null, spec: "gtfs" });
+const feedRef = (f: FeedDoc) => ({ id: f.id, onestop_id: f.onestopId, name: f.name, spec: f.spec });
 
 // ---- feeds
 
@@ -77,15 +77,21 @@ export function findFeeds(dir: FeedDirectory, data: CatalogData, q: FeedQuery): 
     if (q.key !== null && feedByKey(dir, q.key) !== f) return false;
     if (q.id !== null && f.id !== q.id) return false;
     if (q.onestopId !== null && f.onestopId.toLowerCase() !== q.onestopId.toLowerCase()) return false;
-    if (q.spec !== null && q.spec !== "gtfs") return false;
-    if (q.search !== null && !f.onestopId.toLowerCase().includes(q.search)) return false;
+    if (q.spec !== null && q.spec !== f.spec) return false;
+    if (q.search !== null && !f.onestopId.toLowerCase().includes(q.search) && !(f.name ?? "").toLowerCase().includes(q.search)) return false;
     if (q.fetchError !== null && f.fetchError !== q.fetchError) return false;
-    if (q.tag !== null) return false; // no feed here has tags
+    if (q.tag !== null && !tagMatches(f.tags, q.tag)) return false;
     if (q.url !== null && !urlMatches(f, q.url)) return false;
     if (stopsOfVersion && !(f.activeVersion && stopsOfVersion.has(f.activeVersion.id))) return false;
     return licenseOk(f.license, q);
   });
   return page(rows, q, (f) => ({ props: propsOf(f.fields), geometry: geometryText(f.activeVersion?.geometry), geometryInJson: false }));
+}
+
+/** Transitland's tag filter: the key present, with this value when tag_value is given and not empty. */
+function tagMatches(tags: Record<string, string> | null, tag: NonNullable<FeedQuery["tag"]>): boolean {
+  if (!tags || !Object.hasOwn(tags, tag.key)) return false;
+  return tag.value === null || tag.value === "" || tags[tag.key] === tag.value;
 }
 
 function urlMatches(f: FeedDoc, u: NonNullable<FeedQuery["url"]>): boolean {

@@ -113,9 +113,11 @@ const ONESTOP_ID = pathText("onestop_id", "a Onestop ID: f-... (feed), o-... (op
 const AGENCY_BY_KEY_QUERY = AGENCY_QUERY.filter((p) => ["include_alerts", "active_alerts", "include_routes", "feed_version_sha1", "feed_onestop_id"].includes(p.name) || p.name.startsWith("license_"));
 const OPERATOR_BY_KEY_QUERY = OPERATOR_QUERY.filter((p) => p.name === "include_alerts" || p.name === "active_alerts");
 const FILE_RESPONSES = { "200": { description: "the report" }, "400": { description: "a key that is not valid percent-encoded UTF-8: `{error, parameter}`" }, "401": { description: "missing or invalid API key" }, "404": { description: "unknown version, or no report: `{error}`" } };
-const feedsDoc = "The feeds of the dataset (every one, active version or not), with their URLs, licence, active version and versions; geometry (geojson) = the convex hull of the active version's stops.";
+const feedsDoc =
+  "The feeds of the dataset (every one, active version or not), with their name and tags (feeds file), URLs, licence, active version and versions; geometry (geojson) = the convex hull of the active version's stops. " +
+  "A static feed with realtime sources also has a feed of its own with spec gtfs-rt, Onestop ID `<static Onestop ID>~rt`, and its realtime_* URLs.";
 const feedVersionsDoc =
-  "The feed versions of the dataset (active or not): fetch time, calendar range, convex hull of the stops, files with row counts, feed_info, the import's counts and the validation summary with links to the full report.";
+  "The feed versions of the dataset (active or not): fetch time, calendar range, convex hull of the stops, files with row counts, feed_info, service_levels (seconds of scheduled service per weekday over runs of weeks with the same totals), the import's counts and the validation summary with links to the full report.";
 const agenciesDoc = "Agencies of the active feed versions (or of feed_version_sha1), with their operator, places, feed version and convex hull; routes with include_routes=true.";
 const operatorsDoc = "Operators derived from the agencies of the active feed versions, one per agency Onestop ID across feeds, with their feeds and agencies.";
 
