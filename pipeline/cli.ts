@@ -25,7 +25,7 @@ import type { StreetImportReport } from "./street/import-streets.ts";
 export const IMPORT_FLAGS: FlagSpec[] = [
   { name: "data", env: "INTERCHANGE_DATA", type: "string", default: "data", description: "dataset folder (created if missing)" },
   { name: "feed-id", env: "INTERCHANGE_FEED_ID", type: "string", description: "Onestop feed id for the positional FEED (default: derived f-<geohash>-<agency name>)" },
-  { name: "feeds", env: "INTERCHANGE_FEEDS", type: "string", description: "JSON feeds file: [{id, url or path, license}]" },
+  { name: "feeds", env: "INTERCHANGE_FEEDS", type: "string", description: "JSON feeds file: [{id, url or path, license, name, tags}]" },
   { name: "activate", env: "INTERCHANGE_ACTIVATE", type: "boolean", default: true, description: "make each new version its feed's active one; --no-activate keeps the old one active" },
   { name: "osm", env: "INTERCHANGE_OSM", type: "list", takes: /\.pbf$/i, description: "OSM PBF extract(s) to build the street dataset from (merged into one; repeatable)" },
   { name: "elevation", env: "INTERCHANGE_ELEVATION", type: "list", takes: /\.(hgt|hgt\.gz|tif|tiff)$/i, description: "elevation for the street dataset: SRTM .hgt/.hgt.gz tiles, GeoTIFF DEMs" },

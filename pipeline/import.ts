@@ -21,7 +21,8 @@
  * on a connection of its own; stop_times.parquet written as soon as the trip_check module is
  * built; the timetable prepared, import/timetable.ts), all awaited before the database closes.
  */
-import { rmSync } from "node:fs";
+import type { DuckDBConnection } from "@duckdb/node-api";
+import { rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { startBuild } from "./gtfs/build.ts";
 import { loadRawTable, loadRawTables } from "./gtfs/load.ts";
@@ -38,6 +39,7 @@ import { PreparedTimetable } from "./import/timetable.ts";
 import { describeVersion, validateFeedId } from "./import/version.ts";
 import type { ImportReport } from "./report.ts";
 import { TABLE_BY_NAME, TABLES } from "./schema/catalog.ts";
+import { canComputeServiceLevels, SERVICE_LEVELS_FILE, serviceLevelFiles, serviceLevelSql, serviceLevelsFromRows } from "./schema/service-levels.ts";
 import { type Manifest, VERSION_ZIP } from "./schema/manifest.ts";
 import { acquireLock, allocateIds } from "./store/manifest.ts";
 import { fsyncFilesAsync } from "./store/durable.ts";
@@ -120,6 +122,10 @@ async function importVersion(run: ImportRun, src: FetchedSource): Promise<void> 
   const geocodeStarted = performance.now();
   const geocode = await writeStopsGeocode(conn, session.versionDir, version.feedOnestopId);
   run.progress(`geocoder index: ${geocode.docs} stops and stations, ${geocode.tokens} words, ${geocode.bytes} bytes in ${Math.round(performance.now() - geocodeStarted)} ms (${run.elapsed()} s)`);
+  // the version's service levels (Transitland's feed version service_levels), from its Parquet files
+  const levelsStarted = performance.now();
+  const levels = await writeServiceLevels(conn, session.versionDir, fvid);
+  run.progress(`service levels: ${levels} in ${Math.round(performance.now() - levelsStarted)} ms (${run.elapsed()} s)`);
   // the files reach the disk while the timetable is finished and the database closed (publishVersion
   // awaits it after closing the database, so it is no lane: the close would wait for it)
   await keptZip?.result();
@@ -131,4 +137,12 @@ async function importVersion(run: ImportRun, src: FetchedSource): Promise<void> 
 
   // publish
   await publishVersion(run, session, version, synced, staged);
+}
+
+/** Writes the version's service_levels.json (pipeline/schema/service-levels.ts) from its Parquet files; returns how many levels. */
+async function writeServiceLevels(conn: DuckDBConnection, versionDir: string, fvid: number): Promise<number> {
+  const files = serviceLevelFiles([versionDir]);
+  const levels = canComputeServiceLevels(files) ? (serviceLevelsFromRows((await conn.runAndReadAll(serviceLevelSql(files))).getRowObjectsJS() as Record<string, unknown>[]).get(fvid) ?? []) : [];
+  writeFileSync(join(versionDir, SERVICE_LEVELS_FILE), JSON.stringify(levels));
+  return levels.length;
 }

@@ -1,131 +1,50 @@
 /**
- * Feed versions' service levels (Transitland's `FeedVersionServiceLevel`): seconds of scheduled
- * service per day of the week, over runs of consecutive ISO weeks (Monday to Sunday) that have
- * the same seven totals. Computed once per loaded dataset from the versions' Parquet files with
- * DuckDB (feed-docs.ts calls it), the way transitland-lib's service level builder does:
- *
- * - a trip's duration is its last arrival minus its first departure; trips with fewer than two
- *   stop_times and GTFS-Flex trips (a stop_time with a pickup/drop-off window, a zone or a
- *   group of stops) are left out;
- * - a trip with frequencies.txt rows counts once per departure of its frequencies
- *   (floor((end_time - start_time) / headway_secs) + 1 per row, 0 for a headway of 0);
- * - a service's seconds are those of its trips; they are added to every date the service runs
- *   (calendar weekdays between start_date and end_date, plus calendar_dates additions, minus
- *   removals), in that date's week and weekday;
- * - weeks with the same seven totals that follow each other are one level (start_date = the
- *   first Monday, end_date = the last Sunday).
- *
- * Transitland also keeps per-route levels (route_id); these are the feed-wide ones it serves.
+ * Feed versions' service levels for the catalog's feed versions (feed-docs.ts): each version's
+ * `service_levels.json`, written by the import (pipeline/schema/service-levels.ts says what they
+ * are and how they are computed); for a version imported before that file existed, the same SQL
+ * over its Parquet files, once per version SHA-1 (a reload computes only versions it has not seen).
  * No HTTP here.
  */
-import { existsSync } from "node:fs";
 import { join } from "node:path";
 import type { Manifest } from "../../pipeline/schema/manifest.ts";
+import { canComputeServiceLevels, readServiceLevels, type ServiceLevel, serviceLevelFiles, serviceLevelSql, serviceLevelsFromRows } from "../../pipeline/schema/service-levels.ts";
 import type { Database } from "./db.ts";
 
-export interface ServiceLevel {
-  start_date: string;
-  end_date: string;
-  monday: number;
-  tuesday: number;
-  wednesday: number;
-  thursday: number;
-  friday: number;
-  saturday: number;
-  sunday: number;
-}
-
-const DAYS = ["monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"] as const;
-
-const fileList = (files: string[]) => `[${files.map((f) => `'${f.replaceAll("'", "''")}'`).join(", ")}]`;
-
-/** The SQL of the service levels over these versions' Parquet files (one list per table). */
-export function serviceLevelSql(files: { trips: string[]; stopTimes: string[]; frequencies: string[]; calendars: string[] }): string {
-  const read = (list: string[]) => `read_parquet(${fileList(list)}, union_by_name = true)`;
-  const freq = files.frequencies.length
-    ? `SELECT trip_ref, sum(CASE WHEN headway_secs > 0 AND end_time >= start_time THEN (end_time - start_time) // headway_secs + 1 ELSE 0 END) AS n
-       FROM ${read(files.frequencies)} GROUP BY trip_ref`
-    : `SELECT NULL::INTEGER AS trip_ref, NULL::BIGINT AS n WHERE false`;
-  return `
-    WITH flex AS (
-      SELECT DISTINCT trip_ref FROM ${read(files.stopTimes)}
-      WHERE start_pickup_drop_off_window IS NOT NULL OR end_pickup_drop_off_window IS NOT NULL OR location_id IS NOT NULL OR location_group_id IS NOT NULL
-    ),
-    freq AS (${freq}),
-    svc AS (
-      SELECT t.feed_version_id AS fv, t.service_id, sum((t.last_arrival - t.first_departure)::BIGINT * coalesce(f.n, 1)) AS secs
-      FROM ${read(files.trips)} t LEFT JOIN freq f ON f.trip_ref = t.id
-      WHERE t.stop_count > 1 AND t.first_departure IS NOT NULL AND t.last_arrival IS NOT NULL AND t.id NOT IN (SELECT trip_ref FROM flex WHERE trip_ref IS NOT NULL)
-      GROUP BY ALL
-    ),
-    cal AS (
-      SELECT feed_version_id AS fv, service_id, [monday, tuesday, wednesday, thursday, friday, saturday, sunday] AS flags, start_date, end_date,
-        coalesce(added_dates, []) AS added, coalesce(removed_dates, []) AS removed
-      FROM ${read(files.calendars)} c0
-      WHERE EXISTS (SELECT 1 FROM svc s WHERE s.fv = c0.feed_version_id AND s.service_id = c0.service_id)
-    ),
-    days AS (
-      SELECT fv, service_id, day FROM (
-        SELECT c.fv, c.service_id, g.d::DATE AS day, c.flags, c.removed
-        FROM cal c, LATERAL generate_series(c.start_date::TIMESTAMP, c.end_date::TIMESTAMP, INTERVAL 1 DAY) AS g(d)
-        WHERE c.start_date IS NOT NULL AND c.end_date IS NOT NULL
-      ) WHERE flags[isodow(day)] = 1 AND NOT list_contains(removed, day)
-      UNION
-      SELECT fv, service_id, unnest(added) AS day FROM cal
-    ),
-    week_days AS (
-      SELECT d.fv, date_trunc('week', d.day)::DATE AS week, isodow(d.day) AS dow, sum(s.secs)::BIGINT AS secs
-      FROM days d JOIN svc s ON s.fv = d.fv AND s.service_id = d.service_id
-      GROUP BY ALL
-    ),
-    weeks AS (
-      SELECT fv, week, ${DAYS.map((name, i) => `coalesce(sum(secs) FILTER (WHERE dow = ${i + 1}), 0)::BIGINT AS ${name}`).join(", ")}
-      FROM week_days GROUP BY fv, week
-    ),
-    runs AS (
-      SELECT *, (week - DATE '1970-01-05') // 7 - row_number() OVER (PARTITION BY fv, ${DAYS.join(", ")} ORDER BY week) AS run
-      FROM weeks
-    )
-    SELECT fv, min(week)::VARCHAR AS start_date, (max(week) + 6)::VARCHAR AS end_date, ${DAYS.join(", ")}
-    FROM runs GROUP BY fv, run, ${DAYS.join(", ")}
-    ORDER BY fv, start_date`;
-}
+export type { ServiceLevel };
 
 /**
- * Levels already computed, per data dir and version SHA-1: versions never change, so a reload
- * (every manifest switch) computes only the versions it has not seen. Holds only the versions
- * of the last manifest read for that dir.
+ * Levels computed here (versions without the import's file), per data dir and version SHA-1:
+ * versions never change. Holds only the versions of the last manifest read for that dir.
  */
 const computed = new Map<string, Map<string, ServiceLevel[]>>();
 
 /** Each version's service levels, by version id (oldest level first). */
 export async function serviceLevelsByVersion(db: Database, dataDir: string, manifest: Manifest): Promise<Map<number, ServiceLevel[]>> {
+  const out = new Map<number, ServiceLevel[]>();
   const known = computed.get(dataDir) ?? new Map<string, ServiceLevel[]>();
-  const missing = manifest.versions.filter((v) => !known.has(v.sha1));
-  const fresh = new Map<number, ServiceLevel[]>();
-  const present = (name: string) => missing.map((v) => join(dataDir, v.path, name)).filter((p) => existsSync(p));
-  const files = { trips: present("trips.parquet"), stopTimes: present("stop_times.parquet"), frequencies: present("frequencies.parquet"), calendars: present("calendars.parquet") };
+  const kept = new Map<string, ServiceLevel[]>();
+  const missing: Manifest["versions"] = [];
+  for (const v of manifest.versions) {
+    const levels = readServiceLevels(join(dataDir, v.path)) ?? known.get(v.sha1);
+    if (levels) {
+      out.set(v.id, levels);
+      if (known.has(v.sha1)) kept.set(v.sha1, levels);
+    } else missing.push(v);
+  }
+  const files = serviceLevelFiles(missing.map((v) => join(dataDir, v.path)));
+  let fresh = new Map<number, ServiceLevel[]>();
   let failed = false;
-  let rows: Record<string, unknown>[] = [];
-  if (files.trips.length && files.stopTimes.length && files.calendars.length) {
+  if (missing.length && canComputeServiceLevels(files)) {
     try {
-      rows = await db.all({ sql: serviceLevelSql(files), values: [] });
+      fresh = serviceLevelsFromRows(await db.all({ sql: serviceLevelSql(files), values: [] }));
     } catch {
       // (a version folder of an older layout): its levels are served empty, and tried again at the next load
       failed = true;
     }
   }
-  for (const r of rows) {
-    const fv = Number(r.fv);
-    const level: ServiceLevel = { start_date: String(r.start_date), end_date: String(r.end_date), monday: 0, tuesday: 0, wednesday: 0, thursday: 0, friday: 0, saturday: 0, sunday: 0 };
-    for (const d of DAYS) level[d] = Number(r[d]);
-    (fresh.get(fv) ?? fresh.set(fv, []).get(fv)!).push(level);
-  }
-  const out = new Map<number, ServiceLevel[]>();
-  const kept = new Map<string, ServiceLevel[]>();
-  for (const v of manifest.versions) {
-    const levels = known.get(v.sha1) ?? fresh.get(v.id) ?? [];
-    if (known.has(v.sha1) || !failed) kept.set(v.sha1, levels);
+  for (const v of missing) {
+    const levels = fresh.get(v.id) ?? [];
+    if (!failed) kept.set(v.sha1, levels);
     out.set(v.id, levels);
   }
   computed.set(dataDir, kept);

@@ -8,12 +8,15 @@
  * - the GTFS-Realtime feed of a static feed as a feed of its own (spec gtfs-rt, `~rt`).
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { readFileSync, writeFileSync } from "node:fs";
+import { cpSync, existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { runImport } from "../../pipeline/cli.ts";
 import { runImportRt } from "../../pipeline/realtime/cli.ts";
 import { readManifest } from "../../pipeline/schema/manifest.ts";
 import { readRealtimeStatuses } from "../../pipeline/schema/realtime.ts";
+import { SERVICE_LEVELS_FILE } from "../../pipeline/schema/service-levels.ts";
+import { Database } from "../../server/catalog/db.ts";
+import { serviceLevelsByVersion } from "../../server/catalog/service-levels.ts";
 import { serverConfigFrom } from "../../server/config.ts";
 import { startServer, type RunningServer } from "../../server/main.ts";
 import { gtfs, SHARED, tempDir } from "../support/dataset.ts";
@@ -121,6 +124,24 @@ describe("service levels", () => {
     ]);
     // the same on /feed_versions/{key}
     expect((await json(`${BASE}/feed_versions/${fv.sha1}`)).feed_versions[0].service_levels).toEqual(fv.service_levels);
+  });
+
+  test("the import keeps them in the version folder; a version without that file (imported before it existed) gets the same from its Parquet files", async () => {
+    const m = readManifest(dataDir);
+    const served = new Map<string, unknown>((await json(`${BASE}/feed_versions`)).feed_versions.map((v: any) => [v.sha1, v.service_levels]));
+    for (const v of m.versions) {
+      const file = join(dataDir, v.path, SERVICE_LEVELS_FILE);
+      expect(existsSync(file)).toBe(true);
+      expect(JSON.parse(readFileSync(file, "utf8"))).toEqual(served.get(v.sha1));
+    }
+    // the server's reading without the files: the SQL over the versions' Parquet, as a dataset imported before
+    const copy = tempDir("interchange-feed-fields-nofile-");
+    cpSync(dataDir, copy, { recursive: true });
+    for (const v of m.versions) rmSync(join(copy, v.path, SERVICE_LEVELS_FILE));
+    const db = await Database.create({ threads: 1, poolSize: 1 });
+    const computed = await serviceLevelsByVersion(db, copy, readManifest(copy));
+    for (const v of m.versions) expect(computed.get(v.id)).toEqual(served.get(v.sha1) as never);
+    expect([...computed.values()].some((levels) => levels.length > 0)).toBe(true);
   });
 
   test("Caltrain: every day's seconds are those of the GTFS files' trips running that day", async () => {
