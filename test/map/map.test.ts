@@ -490,6 +490,8 @@ describe.skipIf(!hasChromium)("the page in headless Chromium", () => {
     const text = await page.textContent("#alerts");
     expect(text).toContain("escalator out of service");
     expect(text).toContain("Yellow line: delays");
+    // (the isochrone tab's circles cleared, so the ring shows in the screenshot)
+    await page.evaluate(() => (globalThis as any).document.getElementById("iso-clear").click());
     await page.evaluate(([lon, lat]) => (globalThis as any).__interchange.map.jumpTo({ center: [lon, lat], zoom: 15 }), [EMBR.lon, EMBR.lat]);
     await mapIdle(page);
     const marked = await page.evaluate((feed) => {
