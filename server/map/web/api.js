@@ -110,8 +110,10 @@ export class Api {
     const feeds = Object.entries(health.features?.realtime?.feeds ?? {}).filter(([, kinds]) => kinds?.alerts?.serving).map(([feed]) => feed);
     const out = new Map();
     const nowS = nowMs / 1000;
-    for (const feed of feeds) {
-      const msg = await this.get(`/api/v2/rest/feeds/${encodeURIComponent(feed)}/download_latest_rt/alerts.json`);
+    const messages = await Promise.all(feeds.map((feed) => this.get(`/api/v2/rest/feeds/${encodeURIComponent(feed)}/download_latest_rt/alerts.json`).catch(() => null)));
+    for (const [i, feed] of feeds.entries()) {
+      const msg = messages[i];
+      if (!msg) continue; // not readable (e.g. a licence that forbids redistribution): its stops are not ringed
       for (const e of msg.entity ?? []) {
         const a = e.alert;
         if (!a || e.isDeleted) continue;

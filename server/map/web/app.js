@@ -224,7 +224,6 @@ async function loadStopAlerts() {
     for (const l of STOP_LAYERS) map.removeFeatureState({ source: "transit", sourceLayer: l });
     for (const key of stops.keys()) for (const l of STOP_LAYERS) map.setFeatureState({ source: "transit", sourceLayer: l, id: key }, { alert: true });
     state.alerts.stops = stops;
-    status(`${state.routes.length} routes; ${stops.size} stop${stops.size === 1 ? "" : "s"} with alerts`);
     renderAlerts();
   } catch (e) {
     failed("stop alerts", e);
@@ -785,7 +784,7 @@ window.__interchange = { map, state, api, setTab, showStop, showRoute, runPlan, 
 window.__interchange.ready = (async () => {
   await loaded;
   await loadDataset().catch((e) => failed("dataset", e));
-  await loadRoutes().catch((e) => failed("routes", e));
-  await loadStopAlerts();
+  await Promise.all([loadRoutes().catch((e) => failed("routes", e)), loadStopAlerts()]);
+  if ($("status").className !== "error") status(`${state.routes.length} routes; ${state.alerts.stops.size} stop${state.alerts.stops.size === 1 ? "" : "s"} with alerts`);
   state.ready = true;
 })();
