@@ -3,10 +3,10 @@
  * chromium, playwright-core; test/map/browser.ts), over the real server with API keys, BART and
  * Caltrain, downtown San Francisco's streets and a realtime alerts snapshot made for the run:
  * the page loads with no console error and no request to another host, its routes (layer, served
- * stops, alerts) from one request to the routes endpoint, its stop alerts from the realtime alerts
+ * alerts; not their stops) from one request to the routes endpoint, its stop alerts from the realtime alerts
  * feed, and no list of stops; the stop layer draws as many stops as the catalog has in view; search
  * finds stops by name (geocoder) and by stop_id / stop_code (catalog); a stop click lists its routes
- * and departures with one request to the departures endpoint by the stop's key; a route click its trips; two clicks plan a trip and draw its legs; a click draws isochrone contours and
+ * and departures with two requests by the stop's key (departures endpoint, routes serving it); a route click its trips; two clicks plan a trip and draw its legs; a click draws isochrone contours and
  * the transit reachability; alerts are listed and marked. Screenshots go to test/artifacts/map/.
  * The tests skip (only) when /usr/bin/chromium is absent; CI installs it.
  */
@@ -176,13 +176,13 @@ describe.skipIf(!hasChromium)("the page in headless Chromium", () => {
     expect(log.errors).toEqual([]);
     expect(log.external).toEqual([]);
     // the page's own requests carried the key: no list of stops (a stop is read when it is
-    // clicked); the routes (layer, served stops, alerts) from one request to the routes endpoint
+    // clicked); the routes (details, alerts; not their stops) from one request to the routes endpoint
     // (17 routes: one page); the stops' alerts from the realtime alerts feed that has a snapshot
     // (BART's; /health says which), and nothing else
     const apiAtLoad = log.requests.filter((u) => u.includes("/api/") || new URL(u).pathname === "/health").map((u) => new URL(u).pathname);
     expect(apiAtLoad.filter((p) => p.startsWith("/api/v2/rest/stops"))).toEqual([]);
     expect(apiAtLoad.sort()).toEqual(["/api/v2/rest/feeds/" + bart + "/download_latest_rt/alerts.json", "/api/v2/rest/routes", "/health"].sort());
-    expect(log.requests.filter((u) => new URL(u).pathname === "/api/v2/rest/routes")).toEqual([`${server.url}/api/v2/rest/routes?include_geometry=false&active_alerts=true&limit=1000`]);
+    expect(log.requests.filter((u) => new URL(u).pathname === "/api/v2/rest/routes")).toEqual([`${server.url}/api/v2/rest/routes?include_geometry=false&include_stops=false&active_alerts=true&limit=1000`]);
     expect(log.requests.filter((u) => u.includes("/map/data/routes") || /\/trips/.test(u))).toEqual([]);
     const drawn2 = await evaluate(() => (globalThis as any).__interchange.state.routes.length);
     expect(drawn2).toBe(8 + 9);
@@ -296,8 +296,10 @@ describe.skipIf(!hasChromium)("the page in headless Chromium", () => {
     expect(details).toContain(platform.stop_name);
     expect(details).toContain("70021");
     expect(await page.$$eval("#details [data-route] .badge", (els) => els.length)).toBeGreaterThan(0);
-    const paths = log.requests.slice(before).filter((u) => u.includes("/api/")).map((u) => new URL(u).pathname);
-    expect(paths).toEqual([new URL(`${server.url}/api/v2/rest/stops/${encodeURIComponent(key)}/departures`).pathname]);
+    // two requests: the departures by the stop's key, the routes serving it
+    const asked = log.requests.slice(before).filter((u) => u.includes("/api/")).map((u) => new URL(u));
+    expect(asked.map((u) => u.pathname).sort()).toEqual(["/api/v2/rest/routes", new URL(`${server.url}/api/v2/rest/stops/${encodeURIComponent(key)}/departures`).pathname].sort());
+    expect(asked.find((u) => u.pathname === "/api/v2/rest/routes")!.searchParams.get("stop_key")).toBe(key);
     // the map went there
     await page.waitForFunction(([lon, lat]) => {
       const c = (globalThis as any).__interchange.map.getCenter();
@@ -308,22 +310,27 @@ describe.skipIf(!hasChromium)("the page in headless Chromium", () => {
     await page.fill("#date", DATE);
   });
 
-  test("a click on a stop lists its routes and next departures (with alerts), with one request by the tile's stop key", async () => {
+  test("a click on a stop lists its routes and next departures (with alerts), with two requests by the tile's stop key", async () => {
     await page.evaluate(([lon, lat]) => (globalThis as any).__interchange.map.jumpTo({ center: [lon, lat], zoom: 15 }), [EMBR.lon, EMBR.lat]);
     await mapIdle(page);
     const before = log.requests.length;
     await clickMap(page, EMBR.lon, EMBR.lat);
     await page.waitForSelector("#departures table", { timeout: 60_000 });
-    // one request: the departures endpoint by the tile's gtfsId, a stop key (the stop's document
-    // and alerts come with it; the routes from the routes already loaded)
-    const asked = log.requests.slice(before).filter((u) => u.includes("/api/"));
-    expect(asked).toHaveLength(1);
-    expect(new URL(asked[0]!).pathname).toBe(new URL(`${server.url}/api/v2/rest/stops/${encodeURIComponent(`${bart}:EMBR`)}/departures`).pathname);
+    // two requests by the tile's gtfsId, a stop key: the departures endpoint (the stop's document
+    // and alerts come with it) and the routes serving the stop (without their stops)
+    const asked = log.requests.slice(before).filter((u) => u.includes("/api/")).map((u) => new URL(u));
+    expect(asked.map((u) => u.pathname).sort()).toEqual(["/api/v2/rest/routes", new URL(`${server.url}/api/v2/rest/stops/${encodeURIComponent(`${bart}:EMBR`)}/departures`).pathname].sort());
+    const routesAsked = asked.find((u) => u.pathname === "/api/v2/rest/routes")!;
+    expect(routesAsked.searchParams.get("stop_key")).toBe(`${bart}:EMBR`);
+    expect(routesAsked.searchParams.get("include_stops")).toBe("false");
     const details = await page.textContent("#details");
     expect(details).toContain("Embarcadero");
     expect(details).toContain("escalator out of service");
     const routes = await page.$$eval("#details [data-route] .badge", (els) => els.map((e) => e.textContent));
     expect(routes).toContain("Yellow");
+    const serving = await api(`/api/v2/rest/routes?stop_key=${encodeURIComponent(`${bart}:EMBR`)}&limit=1000`);
+    const listed = await page.$$eval("#details .legs [data-route] .badge", (els) => els.map((e) => e.textContent));
+    expect(listed.sort()).toEqual(serving.routes.map((r: Json) => r.route_short_name || r.route_long_name || r.route_id).sort());
     const times = await page.$$eval("#departures tr[data-trip] td:first-child", (els) => els.map((e) => e.textContent!));
     expect(times.length).toBeGreaterThan(5);
     expect(times.every((t) => t >= "08:00")).toBe(true);

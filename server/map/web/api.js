@@ -137,19 +137,26 @@ export class Api {
   }
 
   /**
-   * Every route of the active versions with the stops it serves (route_stops) and its and its
-   * agency's active alerts: the routes list, page by page. Without geometry: the lines are drawn
-   * from the vector tiles (a clicked route's trips bring their shapes).
+   * Every route of the active versions with its and its agency's active alerts: the routes list,
+   * page by page. Without geometry (the lines are drawn from the vector tiles; a clicked route's
+   * trips bring their shapes) and without the stops each serves (a clicked stop asks for its
+   * routes: routesOfStop).
    */
   async allRoutes() {
     const out = [];
-    let next = "/api/v2/rest/routes?include_geometry=false&active_alerts=true&limit=1000";
+    let next = "/api/v2/rest/routes?include_geometry=false&include_stops=false&active_alerts=true&limit=1000";
     while (next) {
       const body = await this.get(next);
       out.push(...body.routes);
       next = body.meta?.next ? relative(body.meta.next) : null;
     }
     return out;
+  }
+
+  /** The routes serving a stop (a station: with its platforms), by the stop's key; without geometry and stops. */
+  async routesOfStop(stopKey) {
+    const body = await this.get(`/api/v2/rest/routes?stop_key=${encodeURIComponent(String(stopKey))}&include_geometry=false&include_stops=false&limit=1000`);
+    return body.routes;
   }
 
   /**

@@ -39,7 +39,6 @@ const state = {
   routes: [], // route layer features (from the routes endpoint)
   routeById: new Map(),
   routeByKey: new Map(), // "<feed onestop id>:<route_id>" (the tiles' gtfsId) -> catalog id
-  routeStops: new Map(), // route id -> the stop ids it serves (route_stops)
   from: null,
   to: null,
   plan: null,
@@ -186,8 +185,8 @@ function routeFeature(r) {
 }
 
 /**
- * The routes (their details; the lines come from the tiles), the stops each route serves and the routes' and agencies' active alerts, all
- * from the routes endpoint (without geometry, with active_alerts; a page per 1000 routes).
+ * The routes (their details; the lines come from the tiles) and the routes' and agencies' active alerts, all from the routes endpoint
+ * (without geometry and served stops, with active_alerts; a page per 1000 routes).
  */
 async function loadRoutes() {
   $("alerts-status").textContent = "reading the routes…";
@@ -200,7 +199,6 @@ async function loadRoutes() {
   state.routes = routes.map(routeFeature);
   state.routeById = new Map(state.routes.map((f) => [f.properties.id, f]));
   state.routeByKey = new Map(state.routes.map((f) => [f.properties.key, f.properties.id]));
-  state.routeStops = new Map(routes.map((r) => [r.id, (r.route_stops ?? []).map((s) => s.stop.id)]));
   state.alerts.routes.clear();
   const agencyAlerts = new Map();
   for (const r of routes) {
@@ -304,16 +302,11 @@ function select(features) {
   setData("selection", { type: "FeatureCollection", features });
 }
 
-/** The routes serving a stop (and a station's platforms), from the routes' route_stops. */
-function routesOfStop(ids) {
-  const set = new Set(ids);
-  return state.routes.filter((r) => (state.routeStops.get(r.properties.id) ?? []).some((s) => set.has(s)));
-}
-
 /**
- * A stop's details, routes and next departures: one request, the departures endpoint by the stop's
- * key (the catalog id, or the tiles' gtfsId `<feed onestop id>:<stop_id>`), whose answer carries the
- * stop (and a station's platforms) with their active alerts. `fly`: move the map to the stop.
+ * A stop's details, routes and next departures: two requests side by side, by the stop's key (the
+ * catalog id, or the tiles' gtfsId `<feed onestop id>:<stop_id>`): the departures endpoint, whose
+ * answer carries the stop (and a station's platforms) with their active alerts, and the routes
+ * serving it (`/routes?stop_key=`). `fly`: move the map to the stop.
  */
 async function showStop(key, { fly = false } = {}) {
   key = String(key);
@@ -324,7 +317,7 @@ async function showStop(key, { fly = false } = {}) {
   el.innerHTML = `<div id="departures" class="muted">reading the stop…</div>`;
   try {
     const date = dateValue();
-    const body = await api.departures(key, date, timeValue(), 6, DEPARTURES_SHOWN);
+    const [body, served] = await Promise.all([api.departures(key, date, timeValue(), 6, DEPARTURES_SHOWN), api.routesOfStop(key)]);
     if (state.selectedStop !== key) return;
     const stop = body.stops[0];
     const coords = stop.geometry?.coordinates ?? null;
@@ -332,7 +325,7 @@ async function showStop(key, { fly = false } = {}) {
       select([{ type: "Feature", geometry: { type: "Point", coordinates: coords }, properties: {} }]);
       if (fly) map.flyTo({ center: coords, zoom: Math.max(map.getZoom(), 15) });
     }
-    const routes = routesOfStop([stop.id, ...(stop.children ?? []).map((c) => c.id)]);
+    const routes = served.map((r) => state.routeById.get(r.id) ?? routeFeature(r));
     const type = stop.location_type ?? 0;
     el.innerHTML = `<h2>${esc(stop.stop_name ?? stop.stop_id)}</h2>
       <div class="muted">${esc(LOCATION_TYPES[type]?.[1] ?? "stop")} · ${esc(stop.stop_id)}${stop.stop_code ? " · code " + esc(stop.stop_code) : ""} · ${esc(stop.feed_version?.feed?.onestop_id ?? "")}${stop.wheelchair_boarding === 1 ? " · wheelchair boarding" : ""}</div>
