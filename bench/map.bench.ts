@@ -2,8 +2,8 @@
  * The map page on a large dataset (`npm run bench:map -- --data DIR`, default bench/.work/plan-nyc:
  * all MTA feeds): the real server (`interchange serve`, its own process) and the page in headless
  * Chromium (Debian's chromium, SwiftShader: software WebGL, so frame times are pessimistic). Reports
- * the time until the page is ready (stops and routes read) and its first view drawn, the bytes it
- * read by kind (API answers, tiles, glyphs, page and MapLibre files), then, for views from the whole
+ * the time until the page is ready (routes and stop alerts read) and its first view drawn, the bytes it
+ * read by kind (API answers, tiles, glyphs, page and MapLibre files) and its API requests, then, for views from the whole
  * dataset to a street corner, the time until each is drawn and the tiles it asked for. Prints a
  * markdown table; screenshots go to bench/.work/map-bench/.
  */
@@ -28,7 +28,7 @@ const VIEWS: [string, number, number, number][] = [
 ];
 
 type Kind = "api" | "tiles" | "glyphs" | "page";
-const kindOf = (u: string): Kind => (u.includes("/api/") ? "api" : u.includes("/tiles/") ? "tiles" : u.includes("/map/fonts/") ? "glyphs" : "page");
+const kindOf = (u: string): Kind => (u.includes("/api/") || new URL(u).pathname === "/health" ? "api" : u.includes("/tiles/") ? "tiles" : u.includes("/map/fonts/") ? "glyphs" : "page");
 
 const server = await startServer(DATA);
 const browser = await launchBrowser();
@@ -46,13 +46,22 @@ try {
       // a redirect or an aborted request has no body
     }
   });
+  // when the API requests start and end (epoch ms), for the span of the load's API reading
+  const apiSpans: [number, number][] = [];
+  page.on("requestfinished", (r) => {
+    if (kindOf(r.url()) !== "api") return;
+    const t = r.timing();
+    apiSpans.push([t.startTime, t.startTime + t.responseEnd]);
+  });
   const t0 = performance.now();
   await page.goto(`${server.url}/map`);
   await page.waitForFunction(() => (globalThis as any).__interchange?.state?.ready === true, null, { timeout: 300_000 });
   const ready = performance.now() - t0;
   await mapIdle(page);
   const drawn = performance.now() - t0;
-  const stops = await page.evaluate(() => (globalThis as any).__interchange.state.stopById.size);
+  const apiSpan = apiSpans.length ? (Math.max(...apiSpans.map((x) => x[1])) - Math.min(...apiSpans.map((x) => x[0]))) / 1000 : 0;
+  // the API requests of the load (path and the parameters' names)
+  const apiAtLoad = log.requests.filter((u) => kindOf(u) === "api").map((u) => new URL(u)).map((u) => `${u.pathname}${u.search ? "?" + [...u.searchParams.keys()].join("&") : ""}`);
   mkdirSync(OUT, { recursive: true });
   await page.screenshot({ path: join(OUT, "0-extent.png") });
   const first = { ...bytes };
@@ -70,7 +79,7 @@ try {
 
 Command: \`bun bench/map.bench.ts --data ${DATA.replace(ROOT + "/", "")}\`. Machine: ${mi.cpuModel}, ${mi.cores} cores, Bun ${mi.bun}, commit ${mi.gitCommit}, ${new Date().toISOString().slice(0, 16)}Z, load average ${loadavg().map((x) => x.toFixed(2)).join(" ")} at the end. Headless Chromium with SwiftShader (software WebGL), viewport 1400 × 900.
 
-On load: ${stops} stops in the page's state; read ${(first.api / 1e6).toFixed(1)} MB of API answers (${counts.api} requests by the end), ${(first.tiles / 1024).toFixed(0)} kB of tiles, ${(first.glyphs / 1024).toFixed(0)} kB of glyphs, ${(first.page / 1e6).toFixed(1)} MB of page and MapLibre files. Console errors: ${log.errors.length}; requests to other hosts: ${log.external.length}. Server RSS at the end: ${(rssKb(server.pid) / 1024).toFixed(0)} MB.
+On load: ${apiAtLoad.length} API requests (${apiAtLoad.map((x) => `\`${x}\``).join(", ")}; ${apiSpan.toFixed(2)} s from the first to the last answer); read ${(first.api / 1e6).toFixed(1)} MB of API answers (${counts.api} requests by the end), ${(first.tiles / 1024).toFixed(0)} kB of tiles, ${(first.glyphs / 1024).toFixed(0)} kB of glyphs, ${(first.page / 1e6).toFixed(1)} MB of page and MapLibre files. Console errors: ${log.errors.length}; requests to other hosts: ${log.external.length}. Server RSS at the end: ${(rssKb(server.pid) / 1024).toFixed(0)} MB.
 
 ${mdTable(["view", "until drawn", "tiles asked", "tile bytes"], rows)}`);
 } finally {

@@ -3,9 +3,10 @@
  * chromium, playwright-core; test/map/browser.ts), over the real server with API keys, BART and
  * Caltrain, downtown San Francisco's streets and a realtime alerts snapshot made for the run:
  * the page loads with no console error and no request to another host, its routes (layer, served
- * stops, alerts) from one request to the routes endpoint; the stop layer draws as many stops as the
- * catalog has in view; a stop click lists its routes and departures with one request to the
- * departures endpoint; a route click its trips; two clicks plan a trip and draw its legs; a click draws isochrone contours and
+ * alerts; not their stops) from one request to the routes endpoint, its stop alerts from the realtime alerts
+ * feed, and no list of stops; the stop layer draws as many stops as the catalog has in view; search
+ * finds stops by name (geocoder) and by stop_id / stop_code (catalog); a stop click lists its routes
+ * and departures with two requests by the stop's key (departures endpoint, routes serving it); a route click its trips; two clicks plan a trip and draw its legs; a click draws isochrone contours and
  * the transit reachability; alerts are listed and marked. Screenshots go to test/artifacts/map/.
  * The tests skip (only) when /usr/bin/chromium is absent; CI installs it.
  */
@@ -49,6 +50,8 @@ async function allPages(path: string, key: string): Promise<Json[]> {
   return out;
 }
 const evaluate = <T>(fn: () => T) => page.evaluate(fn) as Promise<Awaited<T>>;
+/** A catalog stop's key as the tiles carry it (gtfsId): `<feed onestop id>:<stop_id>`. */
+const keyOf = (s: Json): string => `${s.feed_version.feed.onestop_id}:${s.stop_id}`;
 
 beforeAll(async () => {
   const data = await streetDataset("map", ["sf-downtown"], [], ["bart", "caltrain"]);
@@ -157,7 +160,7 @@ describe.skipIf(!hasChromium)("the page in headless Chromium", () => {
     const withCoords = lines.split("\n").filter((l) => l.trim()).map((l) => JSON.parse(l)).filter((f) => f.geometry);
     const drawn = await evaluate(() => (globalThis as any).__interchange.stopsInView());
     const catalog = await allPages(`/api/v2/rest/stops?bbox=${drawn.bbox}&limit=1000`, "stops");
-    const inBbox = new Set(catalog.map((s) => s.id));
+    const inBbox = new Set(catalog.map(keyOf));
     for (const id of drawn.ids) expect(inBbox.has(id)).toBe(true);
     expect(drawn.clusters).toBeGreaterThan(0); // at the dataset's extent the stops are clustered (the tiles' counts)
     // every stop and platform is in view: drawn on its own, or counted in the cluster drawn for its
@@ -172,10 +175,14 @@ describe.skipIf(!hasChromium)("the page in headless Chromium", () => {
     await screenshot(page, "1-dataset");
     expect(log.errors).toEqual([]);
     expect(log.external).toEqual([]);
-    // the page's own requests carried the key: the stops came from the API, the routes (layer,
-    // served stops, alerts) from one request to the routes endpoint (17 routes: one page)
-    expect(log.requests.filter((u) => u.includes("/api/v2/rest/stops.geojsonl"))).toHaveLength(1);
-    expect(log.requests.filter((u) => new URL(u).pathname === "/api/v2/rest/routes")).toEqual([`${server.url}/api/v2/rest/routes?include_geometry=false&active_alerts=true&limit=1000`]);
+    // the page's own requests carried the key: no list of stops (a stop is read when it is
+    // clicked); the routes (details, alerts; not their stops) from one request to the routes endpoint
+    // (17 routes: one page); the stops' alerts from the realtime alerts feed that has a snapshot
+    // (BART's; /health says which), and nothing else
+    const apiAtLoad = log.requests.filter((u) => u.includes("/api/") || new URL(u).pathname === "/health").map((u) => new URL(u).pathname);
+    expect(apiAtLoad.filter((p) => p.startsWith("/api/v2/rest/stops"))).toEqual([]);
+    expect(apiAtLoad.sort()).toEqual(["/api/v2/rest/feeds/" + bart + "/download_latest_rt/alerts.json", "/api/v2/rest/routes", "/health"].sort());
+    expect(log.requests.filter((u) => new URL(u).pathname === "/api/v2/rest/routes")).toEqual([`${server.url}/api/v2/rest/routes?include_geometry=false&include_stops=false&active_alerts=true&limit=1000`]);
     expect(log.requests.filter((u) => u.includes("/map/data/routes") || /\/trips/.test(u))).toEqual([]);
     const drawn2 = await evaluate(() => (globalThis as any).__interchange.state.routes.length);
     expect(drawn2).toBe(8 + 9);
@@ -188,21 +195,22 @@ describe.skipIf(!hasChromium)("the page in headless Chromium", () => {
       await mapIdle(page);
       const view = await evaluate(() => (globalThis as any).__interchange.stopsInView());
       // every stop drawn on its own (above the clustering zoom), each in its location_type's colour
-      const drawn = await evaluate(() => {
+      const drawn: [string, unknown, string][] = await evaluate(() => {
         const ic = (globalThis as any).__interchange;
-        return ic.map.queryRenderedFeatures({ layers: ic.STOP_LAYERS }).map((f: any) => {
-          const id = ic.state.stopByKey.get(f.properties.gtfsId);
-          return [id, ic.state.stopById.get(id)?.location_type, f.layer.paint["circle-color"], f.layer.id];
-        });
+        return ic.map.queryRenderedFeatures({ layers: ic.STOP_LAYERS }).map((f: any) => [f.properties.gtfsId, f.layer.paint["circle-color"], f.layer.id]);
       });
-      const types = [...new Set(drawn.filter(([id]: number[]) => view.ids.includes(id)).map(([, t]: number[]) => t))];
-      const colours = new Set(drawn.map((d: unknown[]) => JSON.stringify(d[2])));
-      // each stop on the tile layer of its location_type
-      for (const [, t, , layer] of drawn) expect(layer).toBe(t === 1 ? "stations" : t >= 2 ? "entrances" : "stops");
       expect(view.clusters).toBe(0);
       const catalog = await allPages(`/api/v2/rest/stops?bbox=${view.bbox}&limit=1000`, "stops");
+      const typeOf = new Map(catalog.map((s) => [keyOf(s), s.location_type ?? 0]));
+      const types = [...new Set(drawn.filter(([key]) => view.ids.includes(key)).map(([key]) => typeOf.get(key)))];
+      const colours = new Set(drawn.map((d) => JSON.stringify(d[1])));
+      // each stop on the tile layer of its location_type
+      for (const [key, , layer] of drawn) {
+        const t = typeOf.get(key);
+        if (t !== undefined) expect(layer).toBe(t === 1 ? "stations" : t >= 2 ? "entrances" : "stops");
+      }
       expect(view.ids.length).toBeGreaterThan(0);
-      expect(view.ids).toEqual(catalog.map((s) => s.id).sort((a, b) => a - b));
+      expect(view.ids).toEqual(catalog.map(keyOf).sort());
       if (name === "4th-and-king") {
         expect(types.sort()).toEqual([0, 1]); // Caltrain: the station and its platforms
         expect(colours.size).toBe(2); // in two colours
@@ -254,24 +262,75 @@ describe.skipIf(!hasChromium)("the page in headless Chromium", () => {
     await page.fill("#search", "");
   });
 
-  test("search finds a stop by name; a click on a stop lists its routes and next departures (with alerts)", async () => {
+  test("search finds a stop by name (the geocoder's stations and stops near the map's centre), no stop list read", async () => {
+    const before = log.requests.length;
     await page.fill("#search", "embarc");
-    await page.waitForSelector("#search-results li[data-id]");
-    expect(await page.textContent("#search-results")).toContain("Embarcadero");
+    await page.waitForSelector("#search-results li[data-key]", { timeout: 30_000 });
+    const hits = await page.$$eval("#search-results li[data-key]", (els) => els.map((e) => ({ key: (e as any).dataset.key, text: e.textContent! })));
+    expect(hits[0]!.text).toContain("Embarcadero");
+    expect(hits[0]!.key).toBe(`${bart}:EMBR`);
+    const asked = log.requests.slice(before).map((u) => new URL(u));
+    const transit = asked.filter((u) => u.pathname === "/v1/autocomplete" && u.searchParams.get("layers") === "stations,stops");
+    expect(transit.length).toBeGreaterThanOrEqual(1);
+    expect(transit.at(-1)!.searchParams.get("focus.point.lat")).not.toBeNull();
+    // the catalog is asked for the stop_id only (an exact match), never for a list of stops
+    for (const u of asked.filter((x) => x.pathname.startsWith("/api/v2/rest/stops"))) {
+      expect(u.pathname).toBe("/api/v2/rest/stops");
+      expect(u.searchParams.get("stop_id")).toBe("embarc");
+    }
+    await page.fill("#search", "");
+  });
+
+  test("search finds a platform by its stop_code (= its stop_id in Caltrain's feed); a click on it shows the stop and its departures", async () => {
+    const [platform] = (await api(`/api/v2/rest/stops?stop_id=70021`)).stops;
+    expect(platform.stop_code).toBe("70021");
+    expect(platform.parent).not.toBeNull(); // a platform: not in the geocoder (found through its station), but by the catalog's stop_id
+    const key = keyOf(platform);
+    await page.fill("#date", "2023-11-21"); // a date with Caltrain service
+    await page.fill("#search", platform.stop_code);
+    await page.waitForSelector(`#search-results li[data-key="${key}"]`, { timeout: 30_000 });
+    const before = log.requests.length;
+    await page.click(`#search-results li[data-key="${key}"]`);
+    await page.waitForSelector("#departures table", { timeout: 60_000 });
+    const details = await page.textContent("#details");
+    expect(details).toContain(platform.stop_name);
+    expect(details).toContain("70021");
+    expect(await page.$$eval("#details [data-route] .badge", (els) => els.length)).toBeGreaterThan(0);
+    // two requests: the departures by the stop's key, the routes serving it
+    const asked = log.requests.slice(before).filter((u) => u.includes("/api/")).map((u) => new URL(u));
+    expect(asked.map((u) => u.pathname).sort()).toEqual(["/api/v2/rest/routes", new URL(`${server.url}/api/v2/rest/stops/${encodeURIComponent(key)}/departures`).pathname].sort());
+    expect(asked.find((u) => u.pathname === "/api/v2/rest/routes")!.searchParams.get("stop_key")).toBe(key);
+    // the map went there
+    await page.waitForFunction(([lon, lat]) => {
+      const c = (globalThis as any).__interchange.map.getCenter();
+      return Math.abs(c.lng - lon) < 1e-3 && Math.abs(c.lat - lat) < 1e-3;
+    }, platform.geometry.coordinates, { timeout: 30_000 });
+    await screenshot(page, "3a-search-by-code");
+    await page.fill("#search", "");
+    await page.fill("#date", DATE);
+  });
+
+  test("a click on a stop lists its routes and next departures (with alerts), with two requests by the tile's stop key", async () => {
     await page.evaluate(([lon, lat]) => (globalThis as any).__interchange.map.jumpTo({ center: [lon, lat], zoom: 15 }), [EMBR.lon, EMBR.lat]);
     await mapIdle(page);
     const before = log.requests.length;
     await clickMap(page, EMBR.lon, EMBR.lat);
     await page.waitForSelector("#departures table", { timeout: 60_000 });
-    // one request: the departures endpoint (the routes come from the routes already loaded)
-    const asked = log.requests.slice(before).filter((u) => u.includes("/api/"));
-    expect(asked).toHaveLength(1);
-    expect(new URL(asked[0]!).pathname).toBe(`/api/v2/rest/stops/${(await api(`/api/v2/rest/stops?stop_id=EMBR&feed_onestop_id=${bart}`)).stops[0].id}/departures`);
+    // two requests by the tile's gtfsId, a stop key: the departures endpoint (the stop's document
+    // and alerts come with it) and the routes serving the stop (without their stops)
+    const asked = log.requests.slice(before).filter((u) => u.includes("/api/")).map((u) => new URL(u));
+    expect(asked.map((u) => u.pathname).sort()).toEqual(["/api/v2/rest/routes", new URL(`${server.url}/api/v2/rest/stops/${encodeURIComponent(`${bart}:EMBR`)}/departures`).pathname].sort());
+    const routesAsked = asked.find((u) => u.pathname === "/api/v2/rest/routes")!;
+    expect(routesAsked.searchParams.get("stop_key")).toBe(`${bart}:EMBR`);
+    expect(routesAsked.searchParams.get("include_stops")).toBe("false");
     const details = await page.textContent("#details");
     expect(details).toContain("Embarcadero");
     expect(details).toContain("escalator out of service");
     const routes = await page.$$eval("#details [data-route] .badge", (els) => els.map((e) => e.textContent));
     expect(routes).toContain("Yellow");
+    const serving = await api(`/api/v2/rest/routes?stop_key=${encodeURIComponent(`${bart}:EMBR`)}&limit=1000`);
+    const listed = await page.$$eval("#details .legs [data-route] .badge", (els) => els.map((e) => e.textContent));
+    expect(listed.sort()).toEqual(serving.routes.map((r: Json) => r.route_short_name || r.route_long_name || r.route_id).sort());
     const times = await page.$$eval("#departures tr[data-trip] td:first-child", (els) => els.map((e) => e.textContent!));
     expect(times.length).toBeGreaterThan(5);
     expect(times.every((t) => t >= "08:00")).toBe(true);
@@ -378,10 +437,18 @@ describe.skipIf(!hasChromium)("the page in headless Chromium", () => {
         const drawn = ic.map.queryRenderedFeatures({ layers: ["reach"] });
         const fs = ic.state.reach.features;
         const origin = ic.state.isoOrigin;
-        return { origin, n: fs.length, drawn: new Set(drawn.map((f: any) => f.properties.name)).size, shades: new Set(fs.map((f: any) => f.properties.minutes)).size, first: fs[0], date: (globalThis as any).document.getElementById("date").value, time: (globalThis as any).document.getElementById("time").value };
+        return { origin, n: fs.length, asked: ic.state.reach.asked, drawn: new Set(drawn.map((f: any) => f.properties.name)).size, shades: new Set(fs.map((f: any) => f.properties.minutes)).size, first: fs[0], date: (globalThis as any).document.getElementById("date").value, time: (globalThis as any).document.getElementById("time").value };
       });
       expect(shown.n).toBeGreaterThan(10);
       expect(shown.drawn).toBeGreaterThan(10);
+      // the destinations asked: the nearest 500 of the catalog's stops and platforms (its radius
+      // searches, then boxes); this dataset has fewer than 500 within the largest box (4° around
+      // the click), so all of them, though fewer lie within the largest circle (10 km)
+      const all = await allPages(`/api/v2/rest/stops?location_type=0&limit=1000`, "stops");
+      const within = await allPages(`/api/v2/rest/stops?lat=${shown.origin.lat}&lon=${shown.origin.lon}&radius=10000&location_type=0&limit=1000`, "stops");
+      expect(all.length).toBeLessThan(500);
+      expect(within.length).toBeLessThan(all.length);
+      expect(shown.asked).toBe(all.length);
       expect(shown.shades).toBeGreaterThan(3);
       // the same question to the API for the first stop drawn: the same three percentiles
       const [h, m] = shown.time.split(":").map(Number);
@@ -430,24 +497,37 @@ describe.skipIf(!hasChromium)("the page in headless Chromium", () => {
     const text = await page.textContent("#alerts");
     expect(text).toContain("escalator out of service");
     expect(text).toContain("Yellow line: delays");
-    const marked = await evaluate(() => {
+    // (the isochrone tab's circles cleared, so the ring shows in the screenshot)
+    await page.evaluate(() => (globalThis as any).document.getElementById("iso-clear").click());
+    await page.evaluate(([lon, lat]) => (globalThis as any).__interchange.map.jumpTo({ center: [lon, lat], zoom: 15 }), [EMBR.lon, EMBR.lat]);
+    await mapIdle(page);
+    const marked = await page.evaluate((feed) => {
       const ic = (globalThis as any).__interchange;
-      const embr = [...ic.state.stopById.values()].find((s: any) => s.stop_id === "EMBR");
       const filter = ic.map.getFilter("routes-alert");
+      const rendered = ic.map.queryRenderedFeatures({ layers: ic.STOP_LAYERS });
       return {
-        stop: ic.state.stops.find((f: any) => f.id === embr.id)?.properties.alert,
-        drawn: ic.map.getFeatureState({ source: "transit", sourceLayer: "stops", id: `${embr.feed}:EMBR` }).alert,
-        other: ic.map.getFeatureState({ source: "transit", sourceLayer: "stops", id: `${embr.feed}:MONT` }).alert ?? false,
+        stops: [...ic.state.alerts.stops.keys()],
+        drawn: ic.map.getFeatureState({ source: "transit", sourceLayer: "stops", id: `${feed}:EMBR` }).alert,
+        other: ic.map.getFeatureState({ source: "transit", sourceLayer: "stops", id: `${feed}:MONT` }).alert ?? false,
+        ringed: [...new Set(rendered.filter((f: any) => f.state?.alert).map((f: any) => f.properties.gtfsId))],
+        shown: rendered.length,
         routes: filter[2][1],
       };
-    });
-    expect(marked.stop).toBe(true);
+    }, bart);
+    // the stops with an active alert: EMBR only (from the alerts feed's informed entities)
+    expect(marked.stops).toEqual([`${bart}:EMBR`]);
     // drawn with the alert's ring (the tiles' stop, through its feature state), its neighbour not
     expect(marked.drawn).toBe(true);
     expect(marked.other).toBe(false);
+    expect(marked.shown).toBeGreaterThan(1);
+    expect(marked.ringed).toEqual([`${bart}:EMBR`]);
     // the route lines of the tiles are marked by their key
     expect(marked.routes).toEqual([`${bart}:1`]);
     await screenshot(page, "7-alerts");
+    // the stop's alert in the list: a click shows the stop
+    await page.click("#alerts li[data-i]:has-text('escalator out of service')");
+    await page.waitForSelector("#departures table", { timeout: 60_000 });
+    expect(await page.textContent("#details")).toContain("Embarcadero");
     expect(log.errors).toEqual([]);
     expect(log.external).toEqual([]);
   });

@@ -11,6 +11,22 @@ export class ApiError extends Error {
   }
 }
 
+/**
+ * A list's `meta.next` as a path: it is relative, or a full URL when the server has a public URL;
+ * its path is followed (the page may sit behind a proxy with another host name).
+ */
+const relative = (next) => (({ pathname, search }) => pathname + search)(new URL(next, location.href));
+
+/** A GTFS-Realtime alert (protobuf JSON mapping) in the catalog's form (docs/api-realtime.md). */
+function catalogAlert(a) {
+  const texts = (t) => (t?.translation ?? []).map((x) => ({ language: x.language ?? null, text: x.text ?? "" }));
+  return {
+    cause: a.cause ?? null, effect: a.effect ?? null, severity_level: a.severityLevel ?? null,
+    header_text: texts(a.headerText), description_text: texts(a.descriptionText),
+    active_period: a.activePeriod?.length ? a.activePeriod.map((p) => ({ start: p.start === undefined ? null : Number(p.start), end: p.end === undefined ? null : Number(p.end) })) : null,
+  };
+}
+
 export class Api {
   constructor(base = "") {
     this.base = base;
@@ -58,17 +74,61 @@ export class Api {
     return (await this.request(path, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) })).json();
   }
 
-  /** Every line of a geojsonl (newline-delimited) answer, parsed. */
-  async lines(path) {
-    const text = await (await this.request(path)).text();
-    return text.split("\n").filter((l) => l.trim()).map((l) => JSON.parse(l));
-  }
-
   // ---- the calls the page makes
 
-  /** Every stop (geojsonl streams all of them), with the active alerts. */
-  allStops() {
-    return this.lines("/api/v2/rest/stops.geojsonl?include_alerts=true&active_alerts=true");
+  /** One page of stops of the catalog's stops list (`params`: its filters), with `meta.next`. */
+  stops(params) {
+    return this.get(`/api/v2/rest/stops?${new URLSearchParams(params)}`);
+  }
+
+  /**
+   * The stops of `location_type` 0 of a catalog area search (`area`: {lat, lon, radius} or {bbox}),
+   * every page (they come in id order); null when the area holds more than `cap` of them.
+   */
+  async stopsIn(area, cap) {
+    const out = [];
+    let next = `/api/v2/rest/stops?${new URLSearchParams({ ...area, location_type: "0", limit: "1000" })}`;
+    while (next) {
+      if (out.length >= cap) return null;
+      const body = await this.get(next);
+      out.push(...body.stops);
+      next = body.meta?.next ? relative(body.meta.next) : null;
+    }
+    return out.length > cap ? null : out;
+  }
+
+  /**
+   * The stops with active alerts, by stop key (`<feed onestop id>:<stop_id>`, the tiles' gtfsId) ->
+   * {alerts}: from each realtime feed whose alerts snapshot is served (the server's /health
+   * details say which), its current snapshot (`download_latest_rt/alerts.json`, the GTFS-Realtime
+   * FeedMessage), read by the catalog's rules: an informed entity without trip and with a stop_id
+   * names the stop; deleted entities and alerts not active at `nowMs` are left out. The alerts
+   * in the catalog's form (header_text, description_text, cause, effect, active_period).
+   */
+  async stopAlerts(nowMs) {
+    const health = await this.get("/health");
+    const feeds = Object.entries(health.features?.realtime?.feeds ?? {}).filter(([, kinds]) => kinds?.alerts?.serving).map(([feed]) => feed);
+    const out = new Map();
+    const nowS = nowMs / 1000;
+    const messages = await Promise.all(feeds.map((feed) => this.get(`/api/v2/rest/feeds/${encodeURIComponent(feed)}/download_latest_rt/alerts.json`).catch(() => null)));
+    for (const [i, feed] of feeds.entries()) {
+      const msg = messages[i];
+      if (!msg) continue; // not readable (e.g. a licence that forbids redistribution): its stops are not ringed
+      for (const e of msg.entity ?? []) {
+        const a = e.alert;
+        if (!a || e.isDeleted) continue;
+        const periods = a.activePeriod ?? [];
+        if (periods.length && !periods.some((p) => (p.start === undefined || Number(p.start) <= nowS) && (p.end === undefined || nowS < Number(p.end)))) continue;
+        const alert = catalogAlert(a);
+        const named = new Set();
+        for (const ie of a.informedEntity ?? []) if (!ie.trip && ie.stopId) named.add(`${feed}:${ie.stopId}`);
+        for (const key of named) {
+          if (!out.has(key)) out.set(key, { alerts: [] });
+          out.get(key).alerts.push(alert);
+        }
+      }
+    }
+    return out;
   }
 
   /** Trips of a route on a date (geojson: with their shapes), up to 1000. */
@@ -77,31 +137,39 @@ export class Api {
   }
 
   /**
-   * Every route of the active versions with the stops it serves (route_stops) and its and its
-   * agency's active alerts: the routes list, page by page. Without geometry: the lines are drawn
-   * from the vector tiles (a clicked route's trips bring their shapes).
+   * Every route of the active versions with its and its agency's active alerts: the routes list,
+   * page by page. Without geometry (the lines are drawn from the vector tiles; a clicked route's
+   * trips bring their shapes) and without the stops each serves (a clicked stop asks for its
+   * routes: routesOfStop).
    */
   async allRoutes() {
     const out = [];
-    let next = "/api/v2/rest/routes?include_geometry=false&active_alerts=true&limit=1000";
+    let next = "/api/v2/rest/routes?include_geometry=false&include_stops=false&active_alerts=true&limit=1000";
     while (next) {
       const body = await this.get(next);
       out.push(...body.routes);
-      // meta.next is relative, or a full URL when the server has a public URL: follow its path (the page may sit behind a proxy with another host name)
-      next = body.meta?.next ? (({ pathname, search }) => pathname + search)(new URL(body.meta.next, location.href)) : null;
+      next = body.meta?.next ? relative(body.meta.next) : null;
     }
     return out;
   }
 
+  /** The routes serving a stop (a station: with its platforms), by the stop's key; without geometry and stops. */
+  async routesOfStop(stopKey) {
+    const body = await this.get(`/api/v2/rest/routes?stop_key=${encodeURIComponent(String(stopKey))}&include_geometry=false&include_stops=false&limit=1000`);
+    return body.routes;
+  }
+
   /**
    * A stop's departures (and its platforms', for a station) on a calendar date from a time, for
-   * the next `hours`, with realtime delays where a trip update has them: one request.
+   * the next `hours`, with realtime delays where a trip update has them: one request. `stopKey`: a
+   * catalog stop key (integer id or `<feed onestop id>:<stop_id>`); the answer carries the stop's
+   * document (and its children's) with their active alerts.
    */
   departures(stopId, date, time, hours = 6, limit = 12) {
     const [h, m] = time.split(":").map(Number);
     const end = Math.min(99 * 60 + 59, h * 60 + m + hours * 60);
     const hm = (x) => `${String(Math.floor(x / 60)).padStart(2, "0")}:${String(x % 60).padStart(2, "0")}:00`;
-    return this.get(`/api/v2/rest/stops/${stopId}/departures?date=${date}&start_time=${hm(h * 60 + m)}&end_time=${hm(end)}&use_service_window=false&limit=${limit}&active_alerts=true`);
+    return this.get(`/api/v2/rest/stops/${encodeURIComponent(String(stopId))}/departures?date=${date}&start_time=${hm(h * 60 + m)}&end_time=${hm(end)}&use_service_window=false&limit=${limit}&active_alerts=true`);
   }
 
   /** One trip with its stop_times (realtime delays where present) and its alerts. */
@@ -129,12 +197,13 @@ export class Api {
 }
 
 // ---- the geocoder (Pelias API, /v1/autocomplete) for the search box ---------------------------------
-// placeSuggestions returns the Pelias features ({label, layer, gid, lon, lat}) the search box lists
-// under the stops it matched itself.
+// placeSuggestions returns the Pelias features ({label, name, layer, gid, sourceId, gtfs, lon, lat})
+// of the given layers (all when null): the stops and stations the search box lists, then the places.
 export const GEOCODER_ENABLED = true;
-export async function placeSuggestions(api, text, focus = null) {
+export async function placeSuggestions(api, text, focus = null, layers = null, size = 10) {
   if (!GEOCODER_ENABLED || !text.trim()) return [];
-  const q = new URLSearchParams({ text: text.slice(0, 200) });
+  const q = new URLSearchParams({ text: text.slice(0, 200), size: String(size) });
+  if (layers) q.set("layers", layers);
   if (focus) {
     q.set("focus.point.lat", String(focus.lat));
     q.set("focus.point.lon", String(focus.lon));
@@ -143,8 +212,11 @@ export async function placeSuggestions(api, text, focus = null) {
   const body = await res.json();
   return (body.features ?? []).map((f) => ({
     label: f.properties?.label ?? f.properties?.name ?? "",
+    name: f.properties?.name ?? "",
     layer: f.properties?.layer ?? null,
     gid: f.properties?.gid ?? null,
+    sourceId: f.properties?.source_id ?? null,
+    gtfs: f.properties?.addendum?.gtfs ?? null,
     lon: f.geometry.coordinates[0],
     lat: f.geometry.coordinates[1],
   }));

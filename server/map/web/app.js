@@ -35,21 +35,17 @@ const DEPARTURES_SHOWN = 12;
 const state = {
   tab: "explore",
   dataset: null,
-  stops: [], // catalog stop features
-  stopById: new Map(),
-  stopByKey: new Map(), // "<feed onestop id>:<stop_id>" (the tiles' gtfsId) -> catalog id
-  childrenOf: new Map(), // station id -> child stop ids
+  selectedStop: null, // the stop key shown (catalog id, or "<feed onestop id>:<stop_id>", the tiles' gtfsId)
   routes: [], // route layer features (from the routes endpoint)
   routeById: new Map(),
   routeByKey: new Map(), // "<feed onestop id>:<route_id>" (the tiles' gtfsId) -> catalog id
-  routeStops: new Map(), // route id -> the stop ids it serves (route_stops)
   from: null,
   to: null,
   plan: null,
   selectedItinerary: 0,
   iso: null,
   reach: null,
-  alerts: { stops: new Map(), routes: new Map(), list: [] },
+  alerts: { stops: new Map(), routes: new Map(), list: [] }, // stops: stop key -> {alerts}; routes: route id -> alerts
   ready: false,
 };
 
@@ -136,7 +132,7 @@ $("apikey").value = api.key;
 $("apikey").addEventListener("change", async () => {
   api.setKey($("apikey").value);
   await loadRoutes().catch((e) => failed("routes", e));
-  await loadStops();
+  await loadStopAlerts();
 });
 const dateValue = () => $("date").value;
 const timeValue = () => $("time").value || "08:00";
@@ -189,8 +185,8 @@ function routeFeature(r) {
 }
 
 /**
- * The routes (their details; the lines come from the tiles), the stops each route serves and the routes' and agencies' active alerts, all
- * from the routes endpoint (without geometry, with active_alerts; a page per 1000 routes).
+ * The routes (their details; the lines come from the tiles) and the routes' and agencies' active alerts, all from the routes endpoint
+ * (without geometry and served stops, with active_alerts; a page per 1000 routes).
  */
 async function loadRoutes() {
   $("alerts-status").textContent = "reading the routes…";
@@ -203,7 +199,6 @@ async function loadRoutes() {
   state.routes = routes.map(routeFeature);
   state.routeById = new Map(state.routes.map((f) => [f.properties.id, f]));
   state.routeByKey = new Map(state.routes.map((f) => [f.properties.key, f.properties.id]));
-  state.routeStops = new Map(routes.map((r) => [r.id, (r.route_stops ?? []).map((s) => s.stop.id)]));
   state.alerts.routes.clear();
   const agencyAlerts = new Map();
   for (const r of routes) {
@@ -216,85 +211,81 @@ async function loadRoutes() {
   renderAlerts();
 }
 
-async function loadStops() {
+/**
+ * The stops with active alerts, ringed in orange on the map (the tiles' stops, through their feature
+ * state, on every stop layer: the key says nothing of the location_type) and listed: read from the
+ * realtime alerts feeds (Api.stopAlerts), not from a list of every stop.
+ */
+async function loadStopAlerts() {
   try {
-    status("loading stops…");
-    const features = await api.allStops();
-    const out = [];
-    state.stopById.clear();
-    state.stopByKey.clear();
-    map.removeFeatureState({ source: "transit", sourceLayer: "stops" });
-    for (const l of STOP_LAYERS.slice(1)) map.removeFeatureState({ source: "transit", sourceLayer: l });
-    state.childrenOf.clear();
-    state.alerts.stops.clear();
-    for (const f of features) {
-      const p = f.properties;
-      const stop = {
-        id: p.id, stop_id: p.stop_id, stop_name: p.stop_name, stop_code: p.stop_code, platform_code: p.platform_code,
-        location_type: p.location_type ?? 0, wheelchair_boarding: p.wheelchair_boarding, onestop_id: p.onestop_id,
-        feed: p.feed_version?.feed?.onestop_id ?? "", parent: p.parent?.id ?? null, alerts: p.alerts ?? [],
-        coords: f.geometry?.coordinates ?? null,
-      };
-      state.stopById.set(stop.id, stop);
-      state.stopByKey.set(`${stop.feed}:${stop.stop_id}`, stop.id);
-      // the stops are drawn from the tiles; those with alerts are marked through their feature state
-      if (stop.alerts.length) map.setFeatureState({ source: "transit", sourceLayer: layerOfType(stop.location_type), id: `${stop.feed}:${stop.stop_id}` }, { alert: true });
-      if (stop.parent !== null) {
-        if (!state.childrenOf.has(stop.parent)) state.childrenOf.set(stop.parent, []);
-        state.childrenOf.get(stop.parent).push(stop.id);
-      }
-      if (stop.alerts.length) state.alerts.stops.set(stop.id, stop.alerts);
-      if (!stop.coords) continue;
-      out.push({ type: "Feature", id: stop.id, geometry: f.geometry, properties: { id: stop.id, name: stop.stop_name ?? stop.stop_id, location_type: stop.location_type, alert: stop.alerts.length > 0 } });
-    }
-    state.stops = out;
-    status(`${out.length} stops, ${state.routes.length} routes`);
+    const stops = await api.stopAlerts(Date.now());
+    for (const l of STOP_LAYERS) map.removeFeatureState({ source: "transit", sourceLayer: l });
+    for (const key of stops.keys()) for (const l of STOP_LAYERS) map.setFeatureState({ source: "transit", sourceLayer: l, id: key }, { alert: true });
+    state.alerts.stops = stops;
     renderAlerts();
   } catch (e) {
-    failed("stops", e);
+    failed("stop alerts", e);
   }
 }
 
 // ---------------------------------------------------------------- explore: search, stops, routes, trips
 
+/** The geocoder's layers of places listed under the stops (the transit ones are asked for apart). */
+const PLACE_LAYERS = "locality,borough,neighbourhood,venue,street,address";
+
+/**
+ * Stops for the search box: the catalog's stops whose stop_id is the text (an exact match, when the
+ * text is one word), then the geocoder's stations and stops (by name, or a station's or lone stop's
+ * stop_code) near the map's centre. Each {key, name, stop_id, feed, code, lon, lat, layer}.
+ */
+async function searchStops(text, focus) {
+  const byId = /^\S{1,100}$/.test(text)
+    ? api.stops({ stop_id: text, limit: "20" }).then((b) => b.stops.filter((s) => s.geometry).map((s) => ({
+      key: `${s.feed_version?.feed?.onestop_id ?? ""}:${s.stop_id}`, name: s.stop_name ?? s.stop_id, stop_id: s.stop_id, feed: s.feed_version?.feed?.onestop_id ?? "",
+      code: s.stop_code ?? null, lon: s.geometry.coordinates[0], lat: s.geometry.coordinates[1], layer: s.location_type === 1 ? "stations" : "stops",
+    })))
+    : Promise.resolve([]);
+  const named = placeSuggestions(api, text, focus, "stations,stops", 15).then((ps) => ps.filter((p) => p.sourceId).map((p) => ({
+    key: p.sourceId, name: p.name || p.label, stop_id: p.gtfs?.stop_id ?? p.sourceId.slice(p.sourceId.indexOf(":") + 1), feed: p.gtfs?.feed_onestop_id ?? p.sourceId.slice(0, p.sourceId.indexOf(":")),
+    code: p.gtfs?.stop_code ?? null, lon: p.lon, lat: p.lat, layer: p.layer,
+  })));
+  const [a, b] = await Promise.all([byId, named.catch(() => [])]);
+  const seen = new Set();
+  return [...a, ...b].filter((s) => !seen.has(s.key) && seen.add(s.key));
+}
+
 $("search").addEventListener("input", () => {
-  const q = $("search").value.trim().toLowerCase();
+  const text = $("search").value.trim();
   const ul = $("search-results");
-  if (q.length < 2) {
+  const seq = (state.searchSeq = (state.searchSeq ?? 0) + 1);
+  if (text.length < 2) {
     ul.innerHTML = "";
     return;
   }
-  const hits = [...state.stopById.values()].filter((s) => (s.stop_name ?? "").toLowerCase().includes(q) || s.stop_id.toLowerCase() === q || (s.stop_code ?? "").toLowerCase() === q)
-    .sort((a, b) => (a.parent === null ? 0 : 1) - (b.parent === null ? 0 : 1) || (a.stop_name ?? "").localeCompare(b.stop_name ?? "")).slice(0, 30);
-  ul.innerHTML = hits.map((s) => `<li data-id="${s.id}"><i style="display:inline-block;width:8px;height:8px;border-radius:50%;background:${LOCATION_TYPES[s.location_type]?.[2] ?? "#6b7280"}"></i> ${esc(s.stop_name)} <span class="muted">${esc(s.stop_id)} · ${esc(s.feed)}</span></li>`).join("") || `<li class="muted">no stop matches</li>`;
-  // then the geocoder's places (streets, addresses, points of interest) near the map's centre,
-  // once typing pauses; the stops it also knows are listed above already
-  const seq = (state.placeSeq = (state.placeSeq ?? 0) + 1);
+  // once typing pauses: the stops (catalog and geocoder), then the geocoder's places (streets,
+  // addresses, points of interest) near the map's centre
   setTimeout(async () => {
-    if (seq !== state.placeSeq) return;
+    if (seq !== state.searchSeq) return;
     const c = map.getCenter();
-    let places = [];
-    try {
-      places = await placeSuggestions(api, $("search").value.trim(), { lat: +c.lat.toFixed(5), lon: +c.lng.toFixed(5) });
-    } catch {
-      return; // no geocoder index: the stops alone
-    }
-    if (seq !== state.placeSeq) return;
-    const shown = places.filter((p) => p.layer !== "stops" && p.layer !== "stations").slice(0, 8);
-    ul.insertAdjacentHTML("beforeend", shown.map((p) => `<li class="place" data-lon="${p.lon}" data-lat="${p.lat}">⌖ ${esc(p.label)} <span class="muted">${esc(p.layer ?? "")}</span></li>`).join(""));
-  }, 250);
+    const focus = { lat: +c.lat.toFixed(5), lon: +c.lng.toFixed(5) };
+    const [stops, places] = await Promise.all([
+      searchStops(text, focus).catch((e) => (failed("search", e), [])),
+      placeSuggestions(api, text, focus, PLACE_LAYERS, 8).catch(() => []), // no geocoder index: the stops alone
+    ]);
+    if (seq !== state.searchSeq) return;
+    const colour = (layer) => LOCATION_TYPES[layer === "stations" ? 1 : 0][2];
+    ul.innerHTML = (stops.map((s) => `<li class="stop" data-key="${esc(s.key)}" data-lon="${s.lon}" data-lat="${s.lat}"><i style="display:inline-block;width:8px;height:8px;border-radius:50%;background:${colour(s.layer)}"></i> ${esc(s.name)} <span class="muted">${esc(s.stop_id)}${s.code && s.code !== s.stop_id ? " · code " + esc(s.code) : ""} · ${esc(s.feed)}</span></li>`).join("") || `<li class="muted">no stop matches</li>`)
+      + places.slice(0, 8).map((p) => `<li class="place" data-lon="${p.lon}" data-lat="${p.lat}">⌖ ${esc(p.label)} <span class="muted">${esc(p.layer ?? "")}</span></li>`).join("");
+  }, 200);
 });
 $("search-results").addEventListener("click", (ev) => {
-  const place = ev.target.closest("li[data-lon]");
-  if (place) {
-    map.flyTo({ center: [Number(place.dataset.lon), Number(place.dataset.lat)], zoom: Math.max(map.getZoom(), 16) });
-    return;
-  }
-  const li = ev.target.closest("li[data-id]");
+  const li = ev.target.closest("li[data-lon]");
   if (!li) return;
-  const stop = state.stopById.get(Number(li.dataset.id));
-  if (stop?.coords) map.flyTo({ center: stop.coords, zoom: Math.max(map.getZoom(), 15) });
-  showStop(stop.id);
+  const center = [Number(li.dataset.lon), Number(li.dataset.lat)];
+  if (li.dataset.key) {
+    map.flyTo({ center, zoom: Math.max(map.getZoom(), 15) });
+    showStop(li.dataset.key);
+  } else map.flyTo({ center, zoom: Math.max(map.getZoom(), 16) });
 });
 
 function alertHtml(alerts) {
@@ -311,49 +302,52 @@ function select(features) {
   setData("selection", { type: "FeatureCollection", features });
 }
 
-/** The routes serving a stop (and a station's platforms), from the routes' route_stops. */
-function routesOfStop(ids) {
-  const set = new Set(ids);
-  return state.routes.filter((r) => (state.routeStops.get(r.properties.id) ?? []).some((s) => set.has(s)));
-}
-
-async function showStop(id) {
-  const stop = state.stopById.get(id);
-  if (!stop) return;
-  state.selectedStop = id;
+/**
+ * A stop's details, routes and next departures: two requests side by side, by the stop's key (the
+ * catalog id, or the tiles' gtfsId `<feed onestop id>:<stop_id>`): the departures endpoint, whose
+ * answer carries the stop (and a station's platforms) with their active alerts, and the routes
+ * serving it (`/routes?stop_key=`). `fly`: move the map to the stop.
+ */
+async function showStop(key, { fly = false } = {}) {
+  key = String(key);
+  state.selectedStop = key;
   state.selectedRoute = null;
   setTab("explore");
-  if (stop.coords) select([{ type: "Feature", geometry: { type: "Point", coordinates: stop.coords }, properties: {} }]);
-  const ids = [id, ...(state.childrenOf.get(id) ?? [])];
-  const routes = routesOfStop(ids);
   const el = $("details");
-  el.innerHTML = `<h2>${esc(stop.stop_name)}</h2>
-    <div class="muted">${esc(LOCATION_TYPES[stop.location_type]?.[1] ?? "stop")} · ${esc(stop.stop_id)}${stop.stop_code ? " · code " + esc(stop.stop_code) : ""} · ${esc(stop.feed)}${stop.wheelchair_boarding === 1 ? " · wheelchair boarding" : ""}</div>
-    ${alertHtml(stop.alerts)}
-    <h3>Routes</h3><div class="legs">${routes.map((r) => `<button class="link" data-route="${r.properties.id}">${routeBadge(r.properties)}</button>`).join(" ") || '<span class="muted">no route serves it</span>'}</div>
-    <h3>Departures on ${esc(dateValue())} from ${esc(timeValue())}</h3><div id="departures" class="muted">reading the departures…</div>`;
-  for (const b of el.querySelectorAll("[data-route]")) b.addEventListener("click", () => showRoute(Number(b.dataset.route)));
+  el.innerHTML = `<div id="departures" class="muted">reading the stop…</div>`;
   try {
     const date = dateValue();
-    const next = await departures(id, date);
-    if (state.selectedStop !== id) return;
-    $("departures").className = "";
+    const [body, served] = await Promise.all([api.departures(key, date, timeValue(), 6, DEPARTURES_SHOWN), api.routesOfStop(key)]);
+    if (state.selectedStop !== key) return;
+    const stop = body.stops[0];
+    const coords = stop.geometry?.coordinates ?? null;
+    if (coords) {
+      select([{ type: "Feature", geometry: { type: "Point", coordinates: coords }, properties: {} }]);
+      if (fly) map.flyTo({ center: coords, zoom: Math.max(map.getZoom(), 15) });
+    }
+    const routes = served.map((r) => state.routeById.get(r.id) ?? routeFeature(r));
+    const type = stop.location_type ?? 0;
+    el.innerHTML = `<h2>${esc(stop.stop_name ?? stop.stop_id)}</h2>
+      <div class="muted">${esc(LOCATION_TYPES[type]?.[1] ?? "stop")} · ${esc(stop.stop_id)}${stop.stop_code ? " · code " + esc(stop.stop_code) : ""} · ${esc(stop.feed_version?.feed?.onestop_id ?? "")}${stop.wheelchair_boarding === 1 ? " · wheelchair boarding" : ""}</div>
+      ${alertHtml(stop.alerts ?? [])}
+      <h3>Routes</h3><div class="legs">${routes.map((r) => `<button class="link" data-route="${r.properties.id}">${routeBadge(r.properties)}</button>`).join(" ") || '<span class="muted">no route serves it</span>'}</div>
+      <h3>Departures on ${esc(dateValue())} from ${esc(timeValue())}</h3><div id="departures"></div>`;
+    for (const b of el.querySelectorAll("[data-route]")) b.addEventListener("click", () => showRoute(Number(b.dataset.route)));
+    const next = departuresOf(body);
     $("departures").innerHTML = next.length
       ? `<table><tr><th>time</th><th>route</th><th>to</th><th>realtime</th></tr>${next.map((d) => `<tr class="clickable" data-route="${d.trip.route.id}" data-trip="${d.trip.id}"><td>${esc(d.departure.scheduled_local.slice(11, 16))}${d.date !== date ? ' <span class="muted">+1</span>' : ""}</td><td>${routeBadge(d.trip.route)}</td><td>${esc(d.trip.trip_headsign ?? d.stop_headsign ?? "")}</td><td>${d.delay === null ? "" : `<span class="${d.delay > 60 ? "late" : d.delay < -60 ? "early" : ""}">${d.delay >= 0 ? "+" : ""}${Math.round(d.delay / 60)} min</span>`}${d.skipped ? ' <span class="late">skipped</span>' : ""}</td></tr>`).join("")}</table>`
       : `<span class="muted">no departure after ${esc(timeValue())} on ${esc(date)}</span>`;
     for (const tr of $("departures").querySelectorAll("tr[data-trip]")) tr.addEventListener("click", () => showTrip(state.routeById.get(Number(tr.dataset.route)), Number(tr.dataset.trip)));
   } catch (e) {
-    if (state.selectedStop === id) $("departures").innerHTML = `<span class="error">${esc(failed("departures", e))}</span>`;
+    if (state.selectedStop === key) $("departures").innerHTML = `<span class="error">${esc(failed("stop", e))}</span>`;
   }
 }
 
 /**
- * A stop's next departures on the chosen date from the chosen time: one request to the catalog's
- * departures endpoint, which answers a station with its platforms (children) and theirs; merged
- * here in time order (scheduled, with the realtime delay beside).
+ * A departures answer's rows, the stop's and (a station) its platforms' merged in time order
+ * (scheduled, with the realtime delay beside), the first DEPARTURES_SHOWN.
  */
-async function departures(id, date) {
-  const body = await api.departures(id, date, timeValue(), 6, DEPARTURES_SHOWN);
+function departuresOf(body) {
   const rows = [];
   for (const s of body.stops) for (const x of [s, ...(s.children ?? [])]) rows.push(...x.departures);
   rows.sort((a, b) => (a.departure.scheduled_utc < b.departure.scheduled_utc ? -1 : a.departure.scheduled_utc > b.departure.scheduled_utc ? 1 : 0));
@@ -598,6 +592,41 @@ async function runIsochrone(lngLat) {
 /** At most this many destinations one analysis request takes (POST /api/v2/analysis/travel-times). */
 const WINDOW_DESTINATIONS = 500;
 
+/** The catalog's largest radius search (m). */
+const NEAR_MAX_RADIUS = 10_000;
+/** The most stops read to find the nearest. */
+const NEAR_MAX_STOPS = 3000;
+
+/**
+ * The `n` stops of location_type 0 (platforms and plain stops) nearest a point, from the catalog's
+ * area searches (which answer in id order, so they are sorted here): circles
+ * (`/stops?lat=&lon=&radius=&location_type=0`) of 1, 2.5, 6.25 and 10 km (the largest the catalog
+ * takes), then, where those hold fewer than `n`, boxes around the point (`bbox=`, half-sides 0.25°,
+ * 1° and 4° of latitude): the first area that holds `n`, or the last before one that holds more
+ * than NEAR_MAX_STOPS (then the n nearest of the smaller one). At most 7 searches.
+ */
+async function nearestStops(origin, n) {
+  const areas = [];
+  for (let r = 1000; r < NEAR_MAX_RADIUS; r *= 2.5) areas.push({ lat: String(origin.lat), lon: String(origin.lon), radius: String(Math.round(r)) });
+  areas.push({ lat: String(origin.lat), lon: String(origin.lon), radius: String(NEAR_MAX_RADIUS) });
+  const cos = Math.max(0.1, Math.cos((origin.lat * Math.PI) / 180));
+  const clamp = (x, i) => Math.max(i % 2 ? -90 : -180, Math.min(i % 2 ? 90 : 180, x)).toFixed(6);
+  for (const h of [0.25, 1, 4]) areas.push({ bbox: [origin.lon - h / cos, origin.lat - h, origin.lon + h / cos, origin.lat + h].map(clamp).join(",") });
+  let best = [];
+  for (const area of areas) {
+    const stops = await api.stopsIn(area, NEAR_MAX_STOPS);
+    if (stops === null) break; // too many: the area before
+    best = stops;
+    if (stops.length >= n) break;
+  }
+  const k = Math.cos((origin.lat * Math.PI) / 180) ** 2;
+  return best.filter((s) => s.geometry)
+    .map((s) => ({ s, d: (s.geometry.coordinates[0] - origin.lon) ** 2 * k + (s.geometry.coordinates[1] - origin.lat) ** 2 }))
+    .sort((a, b) => a.d - b.d)
+    .slice(0, n)
+    .map((x) => ({ id: x.s.id, name: x.s.stop_name ?? x.s.stop_id, coords: x.s.geometry.coordinates }));
+}
+
 /**
  * The stops nearest the origin (up to WINDOW_DESTINATIONS, stations' platforms and plain stops)
  * coloured by their median travel time over the hour from the chosen time, with the 5th and 95th
@@ -605,31 +634,26 @@ const WINDOW_DESTINATIONS = 500;
  * those not reached within `maxMin` at the median are left out.
  */
 async function windowTravelTimes(origin, maxMin) {
-  const near = state.stops
-    .filter((f) => (f.properties.location_type ?? 0) === 0)
-    .map((f) => ({ f, d: (f.geometry.coordinates[0] - origin.lon) ** 2 * Math.cos((origin.lat * Math.PI) / 180) ** 2 + (f.geometry.coordinates[1] - origin.lat) ** 2 }))
-    .sort((a, b) => a.d - b.d)
-    .slice(0, WINDOW_DESTINATIONS)
-    .map((x) => x.f);
+  const near = await nearestStops(origin, WINDOW_DESTINATIONS);
   const [h, m] = timeValue().split(":").map(Number);
   const start = Math.min(h * 60 + m, 23 * 60 + 59);
   const end = Math.min(start + 60, 24 * 60 - 1);
   const hm = (x) => `${String(Math.floor(x / 60)).padStart(2, "0")}:${String(x % 60).padStart(2, "0")}`;
   const r = await api.travelTimes({
     from: origin,
-    to: near.map((f) => ({ id: String(f.properties.id), lat: f.geometry.coordinates[1], lon: f.geometry.coordinates[0] })),
+    to: near.map((s) => ({ id: String(s.id), lat: s.coords[1], lon: s.coords[0] })),
     date: dateValue(),
     window: `${hm(start)}-${hm(end)}`,
     percentiles: [5, 50, 95],
     maxDuration: maxMin,
   });
-  const byId = new Map(near.map((f) => [String(f.properties.id), f]));
+  const byId = new Map(near.map((s) => [String(s.id), s]));
   const features = r.destinations
     .filter((d) => d.travelTimes[1] !== null && d.travelTimes[1] <= maxMin)
     .map((d) => ({
       type: "Feature",
       geometry: { type: "Point", coordinates: [d.lon, d.lat] },
-      properties: { name: byId.get(d.id)?.properties.name ?? d.id, minutes: d.travelTimes[1], share: Math.min(1, d.travelTimes[1] / maxMin), p5: d.travelTimes[0], p95: d.travelTimes[2], window: r.window },
+      properties: { name: byId.get(d.id)?.name ?? d.id, minutes: d.travelTimes[1], share: Math.min(1, d.travelTimes[1] / maxMin), p5: d.travelTimes[0], p95: d.travelTimes[2], window: r.window },
     }));
   return { type: "FeatureCollection", features, asked: near.length, departures: r.departures };
 }
@@ -660,17 +684,14 @@ function renderAlerts() {
   };
   for (const a of state.agencyAlerts ?? []) add(a.alert, { text: a.agency || "agency" });
   for (const [id, alerts] of state.alerts.routes) for (const a of alerts) add(a, { route: id });
-  for (const [id, alerts] of state.alerts.stops) for (const a of alerts) add(a, { stop: id });
+  for (const [key, { alerts }] of state.alerts.stops) for (const a of alerts) add(a, { stop: key });
   state.alerts.list = items;
   $("alert-count").textContent = items.length ? `(${items.length})` : "";
-  $("alerts").innerHTML = items.map((it, i) => `<li data-i="${i}">${alertHtml([it.alert])}<div class="muted">${it.where.slice(0, 8).map((w) => w.route ? routeBadge(state.routeById.get(w.route).properties) : w.stop ? esc(state.stopById.get(w.stop)?.stop_name ?? w.stop) : esc(w.text)).join(", ")}${it.where.length > 8 ? ` and ${it.where.length - 8} more` : ""}</div></li>`).join("") || `<li class="muted">no active alerts</li>`;
+  $("alerts").innerHTML = items.map((it, i) => `<li data-i="${i}">${alertHtml([it.alert])}<div class="muted">${it.where.slice(0, 8).map((w) => w.route ? routeBadge(state.routeById.get(w.route).properties) : w.stop ? `stop ${esc(w.stop.slice(w.stop.indexOf(":") + 1))}` : esc(w.text)).join(", ")}${it.where.length > 8 ? ` and ${it.where.length - 8} more` : ""}</div></li>`).join("") || `<li class="muted">no active alerts</li>`;
   for (const li of $("alerts").querySelectorAll("li[data-i]")) li.addEventListener("click", () => {
     const w = items[Number(li.dataset.i)].where[0];
-    if (w.stop) {
-      const s = state.stopById.get(w.stop);
-      if (s?.coords) map.flyTo({ center: s.coords, zoom: 15 });
-      showStop(w.stop);
-    } else if (w.route) showRoute(w.route);
+    if (w.stop) showStop(w.stop, { fly: true });
+    else if (w.route) showRoute(w.route);
   });
 }
 
@@ -705,8 +726,7 @@ map.on("click", (ev) => {
   }
   // the stop layers, also under the reachability view's circles
   const stop = map.queryRenderedFeatures(box, { layers: STOP_LAYERS })[0];
-  const stopId = stop && state.stopByKey.get(stop.properties.gtfsId);
-  if (stopId !== undefined) return void showStop(stopId);
+  if (stop?.properties.gtfsId) return void showStop(stop.properties.gtfsId);
   const route = map.queryRenderedFeatures(box, { layers: ["routes"] })[0];
   const routeId = route && state.routeByKey.get(route.properties.gtfsId);
   if (routeId !== undefined) return void showRoute(routeId);
@@ -732,9 +752,9 @@ map.on("mousemove", (ev) => {
 // ---------------------------------------------------------------- the page's hook for tests and checks
 
 /**
- * The stops drawn in the current view, from the rendered tile features: `ids`, the catalog ids of
- * the stops drawn on their own whose coordinates are inside the view's bbox (a feature in a tile's
- * buffer is drawn by two tiles: counted once); `clusters`, the cluster circles drawn (below
+ * The stops drawn in the current view, from the rendered tile features: `ids`, the stop keys
+ * (gtfsId, `<feed onestop id>:<stop_id>`) of the stops drawn on their own whose coordinates (the
+ * tile's) are inside the view's bbox (a feature in a tile's buffer is drawn by two tiles: counted once); `clusters`, the cluster circles drawn (below
  * CLUSTER_MAX_ZOOM) and `clustered`, the stops they stand for (their counts: each stop is in one
  * tile's count). `bbox` is the view as the catalog's bbox parameter takes it.
  */
@@ -746,12 +766,9 @@ function stopsInView() {
   const clusters = new Map();
   for (const f of map.queryRenderedFeatures({ layers: [...STOP_LAYERS, "stop-clusters"] })) {
     if (f.layer.id === "stop-clusters") clusters.set(f.properties.gtfsId, f.properties.count);
-    else {
-      const id = state.stopByKey.get(f.properties.gtfsId);
-      if (id !== undefined && inside(state.stopById.get(id)?.coords)) ids.add(id);
-    }
+    else if (inside(f.geometry?.coordinates)) ids.add(f.properties.gtfsId);
   }
-  return { bbox: bbox.join(","), zoom: map.getZoom(), clusters: clusters.size, clustered: [...clusters.values()].reduce((a, n) => a + n, 0), ids: [...ids].sort((x, y) => x - y) };
+  return { bbox: bbox.join(","), zoom: map.getZoom(), clusters: clusters.size, clustered: [...clusters.values()].reduce((a, n) => a + n, 0), ids: [...ids].sort() };
 }
 
 // ---------------------------------------------------------------- start
@@ -760,7 +777,7 @@ window.__interchange = { map, state, api, setTab, showStop, showRoute, runPlan, 
 window.__interchange.ready = (async () => {
   await loaded;
   await loadDataset().catch((e) => failed("dataset", e));
-  await loadRoutes().catch((e) => failed("routes", e));
-  await loadStops();
+  await Promise.all([loadRoutes().catch((e) => failed("routes", e)), loadStopAlerts()]);
+  if ($("status").className !== "error") status(`${state.routes.length} routes; ${state.alerts.stops.size} stop${state.alerts.stops.size === 1 ? "" : "s"} with alerts`);
   state.ready = true;
 })();
