@@ -58,7 +58,8 @@ describe("interchange serve --realtime", () => {
     try {
       expect(url).not.toBeNull();
       let alerts: any[] = [];
-      for (let i = 0; i < 200 && !alerts.length; i++) {
+      // until served: a poll every 0.2 s, the snapshot taken in on the next reload (a minute at most, on a loaded host)
+      for (const t0 = Date.now(); Date.now() - t0 < 60_000 && !alerts.length; ) {
         const b = (await (await fetch(`${url}/api/v2/rest/routes/${encodeURIComponent(`${feed}:1`)}/trips?limit=1&include_alerts=true`)).json()) as any;
         alerts = b.trips[0].route.agency.alerts;
         if (!alerts.length) await Bun.sleep(50);
