@@ -32,6 +32,7 @@ function travelTimesArrow(a: TravelTimesAnswer): Response {
   });
   const table = new Table(cols);
   table.schema.metadata.set("date", a.date).set("window", a.window).set("time_zone", a.timeZone).set("walks", a.walks).set("departures", String(a.departures));
+  if (a.offStreets) table.schema.metadata.set("off_streets", JSON.stringify(a.offStreets));
   return new Response(tableToIPC(table, "stream"), { status: 200, headers: { "content-type": ARROW_STREAM } });
 }
 
@@ -102,7 +103,7 @@ function travelTimesRoute(app: PlannerApp, analysis: () => (req: TravelTimesRequ
       parse: "none",
       detail: {
         summary: "Travel times from one origin to a set of destinations over a departure window (percentiles)",
-        description: `JSON body: {"from": {"lat", "lon"}, "to": [{"id", "lat", "lon"}, ...] (at most ${TRAVEL_TIMES_LIMITS.destinations}), "date": "YYYY-MM-DD", "window": "07:00-09:00" (at most ${TRAVEL_TIMES_LIMITS.windowMin} minutes), and optionally "step" (minutes, 1), "walkSpeed" (m/s, 1.3), "maxWalk" (minutes, 20), "maxDuration" (minutes, 120), "maxTransfers" (4), "modes" (["TRANSIT"]), "percentiles" ([5, 25, 50, 75, 95])}. One range-RAPTOR search over every minute of the window, the same as interchange analyze (docs/analysis.md): per destination, the travel time in minutes at each percentile (R5's nearest rank), null when unreachable. Walks on the streets when a street network is loaded, straight lines otherwise ("walks"). With Accept: ${ARROW_STREAM}, an Arrow IPC stream (destination_id, p5, ...). A bad field, or a date outside the timetable's service, is a 400 naming it.`,
+        description: `JSON body: {"from": {"lat", "lon"}, "to": [{"id", "lat", "lon"}, ...] (at most ${TRAVEL_TIMES_LIMITS.destinations}), "date": "YYYY-MM-DD", "window": "07:00-09:00" (at most ${TRAVEL_TIMES_LIMITS.windowMin} minutes), and optionally "step" (minutes, 1), "walkSpeed" (m/s, 1.3), "maxWalk" (minutes, 20), "maxDuration" (minutes, 120), "maxTransfers" (4), "modes" (["TRANSIT"]), "percentiles" ([5, 25, 50, 75, 95])}. One range-RAPTOR search over every minute of the window, the same as interchange analyze (docs/analysis.md): per destination, the travel time in minutes at each percentile (R5's nearest rank), null when unreachable. Walks on the streets when a street network is loaded, straight lines otherwise ("walks"; "offStreets" counts the points that kept straight lines). With Accept: ${ARROW_STREAM}, an Arrow IPC stream (destination_id, p5, ...). A bad field, or a date outside the timetable's service, is a 400 naming it.`,
         tags: ["planner"],
       },
     },

@@ -151,6 +151,8 @@ describe("analysis walks on the streets (Portland)", () => {
       const access = (await walks.stopWalks(o, a.accessWalks(o), stopLat, stopLon, "from"))!;
       const direct = (await walks.direct(o, pts, a.nearDestinations(o)))!;
       const p = a.origin(o, { access, direct }).percentiles;
+      // the points that kept straight lines are said, and are the core's (none dropped for a busy engine)
+      expect(body.offStreets).toEqual({ origin: false, destinations: egress.filter((e) => e === null).length });
       expect(body.destinations.map((d: any) => d.travelTimes)).toEqual(pts.map((_, i) => [0, 1, 2].map((k) => (p[i * 3 + k] === -1 ? null : p[i * 3 + k]))));
       expect(body.destinations.filter((d: any) => d.travelTimes[1] !== null).length).toBeGreaterThan(5);
     } finally {

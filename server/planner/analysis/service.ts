@@ -33,6 +33,8 @@ export interface TravelTimesAnswer {
   departures: number;
   percentiles: number[];
   walks: "streets" | "straight lines";
+  /** with walks on the streets: the points whose walks kept straight lines (off the streets, or the engine did not answer in time) */
+  offStreets?: { origin: boolean; destinations: number };
   /** per destination, in the request's order: minutes per percentile, null = unreachable */
   destinations: { id: string; lat: number; lon: number; travelTimes: (number | null)[] }[];
 }
@@ -85,6 +87,23 @@ export function parseTravelTimesRequest(body: unknown): TravelTimesRequest {
   return { from, to, settings };
 }
 
+/** The engine calls one travel-times request has in flight at once. */
+const ENGINE_CALLS_AT_ONCE = 2;
+
+/** `fn` over `items`, at most `limit` at once, the results in the items' order. */
+async function mapLimit<T, R>(items: T[], limit: number, fn: (item: T) => Promise<R>): Promise<R[]> {
+  const out = new Array<R>(items.length);
+  let next = 0;
+  const worker = async () => {
+    while (next < items.length) {
+      const i = next++;
+      out[i] = await fn(items[i]!);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
+  return out;
+}
+
 /** Travel times from r.from to each of r.to on the loaded timetable; walks on the streets when `streets` has a network. */
 export async function travelTimes(service: PlanService, streets: StreetPaths, r: TravelTimesRequest): Promise<TravelTimesAnswer> {
   const s = r.settings;
@@ -92,7 +111,9 @@ export async function travelTimes(service: PlanService, streets: StreetPaths, r:
   const { stopLat, stopLon } = service.tt.meta;
   let egress: (StopWalk[] | null)[] | undefined;
   if (walks) {
-    egress = await Promise.all(r.to.map((d) => walks.stopWalks(d, service.walkStops(d.lat, d.lon, s.maxWalkSec * s.walkSpeed, s.walkSpeed, false), stopLat, stopLon, "to")));
+    // a few engine calls at a time (the planner's engine lane has as many slots as cores): all of them
+    // at once would queue past the lane's wait and fall back to straight lines, however quiet the host
+    egress = await mapLimit(r.to, ENGINE_CALLS_AT_ONCE, (d) => walks.stopWalks(d, service.walkStops(d.lat, d.lon, s.maxWalkSec * s.walkSpeed, s.walkSpeed, false), stopLat, stopLon, "to"));
   }
   let analysis: TravelTimeAnalysis;
   try {
@@ -118,6 +139,7 @@ export async function travelTimes(service: PlanService, streets: StreetPaths, r:
     departures: analysis.nSteps,
     percentiles: s.percentiles,
     walks: walks ? "streets" : "straight lines",
+    ...(walks ? { offStreets: { origin: access === undefined, destinations: egress!.filter((e) => e === null).length } } : {}),
     destinations: r.to.map((d, i) => ({ id: d.id, lat: d.lat, lon: d.lon, travelTimes: Array.from(res.percentiles.subarray(i * nPct, (i + 1) * nPct), (m) => (m === -1 ? null : m)) })),
   };
 }
