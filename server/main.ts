@@ -59,8 +59,11 @@ export async function startServer(config: ServerConfig, opts: StartOptions = {})
   const engine = ops.timeEngine(createEngine(config, log, { onCrash: ops.engineCrashed, onTimeout: ops.engineTimedOut }));
   const streets = streetPaths(engine, () => engine.kind !== "embedded" || Boolean(engine.health().street_dataset));
   const realtime = await createRealtimeFeature(ctx);
-  const catalog = await createCatalogFeature(ctx, realtime.store);
-  const planner = await createPlannerFeature(ctx, streets, { tripUpdates: (now) => realtime.store.tripUpdateSnapshots(now), alerts: (now) => realtime.store.alertDocs(now) });
+  // the catalog (DuckDB, its indexes) and the planner's timetable load side by side: a large dataset's start is the longer of the two
+  const [catalog, planner] = await Promise.all([
+    createCatalogFeature(ctx, realtime.store),
+    createPlannerFeature(ctx, streets, { tripUpdates: (now) => realtime.store.tripUpdateSnapshots(now), alerts: (now) => realtime.store.alertDocs(now) }),
+  ]);
   const features: Feature[] = [catalog, planner, await createStreetFeature(ctx, engine, { accountOf: auth.enabled ? (r) => ops.accounts.get(r) : () => undefined }), realtime.feature];
   // the web map page (server/map): an example client of the API above, served beside it
   features.push(await createMapFeature(ctx));

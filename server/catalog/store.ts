@@ -85,9 +85,19 @@ export async function loadCatalog(dataDir: string, log: Logger, opts: { threads?
   const db = await Database.create({ threads: opts.threads ?? 2, poolSize: opts.poolSize ?? 4 });
   try {
     const data = new CatalogData(db, manifest.generation, started);
+    // how long each stage took (ms), for the "catalog loaded" log line
+    const stages: Record<string, number> = {};
+    let mark = Date.now();
+    const stage = (name: string) => {
+      const now = Date.now();
+      stages[name] = now - mark;
+      mark = now;
+    };
     await copyTables(db, dataDir, manifest);
+    stage("tables");
     await loadVersions(db, data, dataDir, manifest);
     for (const stmt of LOAD_DERIVED_SQL) await db.exec(stmt);
+    stage("versions_derived");
     const stopTimeRows = manifest.versions.reduce((n, v) => n + (v.counts?.stop_times ?? 0), 0);
     // the index cache of this content (index-cache.ts): mapped when present and built for these trips
     const indexDir = opts.indexDir ?? join(dataDir, "indexes");
@@ -109,6 +119,7 @@ export async function loadCatalog(dataDir: string, log: Logger, opts: { threads?
         return st;
       },
     );
+    stage("trip_index");
 
     // JS indexes.
     await indexAgencies(db, data);
@@ -117,16 +128,20 @@ export async function loadCatalog(dataDir: string, log: Logger, opts: { threads?
     data.routeShapes = chooseRouteShapes(data.trips);
     const points = await indexStops(db, data);
     for (const list of data.childrenOf.values()) list.sort((a, b) => a - b);
+    stage("agencies_routes_stops");
     // departures: every stop's stop_times in time order (from the in-memory stop_times)
     data.departures = fromCache ? departuresFromFile(cache!, data.trips) : DepartureIndex.build(data.trips);
     if (!fromCache) writeCache(log, cachePath, key, data);
     removeOtherIndexFiles(indexDir, cachePath);
+    stage("departures");
     // Spatial index: the stops, then the stop patterns that visit each (the trips lat/lon filter).
     data.spatial = new StopSpatialIndex(points);
     await addPatternStops(db, data.spatial);
+    stage("spatial");
     data.directory = await buildFeedDirectory(db, data, dataDir, manifest);
     for (const t of LOAD_ONLY_TABLES) await db.exec(`DROP TABLE IF EXISTS ${t}`);
-    logLoaded(log, data, manifest, started, fromCache);
+    stage("feed_directory");
+    logLoaded(log, data, manifest, started, fromCache, stages);
     return data;
   } catch (e) {
     db.close();
@@ -312,7 +327,7 @@ async function addPatternStops(db: Database, spatial: StopSpatialIndex): Promise
 }
 
 /** The "catalog loaded" log line: counts, index sizes and load time. */
-function logLoaded(log: Logger, data: CatalogData, manifest: Manifest, started: number, fromCache: boolean): void {
+function logLoaded(log: Logger, data: CatalogData, manifest: Manifest, started: number, fromCache: boolean, stages: Record<string, number>): void {
   log.info("catalog loaded", {
     index_cache: fromCache ? "mapped" : "built",
     generation: manifest.generation,
@@ -325,5 +340,6 @@ function logLoaded(log: Logger, data: CatalogData, manifest: Manifest, started: 
     spatial_index_mb: Math.round(data.spatial.bytes / 1e5) / 10,
     departure_index_mb: Math.round(data.departures.bytes / 1e5) / 10,
     ms: Date.now() - started,
+    stages_ms: stages,
   });
 }

@@ -163,6 +163,22 @@ export class StringColumn {
     this.codes = new Int32Array(packed ? 0 : n);
     if (packed) this.ends = new Int32Array(n);
   }
+  /** A dictionary-coded column: `codes[i]` is the position of row i's value in `table`, -1 for null. */
+  static coded(table: string[], codes: Int32Array): StringColumn {
+    const c = new StringColumn(0, false);
+    c.table = table;
+    c.codes = codes;
+    return c;
+  }
+
+  /** A packed column of these values (in row order). */
+  static packedFrom(values: (string | null)[]): StringColumn {
+    const c = new StringColumn(values.length, true);
+    c.pieces = values;
+    c.finish();
+    return c;
+  }
+
   add(i: number, v: string | null): void {
     if (this.packed) {
       this.pieces[i] = v;
@@ -439,7 +455,6 @@ export async function loadTripIndex(
   await loadCalendars(db, ix);
   if (files.shapes.length) await loadShapes(db, ix, parquetList(files.shapes, quote));
   if (files.trips.length) await loadTrips(db, ix, parquetList(files.trips, quote));
-  for (const c of [ix.tripId, ix.headsign, ix.shortName, ix.blockId, ix.shapeId]) c.finish();
   indexTripsByRoute(ix);
   for (const [tripRef, json] of await db.rows({ sql: `SELECT trip_ref, json::VARCHAR FROM trip_freq`, values: [] })) {
     const t = ix.indexOf(Number(tripRef));
@@ -511,49 +526,88 @@ async function loadShapes(db: Database, ix: TripIndex, src: string): Promise<voi
   );
 }
 
-/** The trips of `source` in id order: integer columns, strings interned while loading, each trip's shape index. */
+/** The dictionary-coded string columns of trips: the column's expression and where it goes. */
+const TRIP_DICT_COLUMNS = [
+  ["nullif(trip_headsign, '')", "headsign"],
+  ["nullif(trip_short_name, '')", "shortName"],
+  ["nullif(block_id, '')", "blockId"],
+  ["nullif(shape_id, '')", "shapeId"],
+] as const;
+
+/** Trip ids joined per query row (by id // this; the texts come from DuckDB in a few long strings, not one value per trip). */
+const TRIP_ID_GROUP = 65_536;
+
+/**
+ * The trips of `source` in id order: integer columns, and the string columns as DuckDB hands them
+ * over cheaply: headsign, short name, block and shape ids as codes into their distinct values
+ * (each value crosses into JavaScript once), the trip ids as a few long joined texts. Each trip's
+ * shape index from its version and shape id.
+ */
 async function loadTrips(db: Database, ix: TripIndex, source: string): Promise<void> {
-  const intern = new Map<string, string>();
-  const str = (v: unknown): string | null => {
-    if (v == null) return null;
-    const s = String(v);
-    const got = intern.get(s);
-    if (got !== undefined) return got;
-    intern.set(s, s);
-    return s;
-  };
   const [[count]] = (await db.rows({ sql: `SELECT count(*) FROM ${source}`, values: [] })) as [[bigint]];
   const n = Number(count);
   ix.n = n;
   for (const k of ["ids", "fv", "route", "calendar", "pattern", "direction", "wheelchair", "bikes", "cars", "shape"] as const) ix[k] = new Int32Array(n);
-  ix.tripId = new StringColumn(n, true);
-  ix.headsign = new StringColumn(n, false);
-  ix.shortName = new StringColumn(n, false);
-  ix.blockId = new StringColumn(n, false);
-  ix.shapeId = new StringColumn(n, false);
+  // each dictionary: its distinct values in order; a value's code is its position
+  const dicts = TRIP_DICT_COLUMNS.map(([expr]) => `(SELECT v, (row_number() OVER (ORDER BY v) - 1)::INTEGER AS c FROM (SELECT DISTINCT ${expr} AS v FROM ${source}) WHERE v IS NOT NULL)`);
+  const tables: string[][] = [];
+  for (const d of dicts) tables.push((await db.rows({ sql: `SELECT v FROM ${d} ORDER BY c`, values: [] })).map((r) => String(r[0])));
+  const codes = TRIP_DICT_COLUMNS.map(() => new Int32Array(n));
   let i = 0;
   await forEachChunk(
     db,
-    `SELECT ${["id", "feed_version_id", "route_ref", "calendar_ref", "direction_id", "wheelchair_accessible", "bikes_allowed", "cars_allowed", "stop_pattern_id"].map((c) => `coalesce(${c}, ${NULL_I32})`).join(", ")},
-            trip_id, nullif(trip_headsign, ''), nullif(trip_short_name, ''), nullif(block_id, ''), nullif(shape_id, '')
-     FROM ${source} ORDER BY id`,
+    `WITH ${dicts.map((d, k) => `d${k} AS ${d}`).join(", ")}
+     SELECT ${["id", "feed_version_id", "route_ref", "calendar_ref", "direction_id", "wheelchair_accessible", "bikes_allowed", "cars_allowed", "stop_pattern_id"].map((c) => `coalesce(t.${c}, ${NULL_I32})`).join(", ")},
+            ${TRIP_DICT_COLUMNS.map((_, k) => `coalesce(d${k}.c, -1)`).join(", ")}
+     FROM ${source} t ${TRIP_DICT_COLUMNS.map(([expr], k) => `LEFT JOIN d${k} ON d${k}.v = ${expr.replace(/\b(trip_headsign|trip_short_name|block_id|shape_id)\b/, "t.$1")}`).join(" ")}
+     ORDER BY t.id`,
     (ch) => {
-      const n = ch.rowCount;
-      const ints = [0, 1, 2, 3, 4, 5, 6, 7, 8].map((c) => int32Column(ch, c));
-      const dest = [ix.ids, ix.fv, ix.route, ix.calendar, ix.direction, ix.wheelchair, ix.bikes, ix.cars, ix.pattern];
-      for (let k = 0; k < 9; k++) dest[k]!.set(ints[k]!.subarray(0, n), i);
-      const [tripId, headsign, shortName, blockId, shape] = [9, 10, 11, 12, 13].map((c) => ch.getColumnVector(c));
-      for (let r = 0; r < n; r++, i++) {
-        ix.tripId.add(i, String(tripId!.getItem(r)));
-        ix.headsign.add(i, str(headsign!.getItem(r)));
-        ix.shortName.add(i, str(shortName!.getItem(r)));
-        ix.blockId.add(i, str(blockId!.getItem(r)));
-        const shapeId = str(shape!.getItem(r));
-        ix.shapeId.add(i, shapeId);
-        ix.shape[i] = shapeId === null ? -1 : (ix.shapes.byKey.get(ShapeIndex.key(ix.fv[i]!, shapeId)) ?? -1);
-      }
+      const m = Math.min(ch.rowCount, n - i);
+      const dest = [ix.ids, ix.fv, ix.route, ix.calendar, ix.direction, ix.wheelchair, ix.bikes, ix.cars, ix.pattern, ...codes];
+      for (let k = 0; k < dest.length; k++) dest[k]!.set(int32Column(ch, k).subarray(0, m), i);
+      i += m;
     },
   );
+  ix.headsign = StringColumn.coded(tables[0]!, codes[0]!);
+  ix.shortName = StringColumn.coded(tables[1]!, codes[1]!);
+  ix.blockId = StringColumn.coded(tables[2]!, codes[2]!);
+  ix.shapeId = StringColumn.coded(tables[3]!, codes[3]!);
+  // shape index per (version, shape id code), looked up once per distinct pair
+  const shapeCodes = codes[3]!;
+  const nShapeIds = tables[3]!.length;
+  const shapeOf = new Map<number, number>();
+  for (let t = 0; t < n; t++) {
+    const c = shapeCodes[t]!;
+    if (c < 0) {
+      ix.shape[t] = -1;
+      continue;
+    }
+    const key = ix.fv[t]! * nShapeIds + c;
+    let s = shapeOf.get(key);
+    if (s === undefined) {
+      s = ix.shapes.byKey.get(ShapeIndex.key(ix.fv[t]!, tables[3]![c]!)) ?? -1;
+      shapeOf.set(key, s);
+    }
+    ix.shape[t] = s;
+  }
+  ix.tripId = StringColumn.packedFrom(await tripIds(db, source, n));
+}
+
+/** The trip ids of `source` in id order: DuckDB joins them with NUL per group of rows, split here; read one by one if a trip id holds a NUL. */
+async function tripIds(db: Database, source: string, n: number): Promise<string[]> {
+  const out: string[] = [];
+  const groups = await db.rows({
+    // groups of ids (id // TRIP_ID_GROUP): in id order, group after group, as the trips are
+    sql: `SELECT count(*), string_agg(coalesce(trip_id, 'null'), chr(0) ORDER BY id) FROM ${source} GROUP BY id // ${TRIP_ID_GROUP} ORDER BY id // ${TRIP_ID_GROUP}`,
+    values: [],
+  });
+  for (const [count, text] of groups) {
+    const parts = String(text).split("\0");
+    if (parts.length !== Number(count)) return (await db.rows({ sql: `SELECT coalesce(trip_id, 'null') FROM ${source} ORDER BY id`, values: [] })).map((r) => String(r[0]));
+    for (const p of parts) out.push(p);
+  }
+  if (out.length !== n) throw new Error(`trip index: ${out.length} trip ids for ${n} trips`);
+  return out;
 }
 
 /** Per route, its trip indexes in id order (counting sort). */

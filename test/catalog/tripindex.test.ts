@@ -116,6 +116,13 @@ describe("loading", () => {
       const ix = await loadTripIndex(db, { trips: [f("trips")], shapes: [f("shapes")], stopTimes: [f("stop_times")] }, sqlString);
 
       expect(ix.n).toBe(3);
+      // the string columns (dictionary-coded and packed), nulls and empty strings as null
+      const col = (c: StringColumn) => [0, 1, 2].map((t) => c.get(t));
+      expect(col(ix.tripId)).toEqual(["t1", "t2", "t3"]);
+      expect(col(ix.headsign)).toEqual(["A", null, null]);
+      expect(col(ix.shortName)).toEqual([null, "S2", null]);
+      expect(col(ix.blockId)).toEqual([null, "b", null]);
+      expect(col(ix.shapeId)).toEqual(["sh1", null, "missing"]);
       expect([...ix.byRoute.get(10)!]).toEqual([0, 1]);
       expect(ix.frequencies.get(1)).toBe('[{"headway_secs":600}]');
       expect(ix.shape[0]).toBe(0);
@@ -147,6 +154,56 @@ describe("loading", () => {
     } finally {
       db.close();
     }
+  });
+});
+
+describe("trips' string columns", () => {
+  test("trip ids of every length, one holding a NUL, across several groups of rows; shapes found per version", async () => {
+    const dir = tempDir("interchange-tripindex-ids-");
+    const f = (name: string) => join(dir, `${name}.parquet`);
+    const db = await Database.create({ threads: 1, poolSize: 1 });
+    try {
+      // 70,000 trips (more than one group of joined ids), ids out of order in the file, two versions sharing shape ids
+      await db.exec(`COPY (SELECT 70000 - i AS id, 1 + (i % 2) AS feed_version_id,
+          CASE WHEN i = 5 THEN 'x' || chr(0) || 'y' WHEN i = 6 THEN '' ELSE 'trip-' || i END AS trip_id,
+          1 AS route_ref, NULL::INTEGER AS calendar_ref, CASE WHEN i % 3 = 0 THEN 'H' || (i % 7) END AS trip_headsign,
+          NULL AS trip_short_name, NULL::INTEGER AS direction_id, CASE WHEN i % 5 = 0 THEN '' ELSE 'b' || (i % 11) END AS block_id,
+          'sh' || (i % 4) AS shape_id, NULL::INTEGER AS wheelchair_accessible, NULL::INTEGER AS bikes_allowed, NULL::INTEGER AS cars_allowed, NULL::INTEGER AS stop_pattern_id
+        FROM range(70000) r(i)) TO ${sqlString(f("trips"))}`);
+      await db.exec(`COPY (SELECT fv AS feed_version_id, 'sh' || s AS shape_id, 1 AS shape_pt_sequence, 40.0 + s AS shape_pt_lat, -73.0 - fv AS shape_pt_lon, false AS generated
+        FROM range(1, 3) a(fv), range(0, 3) b(s)) TO ${sqlString(f("shapes"))}`);
+      await db.exec(`CREATE TABLE calendars (id INTEGER, feed_version_id INTEGER, start_date DATE, end_date DATE, monday INTEGER, tuesday INTEGER, wednesday INTEGER, thursday INTEGER, friday INTEGER, saturday INTEGER, sunday INTEGER, added_dates DATE[], removed_dates DATE[])`);
+      await db.exec(`CREATE TABLE calendar_json (id INTEGER, json JSON)`);
+      await db.exec(`CREATE TABLE trip_freq (trip_ref INTEGER, json JSON)`);
+      await db.exec(`CREATE TABLE route_json AS SELECT 1 AS id, '{"id":1}'::JSON AS json`);
+      await db.exec(`CREATE TABLE fv_json (feed_version_id INTEGER, json JSON)`);
+      const ix = await loadTripIndex(db, { trips: [f("trips")], shapes: [f("shapes")], stopTimes: null }, sqlString);
+      expect(ix.n).toBe(70000);
+      let checked = 0;
+      for (let t = 0; t < ix.n; t++) {
+        const i = 70000 - ix.ids[t]!; // the row's i
+        expect(ix.ids[t]!).toBe(t + 1);
+        const want = i === 5 ? "x\u0000y" : i === 6 ? "" : `trip-${i}`;
+        if (ix.tripId.get(t) !== want) throw new Error(`trip ${t + 1}: ${ix.tripId.get(t)} != ${want}`);
+        if (ix.headsign.get(t) !== (i % 3 === 0 ? `H${i % 7}` : null)) throw new Error(`headsign of ${t + 1}`);
+        if (ix.blockId.get(t) !== (i % 5 === 0 ? null : `b${i % 11}`)) throw new Error(`block of ${t + 1}`);
+        if (ix.shapeId.get(t) !== `sh${i % 4}`) throw new Error(`shape id of ${t + 1}`);
+        // sh3 has no points; the others are their own version's
+        const s = ix.shape[t]!;
+        if (i % 4 === 3 ? s !== -1 : ix.shapes.byKey.get(`${1 + (i % 2)}\u0000sh${i % 4}`) !== s || s < 0) throw new Error(`shape of ${t + 1}: ${s}`);
+        checked++;
+      }
+      expect(checked).toBe(70000);
+    } finally {
+      db.close();
+    }
+  });
+
+  test("StringColumn.coded and packedFrom give back their values", () => {
+    const coded = StringColumn.coded(["a", "b"], Int32Array.from([1, -1, 0, 1]));
+    expect([0, 1, 2, 3].map((i) => coded.get(i))).toEqual(["b", null, "a", "b"]);
+    const packed = StringColumn.packedFrom(["x", null, "", "yz"]);
+    expect([0, 1, 2, 3].map((i) => packed.get(i))).toEqual(["x", null, "", "yz"]);
   });
 });
 
