@@ -180,7 +180,8 @@ describe("one engine slot, a long wait (crashes, limits, a cheap request beside 
 
   test("engine slots are shared fairly across accounts: one account's queue of expansions does not hold another's route behind all of it", async () => {
     let done = 0;
-    const mine = Array.from({ length: 8 }, () =>
+    // ten: the account's share on this server (--engine-account-concurrency 10)
+    const mine = Array.from({ length: 10 }, () =>
       post(server, "expansion", EXPANSION, "a1").then(async (r) => {
         await r.arrayBuffer();
         done++;
@@ -194,10 +195,11 @@ describe("one engine slot, a long wait (crashes, limits, a cheap request beside 
     const doneWhenAnswered = done;
     expect(route.status).toBe(200);
     expect((await Promise.all(mine)).every((s) => s === 200)).toBe(true);
-    // ordering, not timing: a2's route went in turn with a1's calls (at most the one running and
-    // the one first in line finished meanwhile), not after the whole queue (first come, first served)
+    // ordering, not timing: a2's route went in turn with a1's calls (the one running and the one
+    // first in line finish meanwhile, one more while the answers travel), not after the whole queue
+    // (first come, first served: every one of a1's calls still waiting, at least 6 here)
     expect(doneWhenSent).toBeLessThan(5);
-    expect(doneWhenAnswered - doneWhenSent).toBeLessThanOrEqual(2);
+    expect(doneWhenAnswered - doneWhenSent).toBeLessThanOrEqual(3);
   }, 300_000);
 });
 
