@@ -103,57 +103,68 @@ export async function buildTileSet(dataDir: string): Promise<TileSet> {
   const db = await DuckDBInstance.create(":memory:", { threads: "1" });
   const conn = await db.connect();
   try {
-    const routesSql = have("route_stops") && have("routes")
-      ? `SELECT rs.feed_version_id, rs.stop_ref,
-           to_json(list({gtfsType: r.route_type, shortName: coalesce(r.route_short_name, r.route_long_name, r.route_id), color: r.route_color} ORDER BY r.route_short_name)) AS routes,
-           mode(r.route_type) AS type
-         FROM read_parquet(${files("route_stops")}) rs JOIN read_parquet(${files("routes")}) r ON r.id = rs.route_ref AND r.feed_version_id = rs.feed_version_id
-         GROUP BY ALL`
-      : "SELECT NULL::INTEGER feed_version_id, NULL::INTEGER stop_ref, NULL::VARCHAR routes, NULL::INTEGER type WHERE false";
-    const rows = (await conn.runAndReadAll(`
-      WITH fv AS (SELECT id, feed_onestop_id FROM read_parquet(${files("feed_version")})),
-      served AS (${routesSql}),
-      -- a station takes its platforms' routes
-      st AS (SELECT s.feed_version_id, s.parent_ref AS stop_ref, to_json(flatten(list(from_json(sv.routes, '["json"]')))) AS routes, mode(sv.type) AS type
-             FROM read_parquet(${files("stops")}) s JOIN served sv ON sv.stop_ref = s.id AND sv.feed_version_id = s.feed_version_id
-             WHERE s.parent_ref IS NOT NULL GROUP BY ALL)
-      SELECT fv.feed_onestop_id || ':' || s.stop_id AS gtfs_id, s.stop_name, s.stop_code, s.platform_code, s.stop_desc,
-             CASE WHEN s.parent_station IS NOT NULL AND s.parent_station <> '' THEN fv.feed_onestop_id || ':' || s.parent_station END AS parent,
-             coalesce(s.location_type, 0) AS location_type, s.stop_lon, s.stop_lat,
-             coalesce(sv.routes, st.routes::VARCHAR) AS routes, coalesce(sv.type, st.type) AS type
-      FROM read_parquet(${files("stops")}) s JOIN fv ON fv.id = s.feed_version_id
-      LEFT JOIN served sv ON sv.stop_ref = s.id AND sv.feed_version_id = s.feed_version_id
-      LEFT JOIN st ON s.location_type = 1 AND st.stop_ref = s.id AND st.feed_version_id = s.feed_version_id
-      WHERE s.stop_lat IS NOT NULL AND s.stop_lon IS NOT NULL AND coalesce(s.location_type, 0) IN (0, 1, 2, 3, 4)
-      ORDER BY gtfs_id`)).getRowObjectsJS() as Record<string, unknown>[];
-    let w = Infinity, s = Infinity, e = -Infinity, n = -Infinity;
-    for (const r of rows) {
-      const lon = Number(r.stop_lon), lat = Number(r.stop_lat);
-      const [wx, wy] = worldXY(lon, lat);
-      const str = (v: unknown) => (v === null || v === undefined || v === "" ? null : String(v));
-      // OTP2's `type`: the TransitMode name (BUS, SUBWAY, ...) of the route_type most of its routes have
-      const type = r.type === null || r.type === undefined ? null : transitMode(Number(r.type));
-      const routes = str(r.routes) ?? "[]";
-      const locationType = Number(r.location_type);
-      if (locationType >= 2) {
-        points.entrances.push({ wx, wy, props: { gtfsId: String(r.gtfs_id), name: str(r.stop_name), parentStation: str(r.parent), locationType } });
-      } else if (locationType === 1) {
-        points.stations.push({ wx, wy, props: { gtfsId: String(r.gtfs_id), code: str(r.stop_code), name: str(r.stop_name), type, routes } });
-      } else {
-        points.stops.push({ wx, wy, props: { gtfsId: String(r.gtfs_id), name: str(r.stop_name), code: str(r.stop_code), platform: str(r.platform_code), desc: str(r.stop_desc), parentStation: str(r.parent), type, routes } });
-      }
-      w = Math.min(w, lon); e = Math.max(e, lon); s = Math.min(s, lat); n = Math.max(n, lat);
-    }
+    const rows = await readStopRows(conn, files, have);
+    const bounds = addStopPoints(points, rows);
     stationsAsOtp(points);
     if (have("trips") && have("shapes") && have("routes")) lines.routes = await readRouteLines(conn, files);
     // the thinning keeps the first stop of a cell: the one with the most routes (then gtfsId)
     const routeCount = (p: TilePoint) => (String(p.props.routes).match(/"gtfsType"/g) ?? []).length;
     points.stops = points.stops.map((p) => [routeCount(p), p] as const).sort((a, b) => b[0] - a[0]).map(([, p]) => p);
-    return { generation: m.generation, points, lines, base, bounds: rows.length ? [w, s, e, n] : null, cache: new Map() };
+    return { generation: m.generation, points, lines, base, bounds, cache: new Map() };
   } finally {
     conn.closeSync();
     db.closeSync();
   }
+}
+
+/** The stops, stations and entrances of the versions, with the routes serving each (a station: its platforms'), by GTFS id. */
+async function readStopRows(conn: Awaited<ReturnType<DuckDBInstance["connect"]>>, files: (t: string) => string, have: (t: string) => boolean): Promise<Record<string, unknown>[]> {
+  const routesSql = have("route_stops") && have("routes")
+    ? `SELECT rs.feed_version_id, rs.stop_ref,
+         to_json(list({gtfsType: r.route_type, shortName: coalesce(r.route_short_name, r.route_long_name, r.route_id), color: r.route_color} ORDER BY r.route_short_name)) AS routes,
+         mode(r.route_type) AS type
+       FROM read_parquet(${files("route_stops")}) rs JOIN read_parquet(${files("routes")}) r ON r.id = rs.route_ref AND r.feed_version_id = rs.feed_version_id
+       GROUP BY ALL`
+    : "SELECT NULL::INTEGER feed_version_id, NULL::INTEGER stop_ref, NULL::VARCHAR routes, NULL::INTEGER type WHERE false";
+  return (await conn.runAndReadAll(`
+    WITH fv AS (SELECT id, feed_onestop_id FROM read_parquet(${files("feed_version")})),
+    served AS (${routesSql}),
+    -- a station takes its platforms' routes
+    st AS (SELECT s.feed_version_id, s.parent_ref AS stop_ref, to_json(flatten(list(from_json(sv.routes, '["json"]')))) AS routes, mode(sv.type) AS type
+           FROM read_parquet(${files("stops")}) s JOIN served sv ON sv.stop_ref = s.id AND sv.feed_version_id = s.feed_version_id
+           WHERE s.parent_ref IS NOT NULL GROUP BY ALL)
+    SELECT fv.feed_onestop_id || ':' || s.stop_id AS gtfs_id, s.stop_name, s.stop_code, s.platform_code, s.stop_desc,
+           CASE WHEN s.parent_station IS NOT NULL AND s.parent_station <> '' THEN fv.feed_onestop_id || ':' || s.parent_station END AS parent,
+           coalesce(s.location_type, 0) AS location_type, s.stop_lon, s.stop_lat,
+           coalesce(sv.routes, st.routes::VARCHAR) AS routes, coalesce(sv.type, st.type) AS type
+    FROM read_parquet(${files("stops")}) s JOIN fv ON fv.id = s.feed_version_id
+    LEFT JOIN served sv ON sv.stop_ref = s.id AND sv.feed_version_id = s.feed_version_id
+    LEFT JOIN st ON s.location_type = 1 AND st.stop_ref = s.id AND st.feed_version_id = s.feed_version_id
+    WHERE s.stop_lat IS NOT NULL AND s.stop_lon IS NOT NULL AND coalesce(s.location_type, 0) IN (0, 1, 2, 3, 4)
+    ORDER BY gtfs_id`)).getRowObjectsJS() as Record<string, unknown>[];
+}
+
+/** The rows as points of the stops, stations and entrances layers; the [w, s, e, n] of all, or null. */
+function addStopPoints(points: TileSet["points"], rows: Record<string, unknown>[]): [number, number, number, number] | null {
+  let w = Infinity, s = Infinity, e = -Infinity, n = -Infinity;
+  for (const r of rows) {
+    const lon = Number(r.stop_lon), lat = Number(r.stop_lat);
+    const [wx, wy] = worldXY(lon, lat);
+    const str = (v: unknown) => (v === null || v === undefined || v === "" ? null : String(v));
+    // OTP2's `type`: the TransitMode name (BUS, SUBWAY, ...) of the route_type most of its routes have
+    const type = r.type === null || r.type === undefined ? null : transitMode(Number(r.type));
+    const routes = str(r.routes) ?? "[]";
+    const locationType = Number(r.location_type);
+    if (locationType >= 2) {
+      points.entrances.push({ wx, wy, props: { gtfsId: String(r.gtfs_id), name: str(r.stop_name), parentStation: str(r.parent), locationType } });
+    } else if (locationType === 1) {
+      points.stations.push({ wx, wy, props: { gtfsId: String(r.gtfs_id), code: str(r.stop_code), name: str(r.stop_name), type, routes } });
+    } else {
+      points.stops.push({ wx, wy, props: { gtfsId: String(r.gtfs_id), name: str(r.stop_name), code: str(r.stop_code), platform: str(r.platform_code), desc: str(r.stop_desc), parentStation: str(r.parent), type, routes } });
+    }
+    w = Math.min(w, lon); e = Math.max(e, lon); s = Math.min(s, lat); n = Math.max(n, lat);
+  }
+  return rows.length ? [w, s, e, n] : null;
 }
 
 /**
