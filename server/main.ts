@@ -45,6 +45,7 @@ export interface StartOptions {
   worker?: { index: number };
 }
 
+/** Start the features and listen: the HTTP port (and --worker-port), the metrics listener, the manifest watch. */
 export async function startServer(config: ServerConfig, opts: StartOptions = {}): Promise<RunningServer> {
   const now = opts.now ?? Date.now;
   const baseLog = opts.worker ? workerLogger(opts.log ?? consoleLogger, opts.worker.index) : (opts.log ?? consoleLogger);
@@ -57,52 +58,16 @@ export async function startServer(config: ServerConfig, opts: StartOptions = {})
   if (!auth.enabled) log.warn("serving WITHOUT API keys (--no-auth)");
   // one street engine: the street endpoints' and the planner's (walks, rides and drives on the streets)
   const engine = ops.timeEngine(createEngine(config, log, { onCrash: ops.engineCrashed, onTimeout: ops.engineTimedOut }));
-  const streets = streetPaths(engine, () => engine.kind !== "embedded" || Boolean(engine.health().street_dataset));
-  const realtime = await createRealtimeFeature(ctx);
-  // the catalog (DuckDB, its indexes) and the planner's timetable load side by side: a large dataset's start is the longer of the two
-  const [catalog, planner] = await Promise.all([
-    createCatalogFeature(ctx, realtime.store),
-    createPlannerFeature(ctx, streets, { tripUpdates: (now) => realtime.store.tripUpdateSnapshots(now), alerts: (now) => realtime.store.alertDocs(now) }),
-  ]);
-  const features: Feature[] = [catalog, planner, await createStreetFeature(ctx, engine, { accountOf: auth.enabled ? (r) => ops.accounts.get(r) : () => undefined }), realtime.feature];
-  // the web map page (server/map): an example client of the API above, served beside it
-  features.push(await createMapFeature(ctx));
-  // Pelias's geocoding API over the dataset's places (server/geocoder)
-  features.push(await createGeocoderFeature(ctx));
-  const rateLimiter = ops.countRefusals(createRateLimiter({ redisUrl: config.redisUrl, log }));
-  // OTP2's GTFS GraphQL API (server/graphql) over the catalog's dataset (the transit-data port) and
-  // the planner's plans (the planning port); a request's plan fields after its first each take one
-  // more request of the account's rate
-  const charge = (request: Request, units: number) => takeMore(rateLimiter, auth.authenticate(request, new URL(request.url)), units, now());
-  features.push(await createGraphqlFeature(ctx, catalog.transitData, { planning: planner.planning, charge }));
+  const { features, realtime, rateLimiter } = await createFeatures(ctx, ops, auth, engine);
   const appDeps: AppDeps = { auth, rateLimiter, features, log, now, onAuthenticated: ops.noteAccount, worker: { index: opts.worker?.index ?? 0, pid: process.pid }, dataDir: resolve(config.dataDir) };
   const app = createApp(appDeps);
   const started = now();
   ops.follow(features, engine);
-  // Bun.serve over the app's fetch handler (app.listen would give routes native handlers that bypass
-  // it), behind the request gate (a bad Host or request target is refused before routing, nothing
-  // thrown reaches Bun's error page), observed by ops
-  const handle = ops.observe(gate(withCors(app.fetch, (r) => requestPath(r.url)), log));
-  const fetch = origin.wantsPeers
-    ? (request: Request, srv: Server<undefined>) => {
-        origin.notePeer(request, srv.requestIP(request)?.address);
-        return handle(request);
-      }
-    : handle;
-  const server = Bun.serve({ hostname: config.host, port: config.port, reusePort: true, idleTimeout: 30, fetch, ...serveOptions(log) });
-  const own = listenOwnPort(config, opts.worker?.index ?? 0, fetch, log); // --worker-port: this worker's own port too (server/workers.ts)
+  const { server, own } = listen(config, opts, app, ops, origin, log);
   // one metrics listener per process: worker i on metrics-port + i (a shared port would show a scrape one worker at a time)
   const metricsPort = config.metricsPort ? config.metricsPort + (opts.worker?.index ?? 0) : config.metricsPort;
   const metrics = metricsPort === null ? null : ops.listen(config.metricsHost, metricsPort, () => healthDetails(appDeps, started));
-  const stopWatching = watchManifest(config.dataDir, async () => {
-    for (const f of features) {
-      try {
-        await f.reload?.();
-      } catch (e) {
-        log.error("reload failed; still serving the previous dataset", { feature: f.name, error: String(e) });
-      }
-    }
-  });
+  const stopWatching = reloadOnManifestChange(config, features, log);
   const host = config.host === "0.0.0.0" ? "127.0.0.1" : config.host;
   const metricsUrl = metrics ? `http://${config.metricsHost === "0.0.0.0" ? "127.0.0.1" : config.metricsHost}:${metrics.port}` : null;
   log.info("listening", { url: `http://${host}:${server.port}`, address: config.host, data: config.dataDir, ...(metricsUrl ? { metrics: `${metricsUrl}/metrics` } : {}) });
@@ -121,4 +86,62 @@ export async function startServer(config: ServerConfig, opts: StartOptions = {})
       rateLimiter.close?.();
     },
   };
+}
+
+/**
+ * The features, in the order the app routes them, wired through their ports: the realtime store
+ * to the catalog and the planner, the street engine to the street feature and the planner, the
+ * catalog's data and the planner's plans to GraphQL; and the rate limiter GraphQL charges.
+ */
+async function createFeatures(ctx: FeatureContext, ops: Ops, auth: AppDeps["auth"], engine: ReturnType<Ops["timeEngine"]>) {
+  const { config, log, now } = ctx;
+  const streets = streetPaths(engine, () => engine.kind !== "embedded" || Boolean(engine.health().street_dataset));
+  const realtime = await createRealtimeFeature(ctx);
+  // the catalog (DuckDB, its indexes) and the planner's timetable load side by side: a large dataset's start is the longer of the two
+  const [catalog, planner] = await Promise.all([
+    createCatalogFeature(ctx, realtime.store),
+    createPlannerFeature(ctx, streets, { tripUpdates: (now) => realtime.store.tripUpdateSnapshots(now), alerts: (now) => realtime.store.alertDocs(now) }),
+  ]);
+  const features: Feature[] = [catalog, planner, await createStreetFeature(ctx, engine, { accountOf: auth.enabled ? (r) => ops.accounts.get(r) : () => undefined }), realtime.feature];
+  // the web map page (server/map): an example client of the API above, served beside it
+  features.push(await createMapFeature(ctx));
+  // Pelias's geocoding API over the dataset's places (server/geocoder)
+  features.push(await createGeocoderFeature(ctx));
+  const rateLimiter = ops.countRefusals(createRateLimiter({ redisUrl: config.redisUrl, log }));
+  // OTP2's GTFS GraphQL API (server/graphql) over the catalog's dataset (the transit-data port) and
+  // the planner's plans (the planning port); a request's plan fields after its first each take one
+  // more request of the account's rate
+  const charge = (request: Request, units: number) => takeMore(rateLimiter, auth.authenticate(request, new URL(request.url)), units, now());
+  features.push(await createGraphqlFeature(ctx, catalog.transitData, { planning: planner.planning, charge }));
+  return { features, realtime, rateLimiter };
+}
+
+/** The HTTP listener on the configured port, and this worker's own port with --worker-port. */
+function listen(config: ServerConfig, opts: StartOptions, app: ReturnType<typeof createApp>, ops: Ops, origin: ReturnType<typeof publicOrigin>, log: Logger) {
+  // Bun.serve over the app's fetch handler (app.listen would give routes native handlers that bypass
+  // it), behind the request gate (a bad Host or request target is refused before routing, nothing
+  // thrown reaches Bun's error page), observed by ops
+  const handle = ops.observe(gate(withCors(app.fetch, (r) => requestPath(r.url)), log));
+  const fetch = origin.wantsPeers
+    ? (request: Request, srv: Server<undefined>) => {
+        origin.notePeer(request, srv.requestIP(request)?.address);
+        return handle(request);
+      }
+    : handle;
+  const server = Bun.serve({ hostname: config.host, port: config.port, reusePort: true, idleTimeout: 30, fetch, ...serveOptions(log) });
+  const own = listenOwnPort(config, opts.worker?.index ?? 0, fetch, log); // --worker-port: this worker's own port too (server/workers.ts)
+  return { server, own };
+}
+
+/** Reload every feature when the manifest changes (a failed reload keeps that feature's previous dataset); returns the unwatch. */
+function reloadOnManifestChange(config: ServerConfig, features: Feature[], log: Logger): () => void {
+  return watchManifest(config.dataDir, async () => {
+    for (const f of features) {
+      try {
+        await f.reload?.();
+      } catch (e) {
+        log.error("reload failed; still serving the previous dataset", { feature: f.name, error: String(e) });
+      }
+    }
+  });
 }

@@ -71,22 +71,30 @@ interface Slot {
   timer: ReturnType<typeof setTimeout> | null;
 }
 
-export async function superviseWorkers(opts: SupervisorOptions): Promise<Supervisor> {
-  const { count, log } = opts;
-  const delay = opts.restartDelayMs ?? defaultDelay;
-  const grace = opts.stopGraceMs ?? 10_000;
-  const slots: Slot[] = Array.from({ length: count }, (_, index) => ({ index, proc: null, ready: null, startedAt: 0, failures: 0, timer: null }));
-  let port: number | null = null;
-  let stopping = false;
-  let starting = true;
+/**
+ * The supervisor's workers: one slot per worker index, the port they share once worker 0 listens,
+ * and whether the supervisor is still starting them (a worker that dies then is not restarted:
+ * the start fails) or stopping them (none is restarted).
+ */
+class WorkerSlots {
+  readonly slots: Slot[];
+  port: number | null = null;
+  stopping = false;
+  starting = true;
+  private readonly delay: (failures: number) => number;
+
+  constructor(private readonly opts: SupervisorOptions) {
+    this.slots = Array.from({ length: opts.count }, (_, index) => ({ index, proc: null, ready: null, startedAt: 0, failures: 0, timer: null }));
+    this.delay = opts.restartDelayMs ?? defaultDelay;
+  }
 
   /** Start the worker of a slot; resolves when it listens, rejects if it exits first. */
-  const spawn = (slot: Slot): Promise<WorkerReady> =>
-    new Promise((resolve, reject) => {
+  spawn(slot: Slot): Promise<WorkerReady> {
+    return new Promise((resolve, reject) => {
       slot.ready = null;
       slot.startedAt = Date.now();
-      const proc = Bun.spawn(opts.command(slot.index, port), {
-        env: { ...opts.env, INTERCHANGE_WORKER_INDEX: String(slot.index), INTERCHANGE_WORKER_COUNT: String(count) },
+      const proc = Bun.spawn(this.opts.command(slot.index, this.port), {
+        env: { ...this.opts.env, INTERCHANGE_WORKER_INDEX: String(slot.index), INTERCHANGE_WORKER_COUNT: String(this.opts.count) },
         stdin: "ignore",
         stdout: "inherit",
         stderr: "inherit",
@@ -96,57 +104,70 @@ export async function superviseWorkers(opts: SupervisorOptions): Promise<Supervi
           slot.ready = m;
           resolve(m);
         },
-        onExit(_p, exitCode, signalCode) {
+        onExit: (_p, exitCode, signalCode) => {
           if (slot.proc !== proc) return;
           slot.proc = null;
           const wasReady = slot.ready !== null;
           slot.ready = null;
           if (!wasReady) reject(new Error(`worker ${slot.index} exited with ${signalCode ?? exitCode} before it listened`));
-          if (stopping || (starting && !wasReady)) return;
-          slot.failures = Date.now() - slot.startedAt >= HEALTHY_AFTER_MS ? 1 : slot.failures + 1;
-          const wait = delay(slot.failures);
-          log.error("worker exited; restarting it", { worker: slot.index, pid: proc.pid, code: exitCode, signal: signalCode, restart_in_ms: wait });
-          slot.timer = setTimeout(() => {
-            slot.timer = null;
-            if (stopping) return;
-            spawn(slot).then(
-              (r) => log.info("worker restarted", { worker: slot.index, pid: r.pid }),
-              () => {}, // its exit was logged and has scheduled the next attempt
-            );
-          }, wait);
+          if (this.stopping || (this.starting && !wasReady)) return;
+          this.restartLater(slot, proc.pid, exitCode, signalCode);
         },
       });
       slot.proc = proc;
     });
+  }
 
-  const stop = async () => {
-    stopping = true;
-    for (const s of slots) if (s.timer) clearTimeout(s.timer);
-    const running = slots.flatMap((s) => (s.proc ? [s.proc] : []));
+  /** A worker died: start it again after the back-off of its run of failures (none after a healthy run). */
+  private restartLater(slot: Slot, pid: number, exitCode: number | null, signalCode: number | NodeJS.Signals | null): void {
+    const { log } = this.opts;
+    slot.failures = Date.now() - slot.startedAt >= HEALTHY_AFTER_MS ? 1 : slot.failures + 1;
+    const wait = this.delay(slot.failures);
+    log.error("worker exited; restarting it", { worker: slot.index, pid, code: exitCode, signal: signalCode, restart_in_ms: wait });
+    slot.timer = setTimeout(() => {
+      slot.timer = null;
+      if (this.stopping) return;
+      this.spawn(slot).then(
+        (r) => log.info("worker restarted", { worker: slot.index, pid: r.pid }),
+        () => {}, // its exit was logged and has scheduled the next attempt
+      );
+    }, wait);
+  }
+
+  /** SIGTERM to every worker, SIGKILL to those still running after the grace period; resolves when all have exited. */
+  async stop(): Promise<void> {
+    this.stopping = true;
+    for (const s of this.slots) if (s.timer) clearTimeout(s.timer);
+    const running = this.slots.flatMap((s) => (s.proc ? [s.proc] : []));
     for (const p of running) p.kill("SIGTERM");
     const killer = setTimeout(() => {
       for (const p of running) if (p.exitCode === null && p.signalCode === null) p.kill("SIGKILL");
-    }, grace);
+    }, this.opts.stopGraceMs ?? 10_000);
     await Promise.all(running.map((p) => p.exited));
     clearTimeout(killer);
-  };
+  }
+}
 
+/** Start the workers (worker 0 first: the others bind the port it got) and keep them running until stop(). */
+export async function superviseWorkers(opts: SupervisorOptions): Promise<Supervisor> {
+  const workers = new WorkerSlots(opts);
+  const { slots } = workers;
   let first: WorkerReady;
   try {
-    first = await spawn(slots[0]!);
-    port = first.port;
-    await Promise.all(slots.slice(1).map(spawn));
+    first = await workers.spawn(slots[0]!);
+    workers.port = first.port;
+    await Promise.all(slots.slice(1).map((s) => workers.spawn(s)));
   } catch (e) {
-    await stop();
+    await workers.stop();
     throw e;
   }
-  starting = false;
+  workers.starting = false;
   return {
     url: first.url,
-    port: port!,
+    port: workers.port!,
     pids: () => slots.map((s) => s.proc?.pid ?? 0),
     metricsUrls: () => slots.map((s) => s.ready?.metricsUrl ?? null),
-    stop,
+    stop: () => workers.stop(),
   };
 }
 

@@ -86,31 +86,54 @@ export async function startPoller(opts: PollerOptions, loop = true): Promise<Pol
   const { DuckDBInstance } = await import("@duckdb/node-api");
   const db = await DuckDBInstance.create(":memory:", { threads: "1" });
   const conn = await db.connect();
-  const ingester = new Ingester({ ...opts, refuseBackwards: true }, conn);
-  const now = opts.now ?? Date.now;
-  const jobs: Job[] = opts.feeds.flatMap((f) =>
+  const poller = new PollLoops(opts, new Ingester({ ...opts, refuseBackwards: true }, conn), () => {
+    conn.closeSync();
+    db.closeSync();
+  });
+  if (loop) poller.start();
+  return { pollOnce: () => poller.pollOnce(), stop: () => poller.stop() };
+}
+
+/** One job per URL of each feed: the feed, the kind of snapshot, its URL and its interval. */
+function pollJobs(feeds: RealtimeFeedConfig[]): Job[] {
+  return feeds.flatMap((f) =>
     (Object.keys(URL_FIELD) as RealtimeKind[]).flatMap((kind) => {
       const url = f[URL_FIELD[kind]];
       return url ? [{ feedId: f.feed_id, kind, url, intervalMs: f.interval_s * 1000 }] : [];
     }),
   );
-  const stopping = new AbortController();
-  const timers = new Set<ReturnType<typeof setTimeout>>();
-  // one DuckDB connection: ingests run one at a time (fetches do not wait for each other)
-  let lane: Promise<unknown> = Promise.resolve();
-  const inLane = <T>(fn: () => Promise<T>): Promise<T> => {
-    const p = lane.then(fn, fn);
-    lane = p.catch(() => {});
-    return p;
-  };
+}
 
-  async function run(job: Job): Promise<IngestResult & { feedId: string }> {
+/** The poller's jobs, each fetched every interval and ingested in one lane (one DuckDB connection), until stop(). */
+class PollLoops {
+  private readonly jobs: Job[];
+  private readonly now: () => number;
+  private readonly stopping = new AbortController();
+  private readonly timers = new Set<ReturnType<typeof setTimeout>>();
+  // one DuckDB connection: ingests run one at a time (fetches do not wait for each other)
+  private lane: Promise<unknown> = Promise.resolve();
+
+  constructor(private readonly opts: PollerOptions, private readonly ingester: Ingester, private readonly close: () => void) {
+    this.jobs = pollJobs(opts.feeds);
+    this.now = opts.now ?? Date.now;
+  }
+
+  /** Run `fn` after the ingests before it. */
+  private inLane<T>(fn: () => Promise<T>): Promise<T> {
+    const p = this.lane.then(fn, fn);
+    this.lane = p.catch(() => {});
+    return p;
+  }
+
+  /** Fetch one job's URL and ingest the answer (or record the failed fetch); logs what was not accepted. */
+  private async run(job: Job): Promise<IngestResult & { feedId: string }> {
+    const { opts, ingester, stopping } = this;
     const got = await readFeedBytes(job.url, { timeoutMs: opts.timeoutMs, fetch: opts.fetch, signal: stopping.signal });
     if (stopping.signal.aborted) return { feedId: job.feedId, kind: job.kind, outcome: "fetch_error", message: "stopped" };
-    const at = new Date(now());
+    const at = new Date(this.now());
     let results: IngestResult[];
     try {
-      results = await inLane(async (): Promise<IngestResult[]> => {
+      results = await this.inLane(async (): Promise<IngestResult[]> => {
         if (stopping.signal.aborted) return [{ kind: job.kind, outcome: "fetch_error", message: "stopped" }];
         return got.ok ? ingester.ingest(job.feedId, job.kind, got.bytes, job.url, at) : [ingester.fail(job.feedId, job.kind, job.url, got.outcome, got.message, at)];
       });
@@ -125,30 +148,35 @@ export async function startPoller(opts: PollerOptions, loop = true): Promise<Pol
     return r;
   }
 
-  const schedule = (job: Job) => {
-    if (stopping.signal.aborted) return;
+  /** Run the job again after its interval, unless stopping. */
+  private schedule(job: Job): void {
+    if (this.stopping.signal.aborted) return;
     const t = setTimeout(async () => {
-      timers.delete(t);
-      await run(job).catch(() => {});
-      schedule(job);
+      this.timers.delete(t);
+      await this.run(job).catch(() => {});
+      this.schedule(job);
     }, job.intervalMs);
-    timers.add(t);
-  };
-  if (loop) {
-    for (const job of jobs) {
-      void run(job).catch(() => {}).then(() => schedule(job));
+    this.timers.add(t);
+  }
+
+  /** Every job now, then each on its interval. */
+  start(): void {
+    for (const job of this.jobs) {
+      void this.run(job).catch(() => {}).then(() => this.schedule(job));
     }
   }
 
-  return {
-    pollOnce: () => Promise.all(jobs.map(run)),
-    async stop() {
-      stopping.abort();
-      for (const t of timers) clearTimeout(t);
-      timers.clear();
-      await lane.catch(() => {});
-      conn.closeSync();
-      db.closeSync();
-    },
-  };
+  /** Every job once, all at once. */
+  pollOnce(): Promise<(IngestResult & { feedId: string })[]> {
+    return Promise.all(this.jobs.map((job) => this.run(job)));
+  }
+
+  /** Stop the loops, wait for the ingest under way, close the connection. */
+  async stop(): Promise<void> {
+    this.stopping.abort();
+    for (const t of this.timers) clearTimeout(t);
+    this.timers.clear();
+    await this.lane.catch(() => {});
+    this.close();
+  }
 }

@@ -133,11 +133,29 @@ const nz = (v: unknown): string | null => {
  */
 export async function buildFeedDirectory(db: Database, data: CatalogData, dataDir: string, manifest: Manifest): Promise<FeedDirectory> {
   const dir = emptyFeedDirectory();
-  const entryBySha = new Map(manifest.versions.map((v) => [v.sha1, v]));
-
-  // stops of each version, and of each agency
   const stopsByVersion = new Map<number, number[]>();
   for (const s of data.stops.values()) (stopsByVersion.get(s.fv) ?? stopsByVersion.set(s.fv, []).get(s.fv)!).push(s.id);
+  const stopsByAgency = await agencyStops(db);
+  await addVersions(dir, db, data, dataDir, manifest, stopsByVersion);
+  addStaticFeeds(dir, manifest);
+  addRealtimeFeeds(dir, dataDir);
+  for (const v of dir.versions) {
+    const feed = dir.feedByOnestop.get(v.feedOnestopId.toLowerCase());
+    v.fields.feed = { id: feed?.id ?? v.feedId, onestop_id: v.feedOnestopId, name: feed?.name ?? null, spec: "gtfs" };
+  }
+  await addAgencies(dir, db, data, stopsByAgency);
+  addOperators(dir, data);
+  for (const id of data.routeOrder) {
+    const r = data.routes.get(id);
+    if (r?.agencyRef != null) (dir.routesByAgency.get(r.agencyRef) ?? dir.routesByAgency.set(r.agencyRef, []).get(r.agencyRef)!).push(id);
+  }
+  dir.operators.sort((a, b) => a.id - b.id);
+  for (const o of dir.operators) dir.operatorByOnestop.set(o.onestopId, o);
+  return dir;
+}
+
+/** The stop refs of each agency (agency_stops), in ref order. */
+async function agencyStops(db: Database): Promise<Map<number, number[]>> {
   const stopsByAgency = new Map<number, number[]>();
   for await (const rows of db.stream({ sql: `SELECT agency_ref, stop_ref FROM agency_stops WHERE agency_ref IS NOT NULL AND stop_ref IS NOT NULL ORDER BY agency_ref, stop_ref`, values: [] })) {
     for (const [a, s] of rows) {
@@ -145,8 +163,12 @@ export async function buildFeedDirectory(db: Database, data: CatalogData, dataDi
       (stopsByAgency.get(k) ?? stopsByAgency.set(k, []).get(k)!).push(Number(s));
     }
   }
+  return stopsByAgency;
+}
 
-  // feed versions
+/** The feed version documents, in id order: dates, hull of the stops, feed_info, service levels, import report, validation. */
+async function addVersions(dir: FeedDirectory, db: Database, data: CatalogData, dataDir: string, manifest: Manifest, stopsByVersion: Map<number, number[]>): Promise<void> {
+  const entryBySha = new Map(manifest.versions.map((v) => [v.sha1, v]));
   const feedInfos = await feedInfoByVersion(db, dataDir, manifest);
   const serviceLevels = await serviceLevelsByVersion(db, dataDir, manifest);
   const fvRows = await db.all({
@@ -168,8 +190,10 @@ export async function buildFeedDirectory(db: Database, data: CatalogData, dataDi
     dir.versions.push(doc);
     dir.versionById.set(doc.id, doc);
   }
+}
 
-  // feeds: the manifest's (gtfs), then one gtfs-rt feed per realtime status file
+/** The manifest's feeds (spec gtfs), in id order, with their versions newest first. */
+function addStaticFeeds(dir: FeedDirectory, manifest: Manifest): void {
   for (const f of [...manifest.feeds].sort((a, b) => a.id - b.id)) {
     const versions = dir.versions.filter((v) => v.feedOnestopId.toLowerCase() === f.onestop_id.toLowerCase()).sort((a, b) => b.id - a.id);
     const active = versions.find((v) => v.sha1 === f.active) ?? null;
@@ -183,6 +207,10 @@ export async function buildFeedDirectory(db: Database, data: CatalogData, dataDi
       : null);
     addFeed(dir, doc);
   }
+}
+
+/** One gtfs-rt feed per realtime status file, `<static Onestop ID>~rt`, associated with its static feed. */
+function addRealtimeFeeds(dir: FeedDirectory, dataDir: string): void {
   for (const s of readRealtimeStatuses(dataDir)) {
     const owner = dir.feedByOnestop.get(s.feed_id.toLowerCase());
     // (a static feed may own the `~rt` Onestop ID already: a derived id `<id>~<file name>` of a file rt.zip)
@@ -198,12 +226,10 @@ export async function buildFeedDirectory(db: Database, data: CatalogData, dataDi
     addFeed(dir, doc);
     owner.associated = doc.onestopId;
   }
-  for (const v of dir.versions) {
-    const feed = dir.feedByOnestop.get(v.feedOnestopId.toLowerCase());
-    v.fields.feed = { id: feed?.id ?? v.feedId, onestop_id: v.feedOnestopId, name: feed?.name ?? null, spec: "gtfs" };
-  }
+}
 
-  // agencies
+/** The agency documents of the loaded versions, in id order: their stops, places and hull. */
+async function addAgencies(dir: FeedDirectory, db: Database, data: CatalogData, stopsByAgency: Map<number, number[]>): Promise<void> {
   const places = await placesByAgency(db);
   const agencyRows = await db.all({
     sql: `SELECT id, feed_version_id, agency_id, agency_name, agency_url, agency_timezone, agency_lang, agency_phone, agency_fare_url, agency_email, onestop_id FROM agencies ORDER BY id`,
@@ -225,8 +251,10 @@ export async function buildFeedDirectory(db: Database, data: CatalogData, dataDi
     dir.agencies.push(doc);
     dir.agencyById.set(id, doc);
   }
+}
 
-  // operators: the agencies of the active versions, by Onestop ID
+/** Operators: the agencies of the active versions grouped by Onestop ID, with their feeds (static and realtime). */
+function addOperators(dir: FeedDirectory, data: CatalogData): void {
   const groups = new Map<string, AgencyDoc[]>();
   for (const a of dir.agencies) {
     if (!a.onestopId || !data.versions.get(a.fv)?.active) continue;
@@ -240,13 +268,6 @@ export async function buildFeedDirectory(db: Database, data: CatalogData, dataDi
     const stops = agencies.flatMap((a) => [...a.stops]);
     dir.operators.push({ id: first.id, onestopId, name: first.agencyName, website: (first.fields.agency_url as string | null) ?? null, agencies, feeds, geometry: hullOf(pointsOf(data, stops)) });
   }
-  for (const id of data.routeOrder) {
-    const r = data.routes.get(id);
-    if (r?.agencyRef != null) (dir.routesByAgency.get(r.agencyRef) ?? dir.routesByAgency.set(r.agencyRef, []).get(r.agencyRef)!).push(id);
-  }
-  dir.operators.sort((a, b) => a.id - b.id);
-  for (const o of dir.operators) dir.operatorByOnestop.set(o.onestopId, o);
-  return dir;
 }
 
 function addFeed(dir: FeedDirectory, doc: FeedDoc): void {

@@ -212,53 +212,69 @@ function pathParam(params: unknown, name: string): string {
   return v;
 }
 
-export function catalogRoutes(service: CatalogService, feeds: FeedEndpoints, origin: PublicOrigin) {
-  /** a listing as a Response, its next links behind the request's public origin */
-  const listed = (format: Format, key: string, listing: Listing, request: Request) => listingResponse(format, key, listing, request.url, origin.of(request));
+/** What the catalog's handlers answer from: the two services and the public origin of next links. */
+interface CatalogEdge {
+  service: CatalogService;
+  feeds: FeedEndpoints;
+  origin: PublicOrigin;
+}
 
-  /** GET /stops[.format] */
-  const stops = async (request: Request, rawFormat: string | null) => {
+/** The catalog's Elysia instance, under /api/v2/rest: each endpoint family adds its routes to it. */
+const catalogApp = () => new Elysia({ name: "catalog", prefix: BASE });
+type CatalogApp = ReturnType<typeof catalogApp>;
+
+/** A listing as a Response, its next links behind the request's public origin. */
+const listed = (edge: CatalogEdge, format: Format, key: string, listing: Listing, request: Request) => listingResponse(format, key, listing, request.url, edge.origin.of(request));
+
+/** The `format` path piece of a `/things.:format` route. */
+const formatParam = (params: unknown) => pathParam(params, "format");
+
+/**
+ * An entity by key with an optional format suffix (`/stops/{stop_key}[.format]`,
+ * `/routes/{route_key}[.format]`): "/stops/123.xml", a key that does not exist with what looks
+ * like a format suffix, is an unknown format, not an unknown key.
+ */
+async function byKey<Q>(edge: CatalogEdge, request: Request, rawKey: string, kind: string, queryOf: (r: Request, f: Format) => Q, find: (key: string, q: Q) => Promise<Listing>) {
+  const { key, format: rawFormat } = splitFormat(rawKey);
+  const format = formatOf(rawFormat);
+  try {
+    return listed(edge, format, kind, await find(key, queryOf(request, format)), request);
+  } catch (e) {
+    const suffix = /\.([A-Za-z][A-Za-z0-9]{0,9})$/.exec(rawKey)?.[1];
+    if (e instanceof AppError && e.code === "NOT_FOUND" && rawFormat === null && suffix) throw unknownFormat(suffix);
+    throw e;
+  }
+}
+
+/** A list endpoint of the feed endpoints: `/things[.format]`. */
+const directoryList =
+  <Q>(edge: CatalogEdge, key: string, queryOf: (r: Request, f: Format) => Q, find: (q: Q) => Listing) =>
+  (request: Request, rawFormat: string | null) => {
     const format = formatOf(rawFormat);
-    return listed(format, "stops", await service.stops(stopsOf(request, format)), request);
+    return listed(edge, format, key, find(queryOf(request, format)), request);
   };
 
-  /**
-   * An entity by key with an optional format suffix (`/stops/{stop_key}[.format]`,
-   * `/routes/{route_key}[.format]`): "/stops/123.xml", a key that does not exist with what looks
-   * like a format suffix, is an unknown format, not an unknown key.
-   */
-  const byKey = async <Q>(request: Request, rawKey: string, kind: string, queryOf: (r: Request, f: Format) => Q, find: (key: string, q: Q) => Promise<Listing>) => {
-    const { key, format: rawFormat } = splitFormat(rawKey);
-    const format = formatOf(rawFormat);
-    try {
-      return listed(format, kind, await find(key, queryOf(request, format)), request);
-    } catch (e) {
-      const suffix = /\.([A-Za-z][A-Za-z0-9]{0,9})$/.exec(rawKey)?.[1];
-      if (e instanceof AppError && e.code === "NOT_FOUND" && rawFormat === null && suffix) throw unknownFormat(suffix);
-      throw e;
-    }
-  };
-  /** GET /stops/{stop_key}[.format] */
-  const stop = (request: Request, rawKey: string) => byKey(request, rawKey, "stops", stopsOf, (k, q) => service.stop(k, q));
+/** One record by key with an optional format suffix: `/things/{key}[.format]`. */
+const directoryOne =
+  <Q>(edge: CatalogEdge, key: string, queryOf: (r: Request, f: Format) => Q, find: (k: string, q: Q) => Listing) =>
+  (request: Request, rawKey: string) =>
+    byKey(edge, request, rawKey, key, queryOf, async (k, q) => find(k, q));
 
+/** GET /routes[.format], /routes/{route_key}[.format], and a route's trips. */
+function routeEndpoints(app: CatalogApp, edge: CatalogEdge) {
+  const { service } = edge;
   /** GET /routes[.format] */
   const routes = async (request: Request, rawFormat: string | null) => {
     const format = formatOf(rawFormat);
-    return listed(format, "routes", await service.routes(routesOf(request, format)), request);
+    return listed(edge, format, "routes", await service.routes(routesOf(request, format)), request);
   };
-
   /** GET /routes/{route_key}[.format] */
-  const route = (request: Request, rawKey: string) => byKey(request, rawKey, "routes", routesOf, (k, q) => service.route(k, q));
-
-  /** GET /stops/{stop_key}/departures */
-  const departures = async (request: Request, key: string) => listed("json", "stops", await service.departures(key, departuresOf(request)), request);
-
+  const route = (request: Request, rawKey: string) => byKey(edge, request, rawKey, "routes", routesOf, (k, q) => service.route(k, q));
   /** GET /routes/{route_key}/trips[.format] */
   const trips = async (request: Request, routeKey: string, rawFormat: string | null) => {
     const format = formatOf(rawFormat);
-    return listed(format, "trips", await service.trips(routeKey, tripsOf(request, format)), request);
+    return listed(edge, format, "trips", await service.trips(routeKey, tripsOf(request, format)), request);
   };
-
   /** GET /routes/{route_key}/trips/{id}[.format] */
   const trip = async (request: Request, routeKey: string, rawId: string) => {
     const { key, format: rawFormat } = splitFormat(rawId);
@@ -266,63 +282,9 @@ export function catalogRoutes(service: CatalogService, feeds: FeedEndpoints, ori
     if (suffix !== undefined) throw unknownFormat(suffix);
     const format = formatOf(rawFormat);
     const id = parseParam("id", PATH_PARAMS.id, key)!;
-    return listed(format, "trips", await service.trip(routeKey, id, tripsOf(request, format)), request);
+    return listed(edge, format, "trips", await service.trip(routeKey, id, tripsOf(request, format)), request);
   };
-
-  /** A list endpoint of the feed endpoints: `/things[.format]`. */
-  const directoryList = <Q>(key: string, queryOf: (r: Request, f: Format) => Q, find: (q: Q) => Listing) => (request: Request, rawFormat: string | null) => {
-    const format = formatOf(rawFormat);
-    return listed(format, key, find(queryOf(request, format)), request);
-  };
-  /** One record by key with an optional format suffix: `/things/{key}[.format]`. */
-  const directoryOne = <Q>(key: string, queryOf: (r: Request, f: Format) => Q, find: (k: string, q: Q) => Listing) => (request: Request, rawKey: string) =>
-    byKey(request, rawKey, key, queryOf, async (k, q) => find(k, q));
-
-  const feedList = directoryList("feeds", feedsOf, (q) => feeds.feeds(q));
-  const feedOne = directoryOne("feeds", feedsOf, (k, q) => feeds.feed(k, q));
-  const versionList = directoryList("feed_versions", feedVersionsOf, (q) => feeds.feedVersions(q));
-  const versionOne = directoryOne("feed_versions", feedVersionsOf, (k) => feeds.feedVersion(k));
-  const agencyList = directoryList("agencies", agenciesOf, (q) => feeds.agencies(q));
-  const agencyOne = directoryOne("agencies", agenciesOf, (k, q) => feeds.agency(k, q));
-  const operatorList = directoryList("operators", operatorsOf, (q) => feeds.operators(q));
-  const operatorOne = directoryOne("operators", operatorsOf, (k, q) => feeds.operator(k, q));
-
-  /** GET /feeds/{feed_key}/feed_versions */
-  const feedVersionsOfFeed = (request: Request, feedKey: string) => {
-    const q = feedVersionsOf(request, "json");
-    return listed("json", "feed_versions", feeds.feedVersions({ ...q, feedKey }), request);
-  };
-
-  /** GET /agencies/{agency_key}/routes: the routes list with agency_key (404 for an unknown agency) */
-  const agencyRoutes = async (request: Request, agencyKey: string) => {
-    const sp = new URL(request.url).searchParams;
-    const reader = queryReader(sp, ROUTE_PARAMS);
-    const q = routeQuery((name) => (name === "agency_key" ? agencyKey : reader(name)), "json");
-    feeds.checkAgency(agencyKey, q);
-    return listed("json", "routes", await service.routes(q), request);
-  };
-
-  /** GET /feed_versions/{key}/validation.json|.html */
-  const validationReport = (key: string, kind: "json" | "html") =>
-    new Response(feeds.validationReport(key, kind), {
-      headers: {
-        "content-type": kind === "json" ? "application/json; charset=utf-8" : "text/html; charset=utf-8",
-        // the HTML report is a document of its own: no scripts, nothing embedded from elsewhere
-        ...(kind === "html" ? { "content-security-policy": "default-src 'none'; style-src 'unsafe-inline'; img-src data:", "x-frame-options": "DENY" } : {}),
-      },
-    });
-
-  /** GET /onestop_id/{onestop_id}: 302 to the entity's endpoint (the query string kept, without apikey) */
-  const onestop = (request: Request, id: string) => {
-    const kind = feeds.onestopId(id);
-    const u = new URL(request.url);
-    u.searchParams.delete("apikey");
-    const query = u.searchParams.size ? `?${u.searchParams}` : "";
-    return new Response(null, { status: 302, headers: { location: `${origin.of(request)}${BASE}/${kind}/${encodeURIComponent(id)}${query}` } });
-  };
-
-  const formatParam = (params: unknown) => pathParam(params, "format");
-  return new Elysia({ name: "catalog", prefix: BASE })
+  app
     .get("/routes", ({ request }) => routes(request, null), { detail: detail("List or search routes", routesDoc + alsoAt("/routes.{format}"), ROUTE_QUERY) })
     .get("/routes.:format", ({ request, params }) => routes(request, formatParam(params)), {
       detail: detail("List or search routes, in a format", routesDoc, [FORMAT, ...ROUTE_QUERY]),
@@ -342,14 +304,53 @@ export function catalogRoutes(service: CatalogService, feeds: FeedEndpoints, ori
         path("id", "internal trip id, optionally followed by .format"),
         ...TRIP_QUERY,
       ]),
-    })
+    });
+}
+
+/** GET /stops[.format] and /stops/{stop_key}[.format] (a stop's departures: departureEndpoint). */
+function stopEndpoints(app: CatalogApp, edge: CatalogEdge) {
+  const { service } = edge;
+  /** GET /stops[.format] */
+  const stops = async (request: Request, rawFormat: string | null) => {
+    const format = formatOf(rawFormat);
+    return listed(edge, format, "stops", await service.stops(stopsOf(request, format)), request);
+  };
+  /** GET /stops/{stop_key}[.format] */
+  const stop = (request: Request, rawKey: string) => byKey(edge, request, rawKey, "stops", stopsOf, (k, q) => service.stop(k, q));
+  app
     .get("/stops", ({ request }) => stops(request, null), { detail: detail("List or search stops", stopsDoc + alsoAt("/stops.{format}"), STOP_QUERY) })
     .get("/stops.:format", ({ request, params }) => stops(request, formatParam(params)), {
       detail: detail("List or search stops, in a format", stopsDoc, [FORMAT, ...STOP_QUERY]),
     })
     .get("/stops/:stop_key", ({ request, params }) => stop(request, pathParam(params, "stop_key")), {
       detail: detail("One stop by key", "Several stops when a Onestop ID is shared by feeds." + alsoAt("/stops/{stop_key}.{format}"), [STOP_KEY, ...STOP_BY_KEY_QUERY]),
-    })
+    });
+}
+
+/** GET /feed_versions/{key}/validation.json|.html: the stored report, the HTML one locked down as a document of its own. */
+function validationReport(feeds: FeedEndpoints, key: string, kind: "json" | "html") {
+  return new Response(feeds.validationReport(key, kind), {
+    headers: {
+      "content-type": kind === "json" ? "application/json; charset=utf-8" : "text/html; charset=utf-8",
+      // the HTML report is a document of its own: no scripts, nothing embedded from elsewhere
+      ...(kind === "html" ? { "content-security-policy": "default-src 'none'; style-src 'unsafe-inline'; img-src data:", "x-frame-options": "DENY" } : {}),
+    },
+  });
+}
+
+/** GET /feeds, /feeds/{feed_key}, a feed's versions, /feed_versions, /feed_versions/{key} and its validation reports. */
+function feedEndpoints(app: CatalogApp, edge: CatalogEdge) {
+  const { feeds } = edge;
+  const feedList = directoryList(edge, "feeds", feedsOf, (q) => feeds.feeds(q));
+  const feedOne = directoryOne(edge, "feeds", feedsOf, (k, q) => feeds.feed(k, q));
+  const versionList = directoryList(edge, "feed_versions", feedVersionsOf, (q) => feeds.feedVersions(q));
+  const versionOne = directoryOne(edge, "feed_versions", feedVersionsOf, (k) => feeds.feedVersion(k));
+  /** GET /feeds/{feed_key}/feed_versions */
+  const feedVersionsOfFeed = (request: Request, feedKey: string) => {
+    const q = feedVersionsOf(request, "json");
+    return listed(edge, "json", "feed_versions", feeds.feedVersions({ ...q, feedKey }), request);
+  };
+  app
     .get("/feeds", ({ request }) => feedList(request, null), { detail: detail("List or search feeds", feedsDoc + alsoAt("/feeds.{format}"), FEED_QUERY) })
     .get("/feeds.:format", ({ request, params }) => feedList(request, formatParam(params)), { detail: detail("List or search feeds, in a format", feedsDoc, [FORMAT, ...FEED_QUERY]) })
     .get("/feeds/:feed_key", ({ request, params }) => feedOne(request, pathParam(params, "feed_key")), {
@@ -367,8 +368,24 @@ export function catalogRoutes(service: CatalogService, feeds: FeedEndpoints, ori
     .get("/feed_versions/:feed_version_key", ({ request, params }) => versionOne(request, pathParam(params, "feed_version_key")), {
       detail: detail("One feed version by key", feedVersionsDoc + alsoAt("/feed_versions/{feed_version_key}.{format}"), [FEED_VERSION_KEY]),
     })
-    .get("/feed_versions/:feed_version_key/validation.json", ({ params }) => validationReport(pathParam(params, "feed_version_key"), "json"))
-    .get("/feed_versions/:feed_version_key/validation.html", ({ params }) => validationReport(pathParam(params, "feed_version_key"), "html"))
+    .get("/feed_versions/:feed_version_key/validation.json", ({ params }) => validationReport(feeds, pathParam(params, "feed_version_key"), "json"))
+    .get("/feed_versions/:feed_version_key/validation.html", ({ params }) => validationReport(feeds, pathParam(params, "feed_version_key"), "html"));
+}
+
+/** GET /agencies[.format], /agencies/{agency_key}[.format] and an agency's routes. */
+function agencyEndpoints(app: CatalogApp, edge: CatalogEdge) {
+  const { service, feeds } = edge;
+  const agencyList = directoryList(edge, "agencies", agenciesOf, (q) => feeds.agencies(q));
+  const agencyOne = directoryOne(edge, "agencies", agenciesOf, (k, q) => feeds.agency(k, q));
+  /** GET /agencies/{agency_key}/routes: the routes list with agency_key (404 for an unknown agency) */
+  const agencyRoutes = async (request: Request, agencyKey: string) => {
+    const sp = new URL(request.url).searchParams;
+    const reader = queryReader(sp, ROUTE_PARAMS);
+    const q = routeQuery((name) => (name === "agency_key" ? agencyKey : reader(name)), "json");
+    feeds.checkAgency(agencyKey, q);
+    return listed(edge, "json", "routes", await service.routes(q), request);
+  };
+  app
     .get("/agencies", ({ request }) => agencyList(request, null), { detail: detail("List or search agencies", agenciesDoc + alsoAt("/agencies.{format}"), AGENCY_QUERY) })
     .get("/agencies.:format", ({ request, params }) => agencyList(request, formatParam(params)), {
       detail: detail("List or search agencies, in a format", agenciesDoc, [FORMAT, ...AGENCY_QUERY]),
@@ -378,24 +395,65 @@ export function catalogRoutes(service: CatalogService, feeds: FeedEndpoints, ori
     })
     .get("/agencies/:agency_key/routes", ({ request, params }) => agencyRoutes(request, pathParam(params, "agency_key")), {
       detail: detail("Routes of an agency", routesDoc + " 404 for an unknown agency.", [AGENCY_KEY_PLAIN, ...ROUTE_QUERY.filter((p) => p.name !== "agency_key")]),
-    })
+    });
+}
+
+/** GET /operators[.format] and /operators/{operator_key}[.format]. */
+function operatorEndpoints(app: CatalogApp, edge: CatalogEdge) {
+  const { feeds } = edge;
+  const operatorList = directoryList(edge, "operators", operatorsOf, (q) => feeds.operators(q));
+  const operatorOne = directoryOne(edge, "operators", operatorsOf, (k, q) => feeds.operator(k, q));
+  app
     .get("/operators", ({ request }) => operatorList(request, null), { detail: detail("List or search operators", operatorsDoc + alsoAt("/operators.{format}"), OPERATOR_QUERY) })
     .get("/operators.:format", ({ request, params }) => operatorList(request, formatParam(params)), {
       detail: detail("List or search operators, in a format", operatorsDoc, [FORMAT, ...OPERATOR_QUERY]),
     })
     .get("/operators/:operator_key", ({ request, params }) => operatorOne(request, pathParam(params, "operator_key")), {
       detail: detail("One operator by key", operatorsDoc + alsoAt("/operators/{operator_key}.{format}"), [OPERATOR_KEY, ...OPERATOR_BY_KEY_QUERY]),
-    })
-    .get("/onestop_id/:onestop_id", ({ request, params }) => onestop(request, pathParam(params, "onestop_id")), {
-      detail: {
-        tags: ["catalog"],
-        summary: "Resolve a Onestop ID",
-        description: "302 to /feeds, /operators, /stops or /routes by the ID's prefix (f-, o-, s-, r-) when the dataset has that entity; 404 otherwise.",
-        parameters: [ONESTOP_ID],
-        responses: { "302": { description: "Location: the entity's endpoint" }, "401": { description: "missing or invalid API key" }, "404": { description: "`{error}`" } },
-      },
-    })
-    .get("/stops/:stop_key/departures", ({ request, params }) => departures(request, pathParam(params, "stop_key")), {
-      detail: detail("Departures from a stop", departuresDoc, [STOP_KEY_PLAIN, ...DEPARTURE_QUERY]),
     });
+}
+
+/** GET /onestop_id/{onestop_id}: 302 to the entity's endpoint (the query string kept, without apikey). */
+function onestopEndpoint(app: CatalogApp, { feeds, origin }: CatalogEdge) {
+  const onestop = (request: Request, id: string) => {
+    const kind = feeds.onestopId(id);
+    const u = new URL(request.url);
+    u.searchParams.delete("apikey");
+    const query = u.searchParams.size ? `?${u.searchParams}` : "";
+    return new Response(null, { status: 302, headers: { location: `${origin.of(request)}${BASE}/${kind}/${encodeURIComponent(id)}${query}` } });
+  };
+  app.get("/onestop_id/:onestop_id", ({ request, params }) => onestop(request, pathParam(params, "onestop_id")), {
+    detail: {
+      tags: ["catalog"],
+      summary: "Resolve a Onestop ID",
+      description: "302 to /feeds, /operators, /stops or /routes by the ID's prefix (f-, o-, s-, r-) when the dataset has that entity; 404 otherwise.",
+      parameters: [ONESTOP_ID],
+      responses: { "302": { description: "Location: the entity's endpoint" }, "401": { description: "missing or invalid API key" }, "404": { description: "`{error}`" } },
+    },
+  });
+}
+
+/** GET /stops/{stop_key}/departures (json only). */
+function departureEndpoint(app: CatalogApp, edge: CatalogEdge) {
+  const departures = async (request: Request, key: string) => listed(edge, "json", "stops", await edge.service.departures(key, departuresOf(request)), request);
+  app.get("/stops/:stop_key/departures", ({ request, params }) => departures(request, pathParam(params, "stop_key")), {
+    detail: detail("Departures from a stop", departuresDoc, [STOP_KEY_PLAIN, ...DEPARTURE_QUERY]),
+  });
+}
+
+/**
+ * The catalog's routes under /api/v2/rest, one family after another (the order is the order of
+ * /docs' paths).
+ */
+export function catalogRoutes(service: CatalogService, feeds: FeedEndpoints, origin: PublicOrigin) {
+  const edge: CatalogEdge = { service, feeds, origin };
+  const app = catalogApp();
+  routeEndpoints(app, edge);
+  stopEndpoints(app, edge);
+  feedEndpoints(app, edge);
+  agencyEndpoints(app, edge);
+  operatorEndpoints(app, edge);
+  onestopEndpoint(app, edge);
+  departureEndpoint(app, edge);
+  return app;
 }

@@ -103,57 +103,68 @@ export async function buildTileSet(dataDir: string): Promise<TileSet> {
   const db = await DuckDBInstance.create(":memory:", { threads: "1" });
   const conn = await db.connect();
   try {
-    const routesSql = have("route_stops") && have("routes")
-      ? `SELECT rs.feed_version_id, rs.stop_ref,
-           to_json(list({gtfsType: r.route_type, shortName: coalesce(r.route_short_name, r.route_long_name, r.route_id), color: r.route_color} ORDER BY r.route_short_name)) AS routes,
-           mode(r.route_type) AS type
-         FROM read_parquet(${files("route_stops")}) rs JOIN read_parquet(${files("routes")}) r ON r.id = rs.route_ref AND r.feed_version_id = rs.feed_version_id
-         GROUP BY ALL`
-      : "SELECT NULL::INTEGER feed_version_id, NULL::INTEGER stop_ref, NULL::VARCHAR routes, NULL::INTEGER type WHERE false";
-    const rows = (await conn.runAndReadAll(`
-      WITH fv AS (SELECT id, feed_onestop_id FROM read_parquet(${files("feed_version")})),
-      served AS (${routesSql}),
-      -- a station takes its platforms' routes
-      st AS (SELECT s.feed_version_id, s.parent_ref AS stop_ref, to_json(flatten(list(from_json(sv.routes, '["json"]')))) AS routes, mode(sv.type) AS type
-             FROM read_parquet(${files("stops")}) s JOIN served sv ON sv.stop_ref = s.id AND sv.feed_version_id = s.feed_version_id
-             WHERE s.parent_ref IS NOT NULL GROUP BY ALL)
-      SELECT fv.feed_onestop_id || ':' || s.stop_id AS gtfs_id, s.stop_name, s.stop_code, s.platform_code, s.stop_desc,
-             CASE WHEN s.parent_station IS NOT NULL AND s.parent_station <> '' THEN fv.feed_onestop_id || ':' || s.parent_station END AS parent,
-             coalesce(s.location_type, 0) AS location_type, s.stop_lon, s.stop_lat,
-             coalesce(sv.routes, st.routes::VARCHAR) AS routes, coalesce(sv.type, st.type) AS type
-      FROM read_parquet(${files("stops")}) s JOIN fv ON fv.id = s.feed_version_id
-      LEFT JOIN served sv ON sv.stop_ref = s.id AND sv.feed_version_id = s.feed_version_id
-      LEFT JOIN st ON s.location_type = 1 AND st.stop_ref = s.id AND st.feed_version_id = s.feed_version_id
-      WHERE s.stop_lat IS NOT NULL AND s.stop_lon IS NOT NULL AND coalesce(s.location_type, 0) IN (0, 1, 2, 3, 4)
-      ORDER BY gtfs_id`)).getRowObjectsJS() as Record<string, unknown>[];
-    let w = Infinity, s = Infinity, e = -Infinity, n = -Infinity;
-    for (const r of rows) {
-      const lon = Number(r.stop_lon), lat = Number(r.stop_lat);
-      const [wx, wy] = worldXY(lon, lat);
-      const str = (v: unknown) => (v === null || v === undefined || v === "" ? null : String(v));
-      // OTP2's `type`: the TransitMode name (BUS, SUBWAY, ...) of the route_type most of its routes have
-      const type = r.type === null || r.type === undefined ? null : transitMode(Number(r.type));
-      const routes = str(r.routes) ?? "[]";
-      const locationType = Number(r.location_type);
-      if (locationType >= 2) {
-        points.entrances.push({ wx, wy, props: { gtfsId: String(r.gtfs_id), name: str(r.stop_name), parentStation: str(r.parent), locationType } });
-      } else if (locationType === 1) {
-        points.stations.push({ wx, wy, props: { gtfsId: String(r.gtfs_id), code: str(r.stop_code), name: str(r.stop_name), type, routes } });
-      } else {
-        points.stops.push({ wx, wy, props: { gtfsId: String(r.gtfs_id), name: str(r.stop_name), code: str(r.stop_code), platform: str(r.platform_code), desc: str(r.stop_desc), parentStation: str(r.parent), type, routes } });
-      }
-      w = Math.min(w, lon); e = Math.max(e, lon); s = Math.min(s, lat); n = Math.max(n, lat);
-    }
+    const rows = await readStopRows(conn, files, have);
+    const bounds = addStopPoints(points, rows);
     stationsAsOtp(points);
     if (have("trips") && have("shapes") && have("routes")) lines.routes = await readRouteLines(conn, files);
     // the thinning keeps the first stop of a cell: the one with the most routes (then gtfsId)
     const routeCount = (p: TilePoint) => (String(p.props.routes).match(/"gtfsType"/g) ?? []).length;
     points.stops = points.stops.map((p) => [routeCount(p), p] as const).sort((a, b) => b[0] - a[0]).map(([, p]) => p);
-    return { generation: m.generation, points, lines, base, bounds: rows.length ? [w, s, e, n] : null, cache: new Map() };
+    return { generation: m.generation, points, lines, base, bounds, cache: new Map() };
   } finally {
     conn.closeSync();
     db.closeSync();
   }
+}
+
+/** The stops, stations and entrances of the versions, with the routes serving each (a station: its platforms'), by GTFS id. */
+async function readStopRows(conn: Awaited<ReturnType<DuckDBInstance["connect"]>>, files: (t: string) => string, have: (t: string) => boolean): Promise<Record<string, unknown>[]> {
+  const routesSql = have("route_stops") && have("routes")
+    ? `SELECT rs.feed_version_id, rs.stop_ref,
+         to_json(list({gtfsType: r.route_type, shortName: coalesce(r.route_short_name, r.route_long_name, r.route_id), color: r.route_color} ORDER BY r.route_short_name)) AS routes,
+         mode(r.route_type) AS type
+       FROM read_parquet(${files("route_stops")}) rs JOIN read_parquet(${files("routes")}) r ON r.id = rs.route_ref AND r.feed_version_id = rs.feed_version_id
+       GROUP BY ALL`
+    : "SELECT NULL::INTEGER feed_version_id, NULL::INTEGER stop_ref, NULL::VARCHAR routes, NULL::INTEGER type WHERE false";
+  return (await conn.runAndReadAll(`
+    WITH fv AS (SELECT id, feed_onestop_id FROM read_parquet(${files("feed_version")})),
+    served AS (${routesSql}),
+    -- a station takes its platforms' routes
+    st AS (SELECT s.feed_version_id, s.parent_ref AS stop_ref, to_json(flatten(list(from_json(sv.routes, '["json"]')))) AS routes, mode(sv.type) AS type
+           FROM read_parquet(${files("stops")}) s JOIN served sv ON sv.stop_ref = s.id AND sv.feed_version_id = s.feed_version_id
+           WHERE s.parent_ref IS NOT NULL GROUP BY ALL)
+    SELECT fv.feed_onestop_id || ':' || s.stop_id AS gtfs_id, s.stop_name, s.stop_code, s.platform_code, s.stop_desc,
+           CASE WHEN s.parent_station IS NOT NULL AND s.parent_station <> '' THEN fv.feed_onestop_id || ':' || s.parent_station END AS parent,
+           coalesce(s.location_type, 0) AS location_type, s.stop_lon, s.stop_lat,
+           coalesce(sv.routes, st.routes::VARCHAR) AS routes, coalesce(sv.type, st.type) AS type
+    FROM read_parquet(${files("stops")}) s JOIN fv ON fv.id = s.feed_version_id
+    LEFT JOIN served sv ON sv.stop_ref = s.id AND sv.feed_version_id = s.feed_version_id
+    LEFT JOIN st ON s.location_type = 1 AND st.stop_ref = s.id AND st.feed_version_id = s.feed_version_id
+    WHERE s.stop_lat IS NOT NULL AND s.stop_lon IS NOT NULL AND coalesce(s.location_type, 0) IN (0, 1, 2, 3, 4)
+    ORDER BY gtfs_id`)).getRowObjectsJS() as Record<string, unknown>[];
+}
+
+/** The rows as points of the stops, stations and entrances layers; the [w, s, e, n] of all, or null. */
+function addStopPoints(points: TileSet["points"], rows: Record<string, unknown>[]): [number, number, number, number] | null {
+  let w = Infinity, s = Infinity, e = -Infinity, n = -Infinity;
+  for (const r of rows) {
+    const lon = Number(r.stop_lon), lat = Number(r.stop_lat);
+    const [wx, wy] = worldXY(lon, lat);
+    const str = (v: unknown) => (v === null || v === undefined || v === "" ? null : String(v));
+    // OTP2's `type`: the TransitMode name (BUS, SUBWAY, ...) of the route_type most of its routes have
+    const type = r.type === null || r.type === undefined ? null : transitMode(Number(r.type));
+    const routes = str(r.routes) ?? "[]";
+    const locationType = Number(r.location_type);
+    if (locationType >= 2) {
+      points.entrances.push({ wx, wy, props: { gtfsId: String(r.gtfs_id), name: str(r.stop_name), parentStation: str(r.parent), locationType } });
+    } else if (locationType === 1) {
+      points.stations.push({ wx, wy, props: { gtfsId: String(r.gtfs_id), code: str(r.stop_code), name: str(r.stop_name), type, routes } });
+    } else {
+      points.stops.push({ wx, wy, props: { gtfsId: String(r.gtfs_id), name: str(r.stop_name), code: str(r.stop_code), platform: str(r.platform_code), desc: str(r.stop_desc), parentStation: str(r.parent), type, routes } });
+    }
+    w = Math.min(w, lon); e = Math.max(e, lon); s = Math.min(s, lat); n = Math.max(n, lat);
+  }
+  return rows.length ? [w, s, e, n] : null;
 }
 
 /**
@@ -327,97 +338,139 @@ export function tileOf(set: TileSet, layers: TileLayerName[], z: number, x: numb
   const key = `${layers.join(",")}/${z}/${x}/${y}`;
   const hit = set.cache.get(key);
   if (hit) return hit;
-  const scale = 2 ** z * MVT_EXTENT;
-  const x0 = x * MVT_EXTENT, y0 = y * MVT_EXTENT;
-  const lo = -BUFFER, hi = MVT_EXTENT + BUFFER;
-  const wx0 = (x0 + lo) / scale, wx1 = (x0 + hi) / scale, wy0 = (y0 + lo) / scale, wy1 = (y0 + hi) / scale;
-  const mvt: MvtLayer[] = layers.map((name) => {
-    if ((AREA_LAYERS as readonly string[]).includes(name)) {
-      const features: MvtPolygon[] = [];
-      if (name === "buildings" && z < BUILDINGS_MIN_ZOOM) return { name, features };
-      for (const a of set.base.areas[name as AreaLayerName]) {
-        if (a.maxX < wx0 || a.minX > wx1 || a.maxY < wy0 || a.minY > wy1) continue;
-        // under a tile unit both ways: nothing would be left after rounding
-        if ((a.maxX - a.minX) * scale < 1 && (a.maxY - a.minY) * scale < 1) continue;
-        const polygons: number[][][] = [];
-        for (const rings of a.polygons) {
-          const out: number[][] = [];
-          for (const r of rings) {
-            const t = new Float64Array(r.length);
-            for (let i = 0; i < t.length; i += 2) { t[i] = r[i]! * scale - x0; t[i + 1] = r[i + 1]! * scale - y0; }
-            const c = clipRing(t, lo, hi);
-            if (!c.length) { if (!out.length) break; continue; }
-            const s = simplifyLine([...c, c[0]!, c[1]!], SIMPLIFY);
-            if (s.length >= 8) out.push(s);
-            else if (!out.length) break;
-          }
-          if (out.length) polygons.push(out);
-        }
-        if (polygons.length) features.push({ polygons, props: a.props });
-      }
-      return { name, features };
-    }
-    if (name === "places") {
-      const features: MvtPoint[] = [];
-      const cells = z < THIN_ZOOM ? new Set<number>() : null;
-      for (const p of set.base.places) {
-        const tx = p.wx * scale - x0, ty = p.wy * scale - y0;
-        if (tx < lo || ty < lo || tx > hi || ty > hi) continue;
-        if (cells) {
-          // places are sorted best rank first: the first of a cell is kept
-          const cell = Math.floor((tx + BUFFER) / PLACE_CELL) * 1024 + Math.floor((ty + BUFFER) / PLACE_CELL);
-          if (cells.has(cell)) continue;
-          cells.add(cell);
-        }
-        features.push({ x: tx, y: ty, props: p.props });
-      }
-      return { name, features };
-    }
-    if (name === "routes" || name === "streets" || name === "waterways") {
-      const features: MvtLine[] = [];
-      if (name === "streets" && z < MAJOR_STREETS_MIN_ZOOM) return { name, features };
-      const majorOnly = name === "streets" && z < STREETS_MIN_ZOOM;
-      const source = name === "waterways" ? set.base.waterways : set.lines[name];
-      for (const l of source) {
-        if (majorOnly && l.props.class !== "major") continue;
-        if (l.maxX < wx0 || l.minX > wx1 || l.maxY < wy0 || l.minY > wy1) continue;
-        if (z < (l.minZoom ?? 0)) continue;
-        const t = new Float64Array(l.w.length);
-        for (let i = 0; i < t.length; i += 2) { t[i] = l.w[i]! * scale - x0; t[i + 1] = l.w[i + 1]! * scale - y0; }
-        const lines = clipLine(t, lo, hi).map((r) => simplifyLine(r, SIMPLIFY));
-        if (lines.length) features.push({ lines, props: l.props });
-      }
-      return { name, features };
-    }
-    const features: MvtPoint[] = [];
-    if (name !== "stops" && name !== "stations" && name !== "entrances") return { name, features };
-    // thinned: the stop kept for a cell carries `count`, the stops of its cell (itself included)
-    // (thinned stops are taken inside the tile only, not in its buffer: each stop counts in one tile)
-    const cells = name === "stops" && z < THIN_ZOOM ? new Map<number, { count: number }>() : null;
-    for (const p of set.points[name]) {
-      const tx = p.wx * scale - x0, ty = p.wy * scale - y0;
-      if (tx < -BUFFER || ty < -BUFFER || tx > MVT_EXTENT + BUFFER || ty > MVT_EXTENT + BUFFER) continue;
-      if (cells) {
-        if (tx < 0 || ty < 0 || tx >= MVT_EXTENT || ty >= MVT_EXTENT) continue;
-        const cell = Math.floor((tx + BUFFER) / THIN_CELL) * 1024 + Math.floor((ty + BUFFER) / THIN_CELL);
-        const kept = cells.get(cell);
-        if (kept) {
-          kept.count++;
-          continue;
-        }
-        const props = { ...p.props, count: 1 };
-        cells.set(cell, props);
-        features.push({ x: tx, y: ty, props });
-        continue;
-      }
-      features.push({ x: tx, y: ty, props: p.props });
-    }
-    return { name, features };
-  });
-  const bytes = encodeTile(mvt);
+  const frame = tileFrame(z, x, y);
+  const bytes = encodeTile(layers.map((name) => tileLayer(set, name, frame)));
   if (set.cache.size >= TILE_CACHE) set.cache.delete(set.cache.keys().next().value as string);
   set.cache.set(key, bytes);
   return bytes;
+}
+
+/**
+ * Where a tile sits: world coordinates (0..1) times `scale` less (x0, y0) are tile units; lo..hi is
+ * the tile with its buffer in tile units, wx0..wx1 × wy0..wy1 the same box in world coordinates.
+ */
+interface TileFrame {
+  z: number;
+  scale: number;
+  x0: number;
+  y0: number;
+  lo: number;
+  hi: number;
+  wx0: number;
+  wx1: number;
+  wy0: number;
+  wy1: number;
+}
+
+/** The frame of tile z/x/y. */
+function tileFrame(z: number, x: number, y: number): TileFrame {
+  const scale = 2 ** z * MVT_EXTENT;
+  const x0 = x * MVT_EXTENT, y0 = y * MVT_EXTENT;
+  const lo = -BUFFER, hi = MVT_EXTENT + BUFFER;
+  return { z, scale, x0, y0, lo, hi, wx0: (x0 + lo) / scale, wx1: (x0 + hi) / scale, wy0: (y0 + lo) / scale, wy1: (y0 + hi) / scale };
+}
+
+/** One layer of a tile: its features cut to the frame. */
+function tileLayer(set: TileSet, name: TileLayerName, f: TileFrame): MvtLayer {
+  if ((AREA_LAYERS as readonly string[]).includes(name)) return { name, features: areaFeatures(set, name as AreaLayerName, f) };
+  if (name === "places") return { name, features: placeFeatures(set, f) };
+  if (name === "routes" || name === "streets" || name === "waterways") return { name, features: lineFeatures(set, name, f) };
+  if (name !== "stops" && name !== "stations" && name !== "entrances") return { name, features: [] };
+  return { name, features: pointFeatures(set, name, f) };
+}
+
+/** The polygons of an area layer (water, parks, buildings) clipped to the frame and simplified; buildings from BUILDINGS_MIN_ZOOM. */
+function areaFeatures(set: TileSet, name: AreaLayerName, f: TileFrame): MvtPolygon[] {
+  const { z, scale, x0, y0, lo, hi, wx0, wx1, wy0, wy1 } = f;
+  const features: MvtPolygon[] = [];
+  if (name === "buildings" && z < BUILDINGS_MIN_ZOOM) return features;
+  for (const a of set.base.areas[name]) {
+    if (a.maxX < wx0 || a.minX > wx1 || a.maxY < wy0 || a.minY > wy1) continue;
+    // under a tile unit both ways: nothing would be left after rounding
+    if ((a.maxX - a.minX) * scale < 1 && (a.maxY - a.minY) * scale < 1) continue;
+    const polygons: number[][][] = [];
+    for (const rings of a.polygons) {
+      const out: number[][] = [];
+      for (const r of rings) {
+        const t = new Float64Array(r.length);
+        for (let i = 0; i < t.length; i += 2) { t[i] = r[i]! * scale - x0; t[i + 1] = r[i + 1]! * scale - y0; }
+        const c = clipRing(t, lo, hi);
+        if (!c.length) { if (!out.length) break; continue; }
+        const s = simplifyLine([...c, c[0]!, c[1]!], SIMPLIFY);
+        if (s.length >= 8) out.push(s);
+        else if (!out.length) break;
+      }
+      if (out.length) polygons.push(out);
+    }
+    if (polygons.length) features.push({ polygons, props: a.props });
+  }
+  return features;
+}
+
+/** The places in the frame; below THIN_ZOOM the best ranked of each PLACE_CELL cell only. */
+function placeFeatures(set: TileSet, f: TileFrame): MvtPoint[] {
+  const { z, scale, x0, y0, lo, hi } = f;
+  const features: MvtPoint[] = [];
+  const cells = z < THIN_ZOOM ? new Set<number>() : null;
+  for (const p of set.base.places) {
+    const tx = p.wx * scale - x0, ty = p.wy * scale - y0;
+    if (tx < lo || ty < lo || tx > hi || ty > hi) continue;
+    if (cells) {
+      // places are sorted best rank first: the first of a cell is kept
+      const cell = Math.floor((tx + BUFFER) / PLACE_CELL) * 1024 + Math.floor((ty + BUFFER) / PLACE_CELL);
+      if (cells.has(cell)) continue;
+      cells.add(cell);
+    }
+    features.push({ x: tx, y: ty, props: p.props });
+  }
+  return features;
+}
+
+/** The lines of routes, streets (major ones from MAJOR_STREETS_MIN_ZOOM, all from STREETS_MIN_ZOOM) or waterways, clipped and simplified. */
+function lineFeatures(set: TileSet, name: "routes" | "streets" | "waterways", f: TileFrame): MvtLine[] {
+  const { z, scale, x0, y0, lo, hi, wx0, wx1, wy0, wy1 } = f;
+  const features: MvtLine[] = [];
+  if (name === "streets" && z < MAJOR_STREETS_MIN_ZOOM) return features;
+  const majorOnly = name === "streets" && z < STREETS_MIN_ZOOM;
+  const source = name === "waterways" ? set.base.waterways : set.lines[name];
+  for (const l of source) {
+    if (majorOnly && l.props.class !== "major") continue;
+    if (l.maxX < wx0 || l.minX > wx1 || l.maxY < wy0 || l.minY > wy1) continue;
+    if (z < (l.minZoom ?? 0)) continue;
+    const t = new Float64Array(l.w.length);
+    for (let i = 0; i < t.length; i += 2) { t[i] = l.w[i]! * scale - x0; t[i + 1] = l.w[i + 1]! * scale - y0; }
+    const lines = clipLine(t, lo, hi).map((r) => simplifyLine(r, SIMPLIFY));
+    if (lines.length) features.push({ lines, props: l.props });
+  }
+  return features;
+}
+
+/** The stops, stations or entrances in the frame; below THIN_ZOOM the stops thinned to one per THIN_CELL cell. */
+function pointFeatures(set: TileSet, name: "stops" | "stations" | "entrances", f: TileFrame): MvtPoint[] {
+  const { z, scale, x0, y0 } = f;
+  const features: MvtPoint[] = [];
+  // thinned: the stop kept for a cell carries `count`, the stops of its cell (itself included)
+  // (thinned stops are taken inside the tile only, not in its buffer: each stop counts in one tile)
+  const cells = name === "stops" && z < THIN_ZOOM ? new Map<number, { count: number }>() : null;
+  for (const p of set.points[name]) {
+    const tx = p.wx * scale - x0, ty = p.wy * scale - y0;
+    if (tx < -BUFFER || ty < -BUFFER || tx > MVT_EXTENT + BUFFER || ty > MVT_EXTENT + BUFFER) continue;
+    if (cells) {
+      if (tx < 0 || ty < 0 || tx >= MVT_EXTENT || ty >= MVT_EXTENT) continue;
+      const cell = Math.floor((tx + BUFFER) / THIN_CELL) * 1024 + Math.floor((ty + BUFFER) / THIN_CELL);
+      const kept = cells.get(cell);
+      if (kept) {
+        kept.count++;
+        continue;
+      }
+      const props = { ...p.props, count: 1 };
+      cells.set(cell, props);
+      features.push({ x: tx, y: ty, props });
+      continue;
+    }
+    features.push({ x: tx, y: ty, props: p.props });
+  }
+  return features;
 }
 
 /** The TileJSON 3.0 document of `layers`, tiles under `base` (the absolute URL of the tiles' path, e.g. `https://host/tiles`). */
