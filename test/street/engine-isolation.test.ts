@@ -317,17 +317,25 @@ describe("the deadline of an engine call (--engine-timeout-ms)", () => {
   }, 120_000);
 });
 
+/** A route inside the Monaco extract (not in the downtown San Francisco tiles). */
+const monaco = { locations: [{ lat: 43.7347, lon: 7.422 }, { lat: 43.7398, lon: 7.4268 }], costing: "pedestrian" };
+
+/** An embedded engine with one gateway slot over a fresh copy of the ops dataset, and a call helper. */
+async function swapEngine(opts: { slotWaitMs?: number; callTimeoutMs?: number }) {
+  const dir = await opsDataset();
+  const engine = new EmbeddedEngine({ dataDir: dir, allowHardExclusions: false, log: quietLog, maxConcurrent: 1, ...opts });
+  await engine.reload();
+  const signal = new AbortController().signal;
+  const call = (action: "expansion" | "route", b: unknown) => {
+    const body = JSON.stringify(b);
+    return engine.handle({ action, body, query: "", merged: () => body, signal });
+  };
+  return { dir, engine, call };
+}
+
 describe("a swap to a new street dataset", () => {
   test("the call in flight finishes on the old processes; new calls go to new ones; the old ones end", async () => {
-    const dir = await opsDataset();
-    const engine = new EmbeddedEngine({ dataDir: dir, allowHardExclusions: false, log: quietLog, maxConcurrent: 1 });
-    await engine.reload();
-    const signal = new AbortController().signal;
-    const call = (action: "expansion" | "route", b: unknown) => {
-      const body = JSON.stringify(b);
-      return engine.handle({ action, body, query: "", merged: () => body, signal });
-    };
-    const monaco = { locations: [{ lat: 43.7347, lon: 7.422 }, { lat: 43.7398, lon: 7.4268 }], costing: "pedestrian" };
+    const { dir, engine, call } = await swapEngine({});
     try {
       expect((await call("route", monaco)).status).toBe(400); // not in these tiles (171)
       const inFlight = call("expansion", EXPANSION);
@@ -348,16 +356,8 @@ describe("a swap to a new street dataset", () => {
   }, 300_000);
 
   test("a call that waited for its slot across the swap runs on the new dataset (the old pools refuse new calls)", async () => {
-    const dir = await opsDataset();
-    // one gateway slot, long waits and deadlines: the held call and the waiting one outlast the import
-    const engine = new EmbeddedEngine({ dataDir: dir, allowHardExclusions: false, log: quietLog, maxConcurrent: 1, slotWaitMs: 240_000, callTimeoutMs: 240_000 });
-    await engine.reload();
-    const signal = new AbortController().signal;
-    const call = (action: "expansion" | "route", b: unknown) => {
-      const body = JSON.stringify(b);
-      return engine.handle({ action, body, query: "", merged: () => body, signal });
-    };
-    const monaco = { locations: [{ lat: 43.7347, lon: 7.422 }, { lat: 43.7398, lon: 7.4268 }], costing: "pedestrian" };
+    // long waits and deadlines: the held call and the waiting one outlast the import
+    const { dir, engine, call } = await swapEngine({ slotWaitMs: 240_000, callTimeoutMs: 240_000 });
     // the gateway pool is the first pool: its one process holds the slot, stopped, until after the swap
     const gatewayPid = engine.enginePids()[0]!;
     try {
