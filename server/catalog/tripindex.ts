@@ -526,12 +526,12 @@ async function loadShapes(db: Database, ix: TripIndex, src: string): Promise<voi
   );
 }
 
-/** The dictionary-coded string columns of trips: the column's expression and where it goes. */
+/** The dictionary-coded string columns of trips (an empty string reads as null), and the TripIndex column each fills. */
 const TRIP_DICT_COLUMNS = [
-  ["nullif(trip_headsign, '')", "headsign"],
-  ["nullif(trip_short_name, '')", "shortName"],
-  ["nullif(block_id, '')", "blockId"],
-  ["nullif(shape_id, '')", "shapeId"],
+  ["trip_headsign", "headsign"],
+  ["trip_short_name", "shortName"],
+  ["block_id", "blockId"],
+  ["shape_id", "shapeId"],
 ] as const;
 
 /** Trip ids joined per query row (by id // this; the texts come from DuckDB in a few long strings, not one value per trip). */
@@ -548,35 +548,42 @@ async function loadTrips(db: Database, ix: TripIndex, source: string): Promise<v
   const n = Number(count);
   ix.n = n;
   for (const k of ["ids", "fv", "route", "calendar", "pattern", "direction", "wheelchair", "bikes", "cars", "shape"] as const) ix[k] = new Int32Array(n);
-  // each dictionary: its distinct values in order; a value's code is its position
-  const dicts = TRIP_DICT_COLUMNS.map(([expr]) => `(SELECT v, (row_number() OVER (ORDER BY v) - 1)::INTEGER AS c FROM (SELECT DISTINCT ${expr} AS v FROM ${source}) WHERE v IS NOT NULL)`);
-  const tables: string[][] = [];
-  for (const d of dicts) tables.push((await db.rows({ sql: `SELECT v FROM ${d} ORDER BY c`, values: [] })).map((r) => String(r[0])));
-  const codes = TRIP_DICT_COLUMNS.map(() => new Int32Array(n));
-  let i = 0;
-  await forEachChunk(
-    db,
-    `WITH ${dicts.map((d, k) => `d${k} AS ${d}`).join(", ")}
-     SELECT ${["id", "feed_version_id", "route_ref", "calendar_ref", "direction_id", "wheelchair_accessible", "bikes_allowed", "cars_allowed", "stop_pattern_id"].map((c) => `coalesce(t.${c}, ${NULL_I32})`).join(", ")},
-            ${TRIP_DICT_COLUMNS.map((_, k) => `coalesce(d${k}.c, -1)`).join(", ")}
-     FROM ${source} t ${TRIP_DICT_COLUMNS.map(([expr], k) => `LEFT JOIN d${k} ON d${k}.v = ${expr.replace(/\b(trip_headsign|trip_short_name|block_id|shape_id)\b/, "t.$1")}`).join(" ")}
-     ORDER BY t.id`,
-    (ch) => {
-      const m = Math.min(ch.rowCount, n - i);
-      const dest = [ix.ids, ix.fv, ix.route, ix.calendar, ix.direction, ix.wheelchair, ix.bikes, ix.cars, ix.pattern, ...codes];
-      for (let k = 0; k < dest.length; k++) dest[k]!.set(int32Column(ch, k).subarray(0, m), i);
-      i += m;
-    },
-  );
-  ix.headsign = StringColumn.coded(tables[0]!, codes[0]!);
-  ix.shortName = StringColumn.coded(tables[1]!, codes[1]!);
-  ix.blockId = StringColumn.coded(tables[2]!, codes[2]!);
-  ix.shapeId = StringColumn.coded(tables[3]!, codes[3]!);
-  // shape index per (version, shape id code), looked up once per distinct pair
-  const shapeCodes = codes[3]!;
-  const nShapeIds = tables[3]!.length;
+  // each dictionary, made once: its distinct values in order; a value's code is its position
+  for (const [column] of TRIP_DICT_COLUMNS) {
+    await db.exec(`CREATE OR REPLACE TABLE trip_dict_${column} AS SELECT v, (row_number() OVER (ORDER BY v) - 1)::INTEGER AS c
+      FROM (SELECT DISTINCT nullif(${column}, '') AS v FROM ${source}) WHERE v IS NOT NULL`);
+  }
+  try {
+    const tables: string[][] = [];
+    for (const [column] of TRIP_DICT_COLUMNS) tables.push((await db.rows({ sql: `SELECT v FROM trip_dict_${column} ORDER BY c`, values: [] })).map((r) => String(r[0])));
+    const codes = TRIP_DICT_COLUMNS.map(() => new Int32Array(n));
+    let i = 0;
+    await forEachChunk(
+      db,
+      `SELECT ${["id", "feed_version_id", "route_ref", "calendar_ref", "direction_id", "wheelchair_accessible", "bikes_allowed", "cars_allowed", "stop_pattern_id"].map((c) => `coalesce(t.${c}, ${NULL_I32})`).join(", ")},
+              ${TRIP_DICT_COLUMNS.map(([column]) => `coalesce(trip_dict_${column}.c, -1)`).join(", ")}
+       FROM ${source} t ${TRIP_DICT_COLUMNS.map(([column]) => `LEFT JOIN trip_dict_${column} ON trip_dict_${column}.v = nullif(t.${column}, '')`).join(" ")}
+       ORDER BY t.id`,
+      (ch) => {
+        const m = Math.min(ch.rowCount, n - i);
+        const dest = [ix.ids, ix.fv, ix.route, ix.calendar, ix.direction, ix.wheelchair, ix.bikes, ix.cars, ix.pattern, ...codes];
+        for (let k = 0; k < dest.length; k++) dest[k]!.set(int32Column(ch, k).subarray(0, m), i);
+        i += m;
+      },
+    );
+    TRIP_DICT_COLUMNS.forEach(([, target], k) => (ix[target] = StringColumn.coded(tables[k]!, codes[k]!)));
+    shapeIndexes(ix, tables[3]!, codes[3]!);
+  } finally {
+    for (const [column] of TRIP_DICT_COLUMNS) await db.exec(`DROP TABLE IF EXISTS trip_dict_${column}`);
+  }
+  ix.tripId = StringColumn.packedFrom(await tripIds(db, source, n));
+}
+
+/** Each trip's shape index from its version and shape id code, looked up once per distinct pair. */
+function shapeIndexes(ix: TripIndex, shapeIds: string[], shapeCodes: Int32Array): void {
+  const nShapeIds = shapeIds.length;
   const shapeOf = new Map<number, number>();
-  for (let t = 0; t < n; t++) {
+  for (let t = 0; t < ix.n; t++) {
     const c = shapeCodes[t]!;
     if (c < 0) {
       ix.shape[t] = -1;
@@ -585,12 +592,11 @@ async function loadTrips(db: Database, ix: TripIndex, source: string): Promise<v
     const key = ix.fv[t]! * nShapeIds + c;
     let s = shapeOf.get(key);
     if (s === undefined) {
-      s = ix.shapes.byKey.get(ShapeIndex.key(ix.fv[t]!, tables[3]![c]!)) ?? -1;
+      s = ix.shapes.byKey.get(ShapeIndex.key(ix.fv[t]!, shapeIds[c]!)) ?? -1;
       shapeOf.set(key, s);
     }
     ix.shape[t] = s;
   }
-  ix.tripId = StringColumn.packedFrom(await tripIds(db, source, n));
 }
 
 /** The trip ids of `source` in id order: DuckDB joins them with NUL per group of rows, split here; read one by one if a trip id holds a NUL. */

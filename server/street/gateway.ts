@@ -108,14 +108,16 @@ function accountShare(engine: StreetEngine, limit: number): EngineCaller {
   const inFlight = new Map<string, number>();
   return async (query, call) => {
     const account = query.account;
-    if (account === undefined || limit <= 0) return engine.handle(call);
+    if (account === undefined) return engine.handle(call);
+    // the account goes with the call: the engine's slots are shared fairly across accounts
+    if (limit <= 0) return engine.handle({ ...call, account });
     const n = inFlight.get(account) ?? 0;
     if (n >= limit) {
       throw new AppError("RATE_LIMITED", `this API key already has ${n} street routing requests in progress (at most ${limit} at once): retry once one is answered`, { retryAfterSec: 1 });
     }
     inFlight.set(account, n + 1);
     try {
-      return await engine.handle(call);
+      return await engine.handle({ ...call, account });
     } finally {
       const left = (inFlight.get(account) ?? 1) - 1;
       if (left > 0) inFlight.set(account, left);
@@ -134,7 +136,7 @@ async function forward(deps: GatewayDeps, engineCall: EngineCaller, query: Stree
   const merged = () => (req.forwardQuery ? JSON.stringify({ ...req.extra, ...req.json }) : body);
   const format = typeof req.view.format === "string" ? req.view.format : undefined;
   const expectJson = format === undefined || format === "json" || format === "osrm";
-  const answer = await engineCall(query, { action, body, query: req.forwardQuery, merged, format, signal: query.signal, ...(query.account !== undefined ? { account: query.account } : {}) });
+  const answer = await engineCall(query, { action, body, query: req.forwardQuery, merged, format, signal: query.signal });
   return relay(answer, { expectJson, warnings });
 }
 
@@ -150,7 +152,7 @@ async function forwardStatus(engineCall: EngineCaller, query: StreetQuery, bodyT
   const merged = () => JSON.stringify(req?.view ?? {});
   // a status request's `format` too (pbf is refused by the embedded engine; found by test/fuzz)
   const statusFormat = typeof req?.view.format === "string" ? req.view.format : undefined;
-  const answer = await engineCall(query, { action, body: req ? req.jsonText : null, query: engineQuery, merged, signal: query.signal, ...(query.account !== undefined ? { account: query.account } : {}), ...(statusFormat ? { format: statusFormat } : {}) });
+  const answer = await engineCall(query, { action, body: req ? req.jsonText : null, query: engineQuery, merged, signal: query.signal, ...(statusFormat ? { format: statusFormat } : {}) });
   return relay(answer, { expectJson: statusFormat === undefined || statusFormat === "json", warnings: [] });
 }
 
