@@ -30,6 +30,7 @@
 import { STOP_NO_PASS, UNREACHED, type Journey, type JourneyLeg, type RaptorConfig, type RaptorRequest, type RaptorResult, type RaptorStats, type RideLeg, type RouteIdx, type StopIdx, type TripIdx } from "../api.ts";
 import { NO_DROP_OFF, NO_PICKUP, arrAt, depAt, type TransitCore } from "../timetable/types.ts";
 import { destinationBounds } from "./heuristic.ts";
+import { firstLeaving } from "./boarding.ts";
 import { L_ACCESS, L_RIDE, L_RULE, L_STAY, L_WALK, McScratch } from "./mc-state.ts";
 import { boardingAt, nonDominated, rideTimes, walkSec } from "./paths.ts";
 import type { PreparedCore } from "./prepare.ts";
@@ -345,20 +346,7 @@ export function searchMc(pc: PreparedCore, req: RaptorRequest, st: RaptorState, 
                 if (least >= UNREACHED) continue;
               }
               if (t + least > lastDep) continue;
-              // TWIN boarding search of route-scan.ts scanRoutes ("earliest active trip leaving p at or after b")
-              // and transfer-rules.ts (RuleState.ruleBoarding, scanRuleRoute); here also past banned trips and,
-              // over a rule pair, each trip checked against its rule.
-              // Kept apart on purpose: inlined for speed in the inner loop (a shared function costs a call per
-              // boarding); share it only if an interleaved A/B of `npm run bench:plan` (old and new alternating
-              // on one host) shows that costs nothing.
-              const want = t + least - off;
-              let lo = 0;
-              let hi = nT;
-              while (lo < hi) {
-                const mid = (lo + hi) >>> 1;
-                if (vtm[2 * (t0v + mid * nS + j) + 1]! >> 2 < want) lo = mid + 1;
-                else hi = mid;
-              }
+              const lo = firstLeaving(vtm, t0v, nS, j, nT, t + least - off);
               let i = lo;
               let x = -1;
               for (; i < nT; i++) {

@@ -7,6 +7,7 @@ import { UNREACHED, type RaptorRequest } from "../api.ts";
 import { NO_DROP_OFF, NO_PICKUP, type TransitCore } from "../timetable/types.ts";
 import type { ScanContext } from "./slots.ts";
 import type { RaptorState } from "./state.ts";
+import { firstLeaving } from "./boarding.ts";
 import { scanRuleRoute } from "./transfer-rules.ts";
 
 /**
@@ -131,48 +132,8 @@ export function scanRoutes(core: TransitCore, req: RaptorRequest, st: RaptorStat
           continue;
         }
         const want = b - off;
-        // TWIN boarding search (earliest trip leaving at or after `want` at position j of the slot's day
-        // view, then the first that picks up and may be ridden). Its twins: transfer-rules.ts
-        // (RuleState.ruleBoarding and scanRuleRoute's ordinary boarding) and mc.ts (searchMc's boarding);
-        // the re-boarding below gallops back from the current trip with the same test.
-        // Kept apart on purpose: inlined for speed in the inner loop (a shared function costs a call per
-        // boarding); share it only if an interleaved A/B of `npm run bench:plan` (old and new alternating
-        // on one host) shows that costs nothing.
-        // earliest active trip leaving p at or after b: lo
-        let lo = 0;
-        let hi = nT - 1;
-        const dLast = (vtm[2 * (t0v + hi * nS + j) + 1]! >> 2);
-        if (dLast < want) {
-          if (firstFail === nS) firstFail = j; // no trip leaves this stop after b on this day
-          continue;
-        }
-        const dFirst = (vtm[2 * (t0v + j) + 1]! >> 2);
-        if (dFirst >= want) hi = 0;
-        else if (hi > 8) {
-          // interpolate, then gallop to bracket the answer: departures are roughly evenly spread
-          let g = 1 + Math.floor(((want - dFirst) / (dLast - dFirst + 1)) * (hi - 1));
-          let step = 1;
-          if ((vtm[2 * (t0v + g * nS + j) + 1]! >> 2) >= want) {
-            hi = g;
-            for (g -= step; g > 0 && (vtm[2 * (t0v + g * nS + j) + 1]! >> 2) >= want; g -= step) {
-              hi = g;
-              step <<= 1;
-            }
-            lo = g < 0 ? 0 : g + 1;
-          } else {
-            lo = g + 1;
-            for (g += step; g < hi && (vtm[2 * (t0v + g * nS + j) + 1]! >> 2) < want; g += step) {
-              lo = g + 1;
-              step <<= 1;
-            }
-            if (g < hi) hi = g;
-          }
-        }
-        while (lo < hi) {
-          const mid = (lo + hi) >>> 1;
-          if ((vtm[2 * (t0v + mid * nS + j) + 1]! >> 2) < want) lo = mid + 1;
-          else hi = mid;
-        }
+        // the boarding search shared by every scan (boarding.ts); no trip leaves this stop after b on this day when lo = nT
+        const lo = firstLeaving(vtm, t0v, nS, j, nT, want);
         for (let i = lo; i < nT; i++) {
           const tb = t0v + i * nS;
           if (vtm[2 * (tb + j) + 1]! & NO_PICKUP) continue;

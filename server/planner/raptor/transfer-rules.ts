@@ -29,6 +29,7 @@ import { UNREACHED, type Journey, type RaptorRequest, type RideLeg } from "../ap
 import { NO_DROP_OFF, NO_PICKUP, TRANSFER_TYPE, type TransitCore } from "../timetable/types.ts";
 import type { ScanContext } from "./slots.ts";
 import type { RaptorState } from "./state.ts";
+import { firstLeaving } from "./boarding.ts";
 
 /** The rules of one core, indexed by the search's needs (prepare.ts, once per core). */
 export interface RuleIndex {
@@ -519,19 +520,7 @@ export class RuleState {
       if (sec < UNREACHED && a + sec < lower) lower = a + sec;
     }
     if (lower >= UNREACHED || lower > lastDep || (h !== null ? lower + h[q]! : lower) >= bound) return;
-    // TWIN boarding search: the same binary search and pickup / trip checks as route-scan.ts scanRoutes
-    // ("earliest active trip leaving p at or after b"), scanRuleRoute below and mc.ts searchMc; here
-    // from the least time any rule allows, then each trip checked against the rules.
-    // Kept apart on purpose: inlined for speed in the inner loop (a shared function costs a call per
-    // boarding); share it only if an interleaved A/B of `npm run bench:plan` (old and new alternating
-    // on one host) shows that costs nothing.
-    const want = lower - off;
-    let lo = 0, hi = nT;
-    while (lo < hi) {
-      const mid = (lo + hi) >>> 1;
-      if (vtm[2 * (t0v + mid * nS + j) + 1]! >> 2 < want) lo = mid + 1;
-      else hi = mid;
-    }
+    const lo = firstLeaving(vtm, t0v, nS, j, nT, lower - off);
     for (let i = lo; i < limit; i++) {
       const w = vtm[2 * (t0v + i * nS + j) + 1]!;
       if (w & NO_PICKUP) continue;
@@ -720,18 +709,7 @@ export function scanRuleRoute(core: TransitCore, req: RaptorRequest, st: RaptorS
         const b = board[prev + p]!;
         if ((useH ? b + toTarget[p]! : b) >= bound) continue;
         if (b <= lastDep) {
-          // TWIN boarding search of route-scan.ts scanRoutes ("earliest active trip leaving p at or after b"),
-          // RuleState.ruleBoarding above and mc.ts searchMc.
-          // Kept apart on purpose: inlined for speed in the inner loop (a shared function costs a call per
-          // boarding); share it only if an interleaved A/B of `npm run bench:plan` (old and new alternating
-          // on one host) shows that costs nothing.
-          const want = b - off;
-          let lo = 0, hi = nT;
-          while (lo < hi) {
-            const mid = (lo + hi) >>> 1;
-            if (vtm[2 * (t0v + mid * nS + j) + 1]! >> 2 < want) lo = mid + 1;
-            else hi = mid;
-          }
+          let lo = firstLeaving(vtm, t0v, nS, j, nT, b - off);
           for (; lo < limit; lo++) {
             if (vtm[2 * (t0v + lo * nS + j) + 1]! & NO_PICKUP) continue;
             if (tripOk !== null && tripOk[tr0 + vt[c0 + lo]!] === 0) continue;
