@@ -97,12 +97,14 @@ async function createFeatures(ctx: FeatureContext, ops: Ops, auth: AppDeps["auth
   const { config, log, now } = ctx;
   const streets = streetPaths(engine, () => engine.kind !== "embedded" || Boolean(engine.health().street_dataset));
   const realtime = await createRealtimeFeature(ctx);
+  // the account of a request's key (absent without keys): street engine calls are shared fairly across accounts
+  const accountOf = auth.enabled ? (r: Request) => ops.accounts.get(r) : () => undefined;
   // the catalog (DuckDB, its indexes) and the planner's timetable load side by side: a large dataset's start is the longer of the two
   const [catalog, planner] = await Promise.all([
     createCatalogFeature(ctx, realtime.store),
-    createPlannerFeature(ctx, streets, { tripUpdates: (now) => realtime.store.tripUpdateSnapshots(now), alerts: (now) => realtime.store.alertDocs(now) }),
+    createPlannerFeature(ctx, streets, { tripUpdates: (now) => realtime.store.tripUpdateSnapshots(now), alerts: (now) => realtime.store.alertDocs(now) }, accountOf),
   ]);
-  const features: Feature[] = [catalog, planner, await createStreetFeature(ctx, engine, { accountOf: auth.enabled ? (r) => ops.accounts.get(r) : () => undefined }), realtime.feature];
+  const features: Feature[] = [catalog, planner, await createStreetFeature(ctx, engine, { accountOf }), realtime.feature];
   // the web map page (server/map): an example client of the API above, served beside it
   features.push(await createMapFeature(ctx));
   // Pelias's geocoding API over the dataset's places (server/geocoder)
@@ -112,7 +114,7 @@ async function createFeatures(ctx: FeatureContext, ops: Ops, auth: AppDeps["auth
   // the planner's plans (the planning port); a request's plan fields after its first each take one
   // more request of the account's rate
   const charge = (request: Request, units: number) => takeMore(rateLimiter, auth.authenticate(request, new URL(request.url)), units, now());
-  features.push(await createGraphqlFeature(ctx, catalog.transitData, { planning: planner.planning, charge }));
+  features.push(await createGraphqlFeature(ctx, catalog.transitData, { planning: planner.planning, charge, accountOf }));
   return { features, realtime, rateLimiter };
 }
 

@@ -13,9 +13,10 @@ export interface Planning {
   /**
    * The plan of `query` at the current time, streets and realtime included (as the OTP1 API plans).
    * Throws AppError UNAVAILABLE while no timetable is loaded, INVALID_PARAMETER for a query the
-   * planner refuses (e.g. a bicycle without a street network).
+   * planner refuses (e.g. a bicycle without a street network). `account`: the API key's account of
+   * the request (its street calls are served in turn with other accounts'; undefined without keys).
    */
-  plan(query: PlanQuery): Promise<PlanResult>;
+  plan(query: PlanQuery, account?: string): Promise<PlanResult>;
   /** The time zone local dates and times of a plan from this point are read in (null: no timetable). */
   timeZoneAt(lat: number, lon: number): string | null;
   /** How many stops lie within `meters` of a point as the crow flies (null: no timetable). */

@@ -79,6 +79,12 @@ export interface StreetPaths {
   reach(origin: LatLon, others: LatLon[], cost: StreetCost, direction: "from" | "to"): Promise<(Reach | null)[] | null>;
   /** The path from `from` to `to`; null when there is none on the streets (or no engine). */
   path(from: LatLon, to: LatLon, cost: StreetCost): Promise<StreetPath | null>;
+  /**
+   * The same paths asked for `account` (the API key's account of the request they serve): the
+   * engine shares its slots fairly across accounts, so one account's plans cannot hold another's
+   * street calls behind all of theirs. Undefined: no account (no API keys).
+   */
+  forAccount(account: string | undefined): StreetPaths;
 }
 
 /** No street network: every caller falls back to straight lines. */
@@ -86,4 +92,5 @@ export const NO_STREETS: StreetPaths = {
   available: () => false,
   reach: async () => null,
   path: async () => null,
+  forAccount: () => NO_STREETS,
 };

@@ -58,10 +58,14 @@ export interface GraphqlPlanning {
   planning: Planning;
   /** each plan field after a request's first takes one more request of the account's rate */
   charge?: PlanCharge;
+  /** the account of a request's API key (absent without keys): its plans' street calls are served in turn with other accounts' */
+  accountOf?: (request: Request) => string | undefined;
 }
 
 /** The GraphQL handler: yoga behind the body-size check, both paths answered as GRAPHQL_PATH. */
 export function graphqlHandler(transit: TransitData, limits: GraphqlLimits = DEFAULT_LIMITS, now: () => number = Date.now, plans?: GraphqlPlanning) {
+  // the account of each request handed to yoga (the request it sees is a copy of the client's)
+  const accounts = new WeakMap<Request, string>();
   const yoga = createYoga<PlanContext & { request: Request }>({
     schema: executableSchema(),
     graphqlEndpoint: GRAPHQL_PATH,
@@ -71,7 +75,7 @@ export function graphqlHandler(transit: TransitData, limits: GraphqlLimits = DEF
     // anything but a GraphQLError is answered "Unexpected error." without details
     maskedErrors: true,
     plugins: [limitsPlugin(limits), ...(plans?.charge ? [planCostPlugin(plans.charge, PLAN_FIELDS)] : [])],
-    context: async ({ request }) => ({ snap: await transit.snapshot(), now: now(), request, ...(plans ? { planning: plans.planning } : {}) }),
+    context: async ({ request }) => ({ snap: await transit.snapshot(), now: now(), request, ...(plans ? { planning: plans.planning } : {}), ...(accounts.has(request) ? { account: accounts.get(request) } : {}) }),
   });
   return async (request: Request): Promise<Response> => {
     const url = new URL(request.url);
@@ -84,7 +88,10 @@ export function graphqlHandler(transit: TransitData, limits: GraphqlLimits = DEF
       if (body.byteLength > limits.maxBytes) return graphqlErrorResponse(413, "REQUEST_TOO_LARGE", `the request body is over ${limits.maxBytes} bytes`);
     }
     url.pathname = GRAPHQL_PATH;
-    const res = await yoga.fetch(new Request(url.href, { method: request.method, headers: request.headers, body }));
+    const forwarded = new Request(url.href, { method: request.method, headers: request.headers, body });
+    const account = plans?.accountOf?.(request);
+    if (account !== undefined) accounts.set(forwarded, account);
+    const res = await yoga.fetch(forwarded);
     // yoga answers some refusals with no body (415 for a POST that is not JSON, 405): a GraphQL error
     // body instead, as every other refusal of this API (found by test/fuzz)
     if (res.status >= 400 && !(res.headers.get("content-type") ?? "").includes("json")) {

@@ -63,33 +63,33 @@ class LoadedTimetable {
   }
 
   /** The plan function of the loaded timetable (plannerRoutes' `planner`). */
-  planner(): (params: PlanParams) => Promise<PlanResult> {
+  planner(): (params: PlanParams, account?: string) => Promise<PlanResult> {
     const loaded = this.service;
     if (!loaded) throw new AppError("UNAVAILABLE", this.loadError ?? "");
-    return (params) => loaded.plan(params, this.ctx.now());
+    return (params, account) => loaded.plan(params, this.ctx.now(), this.streets.forAccount(account));
   }
 
   /** Transit reachability (reachability.ts) over the same loaded timetable. */
-  reachability(): (params: ReachabilityParams) => Promise<ReachabilityAnswer> {
+  reachability(): (params: ReachabilityParams, account?: string) => Promise<ReachabilityAnswer> {
     const loaded = this.planService;
     if (!loaded) throw new AppError("UNAVAILABLE", this.loadError ?? "");
-    return (params) => reachabilityOf(loaded, this.streets).reach(params, this.ctx.now());
+    return (params, account) => reachabilityOf(loaded, this.streets).reach(params, this.ctx.now(), this.streets.forAccount(account));
   }
 
   /** Travel times over a departure window (analysis/service.ts) over the same loaded timetable. */
-  analysis(): (req: TravelTimesRequest) => Promise<TravelTimesAnswer> {
+  analysis(): (req: TravelTimesRequest, account?: string) => Promise<TravelTimesAnswer> {
     const loaded = this.planService;
     if (!loaded) throw new AppError("UNAVAILABLE", this.loadError ?? "no timetable loaded");
-    return (req) => travelTimes(loaded, this.streets, req);
+    return (req, account) => travelTimes(loaded, this.streets.forAccount(account), req);
   }
 
   /** The port other APIs plan through (server/planning.ts): the same loaded service as the REST route. */
   planning(): Planning {
     return {
-      plan: (query) => {
+      plan: (query, account) => {
         const loaded = this.service;
         if (!loaded) return Promise.reject(new AppError("UNAVAILABLE", this.loadError ?? ""));
-        return loaded.plan(query, this.ctx.now());
+        return loaded.plan(query, this.ctx.now(), this.streets.forAccount(account));
       },
       timeZoneAt: (lat, lon) => this.planService?.tzNear(lat, lon) ?? null,
       stopsWithin: (lat, lon, meters) => this.planService?.walkStops(lat, lon, meters, 1, false).length ?? null,
@@ -100,9 +100,15 @@ class LoadedTimetable {
 /**
  * `streets`: the street engine's paths (server/main.ts hands the street feature's over), for walks
  * on the streets; `realtime`: the trip updates and alerts served (the realtime feature's), for
- * plans on realtime times with leg alerts (realtime.ts).
+ * plans on realtime times with leg alerts (realtime.ts); `accountOf`: the API key's account of a
+ * request, whose street calls the engine serves in turn with other accounts'.
  */
-export async function createPlannerFeature(ctx: FeatureContext, streets: StreetPaths = NO_STREETS, realtime: PlannerRealtime = NO_REALTIME): Promise<Feature & { planning: Planning }> {
+export async function createPlannerFeature(
+  ctx: FeatureContext,
+  streets: StreetPaths = NO_STREETS,
+  realtime: PlannerRealtime = NO_REALTIME,
+  accountOf: (request: Request) => string | undefined = () => undefined,
+): Promise<Feature & { planning: Planning }> {
   const timetable = new LoadedTimetable(ctx, streets, realtime);
   try {
     await timetable.load();
@@ -113,7 +119,7 @@ export async function createPlannerFeature(ctx: FeatureContext, streets: StreetP
   return {
     name: "planner",
     planning: timetable.planning(),
-    routes: plannerRoutes(() => timetable.planner(), () => timetable.reachability(), () => timetable.analysis()),
+    routes: plannerRoutes(() => timetable.planner(), () => timetable.reachability(), () => timetable.analysis(), accountOf),
     errors: plannerErrors,
     reload: () => timetable.load(),
     async close() {

@@ -139,7 +139,8 @@ export class Reachability {
     this.dayDeltas = service.dayDeltas;
   }
 
-  async reach(p: ReachabilityParams, nowMs: number): Promise<ReachabilityAnswer> {
+  /** `streets`: the street paths of this request (StreetPaths.forAccount); the service's own by default. */
+  async reach(p: ReachabilityParams, nowMs: number, streets: StreetPaths = this.streets): Promise<ReachabilityAnswer> {
     const tt = this.service.tt;
     const m = tt.meta;
     const tz = this.service.tzNear(p.from.lat, p.from.lon);
@@ -161,10 +162,10 @@ export class Reachability {
     const speed = p.streetMode === "BICYCLE" ? p.bikeSpeed : p.walkSpeed;
     const crow = this.service.walkStops(p.from.lat, p.from.lon, p.maxWalkDistance, speed, p.wheelchair);
     let access: StopWalk[] = crow;
-    if (this.streets.available() && crow.length) {
+    if (streets.available() && crow.length) {
       const candidates = streetCandidates(tt.core, crow);
       const cost: StreetCost = p.streetMode === "BICYCLE" ? { mode: "BICYCLE", speedMps: p.bikeSpeed } : { mode: "WALK", speedMps: p.walkSpeed, wheelchair: p.wheelchair };
-      const reached = await this.streets.reach(p.from, candidates.map((c) => ({ lat: m.stopLat[c.stop]!, lon: m.stopLon[c.stop]! })), cost, "from");
+      const reached = await streets.reach(p.from, candidates.map((c) => ({ lat: m.stopLat[c.stop]!, lon: m.stopLon[c.stop]! })), cost, "from");
       if (reached) {
         answer.streetNetwork = true;
         access = [];

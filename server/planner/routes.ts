@@ -64,25 +64,30 @@ export const plannerErrors: FeatureErrors = {
   },
 };
 
+/** The account of a request's API key (undefined without keys): its street calls are served in turn with other accounts'. */
+type AccountOf = (request: Request) => string | undefined;
+
 /**
  * `planner()` gives the plan function of the loaded timetable, or throws UNAVAILABLE (before the
- * parameters are looked at, as OTP answers GRAPH_UNAVAILABLE).
+ * parameters are looked at, as OTP answers GRAPH_UNAVAILABLE). Each function takes the request's
+ * account (`accountOf`) for its street calls.
  */
 export function plannerRoutes(
-  planner: () => (params: PlanParams) => Promise<PlanResult>,
-  reachability?: () => (params: ReachabilityParams) => Promise<ReachabilityAnswer>,
-  analysis?: () => (req: TravelTimesRequest) => Promise<TravelTimesAnswer>,
+  planner: () => (params: PlanParams, account?: string) => Promise<PlanResult>,
+  reachability?: () => (params: ReachabilityParams, account?: string) => Promise<ReachabilityAnswer>,
+  analysis?: () => (req: TravelTimesRequest, account?: string) => Promise<TravelTimesAnswer>,
+  accountOf: AccountOf = () => undefined,
 ) {
   const app = new Elysia({ name: "planner" });
-  if (analysis) travelTimesRoute(app, analysis);
-  if (reachability) reachabilityRoute(app, reachability);
-  return planRoute(app, planner);
+  if (analysis) travelTimesRoute(app, analysis, accountOf);
+  if (reachability) reachabilityRoute(app, reachability, accountOf);
+  return planRoute(app, planner, accountOf);
 }
 
 type PlannerApp = Elysia<"", { decorator: {}; store: {}; derive: {}; resolve: {} }>;
 
 /** POST travel times from one origin to a set of destinations over a departure window (analysis/service.ts). */
-function travelTimesRoute(app: PlannerApp, analysis: () => (req: TravelTimesRequest) => Promise<TravelTimesAnswer>) {
+function travelTimesRoute(app: PlannerApp, analysis: () => (req: TravelTimesRequest, account?: string) => Promise<TravelTimesAnswer>, accountOf: AccountOf) {
   app.post(
     TRAVEL_TIMES_PATH,
     async ({ request }) => {
@@ -95,7 +100,7 @@ function travelTimesRoute(app: PlannerApp, analysis: () => (req: TravelTimesRequ
       } catch {
         throw new AppError("INVALID_PARAMETER", "the body is not JSON", { parameter: "body" });
       }
-      const answer = await run(parseTravelTimesRequest(body));
+      const answer = await run(parseTravelTimesRequest(body), accountOf(request));
       if ((request.headers.get("accept") ?? "").includes(ARROW_STREAM)) return travelTimesArrow(answer);
       return new Response(JSON.stringify(answer), { status: 200, headers: { "content-type": "application/json" } });
     },
@@ -111,14 +116,14 @@ function travelTimesRoute(app: PlannerApp, analysis: () => (req: TravelTimesRequ
 }
 
 /** GET transit reachability (reachability.ts): the earliest arrival at every stop within maxTravelTime. */
-function reachabilityRoute(app: PlannerApp, reachability: () => (params: ReachabilityParams) => Promise<ReachabilityAnswer>) {
+function reachabilityRoute(app: PlannerApp, reachability: () => (params: ReachabilityParams, account?: string) => Promise<ReachabilityAnswer>, accountOf: AccountOf) {
   app.get(
     REACHABILITY_PATH,
     async ({ request }) => {
       const echo = requestParameters(new URL(request.url));
       try {
         const reach = reachability();
-        const body = await reach(parseReachabilityParams(echo));
+        const body = await reach(parseReachabilityParams(echo), accountOf(request));
         return new Response(JSON.stringify({ requestParameters: echo, ...body }), { status: 200, headers: { "content-type": "application/json" } });
       } catch (err) {
         throw withParameters(err, echo);
@@ -137,7 +142,7 @@ function reachabilityRoute(app: PlannerApp, reachability: () => (params: Reachab
 }
 
 /** GET the OTP1 plan. */
-function planRoute(app: PlannerApp, planner: () => (params: PlanParams) => Promise<PlanResult>) {
+function planRoute(app: PlannerApp, planner: () => (params: PlanParams, account?: string) => Promise<PlanResult>, accountOf: AccountOf) {
   return app.get(
     PLAN_PATH,
     async ({ request }) => {
@@ -146,7 +151,7 @@ function planRoute(app: PlannerApp, planner: () => (params: PlanParams) => Promi
       let result: PlanResult;
       try {
         const plan = planner();
-        result = await plan(parsePlanParams(echo));
+        result = await plan(parsePlanParams(echo), accountOf(request));
       } catch (err) {
         throw withParameters(err, echo);
       }

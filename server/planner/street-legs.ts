@@ -97,9 +97,10 @@ export class StreetPlanner {
     private readonly streets: StreetPaths,
   ) {}
 
-  async plan(p: PlanParams, nowMs: number): Promise<PlanResult> {
+  /** `streets`: the street paths of this request (StreetPaths.forAccount: its account's calls); the planner's own by default. */
+  async plan(p: PlanParams, nowMs: number, streets: StreetPaths = this.streets): Promise<PlanResult> {
     const mode = p.streetMode;
-    if (!this.streets.available()) {
+    if (!streets.available()) {
       // a bicycle or a car on straight lines would be a guess: refused, never replaced by walking
       if (mode !== "WALK") throw new AppError("INVALID_PARAMETER", `mode ${mode}: ${mode === "CAR" ? "car" : "bicycle"} legs need a street network, and none is loaded (import one with interchange import --osm FILE.osm.pbf)`, { parameter: "mode" });
       return this.withNetwork(this.service.plan(p, nowMs), false);
@@ -118,7 +119,7 @@ export class StreetPlanner {
     const path = (from: LatLon, to: LatLon, c: StreetCost) => {
       const key = `${from.lat},${from.lon}|${to.lat},${to.lon}|${c.mode}`;
       let v = paths.get(key);
-      if (!v) paths.set(key, (v = this.streets.path(from, to, c)));
+      if (!v) paths.set(key, (v = streets.path(from, to, c)));
       return v;
     };
     // all the way on the streets: measured only where it can be offered (a street walk is never
@@ -126,8 +127,8 @@ export class StreetPlanner {
     const directM = haversineM(p.from.lat, p.from.lon, p.to.lat, p.to.lon);
     const wantDirect = mode !== "WALK" || directM <= walkOnlyCap(p);
     const [accessWalks, egressWalks, direct] = await Promise.all([
-      p.walkOnly ? Promise.resolve(null) : measure(this.streets, p.from, access, meta, cost, p.maxWalkDistance, "from"),
-      p.walkOnly ? Promise.resolve(null) : measure(this.streets, p.to, egress, meta, cost, p.maxWalkDistance, "to"),
+      p.walkOnly ? Promise.resolve(null) : measure(streets, p.from, access, meta, cost, p.maxWalkDistance, "from"),
+      p.walkOnly ? Promise.resolve(null) : measure(streets, p.to, egress, meta, cost, p.maxWalkDistance, "to"),
       wantDirect ? path(p.from, p.to, cost) : Promise.resolve(null),
     ]);
     if (accessWalks) inputs.access = accessWalks;

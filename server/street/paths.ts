@@ -5,7 +5,8 @@
  * (STREET_SNAP_M, 300 m): a point farther from every street is not on the network, and the planner walks there
  * in a straight line instead. The planner's calls have their own engine slots (lane "planner"), so
  * they never queue behind the street endpoints' long searches, and wait at most
- * PLANNER_ENGINE_DEADLINE_MS. A target that does not snap would fail the whole matrix (Valhalla
+ * PLANNER_ENGINE_DEADLINE_MS; `forAccount` names the account a request's calls are made for, and
+ * the lane serves the accounts waiting in turn (embedded.ts Slots). A target that does not snap would fail the whole matrix (Valhalla
  * 171), so on that error the targets are located once and the matrix asked again without them.
  */
 import polyline from "@mapbox/polyline";
@@ -48,11 +49,11 @@ const at = (p: LatLon) => ({ lat: p.lat, lon: p.lon, search_cutoff: STREET_SNAP_
 
 class EngineNoAnswer extends Error {}
 
-export function streetPaths(engine: StreetEngine, available: () => boolean): StreetPaths {
+export function streetPaths(engine: StreetEngine, available: () => boolean, account?: string): StreetPaths {
   /** The engine's JSON answer, or null when it answered with an error (the body says which). */
   async function ask(action: StreetAction, request: unknown): Promise<{ ok: boolean; body: Record<string, any> }> {
     const body = JSON.stringify(request);
-    const call: EngineCall = { action, body, query: "", merged: () => body, signal: AbortSignal.timeout(PLANNER_ENGINE_DEADLINE_MS), lane: "planner" };
+    const call: EngineCall = { action, body, query: "", merged: () => body, signal: AbortSignal.timeout(PLANNER_ENGINE_DEADLINE_MS), lane: "planner", ...(account !== undefined ? { account } : {}) };
     let res: EngineAnswer;
     let parsed: Record<string, any>;
     try {
@@ -74,8 +75,9 @@ export function streetPaths(engine: StreetEngine, available: () => boolean): Str
   const toReach = (cell: { time: number | null; distance: number | null } | undefined): Reach | null =>
     cell && cell.time != null && cell.distance != null ? { sec: Math.ceil(cell.time), meters: cell.distance * 1000 } : null;
 
-  return {
+  const paths: StreetPaths = {
     available,
+    forAccount: (who) => (who === account ? paths : streetPaths(engine, available, who)),
     async reach(origin, others, cost, direction) {
       if (!available() || others.length === 0) return available() ? [] : null;
       try {
@@ -121,4 +123,5 @@ export function streetPaths(engine: StreetEngine, available: () => boolean): Str
       }
     },
   };
+  return paths;
 }

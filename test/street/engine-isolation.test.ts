@@ -17,6 +17,7 @@ import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { serverConfigFrom } from "../../server/config.ts";
 import { EmbeddedEngine } from "../../server/street/embedded.ts";
+import { streetPaths } from "../../server/street/paths.ts";
 import { importStreets } from "../../pipeline/street/import-streets.ts";
 import { osm, tempDir } from "../support/dataset.ts";
 import { quietLog } from "../support/street-server.ts";
@@ -376,4 +377,36 @@ describe("a swap to a new street dataset", () => {
       await engine.close();
     }
   }, 300_000);
+});
+
+describe("the planner's street calls (the planner lane)", () => {
+  test("are served in turn across accounts: one account's queue of matrices does not hold another's walk behind all of it", async () => {
+    const engine = new EmbeddedEngine({ dataDir: data, allowHardExclusions: false, log: quietLog });
+    await engine.reload();
+    try {
+      const paths = streetPaths(engine, () => true);
+      const busy = paths.forAccount("a1");
+      // one origin to 200 points downtown, every one on the streets (a point off them would make the
+      // matrix be asked again, behind the other calls), on foot: each about 20 ms of engine work
+      // when warm (a2's short walk: 3 ms)
+      const around = Array.from({ length: 200 }, (_, i) => ({ lat: 37.779 + 0.0005 * (i % 20), lon: -122.418 + 0.002 * Math.floor(i / 20) }));
+      const walk = { mode: "WALK" as const, speedMps: 1.33 };
+      const short = { lat: CIVIC_CENTER.lat + 0.0015, lon: CIVIC_CENTER.lon };
+      // warm: both lane processes' tile caches (a cold call takes several times longer)
+      await Promise.all([busy.reach(EMBARCADERO, around, walk, "from"), busy.reach(EMBARCADERO, around, walk, "from"), paths.path(CIVIC_CENTER, short, walk)]);
+      let done = 0;
+      // twelve on the lane's two slots: ten wait
+      const mine = Array.from({ length: 12 }, () => busy.reach(EMBARCADERO, around, walk, "from").then((r) => (done++, r)));
+      const other = await paths.forAccount("a2").path(CIVIC_CENTER, short, walk);
+      const doneWhenAnswered = done;
+      expect(other?.meters).toBeGreaterThan(150);
+      await Promise.all(mine);
+      // ordering, not timing: a2's walk started in turn with a1's calls (after the two running and
+      // the one first in line: 2 done, a few more while it ran), not after a1's queue (first come,
+      // first served: it starts only once 10 of a1's 12 are done, and 11 were when it was answered)
+      expect(doneWhenAnswered).toBeLessThanOrEqual(7);
+    } finally {
+      await engine.close();
+    }
+  }, 120_000);
 });

@@ -17,9 +17,10 @@ import { decodeCursor, MAX_PAGE, pageOf, searchOf, type Position } from "../plan
 import { routingError, routingErrorsOf, type RoutingError } from "../plan/routing-errors.ts";
 import { badInput, isoDuration, offsetDateTime, parseDuration, planFailure } from "../plan/wire.ts";
 
-/** What the planning fields read besides the dataset: the planning port and the clock. */
+/** What the planning fields read besides the dataset: the planning port and the clock, and the request's account (its street calls are served in turn with other accounts'). */
 export interface PlanContext extends GqlContext {
   planning?: Planning;
+  account?: string;
 }
 
 /** planConnection's window when none is asked for (OTP2 computes one; the REST API's default). */
@@ -31,7 +32,7 @@ const hasRide = (it: PlanResult["itineraries"][number]) => it.legs.some((l) => l
 const located = (p: ResolvedPlace) => (p.ok ? p : null);
 
 async function planned(ctx: PlanContext, q: PlanQuery): Promise<PlanResult> {
-  return (ctx.planning ?? NO_PLANNING).plan(q);
+  return (ctx.planning ?? NO_PLANNING).plan(q, ctx.account);
 }
 
 /**
@@ -54,14 +55,14 @@ async function errorsOf(ctx: PlanContext, r: PlanResult, q: PlanQuery, transitFo
   const planning = ctx.planning ?? NO_PLANNING;
   if (r.error) {
     let laterRide: boolean | null = null;
-    if (probe && r.error.kind === "PATH_NOT_FOUND") laterRide = (await planning.plan(laterQuery(q, searchedSec))).itineraries.some(hasRide);
+    if (probe && r.error.kind === "PATH_NOT_FOUND") laterRide = (await planning.plan(laterQuery(q, searchedSec), ctx.account)).itineraries.some(hasRide);
     return routingErrorsOf(r.error, () => ({ stopsFrom: planning.stopsWithin(q.from.lat, q.from.lon, q.maxWalkDistance), stopsTo: planning.stopsWithin(q.to.lat, q.to.lon, q.maxWalkDistance), laterRide }));
   }
   if (q.walkOnly || transitFound) return [];
   // only walking found where rides were asked for: the planner's PATH_NOT_FOUND behind the walk
   const errs = routingErrorsOf({ kind: "PATH_NOT_FOUND" }, () => ({ stopsFrom: planning.stopsWithin(q.from.lat, q.from.lon, q.maxWalkDistance), stopsTo: planning.stopsWithin(q.to.lat, q.to.lon, q.maxWalkDistance), laterRide: null }));
   if (!probe || errs.some((e) => e.code === "NO_STOPS_IN_RANGE")) return errs;
-  const later = (await planning.plan(laterQuery(q, searchedSec))).itineraries.some(hasRide);
+  const later = (await planning.plan(laterQuery(q, searchedSec), ctx.account)).itineraries.some(hasRide);
   return [routingError(later ? "NO_TRANSIT_CONNECTION_IN_SEARCH_WINDOW" : "NO_TRANSIT_CONNECTION")];
 }
 
