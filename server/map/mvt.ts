@@ -194,6 +194,18 @@ export interface WorldPath {
   minX: number; minY: number; maxX: number; maxY: number;
 }
 
+/** The same from the points' longitudes and latitudes as two arrays. */
+export function worldPathOf(lons: ArrayLike<number>, lats: ArrayLike<number>): WorldPath {
+  const w = new Float64Array(lons.length * 2);
+  let minX = Infinity, minY = Infinity, maxX = -Infinity, maxY = -Infinity;
+  for (let i = 0; i < lons.length; i++) {
+    const [x, y] = worldXY(lons[i]!, lats[i]!);
+    w[2 * i] = x; w[2 * i + 1] = y;
+    minX = Math.min(minX, x); maxX = Math.max(maxX, x); minY = Math.min(minY, y); maxY = Math.max(maxY, y);
+  }
+  return { w, minX, minY, maxX, maxY };
+}
+
 export function worldPath(coords: ArrayLike<ArrayLike<number>>): WorldPath {
   const w = new Float64Array(coords.length * 2);
   let minX = Infinity, minY = Infinity, maxX = -Infinity, maxY = -Infinity;

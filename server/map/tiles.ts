@@ -30,13 +30,13 @@
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { gunzipSync } from "node:zlib";
-import { DuckDBInstance } from "@duckdb/node-api";
+import { DuckDBDoubleVector, DuckDBInstance, DuckDBIntegerVector, JSDuckDBValueConverter } from "@duckdb/node-api";
 import { activeStreets, activeVersions, readManifest } from "../../pipeline/schema/manifest.ts";
 import { STREET_LAYOUT } from "../../pipeline/schema/street.ts";
 import { sqlString } from "../../shared/sql.ts";
 import { transitMode } from "../../shared/transit-modes.ts";
 import { invalidParameter } from "../errors.ts";
-import { encodeTile, MVT_EXTENT, type MvtLayer, type MvtLine, type MvtPoint, type MvtPolygon, type WorldPath, worldPath, worldXY } from "./mvt.ts";
+import { encodeTile, MVT_EXTENT, type MvtLayer, type MvtLine, type MvtPoint, type MvtPolygon, type WorldPath, worldPath, worldPathOf, worldXY } from "./mvt.ts";
 import { AREA_LAYERS, type AreaLayerName, type BaseData, clipRing, emptyBase, readBaseData } from "./base-layers.ts";
 
 export const TILE_LAYERS = ["stops", "stations", "entrances", "routes", "streets", "places", "water", "waterways", "parks", "buildings"] as const;
@@ -126,7 +126,7 @@ async function readStopRows(conn: Awaited<ReturnType<DuckDBInstance["connect"]>>
        FROM read_parquet(${files("route_stops")}) rs JOIN read_parquet(${files("routes")}) r ON r.id = rs.route_ref AND r.feed_version_id = rs.feed_version_id
        GROUP BY ALL`
     : "SELECT NULL::INTEGER feed_version_id, NULL::INTEGER stop_ref, NULL::VARCHAR routes, NULL::INTEGER type WHERE false";
-  return (await conn.runAndReadAll(`
+  return rowObjects(conn, `
     WITH fv AS (SELECT id, feed_onestop_id FROM read_parquet(${files("feed_version")})),
     served AS (${routesSql}),
     -- a station takes its platforms' routes
@@ -141,7 +141,27 @@ async function readStopRows(conn: Awaited<ReturnType<DuckDBInstance["connect"]>>
     LEFT JOIN served sv ON sv.stop_ref = s.id AND sv.feed_version_id = s.feed_version_id
     LEFT JOIN st ON s.location_type = 1 AND st.stop_ref = s.id AND st.feed_version_id = s.feed_version_id
     WHERE s.stop_lat IS NOT NULL AND s.stop_lon IS NOT NULL AND coalesce(s.location_type, 0) IN (0, 1, 2, 3, 4)
-    ORDER BY gtfs_id`)).getRowObjectsJS() as Record<string, unknown>[];
+    ORDER BY gtfs_id`);
+}
+
+/**
+ * The rows of `sql` as objects of JavaScript values, read and converted one chunk (2,048 rows) at a
+ * time: the server's requests are served between chunks. Converting a whole large result at once
+ * (runAndReadAll + getRowObjectsJS) held the event loop for 2-4 s at six copies of New York.
+ */
+async function rowObjects(conn: Awaited<ReturnType<DuckDBInstance["connect"]>>, sql: string): Promise<Record<string, unknown>[]> {
+  const result = await conn.stream(sql);
+  const names = result.columnNames();
+  const out: Record<string, unknown>[] = [];
+  for (;;) {
+    const chunk = await result.fetchChunk();
+    if (!chunk || chunk.rowCount === 0) return out;
+    for (const row of chunk.convertRows(JSDuckDBValueConverter)) {
+      const o: Record<string, unknown> = {};
+      for (let i = 0; i < names.length; i++) o[names[i]!] = row[i];
+      out.push(o);
+    }
+  }
 }
 
 /** The rows as points of the stops, stations and entrances layers; the [w, s, e, n] of all, or null. */
@@ -199,35 +219,72 @@ function stationsAsOtp(points: TileSet["points"]): void {
  * because features do not import each other's internals.
  */
 async function readRouteLines(conn: Awaited<ReturnType<DuckDBInstance["connect"]>>, files: (t: string) => string): Promise<TileLine[]> {
-  const rows = (await conn.runAndReadAll(`
+  // the routes, each numbered (k) in gtfsId order; then their shapes' points as flat columns in
+  // (k, sequence) order: millions of points at country scale, read as numbers rather than lists
+  await conn.run(`
+    CREATE OR REPLACE TEMP TABLE route_lines AS
     WITH fv AS (SELECT id, feed_onestop_id FROM read_parquet(${files("feed_version")})),
     uses AS (SELECT feed_version_id, route_ref, shape_id, count(*) AS n FROM read_parquet(${files("trips")})
              WHERE shape_id IS NOT NULL GROUP BY ALL),
-    best AS (SELECT * FROM uses QUALIFY row_number() OVER (PARTITION BY feed_version_id, route_ref ORDER BY n DESC, shape_id) = 1),
-    pts AS (SELECT b.feed_version_id, b.route_ref,
-                   list(sh.shape_pt_lon ORDER BY sh.shape_pt_sequence) AS lons, list(sh.shape_pt_lat ORDER BY sh.shape_pt_sequence) AS lats
-            FROM best b JOIN read_parquet(${files("shapes")}) sh ON sh.feed_version_id = b.feed_version_id AND sh.shape_id = b.shape_id
-            WHERE sh.shape_pt_lat IS NOT NULL AND sh.shape_pt_lon IS NOT NULL GROUP BY ALL)
-    SELECT fv.feed_onestop_id || ':' || r.route_id AS gtfs_id, r.route_short_name, r.route_long_name, r.route_type,
-           r.route_color, r.route_text_color, pts.lons, pts.lats
-    FROM pts JOIN read_parquet(${files("routes")}) r ON r.id = pts.route_ref AND r.feed_version_id = pts.feed_version_id
-    JOIN fv ON fv.id = pts.feed_version_id
-    ORDER BY gtfs_id`)).getRowObjectsJS() as Record<string, unknown>[];
+    best AS (SELECT * FROM uses QUALIFY row_number() OVER (PARTITION BY feed_version_id, route_ref ORDER BY n DESC, shape_id) = 1)
+    SELECT (row_number() OVER (ORDER BY fv.feed_onestop_id || ':' || r.route_id) - 1)::INTEGER AS k,
+           fv.feed_onestop_id || ':' || r.route_id AS gtfs_id, r.route_short_name, r.route_long_name, r.route_type,
+           r.route_color, r.route_text_color, b.feed_version_id, b.shape_id
+    FROM best b JOIN read_parquet(${files("routes")}) r ON r.id = b.route_ref AND r.feed_version_id = b.feed_version_id
+    JOIN fv ON fv.id = b.feed_version_id`);
+  const routes = await rowObjects(conn, "SELECT gtfs_id, route_short_name, route_long_name, route_type, route_color, route_text_color FROM route_lines ORDER BY k");
+  const [ks, lons, lats] = await pointColumns(conn, `
+    SELECT rl.k, sh.shape_pt_lon::DOUBLE, sh.shape_pt_lat::DOUBLE
+    FROM route_lines rl JOIN read_parquet(${files("shapes")}) sh ON sh.feed_version_id = rl.feed_version_id AND sh.shape_id = rl.shape_id
+    WHERE sh.shape_pt_lat IS NOT NULL AND sh.shape_pt_lon IS NOT NULL
+    ORDER BY rl.k, sh.shape_pt_sequence`);
+  await conn.run("DROP TABLE route_lines");
   const str = (v: unknown) => (v === null || v === undefined || v === "" ? null : String(v));
   const out: TileLine[] = [];
-  for (const r of rows) {
-    const lons = r.lons as number[], lats = r.lats as number[];
-    if (lons.length < 2) continue;
-    out.push({
-      ...worldPath(lons.map((lon, i) => [lon, lats[i]!])),
-      props: {
-        gtfsId: String(r.gtfs_id), shortName: str(r.route_short_name), longName: str(r.route_long_name),
-        type: r.route_type === null || r.route_type === undefined ? null : Number(r.route_type),
-        color: str(r.route_color), textColor: str(r.route_text_color),
-      },
-    });
+  for (let i = 0; i < ks.length; ) {
+    const k = ks[i]!;
+    let j = i;
+    while (j < ks.length && ks[j] === k) j++;
+    const r = routes[k]!;
+    if (j - i >= 2) {
+      out.push({
+        ...worldPathOf(lons.subarray(i, j), lats.subarray(i, j)),
+        props: {
+          gtfsId: String(r.gtfs_id), shortName: str(r.route_short_name), longName: str(r.route_long_name),
+          type: r.route_type === null || r.route_type === undefined ? null : Number(r.route_type),
+          color: str(r.route_color), textColor: str(r.route_text_color),
+        },
+      });
+    }
+    i = j;
   }
   return out;
+}
+
+/**
+ * An INTEGER column and two DOUBLE columns of `sql` (no NULLs) as typed arrays. The result is
+ * materialised by DuckDB, then copied a chunk at a time (each vector's data array whole where it
+ * has one), the event loop let through every 16 chunks.
+ */
+async function pointColumns(conn: Awaited<ReturnType<DuckDBInstance["connect"]>>, sql: string): Promise<[Int32Array, Float64Array, Float64Array]> {
+  const res = await conn.run(sql);
+  const cols = [new Int32Array(res.rowCount), new Float64Array(res.rowCount), new Float64Array(res.rowCount)] as const;
+  let at = 0;
+  for (let ci = 0; ci < res.chunkCount; ci++) {
+    const chunk = res.getChunk(ci);
+    const rc = chunk.rowCount;
+    cols.forEach((col, j) => {
+      const v = chunk.getColumnVector(j);
+      // INTEGER and DOUBLE vectors keep their data in a typed array (`items`, not part of the typed
+      // API, as pipeline/duck.ts numColumns reads it); any other shape takes the per-item path
+      const items = v instanceof DuckDBIntegerVector || v instanceof DuckDBDoubleVector ? (v as unknown as { items?: unknown }).items : undefined;
+      if ((items instanceof Int32Array || items instanceof Float64Array) && items.length === rc && items.constructor === col.constructor) col.set(items, at);
+      else for (let i = 0; i < rc; i++) col[at + i] = v.getItem(i) as number;
+    });
+    at += rc;
+    if (ci % 16 === 15) await new Promise((r) => setImmediate(r));
+  }
+  return [cols[0], cols[1], cols[2]];
 }
 
 /** The active street dataset's map background (STREET_LAYOUT.map) as lines with their `class`; none without one. */
