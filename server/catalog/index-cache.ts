@@ -1,6 +1,6 @@
 /**
- * The catalog index cache: the trip index's stop_times (StopTimesIndex) and the departure index
- * written once per dataset content into one file, `<indexDir>/catalog-<key>.bin`, and memory-mapped
+ * The catalog index cache: the trip index's stop_times (StopTimesIndex) and shapes (ShapeIndex),
+ * and the departure index, written once per dataset content into one file, `<indexDir>/catalog-<key>.bin`, and memory-mapped
  * at the next load instead of being built (pages shared between worker processes, backed by the page
  * cache). key = a hash of the format version and the manifest's sorted (sha1, path) version list.
  *
@@ -14,11 +14,11 @@ import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, readdirSync, ren
 import { createHash } from "node:crypto";
 import { join } from "node:path";
 import type { Manifest } from "../../pipeline/schema/manifest.ts";
-import { IntColumn, PackedColumns, StopTimesIndex, type TripIndex } from "./tripindex.ts";
+import { IntColumn, PackedColumns, ShapeIndex, StopTimesIndex, type TripIndex } from "./tripindex.ts";
 import { DepartureIndex } from "./departure-index.ts";
 
 /** bump when the layout or what the arrays mean changes */
-export const INDEX_FORMAT_VERSION = 1;
+export const INDEX_FORMAT_VERSION = 2;
 const MAGIC = "ICATIX01";
 
 type Arr = Uint8Array | Uint16Array | Uint32Array | Int32Array | Float64Array;
@@ -172,7 +172,50 @@ export function catalogIndexParts(ix: TripIndex, dep: DepartureIndex): { arrays:
   const d = dep.parts();
   for (const k of ["slotStops", "starts", "rows", "freqStops", "freqStarts", "freqRows"] as const) arrays.push([`dep.${k}`, d[k]]);
   meta["dep.maxTime"] = d.maxTime;
+  arrays.push(...shapeParts(ix.shapes));
   return { arrays, meta };
+}
+
+/**
+ * The shapes' arrays: points, offsets, generated flags, and each shape's key (its version, and its
+ * shape_id in one NUL-separated UTF-8 text). None when a shape_id holds a NUL (then shapes are read
+ * from Parquet at every load).
+ */
+function shapeParts(sh: ShapeIndex): [string, Arr][] {
+  const n = sh.offsets.length - 1;
+  const fv = new Int32Array(n);
+  const ids: string[] = new Array(n);
+  for (const [key, s] of sh.byKey) {
+    const cut = key.indexOf("\u0000");
+    const id = key.slice(cut + 1);
+    if (id.includes("\u0000")) return [];
+    fv[s] = Number(key.slice(0, cut));
+    ids[s] = id;
+  }
+  if (sh.byKey.size !== n) return [];
+  return [
+    ["sh.offsets", sh.offsets],
+    ["sh.generated", sh.generated],
+    ["sh.lat", sh.lat],
+    ["sh.lon", sh.lon],
+    ["sh.fv", fv],
+    ["sh.ids", new TextEncoder().encode(ids.join("\u0000"))],
+  ];
+}
+
+/** The shapes from the file into `sh`; false (nothing set) when the file has none. */
+export function shapesFromFile(f: IndexFile, sh: ShapeIndex): boolean {
+  if (!f.has("sh.offsets") || !f.has("sh.ids")) return false;
+  const fv = f.get<Int32Array>("sh.fv");
+  const bytes = f.get<Uint8Array>("sh.ids");
+  const ids = fv.length === 0 ? [] : new TextDecoder().decode(bytes).split("\u0000");
+  if (ids.length !== fv.length || f.get<Int32Array>("sh.offsets").length !== fv.length + 1) return false;
+  sh.offsets = f.get<Int32Array>("sh.offsets");
+  sh.generated = f.get<Uint8Array>("sh.generated");
+  sh.lat = f.get<Float64Array>("sh.lat");
+  sh.lon = f.get<Float64Array>("sh.lon");
+  for (let s = 0; s < fv.length; s++) sh.byKey.set(ShapeIndex.key(fv[s]!, ids[s]!), s);
+  return true;
 }
 
 /** The stop_times index from the file, or null when it was built for other trips. */

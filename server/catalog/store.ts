@@ -27,7 +27,7 @@ import { LOAD_DERIVED_SQL } from "./sql.ts";
 import { StopSpatialIndex } from "./spatial.ts";
 import { loadTripIndex } from "./tripindex.ts";
 import { DepartureIndex } from "./departure-index.ts";
-import { catalogIndexParts, departuresFromFile, IndexFile, indexKey, indexPath, removeOtherIndexFiles, stopTimesFromFile, writeIndexFile } from "./index-cache.ts";
+import { catalogIndexParts, departuresFromFile, IndexFile, indexKey, indexPath, removeOtherIndexFiles, shapesFromFile, stopTimesFromFile, writeIndexFile } from "./index-cache.ts";
 import { CatalogData, type RouteRef, type StopDoc, type VersionInfo, type AgencyRef, keyOf } from "./data.ts";
 
 export { CatalogData, type VersionInfo, type StopDoc, type RouteRef } from "./data.ts";
@@ -105,6 +105,7 @@ export async function loadCatalog(dataDir: string, log: Logger, opts: { threads?
     const cachePath = indexPath(indexDir, key);
     const cache = IndexFile.open(cachePath, key);
     let fromCache = false;
+    let shapesMapped = false;
     data.trips = await loadTripIndex(
       db,
       {
@@ -118,6 +119,7 @@ export async function loadCatalog(dataDir: string, log: Logger, opts: { threads?
         fromCache = st !== null;
         return st;
       },
+      (shapes) => (shapesMapped = cache !== null && shapesFromFile(cache, shapes)),
     );
     stage("trip_index");
 
@@ -141,7 +143,7 @@ export async function loadCatalog(dataDir: string, log: Logger, opts: { threads?
     data.directory = await buildFeedDirectory(db, data, dataDir, manifest);
     for (const t of LOAD_ONLY_TABLES) await db.exec(`DROP TABLE IF EXISTS ${t}`);
     stage("feed_directory");
-    logLoaded(log, data, manifest, started, fromCache, stages);
+    logLoaded(log, data, manifest, started, { stopTimes: fromCache, shapes: shapesMapped }, stages);
     return data;
   } catch (e) {
     db.close();
@@ -327,9 +329,10 @@ async function addPatternStops(db: Database, spatial: StopSpatialIndex): Promise
 }
 
 /** The "catalog loaded" log line: counts, index sizes and load time. */
-function logLoaded(log: Logger, data: CatalogData, manifest: Manifest, started: number, fromCache: boolean, stages: Record<string, number>): void {
+function logLoaded(log: Logger, data: CatalogData, manifest: Manifest, started: number, mapped: { stopTimes: boolean; shapes: boolean }, stages: Record<string, number>): void {
   log.info("catalog loaded", {
-    index_cache: fromCache ? "mapped" : "built",
+    index_cache: mapped.stopTimes ? "mapped" : "built",
+    index_cache_shapes: mapped.shapes ? "mapped" : "read",
     generation: manifest.generation,
     versions: data.versions.size,
     stops: data.stops.size,

@@ -448,12 +448,14 @@ export async function loadTripIndex(
   quote: (s: string) => string,
   /** the stop_times from the index cache (index-cache.ts) for these trips, or null to read them from Parquet */
   cachedStopTimes: (ix: TripIndex) => StopTimesIndex | null = () => null,
+  /** the shapes from the index cache into the index's ShapeIndex: false to read them from Parquet */
+  cachedShapes: (shapes: ShapeIndex) => boolean = () => false,
 ): Promise<TripIndex> {
   const ix = new TripIndex();
   for (const [id, json] of await db.rows({ sql: `SELECT id, json::VARCHAR FROM route_json`, values: [] })) ix.routeJson.set(Number(id), String(json));
   for (const [id, json] of await db.rows({ sql: `SELECT feed_version_id, json::VARCHAR FROM fv_json`, values: [] })) ix.versionJson.set(Number(id), String(json));
   await loadCalendars(db, ix);
-  if (files.shapes.length) await loadShapes(db, ix, parquetList(files.shapes, quote));
+  if (files.shapes.length && !cachedShapes(ix.shapes)) await loadShapes(db, ix, parquetList(files.shapes, quote));
   if (files.trips.length) await loadTrips(db, ix, parquetList(files.trips, quote));
   indexTripsByRoute(ix);
   for (const [tripRef, json] of await db.rows({ sql: `SELECT trip_ref, json::VARCHAR FROM trip_freq`, values: [] })) {

@@ -1,6 +1,6 @@
 /**
  * FEATURE UNDER TEST: the catalog index cache (server/catalog/index-cache.ts): the first load
- * builds the stop_times and departure indexes and writes `<index-dir>/catalog-<key>.bin`; the next
+ * builds the stop_times, shapes and departure indexes and writes `<index-dir>/catalog-<key>.bin`; the next
  * load maps it and answers trips, departures and routes exactly as the built one did; a garbage or
  * torn file is ignored and rewritten; another dataset content uses another file (and a load removes
  * the files of other contents).
@@ -77,16 +77,20 @@ describe("catalog index cache", () => {
       await a.stop();
     }
     expect(logs.at(-1)!.index_cache).toBe("built");
+    expect(logs.at(-1)!.index_cache_shapes).toBe("read");
     expect(existsSync(path)).toBe(true);
     expect(cacheFiles(indexDir)).toEqual([path.split("/").at(-1)!]);
     // the answers are real: departures and trips with stop_times were served
     expect([...built.values()].some((v) => v.startsWith("200") && v.includes('"departures":[{'))).toBe(true);
     expect([...built.values()].some((v) => v.startsWith("200") && v.includes('"stop_times":[{'))).toBe(true);
+    // and shapes (the trips' geometry, in the file too)
+    expect([...built.values()].some((v) => v.startsWith("200") && /"shape":\{"shape_id":"[^"]+","geometry":\{"type":"LineString"/.test(v))).toBe(true);
 
     const b = await serve();
     try {
       const mapped = await answers(b);
       expect(logs.at(-1)!.index_cache).toBe("mapped");
+      expect(logs.at(-1)!.index_cache_shapes).toBe("mapped");
       expect([...mapped.keys()]).toEqual([...built.keys()]);
       for (const [k, v] of built) expect(mapped.get(k), k).toBe(v);
     } finally {
