@@ -174,7 +174,6 @@ export class Ops {
   /** One request answered with `status`, arrived at performance.now() `t0`: metrics and its log line (server/gate.ts AroundAnswers.done). */
   readonly requestDone = requestRecorder(this.accounts, this);
 
-
   /** The metrics and log line of one request (RequestSink). */
   record(r: RequestRecord): void {
     const byStatus = this.series[r.family];
