@@ -3,7 +3,7 @@
  * OpenAPI docs) and the one error path: whatever fails (the key check, an unknown path, a
  * handler's AppError) is answered by the renderer the feature registered for the path's prefix
  * (Feature.errors), server/errors.ts renderError elsewhere; CORS preflights (the headers of the
- * planner's and the catalog's answers are added around the app: server/cors.ts withCors, in
+ * planner's and the catalog's answers are added around the app: server/cors.ts withCorsHeader, in
  * server/main.ts). No listen() here; server/main.ts does that, behind the
  * request gate (server/gate.ts), which has already refused a bad Host or request target.
  *
@@ -119,11 +119,11 @@ function keyCheck(deps: AppDeps, answer: ErrorAnswer) {
     if (path === PLUGIN_PAGE_PATH) return answer(path, new AppError("NOT_FOUND", `no such path: ${path}`));
     if (isPublic(path, request)) return;
     // CORS (server/cors.ts): the planner's and the catalog's answers, errors included, get the
-    // origin header from withCors around the app (server/main.ts); a preflight under the API
+    // origin header from withCorsHeader around the app (server/main.ts); a preflight under the API
     // prefix is answered here, without a key (it carries none), before any handler runs.
     if (request.method === "OPTIONS" && path.startsWith(API_PREFIX)) return new Response(null, { status: 204, headers: CORS_HEADERS });
     try {
-      const account = deps.auth.authenticate(request, new URL(request.url));
+      const account = deps.auth.authenticate(request);
       deps.onAuthenticated?.(request, account.account);
       const decision = await deps.rateLimiter.take(account, deps.now());
       if (!decision.allowed) {
@@ -161,7 +161,7 @@ function health(deps: AppDeps, started: number, request: Request) {
 /** The account of a request's key, or null when it has none or a bad one. */
 function accountOf(deps: AppDeps, request: Request) {
   try {
-    return deps.auth.authenticate(request, new URL(request.url));
+    return deps.auth.authenticate(request);
   } catch {
     return null;
   }

@@ -23,24 +23,21 @@ export const CORS_PREFIXES = ["/api/v2/routing/otp/", "/api/v2/rest/"] as const;
 export const corsApplies = (pathname: string): boolean => CORS_PREFIXES.some((p) => pathname.startsWith(p));
 
 /**
- * `fetch` with CORS_ALLOW_ORIGIN added to the answers of the CORS_PREFIXES paths (`pathOf` reads a
- * request's path), errors included. Added to the finished answer, not through Elysia's
+ * `res`, the answer to a request on `path`, with CORS_ALLOW_ORIGIN when the path is under
+ * CORS_PREFIXES (errors included); server/main.ts hands it to the request gate (server/gate.ts
+ * AroundAnswers.answered). The header is set on the finished answer, not through Elysia's
  * `set.headers`: Elysia rebuilds every answer of a request whose `set.headers` were touched, which
  * cost the catalog's stop by key a large share of its throughput.
  */
-export function withCors<A extends unknown[]>(fetch: (request: Request, ...rest: A) => Response | Promise<Response>, pathOf: (request: Request) => string | null) {
-  return async (request: Request, ...rest: A): Promise<Response> => {
-    const res = await fetch(request, ...rest);
-    const path = pathOf(request);
-    if (path === null || !corsApplies(path) || res.headers.has("access-control-allow-origin")) return res;
-    try {
-      res.headers.set("access-control-allow-origin", CORS_ALLOW_ORIGIN["access-control-allow-origin"]);
-      return res;
-    } catch {
-      // an answer with immutable headers (one fetched from elsewhere): copied
-      const copy = new Response(res.body, res);
-      copy.headers.set("access-control-allow-origin", CORS_ALLOW_ORIGIN["access-control-allow-origin"]);
-      return copy;
-    }
-  };
+export function withCorsHeader(res: Response, path: string): Response {
+  if (!corsApplies(path) || res.headers.has("access-control-allow-origin")) return res;
+  try {
+    res.headers.set("access-control-allow-origin", CORS_ALLOW_ORIGIN["access-control-allow-origin"]);
+    return res;
+  } catch {
+    // an answer with immutable headers (one fetched from elsewhere): copied
+    const copy = new Response(res.body, res);
+    copy.headers.set("access-control-allow-origin", CORS_ALLOW_ORIGIN["access-control-allow-origin"]);
+    return copy;
+  }
 }

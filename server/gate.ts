@@ -49,7 +49,7 @@ export function pathProblem(path: string): string | null {
   if (path.charCodeAt(0) !== 47) return "the request target must be an absolute path starting with /";
   if (path.includes("//")) return "the path has an empty segment (//)";
   if (path.includes("\\")) return "the path has a backslash";
-  if (DOT_SEGMENT.test(path)) return "the path has a dot segment (. or ..)";
+  if ((path.includes(".") || path.includes("%")) && DOT_SEGMENT.test(path)) return "the path has a dot segment (. or ..)";
   return null;
 }
 
@@ -65,23 +65,71 @@ export interface ErrorLog {
 
 export type FetchHandler = (request: Request) => Response | Promise<Response>;
 
+/** What the service does around the app's answers (server/main.ts): CORS headers, metrics and the request log. */
+export interface AroundAnswers {
+  /** the app's answer to a request on `path` (requestPath), before it is sent: returns what is sent (server/cors.ts adds a header to it) */
+  answered?: (res: Response, path: string) => Response;
+  /** every request once, whatever answered it (the gate, the app, the 500 of a failure), with the status sent and performance.now() at its arrival */
+  done?: (request: Request, status: number, t0: number) => void;
+}
+
+const unchanged = (res: Response): Response => res;
+const nothing = (): void => {};
+
 /**
  * `handle` behind the gate: requests with a bad Host or request target are answered 400 here, the
- * others handed on; a throw (or a rejected promise) from `handle` is logged and answered 500.
+ * others handed on; a throw (or a rejected promise) from `handle` or `around.answered` is logged
+ * and answered 500. No promise of its own: an answer `handle` gives at once is returned at once, a
+ * promise gets one `then` for the whole of `around` (each async layer around Bun's fetch handler
+ * cost the catalog's stop by key a measurable share of its throughput, BENCHMARKS.md).
  */
-export function gate(handle: FetchHandler, log: ErrorLog): (request: Request) => Promise<Response> {
-  return async (request) => {
-    if (!isValidHost(request.headers.get("host"))) return refuse("malformed or missing Host header");
+export function gate(handle: FetchHandler, log: ErrorLog, around: AroundAnswers = {}): FetchHandler {
+  const answered = around.answered ?? unchanged;
+  const done = around.done ?? nothing;
+  // the last Host found valid: most requests repeat it, and it is not checked again
+  let validHost: string | undefined;
+  const refusalOf = (request: Request): Response | string => {
+    const host = request.headers.get("host");
+    if (host !== validHost) {
+      if (!isValidHost(host)) return refuse("malformed or missing Host header");
+      validHost = host!;
+    }
     const path = requestPath(request.url);
     if (path === null) return refuse("malformed request target: it must be an absolute path such as /api/v2/rest/stops");
     const problem = pathProblem(path);
-    if (problem) return refuse(`malformed request path: ${problem}`);
-    try {
-      return await handle(request);
-    } catch (e) {
-      log.error("unhandled error", { path: path.slice(0, 512), error: String((e as Error)?.stack ?? e) });
-      return internalError();
+    return problem ? refuse(`malformed request path: ${problem}`) : path;
+  };
+  return (request) => {
+    const t0 = performance.now();
+    const refusal = refusalOf(request);
+    if (typeof refusal !== "string") {
+      done(request, refusal.status, t0);
+      return refusal;
     }
+    const path = refusal;
+    const fail = (e: unknown): Response => {
+      log.error("unhandled error", { path: path.slice(0, 512), error: String((e as Error)?.stack ?? e) });
+      const res = internalError();
+      done(request, res.status, t0);
+      return res;
+    };
+    const finish = (res: Response): Response => {
+      let sent: Response;
+      try {
+        sent = answered(res, path);
+      } catch (e) {
+        return fail(e);
+      }
+      done(request, sent.status, t0);
+      return sent;
+    };
+    let answer: Response | Promise<Response>;
+    try {
+      answer = handle(request);
+    } catch (e) {
+      return fail(e);
+    }
+    return answer instanceof Promise ? answer.then(finish, fail) : finish(answer);
   };
 }
 

@@ -22,8 +22,8 @@ import { streetPaths } from "./street/paths.ts";
 import { watchManifest } from "../pipeline/schema/manifest.ts";
 import { Ops } from "./ops/index.ts";
 import { listenOwnPort, workerLogger } from "./workers.ts";
-import { withCors } from "./cors.ts";
-import { gate, requestPath, serveOptions } from "./gate.ts";
+import { withCorsHeader } from "./cors.ts";
+import { gate, serveOptions } from "./gate.ts";
 import { publicOrigin } from "./origin.ts";
 
 export interface RunningServer {
@@ -113,7 +113,7 @@ async function createFeatures(ctx: FeatureContext, ops: Ops, auth: AppDeps["auth
   // OTP2's GTFS GraphQL API (server/graphql) over the catalog's dataset (the transit-data port) and
   // the planner's plans (the planning port); a request's plan fields after its first each take one
   // more request of the account's rate
-  const charge = (request: Request, units: number) => takeMore(rateLimiter, auth.authenticate(request, new URL(request.url)), units, now());
+  const charge = (request: Request, units: number) => takeMore(rateLimiter, auth.authenticate(request), units, now());
   features.push(await createGraphqlFeature(ctx, catalog.transitData, { planning: planner.planning, charge, accountOf }));
   return { features, realtime, rateLimiter };
 }
@@ -122,8 +122,9 @@ async function createFeatures(ctx: FeatureContext, ops: Ops, auth: AppDeps["auth
 function listen(config: ServerConfig, opts: StartOptions, app: ReturnType<typeof createApp>, ops: Ops, origin: ReturnType<typeof publicOrigin>, log: Logger) {
   // Bun.serve over the app's fetch handler (app.listen would give routes native handlers that bypass
   // it), behind the request gate (a bad Host or request target is refused before routing, nothing
-  // thrown reaches Bun's error page), observed by ops
-  const handle = ops.observe(gate(withCors(app.fetch, (r) => requestPath(r.url)), log));
+  // thrown reaches Bun's error page), which adds the CORS header to the answers and tells ops of
+  // each request (metrics, the request log): one function, synchronous where the app's answer is
+  const handle = gate(app.fetch, log, { answered: withCorsHeader, done: ops.requestDone });
   const fetch = origin.wantsPeers
     ? (request: Request, srv: Server<undefined>) => {
         origin.notePeer(request, srv.requestIP(request)?.address);

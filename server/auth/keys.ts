@@ -25,8 +25,8 @@ const KeyFile = z.array(
 export interface Authenticator {
   /** null when the server runs with --no-auth */
   readonly enabled: boolean;
-  /** resolve the key sent with a request; throws UNAUTHORIZED */
-  authenticate(request: Request, url: URL): Account;
+  /** resolve the key sent with a request (its apikey header or query parameter); throws UNAUTHORIZED */
+  authenticate(request: Request): Account;
 }
 
 /**
@@ -34,9 +34,9 @@ export interface Authenticator {
  * as good as none). Both set to different keys, or one sent twice with different values, is
  * refused rather than guessed at.
  */
-export function keyOf(request: Request, url: URL): string {
+export function keyOf(request: Request): string {
   const header = (request.headers.get("apikey") ?? "").trim();
-  const params = url.searchParams.getAll("apikey").map((k) => k.trim()).filter((k) => k !== "");
+  const params = new URL(request.url).searchParams.getAll("apikey").map((k) => k.trim()).filter((k) => k !== "");
   if (header.includes(",")) throw new AppError("UNAUTHORIZED", "more than one apikey header: send one key");
   const keys = new Set([...(header ? [header] : []), ...params]);
   if (keys.size > 1) throw new AppError("UNAUTHORIZED", "different API keys in the apikey header and the apikey query parameter: send one key");
@@ -61,8 +61,8 @@ export function loadKeys(path: string, defaultRateLimitPerMinute = 0): Authentic
   }));
   return {
     enabled: true,
-    authenticate(request, url) {
-      const key = keyOf(request, url);
+    authenticate(request) {
+      const key = keyOf(request);
       const h = digest(key);
       // Compare against every entry so the time taken does not depend on which key matched.
       let found: Account | null = null;

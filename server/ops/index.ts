@@ -14,7 +14,7 @@ import type { StreetEngine } from "../street/engine.ts";
 import { activeVersions, readManifest } from "../../pipeline/schema/manifest.ts";
 import { readRealtimeStatuses } from "../../pipeline/schema/realtime.ts";
 import { Counter, type CounterSeries, EXPOSITION_CONTENT_TYPE, Gauge, Histogram, type HistogramSeries, type Labels, Registry } from "./metrics.ts";
-import { logRequest, observeRequests, pathOf, ROUTE_FAMILIES, type RequestRecord, type RouteFamily } from "./requests.ts";
+import { logRequest, observeRequests, pathOf, requestRecorder, ROUTE_FAMILIES, type RequestRecord, type RouteFamily } from "./requests.ts";
 
 /** The planner's log message when a timetable is loaded (server/planner/index.ts), with its `ms`. */
 export const TIMETABLE_LOADED = "planner timetable loaded";
@@ -166,12 +166,16 @@ export class Ops {
     this.accounts.set(request, account);
   };
 
-  /** The app's fetch handler, observed: metrics and one log line per request. */
-  observe(handle: (request: Request) => Response | Promise<Response>): (request: Request) => Promise<Response> {
-    return observeRequests(handle, this.accounts, { record: (r) => this.record(r) });
+  /** A fetch handler, observed: metrics and one log line per request. */
+  observe(handle: (request: Request) => Response | Promise<Response>): (request: Request) => Response | Promise<Response> {
+    return observeRequests(handle, this.accounts, this);
   }
 
-  private record(r: RequestRecord): void {
+  /** One request answered with `status`, arrived at performance.now() `t0`: metrics and its log line (server/gate.ts AroundAnswers.done). */
+  readonly requestDone = requestRecorder(this.accounts, this);
+
+  /** The metrics and log line of one request (RequestSink). */
+  record(r: RequestRecord): void {
     const byStatus = this.series[r.family];
     let s = byStatus.get(r.status);
     if (!s) {

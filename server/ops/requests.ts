@@ -22,9 +22,12 @@ const FAMILY_PREFIXES: [string, RouteFamily][] = [
 
 /** The family of a request path (as sent, percent-encoded): catalog, plan, street, graphql, analysis, geocode, or other. */
 export function routeFamily(path: string): RouteFamily {
-  for (const [prefix, family] of FAMILY_PREFIXES) if (path.startsWith(prefix) || path === prefix.slice(0, -1)) return family;
+  for (const [prefix, family, bare] of FAMILIES) if (path.startsWith(prefix) || path === bare) return family;
   return "other";
 }
+
+/** FAMILY_PREFIXES with each prefix's path without its last slash. */
+const FAMILIES = FAMILY_PREFIXES.map(([prefix, family]) => [prefix, family, prefix.slice(0, -1)] as const);
 
 /** Longest path a log line carries (Bun accepts URLs of several kB); longer ones are cut and marked. */
 export const LOGGED_PATH_MAX = 512;
@@ -57,35 +60,55 @@ export interface RequestSink {
 }
 
 /**
- * Wraps the app's fetch handler: every request, whatever answers it (a route, the key check, the
- * rate limit, an unknown path, a thrown error), is observed once with the status sent. The
- * duration runs to the answer's headers: a streamed body (geojsonl lists, an external engine's
- * answer) goes on after it.
+ * The observation of one request, once it is answered: `(request, status, t0)` with t0 the
+ * performance.now() of its arrival (server/gate.ts AroundAnswers.done). The duration runs to the
+ * answer's headers: a streamed body (geojsonl lists, an external engine's answer) goes on after it.
+ */
+export function requestRecorder(accounts: WeakMap<Request, string>, sink: RequestSink): (request: Request, status: number, t0: number) => void {
+  return (request, status, t0) => {
+    const path = pathOf(request.url);
+    const account = accounts.get(request);
+    const method = request.method;
+    const r: RequestRecord = { method: METHODS.has(method) ? method : "OTHER", path, family: routeFamily(path), status, duration_ms: Math.round((performance.now() - t0) * 100) / 100 };
+    if (account !== undefined) r.account = account;
+    sink.record(r);
+  };
+}
+
+/**
+ * A fetch handler, observed: every request, whatever answers it, once with the status sent (500
+ * when `handle` throws or rejects; the throw goes on). An answer given at once is observed and
+ * returned at once; a promise gets one `then`.
  */
 export function observeRequests(
   handle: (request: Request) => Response | Promise<Response>,
   accounts: WeakMap<Request, string>,
   sink: RequestSink,
-): (request: Request) => Promise<Response> {
-  return async (request) => {
+): (request: Request) => Response | Promise<Response> {
+  const done = requestRecorder(accounts, sink);
+  return (request) => {
     const t0 = performance.now();
-    let status = 500;
+    let answer: Response | Promise<Response>;
     try {
-      const res = await handle(request);
-      status = res.status;
-      return res;
-    } finally {
-      const path = pathOf(request.url);
-      const account = accounts.get(request);
-      sink.record({
-        method: METHODS.has(request.method) ? request.method : "OTHER",
-        path,
-        family: routeFamily(path),
-        status,
-        duration_ms: Math.round((performance.now() - t0) * 100) / 100,
-        ...(account !== undefined ? { account } : {}),
-      });
+      answer = handle(request);
+    } catch (e) {
+      done(request, 500, t0);
+      throw e;
     }
+    if (!(answer instanceof Promise)) {
+      done(request, answer.status, t0);
+      return answer;
+    }
+    return answer.then(
+      (res) => {
+        done(request, res.status, t0);
+        return res;
+      },
+      (e: unknown) => {
+        done(request, 500, t0);
+        throw e;
+      },
+    );
   };
 }
 
