@@ -270,18 +270,20 @@ export class TravelTimeAnalysis {
       };
       const stats = stepArrivals(this.service.prepared, q, this.service.pool, nSteps, s.stepSec, this.egressStops, (i, dep, arr, changed, nChanged) => {
         const e0 = performance.now();
+        // counted in locals, added to the origin's counts once per step
+        let sImp = 0, sRead = 0, pRead = 0, dImp = 0;
         for (let c = 0; c < nChanged; c++) {
           const j = changed[c]!;
           const a = arr[j]!;
           if (a >= prev[j]!) continue;
           prev[j] = a;
-          stopImprovements++;
+          sImp++;
           // no destination of this stop improves when a + walk >= its arrival for every one, i.e. a >=
           // max(destArr - walk): slack[j] holds that maximum as last computed, an upper bound of it
           // now (arrivals only fall), so the stop is skipped exactly
           if (a >= slack[j]!) continue;
-          stopReads++;
-          pairReads += eStart[j + 1]! - eStart[j]!;
+          sRead++;
+          pRead += eStart[j + 1]! - eStart[j]!;
           let most = -NO_JOURNEY;
           for (let e = 2 * eStart[j]!, end = 2 * eStart[j + 1]!; e < end; e += 2) {
             const w = eDestWalk[e + 1]!;
@@ -292,7 +294,7 @@ export class TravelTimeAnalysis {
               continue;
             }
             destArr[d] = t;
-            destinationImprovements++;
+            dImp++;
             if (a > most) most = a;
             if (rowOf[d]! < 0) {
               // first reached at step i: no journey at the later steps already searched
@@ -311,6 +313,10 @@ export class TravelTimeAnalysis {
         }
         const series = this.series;
         for (let r = 0; r < nTouched; r++) series[r * nSteps + i] = destArr[touched[r]!]! - dep;
+        stopImprovements += sImp;
+        stopReads += sRead;
+        pairReads += pRead;
+        destinationImprovements += dImp;
         egressMs += performance.now() - e0;
       });
       Object.assign(work, { rounds: stats.rounds, routesScanned: stats.routesScanned, stopsVisited: stats.stopsVisited, footpaths: stats.footpaths, stopImprovements, stopReads, pairReads, destinationImprovements });
