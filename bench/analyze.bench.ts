@@ -7,7 +7,9 @@
  * MTA feeds: `../shared/tools/mta-gtfs bench/.mta`). Origins and destinations are random points
  * near served stops (seeded). Reports origins per second (= per core: one thread), the time per
  * origin by stage (access, RAPTOR, egress, percentiles, writing), CPU user/system, peak RSS, the
- * CPU model and the host probe. Walks are straight lines but on rnv-streets.
+ * CPU model and the host probe, and the work per origin in counts (RAPTOR rounds, routes, route
+ * stops, footpaths; egress stops and pairs read), which compare across runs on a loaded host. Walks
+ * are straight lines but on rnv-streets.
  * Flags: --only bc,rnv,rnv-streets,nyc; --origins N (default 200); --destinations N (default 2000; NYC 10000).
  */
 import { spawnSync } from "node:child_process";
@@ -95,6 +97,7 @@ function points(tt: Timetable, n: number, seed: number, file: string): void {
 const machine = machineInfo(ROOT);
 const probeBefore = hostProbeMs();
 const rows: string[][] = [];
+const works: string[][] = [];
 for (const ds of DATASETS) {
   if (!ONLY.includes(ds.name)) continue;
   const dir = prepare(ds);
@@ -120,8 +123,12 @@ for (const ds of DATASETS) {
     p.access.toFixed(1), (t.setup_ms / 1000).toFixed(1), p.raptor.toFixed(1), p.egress.toFixed(1), p.percentiles.toFixed(1), p.write.toFixed(1),
     `${(t.cpu_user_ms / 1000).toFixed(1)} / ${(t.cpu_system_ms / 1000).toFixed(1)}`, `${t.max_rss_mb} MB`, `${rep.outputs.rows}`,
   ]);
+  const w = rep.work_per_origin;
+  works.push([ds.label, ...[w.rounds, w.routesScanned, w.stopsVisited, w.footpaths, w.stopImprovements, w.stopReads, w.pairReads, w.destinationImprovements].map((v) => v.toLocaleString("en-US"))]);
   rmSync(tmp, { recursive: true, force: true });
 }
 const probeAfter = hostProbeMs();
 console.log(`Machine: ${machine.cores} x ${machine.cpuModel}, ${machine.ramGiB} GiB RAM, Bun ${machine.bun}, commit ${machine.gitCommit}; host probe (bench/lib/machine.ts, ~0.71 ms when quiet) ${probeBefore.toFixed(2)} ms before, ${probeAfter.toFixed(2)} ms after. One thread (one core). Window 07:00-09:00, 120 departures, 5 percentiles, walks at 1.3 m/s up to 20 min, at most 4 transfers, 120 min maximum.\n`);
 console.log(mdTable(["timetable", "stops", "origins x destinations", "egress stops", "origins/s (one core)", "ms / origin", "access + direct", "setup s", "RAPTOR", "egress", "percentiles", "writing", "CPU user / sys s", "peak RSS", "rows written"], rows));
+console.log("\nWork per origin (counts, the same on a quiet or a loaded host: RAPTOR rounds, routes scanned, route stops visited, footpaths relaxed; egress: egress-stop arrivals lowered, of those read (not skipped by their bound), (stop, destination) pairs read, destination arrivals lowered):\n");
+console.log(mdTable(["timetable", "rounds", "routes scanned", "route stops visited", "footpaths", "egress-stop improvements", "egress stops read", "pairs read", "destination improvements"], works));

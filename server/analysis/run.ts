@@ -10,7 +10,7 @@ import { join } from "node:path";
 import { activeStreets, activeVersions, readManifest } from "../../pipeline/schema/manifest.ts";
 import { loadTimetableFile } from "../planner/timetable/arrow-loader.ts";
 import { PlanService } from "../planner/plan-service.ts";
-import { TravelTimeAnalysis, type AnalysisPoint, type AnalysisSettings, type OriginTimings } from "../planner/analysis/travel-times.ts";
+import { TravelTimeAnalysis, type AnalysisPoint, type AnalysisSettings, type OriginTimings, type OriginWork } from "../planner/analysis/travel-times.ts";
 import type { StreetWalks } from "../planner/analysis/street-walks.ts";
 import { accessibility } from "../planner/analysis/percentiles.ts";
 import type { StopWalk } from "../planner/api.ts";
@@ -46,6 +46,8 @@ export interface AnalyzeReport {
     cpu_system_ms: number;
     max_rss_mb: number;
   };
+  /** per origin, average counts of the work done (RAPTOR and egress; independent of the host's load) */
+  work_per_origin: OriginWork;
   host: { cpu: string; cores: number };
 }
 
@@ -111,6 +113,7 @@ export async function runAnalysis(c: AnalyzeConfig, io: AnalyzeIo = { stderr: (s
     for (let i = c.shard.k - 1; i < origins.points.length; i += c.shard.n) mine.push(i);
     const out = await OriginRows.open(conn, c, origins, dests);
     const sums: OriginTimings = { accessMs: 0, raptorMs: 0, egressMs: 0, percentilesMs: 0 };
+    const work: OriginWork = { rounds: 0, routesScanned: 0, stopsVisited: 0, footpaths: 0, stopImprovements: 0, stopReads: 0, pairReads: 0, destinationImprovements: 0 };
     const show = progress(mine.length, c.quiet, io.stderr, io.tty, io.counts);
     const tOrigins = performance.now();
     let done = 0;
@@ -124,13 +127,14 @@ export async function runAnalysis(c: AnalyzeConfig, io: AnalyzeIo = { stderr: (s
       sums.raptorMs += res.timings.raptorMs;
       sums.egressMs += res.timings.egressMs;
       sums.percentilesMs += res.timings.percentilesMs;
+      for (const k of Object.keys(work) as (keyof OriginWork)[]) work[k] += res.work[k];
       await out.append(oi, res.percentiles);
       show(++done);
     }
     await out.writer.flush();
     const originsMs = performance.now() - tOrigins;
     show(done, true);
-    const report = runReport({ c, m, analysis, walks, origins, dests, mine: mine.length, out, started, cpu0, sums, done, ms: { loadMs, setupMs, originsMs } });
+    const report = runReport({ c, m, analysis, walks, origins, dests, mine: mine.length, out, started, cpu0, sums, work, done, ms: { loadMs, setupMs, originsMs } });
     mkdirSync(join(c.outDir, "reports"), { recursive: true });
     writeFileSync(join(c.outDir, "reports", `${out.table}-${out.part}.json`), `${JSON.stringify(report, null, 2)}\n`);
     return report;
@@ -243,7 +247,7 @@ class OriginRows {
 /** The run report: inputs with their SHA-1, the dataset's versions, settings, outputs, timings, host. */
 function runReport(r: {
   c: AnalyzeConfig; m: ReturnType<typeof readManifest>; analysis: TravelTimeAnalysis; walks: StreetWalks | null; origins: PointSet; dests: PointSet; mine: number; out: OriginRows;
-  started: Date; cpu0: NodeJS.CpuUsage; sums: OriginTimings; done: number; ms: { loadMs: number; setupMs: number; originsMs: number };
+  started: Date; cpu0: NodeJS.CpuUsage; sums: OriginTimings; work: OriginWork; done: number; ms: { loadMs: number; setupMs: number; originsMs: number };
 }): AnalyzeReport {
   const { c, m, analysis, walks, out, sums, done } = r;
   const cpu = process.cpuUsage(r.cpu0);
@@ -271,6 +275,7 @@ function runReport(r: {
       per_origin_ms: { access: avg(sums.accessMs), raptor: avg(sums.raptorMs), egress: avg(sums.egressMs), percentiles: avg(sums.percentilesMs), write: avg(out.writer.writeMs) },
       cpu_user_ms: Math.round(cpu.user / 1000), cpu_system_ms: Math.round(cpu.system / 1000), max_rss_mb: Math.round(process.resourceUsage().maxRSS / 1024),
     },
+    work_per_origin: Object.fromEntries(Object.entries(r.work).map(([k, v]) => [k, done ? Math.round(v / done) : 0])) as unknown as OriginWork,
     host: { cpu: cpus()[0]?.model ?? "unknown", cores: cpus().length },
   };
 }

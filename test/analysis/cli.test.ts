@@ -121,7 +121,7 @@ describe("interchange analyze", () => {
     expect(acc.some((x) => (x.jobs as number) > 0)).toBe(true);
   });
 
-  test("the run report: inputs with their SHA-1, the dataset's active versions, settings, timings", async () => {
+  test("the run report: inputs with their SHA-1, the dataset's active versions, settings, timings, the work in counts", async () => {
     const rep = JSON.parse(readFileSync(join(dir, "sharded", "reports", "travel_times-shard=1-of-2.json"), "utf8"));
     expect(rep.inputs.origins).toMatchObject({ points: 26, in_shard: 13 });
     expect(rep.inputs.origins.sha1).toMatch(/^[0-9a-f]{40}$/);
@@ -132,6 +132,17 @@ describe("interchange analyze", () => {
     expect(rep.settings).toMatchObject({ date: "2019-03-12", time_zone: "America/Los_Angeles", window: "07:00-08:00", departures: 60, percentiles: [5, 25, 50, 75, 95] });
     expect(rep.shard).toEqual({ k: 1, n: 2 });
     expect(rep.timings.origins_per_s).toBeGreaterThan(0);
+    // the work in counts: every departure runs at least one round, at most maxTransfers + 1; a stop read
+    // is an improved one, a pair read belongs to a stop read, a lowered destination arrival to a pair read
+    const w = rep.work_per_origin;
+    expect(w.rounds).toBeGreaterThanOrEqual(1);
+    expect(w.rounds).toBeLessThanOrEqual(60 * (rep.settings.max_transfers + 1));
+    expect(w.routesScanned).toBeGreaterThan(0);
+    expect(w.stopReads).toBeGreaterThan(0);
+    expect(w.stopReads).toBeLessThanOrEqual(w.stopImprovements);
+    expect(w.pairReads).toBeGreaterThanOrEqual(w.stopReads);
+    expect(w.destinationImprovements).toBeGreaterThan(0);
+    expect(w.destinationImprovements).toBeLessThanOrEqual(w.pairReads);
   });
 
   test("a progress line on stderr: origins done, rate, time left", async () => {

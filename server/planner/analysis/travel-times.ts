@@ -54,12 +54,27 @@ export interface OriginTimings {
   percentilesMs: number;
 }
 
+/** What one origin's pass did: counts, not times (they compare across runs on a loaded host). */
+export interface OriginWork {
+  /** RAPTOR over every step: rounds run, routes scanned, route stops visited, footpaths relaxed */
+  rounds: number;
+  routesScanned: number;
+  stopsVisited: number;
+  footpaths: number;
+  /** egress: arrivals at egress stops lowered, those read (not skipped by the stop's bound), (stop, destination) pairs read, destination arrivals lowered */
+  stopImprovements: number;
+  stopReads: number;
+  pairReads: number;
+  destinationImprovements: number;
+}
+
 export interface OriginResult {
   /** destination-major percentile minutes (nDest * nPct), UNREACHABLE (-1) where unreachable */
   percentiles: Int16Array;
   /** destinations reached by transit at some step */
   reachedByTransit: number;
   timings: OriginTimings;
+  work: OriginWork;
 }
 
 /**
@@ -235,6 +250,8 @@ export class TravelTimeAnalysis {
     rowOf.fill(-1);
     let nTouched = 0;
     let egressMs = 0;
+    const work: OriginWork = { rounds: 0, routesScanned: 0, stopsVisited: 0, footpaths: 0, stopImprovements: 0, stopReads: 0, pairReads: 0, destinationImprovements: 0 };
+    let stopImprovements = 0, stopReads = 0, pairReads = 0, destinationImprovements = 0;
     if (access.length && this.egressStops.length) {
       const q: SearchQuery = {
         epochSec: this.epochSec,
@@ -251,17 +268,22 @@ export class TravelTimeAnalysis {
         wheelchair: false,
         maxDurationSec: s.maxDurationMin * 60,
       };
-      stepArrivals(this.service.prepared, q, this.service.pool, nSteps, s.stepSec, this.egressStops, (i, dep, arr, changed, nChanged) => {
+      const stats = stepArrivals(this.service.prepared, q, this.service.pool, nSteps, s.stepSec, this.egressStops, (i, dep, arr, changed, nChanged) => {
         const e0 = performance.now();
+        // counted in locals, added to the origin's counts once per step
+        let sImp = 0, sRead = 0, pRead = 0, dImp = 0;
         for (let c = 0; c < nChanged; c++) {
           const j = changed[c]!;
           const a = arr[j]!;
           if (a >= prev[j]!) continue;
           prev[j] = a;
+          sImp++;
           // no destination of this stop improves when a + walk >= its arrival for every one, i.e. a >=
           // max(destArr - walk): slack[j] holds that maximum as last computed, an upper bound of it
           // now (arrivals only fall), so the stop is skipped exactly
           if (a >= slack[j]!) continue;
+          sRead++;
+          pRead += eStart[j + 1]! - eStart[j]!;
           let most = -NO_JOURNEY;
           for (let e = 2 * eStart[j]!, end = 2 * eStart[j + 1]!; e < end; e += 2) {
             const w = eDestWalk[e + 1]!;
@@ -272,6 +294,7 @@ export class TravelTimeAnalysis {
               continue;
             }
             destArr[d] = t;
+            dImp++;
             if (a > most) most = a;
             if (rowOf[d]! < 0) {
               // first reached at step i: no journey at the later steps already searched
@@ -290,8 +313,13 @@ export class TravelTimeAnalysis {
         }
         const series = this.series;
         for (let r = 0; r < nTouched; r++) series[r * nSteps + i] = destArr[touched[r]!]! - dep;
+        stopImprovements += sImp;
+        stopReads += sRead;
+        pairReads += pRead;
+        destinationImprovements += dImp;
         egressMs += performance.now() - e0;
       });
+      Object.assign(work, { rounds: stats.rounds, routesScanned: stats.routesScanned, stopsVisited: stats.stopsVisited, footpaths: stats.footpaths, stopImprovements, stopReads, pairReads, destinationImprovements });
     }
     const t2 = performance.now();
     // percentiles: the transit times, or walking all the way where shorter
@@ -314,7 +342,7 @@ export class TravelTimeAnalysis {
       percentileMinutes(row, nSteps, s.maxDurationMin, pctIdx, counts, out, d * nPct);
     }
     const t3 = performance.now();
-    return { percentiles: out, reachedByTransit: nTouched, timings: { accessMs: t1 - t0, raptorMs: t2 - t1 - egressMs, egressMs, percentilesMs: t3 - t2 } };
+    return { percentiles: out, reachedByTransit: nTouched, timings: { accessMs: t1 - t0, raptorMs: t2 - t1 - egressMs, egressMs, percentilesMs: t3 - t2 }, work };
   }
 }
 
