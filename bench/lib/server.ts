@@ -14,9 +14,15 @@ export function rssKb(pid: number, field = "VmRSS"): number {
   return m ? Number(m[1]) : 0;
 }
 
-/** Start `interchange serve` on `dataDir` (any free port) and wait until it listens. */
-export async function startServer(dataDir: string): Promise<{ url: string; pid: number; stop: () => void }> {
-  const child = spawn(process.execPath, [join(ROOT, "bin", "interchange.ts"), "serve", "--data", dataDir, "--port", "0", "--host", "127.0.0.1", "--no-auth", "--workers", "1"], {
+/** The CPU time a process has used so far, user and system, in seconds (/proc/<pid>/stat, 100 ticks a second). */
+export function cpuSec(pid: number): { user: number; sys: number } {
+  const f = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ");
+  return { user: Number(f[11]) / 100, sys: Number(f[12]) / 100 };
+}
+
+/** Start `interchange serve` of the source tree `root` (default this one) on `dataDir` (any free port) and wait until it listens. */
+export async function startServer(dataDir: string, root = ROOT): Promise<{ url: string; pid: number; stop: () => void }> {
+  const child = spawn(process.execPath, [join(root, "bin", "interchange.ts"), "serve", "--data", dataDir, "--port", "0", "--host", "127.0.0.1", "--no-auth", "--workers", "1"], {
     stdio: ["ignore", "ignore", "pipe"],
   });
   let log = "";

@@ -33,9 +33,19 @@ export function countPlans(doc: DocumentNode, operationName: string | null | und
 
 /** The yoga plugin taking the plans' extra cost before an operation runs. */
 export function planCostPlugin(charge: PlanCharge, planFields: readonly string[]): YogaPlugin {
+  // yoga hands the same parsed document to every request sending the same query (its parse cache):
+  // its plans are counted once per operation name
+  const counted = new WeakMap<DocumentNode, Map<string, number>>();
+  const plansOf = (doc: DocumentNode, operationName: string | null | undefined) => {
+    let byName = counted.get(doc);
+    if (!byName) counted.set(doc, (byName = new Map()));
+    let n = byName.get(operationName ?? "");
+    if (n === undefined) byName.set(operationName ?? "", (n = countPlans(doc, operationName, planFields)));
+    return n;
+  };
   return {
     async onExecute({ args, setResultAndStopExecution }) {
-      const plans = countPlans(args.document, args.operationName, planFields);
+      const plans = plansOf(args.document, args.operationName);
       const request = (args.contextValue as { request?: Request }).request;
       if (plans <= 1 || !request) return;
       const d = await charge(request, plans - 1);

@@ -20,15 +20,21 @@ import { AgencyNode, type GqlContext, RouteNode, StopNode, transitMode } from ".
 import { TripNode as CatalogTripNode } from "../timetable.ts";
 import { isoDuration, offsetDateTime } from "./wire.ts";
 
-/** What every object of one plan reads: the timetable it was made on, the catalog's dataset, the query. */
+/**
+ * What every object of one plan reads: the timetable it was made on, the catalog's dataset, the
+ * query; and the catalog nodes of the plan's stops and GTFS routes, each looked up once per answer
+ * (legs share their stops, a leg's place, stop calls and trip ask for the same ones).
+ */
 export interface PlanView {
   tt: Timetable;
   rd: RenderData;
   snap: TransitSnapshot | null;
   query: PlanQuery;
+  stops: Map<number, StopNode | null>;
+  routes: Map<number, RouteNode | null>;
 }
 
-export const planView = (tt: Timetable, snap: TransitSnapshot | null, query: PlanQuery): PlanView => ({ tt, rd: dataOf(tt), snap, query });
+export const planView = (tt: Timetable, snap: TransitSnapshot | null, query: PlanQuery): PlanView => ({ tt, rd: dataOf(tt), snap, query, stops: new Map(), routes: new Map() });
 
 const round1 = (x: number) => Math.round(x * 10) / 10;
 const WHEELCHAIR = ["NO_INFORMATION", "POSSIBLE", "NOT_POSSIBLE"];
@@ -44,8 +50,12 @@ function withAlerts<T extends object>(node: T): T {
 
 function stopNode(v: PlanView, s: number | undefined): StopNode | null {
   if (s === undefined || !v.snap) return null;
-  const st = v.snap.stopById(v.rd.feedId[v.tt.meta.stopFeed[s]!] ?? "", v.tt.meta.stopId[s]!);
-  return st ? withAlerts(new StopNode(st)) : null;
+  let node = v.stops.get(s);
+  if (node === undefined) {
+    const st = v.snap.stopById(v.rd.feedId[v.tt.meta.stopFeed[s]!] ?? "", v.tt.meta.stopId[s]!);
+    v.stops.set(s, (node = st ? withAlerts(new StopNode(st)) : null));
+  }
+  return node;
 }
 
 /** The feed (Onestop ID) of a GTFS route of the timetable. */
@@ -56,8 +66,12 @@ function routeFeed(v: PlanView, g: number): string {
 
 function routeNode(v: PlanView, g: number): RouteNode | null {
   if (!v.snap) return null;
-  const r = v.snap.routeById(routeFeed(v, g), v.tt.meta.gtfsRoutes[g]!.routeId);
-  return r ? withAlerts(new RouteNode(r)) : null;
+  let node = v.routes.get(g);
+  if (node === undefined) {
+    const r = v.snap.routeById(routeFeed(v, g), v.tt.meta.gtfsRoutes[g]!.routeId);
+    v.routes.set(g, (node = r ? withAlerts(new RouteNode(r)) : null));
+  }
+  return node;
 }
 
 function agencyNode(v: PlanView, g: number): AgencyNode | null {

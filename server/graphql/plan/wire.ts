@@ -11,6 +11,37 @@ import { tzOffsetMs } from "../../planner/public.ts";
 export const badInput = (message: string, field?: string) => new GraphQLError(message, { extensions: { code: "BAD_USER_INPUT", ...(field ? { field } : {}) } });
 
 const pad = (n: number, w = 2) => String(Math.abs(n)).padStart(w, "0");
+const TWO = Array.from({ length: 60 }, (_, i) => pad(i));
+
+/** "2019-06-04T" of a day since the epoch, and "-07:00" of an offset in seconds: cached (a plan's times share a few days and offsets) */
+const dayPrefixes = new Map<number, string>();
+const zones = new Map<number, string>();
+function dayPrefix(day: number): string {
+  let v = dayPrefixes.get(day);
+  if (v === undefined) {
+    const d = new Date(day * 86400_000);
+    v = `${d.getUTCFullYear()}-${pad(d.getUTCMonth() + 1)}-${pad(d.getUTCDate())}T`;
+    if (dayPrefixes.size > 4096) dayPrefixes.clear();
+    dayPrefixes.set(day, v);
+  }
+  return v;
+}
+function zoneOf(off: number): string {
+  let v = zones.get(off);
+  if (v === undefined) {
+    v = off === 0 ? "Z" : `${off < 0 ? "-" : "+"}${pad(Math.floor(Math.abs(off) / 3600))}:${pad(Math.floor((Math.abs(off) % 3600) / 60))}`;
+    if (zones.size > 4096) zones.clear();
+    zones.set(off, v);
+  }
+  return v;
+}
+
+/** The local day (since the epoch) and the seconds into it of an instant (Unix seconds) in a time zone, from the OTP1 renderer's offset cache (one Intl call per 15 minutes of a zone). */
+export function localDaySec(unixSec: number, tz: string): { day: number; sec: number } {
+  const local = unixSec + Math.round(tzOffsetMs(tz, unixSec * 1000) / 1000);
+  const day = Math.floor(local / 86400);
+  return { day, sec: local - day * 86400 };
+}
 
 /** An instant (Unix seconds) as OTP's OffsetDateTime in a time zone: "2019-06-04T08:03:00-07:00". */
 export function offsetDateTime(unixSec: number, tz: string): string {
@@ -18,9 +49,10 @@ export function offsetDateTime(unixSec: number, tz: string): string {
   const off = Math.round(tzOffsetMs(tz, unixSec * 1000) / 1000);
   const local = unixSec + off;
   const day = Math.floor(local / 86400), sec = local - day * 86400;
-  const d = new Date(day * 86400_000);
-  const zone = off === 0 ? "Z" : `${off < 0 ? "-" : "+"}${pad(Math.floor(Math.abs(off) / 3600))}:${pad(Math.floor((Math.abs(off) % 3600) / 60))}`;
-  return `${d.getUTCFullYear()}-${pad(d.getUTCMonth() + 1)}-${pad(d.getUTCDate())}T${pad(Math.floor(sec / 3600))}:${pad(Math.floor((sec % 3600) / 60))}:${pad(sec % 60)}${zone}`;
+  const h = Math.floor(sec / 3600), m = Math.floor((sec % 3600) / 60), s = sec % 60;
+  // whole seconds (the plan's times are): two-digit parts from the table; anything else as before
+  const time = Number.isInteger(sec) && h < 24 ? `${TWO[h]}:${TWO[m]}:${TWO[s]}` : `${pad(h)}:${pad(m)}:${pad(s)}`;
+  return `${dayPrefix(day)}${time}${zoneOf(off)}`;
 }
 
 const OFFSET_DATE_TIME = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})(?::(\d{2})(?:\.\d{1,9})?)?(Z|[+-]\d{2}:?\d{2})$/;

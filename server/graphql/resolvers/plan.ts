@@ -8,14 +8,13 @@
  */
 import type { PlanQuery, PlanResult } from "../../planner/public.ts";
 import { LIMITS } from "../../planner/public.ts";
-import { localParts } from "../../planner/public.ts";
 import { NO_PLANNING, type Planning } from "../../planning.ts";
 import type { GqlContext } from "../model.ts";
 import { connectionQuery, connectionTime, legacyPlace, legacyQuery, labeledPlace, localDateTime, placeParam, plannerQuery, type LegacyPlanArgs, type PlanConnectionArgs, type RawParams, type ResolvedPlace } from "../plan/input.ts";
 import { ItineraryNode, PlaceNode, planView } from "../plan/nodes.ts";
 import { decodeCursor, MAX_PAGE, pageOf, searchOf, type Position } from "../plan/paging.ts";
 import { routingError, routingErrorsOf, type RoutingError } from "../plan/routing-errors.ts";
-import { badInput, isoDuration, offsetDateTime, parseDuration, planFailure } from "../plan/wire.ts";
+import { badInput, isoDuration, localDaySec, offsetDateTime, parseDuration, planFailure } from "../plan/wire.ts";
 
 /** What the planning fields read besides the dataset: the planning port and the clock, and the request's account (its street calls are served in turn with other accounts'). */
 export interface PlanContext extends GqlContext {
@@ -97,7 +96,7 @@ async function planConnection(a: PlanConnectionArgs, ctx: PlanContext) {
   const planning = ctx.planning ?? NO_PLANNING;
   const tz = planning.timeZoneAt(f.lat, f.lon) ?? "UTC";
   const s = searchOf(pos, backward);
-  const local = localDateTime(s.timeSec, tz, localParts);
+  const local = localDateTime(s.timeSec, tz, localDaySec);
   const raw: RawParams = { ...cq.raw, fromPlace: placeParam(f), toPlace: placeParam(t), date: local.date, time: local.time, arriveBy: String(s.arriveBy), searchWindow: String(s.windowSec) };
   // a page forward needs its first n rides after the cursor's k: the planner searches the window's
   // first part and more of it only while it finds no more (searchedSec, OTP2's searchWindowUsed)
