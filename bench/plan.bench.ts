@@ -28,6 +28,7 @@ import { hostProbeMs, machineInfo } from "./lib/machine.ts";
 import { flag, hasFlag, pct, rng } from "./lib/args.ts";
 import { mdTable } from "./lib/measure.ts";
 import { rssKb, startServer } from "./lib/server.ts";
+import { type Query, queries, requests } from "./lib/plan-queries.ts";
 import { DepartAfterQuery, JourneyFactory, RaptorAlgorithmFactory, Service } from "raptor-journey-planner";
 
 const ROOT = resolve(import.meta.dir, "..");
@@ -78,32 +79,6 @@ async function prepare(ds: (typeof DATASETS)[number]): Promise<string> {
     writeManifest(dir, m);
   }
   return dir;
-}
-
-interface Query { o: number; d: number; t: number }
-
-function queries(tt: Timetable, n: number, seed: number): { qs: Query[]; day: number; tz: string } {
-  const rand = rng(seed);
-  const { core, meta } = tt;
-  const tz = meta.timezones[0]!;
-  // the weekday (Tuesday..Thursday) inside the service windows of the most feeds
-  const nFeeds = meta.feeds.length;
-  const inWindow = (f: number, d: number) => d >= meta.feedStartDay[f]! && d <= meta.feedEndDay[f]!;
-  let day = meta.feedStartDay[0]!, bestCount = -1;
-  for (let d = Math.min(...meta.feedStartDay); d <= Math.max(...meta.feedEndDay); d++) {
-    if ((d + 3) % 7 < 1 || (d + 3) % 7 > 3) continue;
-    let c = 0;
-    for (let f = 0; f < nFeeds; f++) if (inWindow(f, d)) c++;
-    if (c > bestCount) [day, bestCount] = [d + 7 <= Math.max(...meta.feedEndDay) && [...Array(nFeeds).keys()].filter((f) => inWindow(f, d + 7)).length === c ? d + 7 : d, c];
-  }
-  const served: number[] = [];
-  for (let s = 0; s < core.nStops; s++) if (core.stopRouteStart[s + 1]! > core.stopRouteStart[s]! && inWindow(meta.stopFeed[s]!, day)) served.push(s);
-  const qs: Query[] = [];
-  while (qs.length < n) {
-    const o = served[Math.floor(rand() * served.length)]!, d = served[Math.floor(rand() * served.length)]!;
-    if (o !== d) qs.push({ o, d, t: localToUnix(day, 6 * 3600 + Math.floor(rand() * 16 * 3600), tz) });
-  }
-  return { qs, day, tz };
 }
 
 /**
@@ -277,8 +252,6 @@ const PLAN_CONNECTION_SEARCH = `query BenchPlanSearch($origin: PlanLabeledLocati
     routingErrors { code }
   }
 }`;
-/** The REST plan request's itineraries when none are asked for (server/planner/plan-params.ts DEFAULTS.numItineraries). */
-const REST_ITINERARIES = 3;
 
 interface HttpKind { ms: number[]; itineraries: number; errors: number; bytes: number }
 
@@ -291,19 +264,10 @@ interface HttpKind { ms: number[]; itineraries: number; errors: number; bytes: n
  */
 async function httpPlans(dir: string, tt: Timetable, qs: Query[], warm: Query[], day: number, tz: string) {
   const server = await startServer(dir);
-  const iso = new Date(day * 86400_000).toISOString().slice(0, 10);
-  const { stopLat, stopLon } = tt.meta;
-  const restUrl = (q: Query) => `${server.url}/api/v2/routing/otp/plan?fromPlace=${stopLat[q.o]},${stopLon[q.o]}&toPlace=${stopLat[q.d]},${stopLon[q.d]}&date=${iso}&time=${q.t - localToUnix(day, 0, tz)}`;
-  const gqlBody = (q: Query, query: string) =>
-    JSON.stringify({
-      query,
-      variables: {
-        origin: { location: { coordinate: { latitude: stopLat[q.o], longitude: stopLon[q.o] } } },
-        destination: { location: { coordinate: { latitude: stopLat[q.d], longitude: stopLon[q.d] } } },
-        dateTime: { earliestDeparture: new Date(q.t * 1000).toISOString().replace(".000Z", "Z") },
-        first: REST_ITINERARIES,
-      },
-    });
+  // the request URLs and bodies shared with bench/gql-ab.ts (3 itineraries, the REST plan's default numItineraries)
+  const req = requests(tt, day, tz);
+  const restUrl = (q: Query) => server.url + req.restPath(q);
+  const gqlBody = req.gqlBody;
   const kinds: Record<"rest" | "gql" | "gqlSearch", HttpKind> = { rest: { ms: [], itineraries: 0, errors: 0, bytes: 0 }, gql: { ms: [], itineraries: 0, errors: 0, bytes: 0 }, gqlSearch: { ms: [], itineraries: 0, errors: 0, bytes: 0 } };
   const run = async (kind: keyof typeof kinds, q: Query, measure: boolean) => {
     const s = performance.now();
