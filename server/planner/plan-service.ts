@@ -67,6 +67,8 @@ export class PlanService {
   private tripIx: TripIndex | null = null;
   /** the trip updates applied last (kept while the snapshots served stay the same) */
   private applied: AppliedUpdates = NOTHING_APPLIED;
+  /** each served snapshot's trip updates applied on their own (a feed's new snapshot re-applies only that feed's) */
+  private readonly appliedBySnapshot = new Map<string, AppliedUpdates>();
 
   /** `realtime`: the trip updates and alerts served (the realtime feature's, handed over by server/main.ts) */
   constructor(
@@ -93,9 +95,12 @@ export class PlanService {
   /** The trip updates served at `nowMs`, applied to the timetable (once per set of snapshots). */
   appliedUpdates(nowMs: number): AppliedUpdates {
     const snaps = this.realtime.tripUpdates(nowMs);
-    if (snaps.length === 0) return (this.applied = NOTHING_APPLIED);
+    if (snaps.length === 0) {
+      this.appliedBySnapshot.clear();
+      return (this.applied = NOTHING_APPLIED);
+    }
     const key = snaps.map((x) => `${x.feed}=${x.key}`).join(";");
-    if (key !== this.applied.key) this.applied = applyTripUpdates(this.tt, (this.tripIx ??= tripIndex(this.tt)), snaps, nowMs);
+    if (key !== this.applied.key) this.applied = applyTripUpdates(this.tt, (this.tripIx ??= tripIndex(this.tt)), snaps, nowMs, this.appliedBySnapshot);
     return this.applied;
   }
 

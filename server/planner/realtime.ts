@@ -153,12 +153,67 @@ export function tripIndex(tt: Timetable): TripIndex {
 const NOT_SCHEDULED = new Set(["ADDED", "UNSCHEDULED", "DUPLICATED", "NEW", "REPLACEMENT"]);
 const CANCELED = new Set(["CANCELED", "DELETED"]);
 
-/** The trip updates of `snapshots` applied to the timetable (`nowMs`: when the snapshots carry no timestamp). */
-export function applyTripUpdates(tt: Timetable, ix: TripIndex, snapshots: TripUpdateSnapshot[], nowMs: number): AppliedUpdates {
-  const out: AppliedUpdates = { key: snapshots.map((s) => `${s.feed}=${s.key}`).join(";"), byDay: new Map(), counts: { ...NOTHING_APPLIED.counts }, lastRejection: null, fasterHops: null };
+/** The name of a snapshot among those applied (AppliedUpdates.key joins them). */
+const snapshotKey = (s: TripUpdateSnapshot) => `${s.feed}=${s.key}`;
+
+/**
+ * The trip updates of `snapshots` applied to the timetable (`nowMs`: when the snapshots carry no
+ * timestamp). `applied` holds each snapshot's own result by its name: a snapshot found there is
+ * not applied again (a feed's new snapshot costs its own trips, not every feed's); the map is
+ * left holding exactly the snapshots given. The result is the same as applying them all in order.
+ */
+export function applyTripUpdates(tt: Timetable, ix: TripIndex, snapshots: TripUpdateSnapshot[], nowMs: number, applied = new Map<string, AppliedUpdates>()): AppliedUpdates {
+  const parts = snapshots.map((snap) => {
+    const k = snapshotKey(snap);
+    return applied.get(k) ?? applyOne(tt, ix, snap, nowMs);
+  });
+  const keys = new Set(snapshots.map(snapshotKey));
+  for (const k of [...applied.keys()]) if (!keys.has(k)) applied.delete(k);
+  snapshots.forEach((snap, i) => applied.set(snapshotKey(snap), parts[i]!));
+  return joinApplied(snapshots.map(snapshotKey).join(";"), parts);
+}
+
+/** Snapshots applied one by one, as one: days' trips in the snapshots' order, counts summed, the last rejection, the faster rides of all. */
+function joinApplied(key: string, parts: AppliedUpdates[]): AppliedUpdates {
+  const out: AppliedUpdates = { key, byDay: new Map(), counts: { ...NOTHING_APPLIED.counts }, lastRejection: null, fasterHops: null };
+  if (parts.length === 1) {
+    const p = parts[0]!;
+    return { ...p, key, fasterHops: p.fasterHops && { ...p.fasterHops, key } };
+  }
+  const faster: { from: Int32Array[]; to: Int32Array[]; sec: Int32Array[] } = { from: [], to: [], sec: [] };
+  for (const p of parts) {
+    for (const [day, trips] of p.byDay) {
+      const m = out.byDay.get(day);
+      if (!m) out.byDay.set(day, new Map(trips));
+      else for (const [t, trip] of trips) m.set(t, trip);
+    }
+    for (const name of Object.keys(out.counts) as (keyof AppliedCounts)[]) out.counts[name] += p.counts[name];
+    if (p.lastRejection !== null) out.lastRejection = p.lastRejection;
+    if (p.fasterHops) {
+      faster.from.push(p.fasterHops.from);
+      faster.to.push(p.fasterHops.to);
+      faster.sec.push(p.fasterHops.sec);
+    }
+  }
+  const concat = (xs: Int32Array[]) => {
+    const all = new Int32Array(xs.reduce((a, x) => a + x.length, 0));
+    let at = 0;
+    for (const x of xs) {
+      all.set(x, at);
+      at += x.length;
+    }
+    return all;
+  };
+  if (faster.from.length) out.fasterHops = { key, from: concat(faster.from), to: concat(faster.to), sec: concat(faster.sec) };
+  return out;
+}
+
+/** One snapshot's trip updates applied to the timetable. */
+function applyOne(tt: Timetable, ix: TripIndex, snap: TripUpdateSnapshot, nowMs: number): AppliedUpdates {
+  const out: AppliedUpdates = { key: snapshotKey(snap), byDay: new Map(), counts: { ...NOTHING_APPLIED.counts }, lastRejection: null, fasterHops: null };
   const faster: { from: number[]; to: number[]; sec: number[] } = { from: [], to: [], sec: [] };
   const c = out.counts;
-  for (const snap of snapshots) {
+  {
     const ids = ix.byFeed.get(snap.feed.toLowerCase());
     for (const [tripId, u] of snap.byTrip) {
       const rel = u.schedule_relationship ?? "SCHEDULED";
