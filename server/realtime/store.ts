@@ -160,14 +160,19 @@ export class RealtimeStore implements RealtimeFeeds {
     return next;
   }
 
-  private async query<T>(file: string, columns: string[]): Promise<T[]> {
+  private async connection(): Promise<DuckDBConnection> {
     if (!this.db) {
       const { DuckDBInstance } = await import("@duckdb/node-api");
       const instance = await DuckDBInstance.create(":memory:", { threads: "1" });
       this.db = { instance, conn: await instance.connect() };
     }
+    return this.db.conn;
+  }
+
+  private async query<T>(file: string, columns: string[]): Promise<T[]> {
+    const conn = await this.connection();
     const cols = columns.map((c) => `"${c}"`).join(", ");
-    const res = await this.db.conn.runAndReadAll(`SELECT to_json(r)::VARCHAR FROM (SELECT ${cols} FROM read_parquet(${sqlString(file)}, hive_partitioning = false)) r`);
+    const res = await conn.runAndReadAll(`SELECT to_json(r)::VARCHAR FROM (SELECT ${cols} FROM read_parquet(${sqlString(file)}, hive_partitioning = false)) r`);
     return res.getRows().map(([j]) => JSON.parse(String(j)) as T);
   }
 
@@ -179,8 +184,32 @@ export class RealtimeStore implements RealtimeFeeds {
 
   private async readTripUpdates(file: string, headerTimestamp: number | null): Promise<TripUpdateIndex> {
     const index = new TripUpdateIndex(headerTimestamp);
-    index.addRows(await this.readRows<TripUpdateRow>(file, TRIP_UPDATE_COLUMNS));
+    index.addRows(await this.readFlatRows<TripUpdateRow>(file, TRIP_UPDATE_COLUMNS));
     return index;
+  }
+
+  /**
+   * A snapshot file's rows of flat columns (no lists or structs) as objects, in file order, read
+   * column by column (no JSON text per row: a large trip updates snapshot is read several times
+   * faster); BIGINT columns as numbers. One query at a time, like readRows.
+   */
+  private readFlatRows<T>(file: string, columns: readonly string[]): Promise<T[]> {
+    const next = this.dbQueue.then(async () => {
+      const conn = await this.connection();
+      const types = new Map((await conn.runAndReadAll(`DESCRIBE SELECT * FROM read_parquet(${sqlString(file)}, hive_partitioning = false)`)).getRows().map(([n, t]) => [String(n), String(t)]));
+      const select = columns.map((c) => (types.get(c) === "BIGINT" ? `"${c}"::DOUBLE AS "${c}"` : `"${c}"`)).join(", ");
+      const cols = (await conn.runAndReadAll(`SELECT ${select} FROM read_parquet(${sqlString(file)}, hive_partitioning = false)`)).getColumns();
+      const n = cols[0]?.length ?? 0;
+      const rows: T[] = new Array(n);
+      for (let i = 0; i < n; i++) {
+        const row: Record<string, unknown> = {};
+        for (let c = 0; c < columns.length; c++) row[columns[c]!] = cols[c]![i] ?? null;
+        rows[i] = row as T;
+      }
+      return rows;
+    });
+    this.dbQueue = next.catch(() => {});
+    return next;
   }
 
   /** The trip updates served at `nowMs` (the catalog's TripUpdateSource). */
