@@ -209,6 +209,14 @@ function keepRoute(f) {
   return state.routes.get(f.properties.key);
 }
 
+/** Runs the jobs (functions returning promises), `n` at a time. */
+async function inTurn(jobs, n) {
+  let next = 0;
+  await Promise.all(Array.from({ length: Math.min(n, jobs.length) }, async () => {
+    while (next < jobs.length) await jobs[next++]();
+  }));
+}
+
 /** At most this many routes (and agencies) named by alerts are read for the alerts list's badges. */
 const ALERT_NAMES_READ = 40;
 
@@ -216,8 +224,8 @@ const ALERT_NAMES_READ = 40;
  * The active alerts of the realtime feeds (Api.activeAlerts: their alert snapshots, not a list of
  * every stop or route): stops ringed in orange on the map (the tiles' stops, through their feature
  * state, on every stop layer: the key says nothing of the location_type), route lines dashed (by
- * the tiles' gtfsId), and listed. The routes and agencies they name are then read one by one (the
- * first ALERT_NAMES_READ of each) for their names and colours in the list.
+ * the tiles' gtfsId), and listed. The routes and agencies they name are then read one by one, four
+ * at a time (the first ALERT_NAMES_READ of each), for their names and colours in the list.
  */
 async function loadAlerts() {
   let found;
@@ -236,10 +244,10 @@ async function loadAlerts() {
   renderAlerts();
   const routes = [...found.routes.keys()].filter((k) => !state.routes.get(k) || state.routes.get(k).partial).slice(0, ALERT_NAMES_READ);
   const agencies = [...found.agencies.keys()].filter((k) => !state.agencies.has(k)).slice(0, ALERT_NAMES_READ);
-  await Promise.all([
-    ...routes.map((k) => api.route(k).then((r) => r && keepRoute(routeFeature(r))).catch(() => null)),
-    ...agencies.map((k) => api.agency(k).then((a) => a && state.agencies.set(k, a.agency_name ?? k)).catch(() => null)),
-  ]);
+  await inTurn([
+    ...routes.map((k) => () => api.route(k).then((r) => r && keepRoute(routeFeature(r))).catch(() => null)),
+    ...agencies.map((k) => () => api.agency(k).then((a) => a && state.agencies.set(k, a.agency_name ?? k)).catch(() => null)),
+  ], 4);
   if (routes.length || agencies.length) renderAlerts();
 }
 
