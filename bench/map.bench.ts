@@ -2,7 +2,7 @@
  * The map page on a large dataset (`npm run bench:map -- --data DIR`, default bench/.work/plan-nyc:
  * all MTA feeds): the real server (`interchange serve`, its own process) and the page in headless
  * Chromium (Debian's chromium, SwiftShader: software WebGL, so frame times are pessimistic). Reports
- * the time until the page is ready (routes and stop alerts read) and its first view drawn, the bytes it
+ * the time until the page is ready (the dataset summary and the alerts read) and its first view drawn, the bytes it
  * read by kind (API answers, tiles, glyphs, page and MapLibre files) and its API requests, then, for views from the whole
  * dataset to a street corner, the time until each is drawn and the tiles it asked for. Prints a
  * markdown table; screenshots go to bench/.work/map-bench/.

@@ -17,17 +17,22 @@
  * member ways are joined end to end into rings (role `inner` → holes, others → outer rings; a ring
  * that cannot be closed is left out; a hole goes to the outer ring holding its first point; nodes
  * outside the extract are skipped, so an area cut by the extract's edge is closed along it; an outer
- * way tagged for the same layer as its relation is drawn only as the relation). Polygons
+ * way tagged for the same layer as its relation is drawn only as the relation). An old-style
+ * multipolygon (no area tags on the relation, the tags on its outer way) takes its layer and class
+ * from its first outer way that has them, its name from the relation or else that way, and is
+ * drawn with its holes instead of the way. Polygons
  * are written RFC 7946-wise (exterior counter-clockwise, holes clockwise). Coastlines
  * (natural=coastline) are left out: the sea is a side of a line, not an area in the extract.
  * Coordinates rounded to 5 decimals and simplified like the roads (Douglas-Peucker, 1e-5 degrees).
- * Bounded: over MAX_BASE_POINTS points buildings are left out first, then parks.
+ * Bounded: over MAX_BASE_POINTS points the smallest areas and lines are left out first, whatever
+ * their layer (`featureSize`: an area's side, the square root of its area; a line's length; places
+ * are always kept), so a capped basemap keeps the large buildings, parks, water and rivers.
  */
 import { gzipSync } from "node:zlib";
 import { block, dataBlocks, findNode, Pb, readNodes, simplify, type Block } from "./street-map.ts";
 
 export type BaseLayer = "places" | "water" | "waterways" | "parks" | "buildings";
-/** Points kept at most (rings and lines); buildings, then parks, are dropped until it fits. */
+/** Points kept at most (rings and lines); the smallest features are dropped until it fits. */
 export const MAX_BASE_POINTS = 3_000_000;
 /** place=* values kept, with their rank (1 = most important label). */
 export const PLACE_RANK: Record<string, number> = { city: 1, town: 2, village: 3, suburb: 4, quarter: 5, neighbourhood: 6, hamlet: 7 };
@@ -209,8 +214,36 @@ export interface BaseMapReport {
   bytes: number;
   /** features per layer */
   features: Record<BaseLayer, number>;
-  /** layers left out for the point budget */
-  dropped: BaseLayer[];
+  /** features per layer left out for the point budget (the smallest) */
+  dropped: Record<BaseLayer, number>;
+  /** with features left out: the size (m, featureSize) of the smallest kept; else null */
+  minSize: number | null;
+}
+
+/** Metres per degree of latitude (mean Earth radius). */
+const M_PER_DEG = (6_371_008.8 * Math.PI) / 180;
+
+/**
+ * A feature's size in metres, what the point budget keeps the largest of: for an area, the square
+ * root of its exteriors' area (a square's side); for a line, its length; a place, Infinity (always
+ * kept). Measured on a local equirectangular projection (longitudes scaled by the cosine of the
+ * latitude), which is within a fraction of a per cent at these sizes.
+ */
+export function featureSize(geometry: { type: string; coordinates: unknown }): number {
+  const k = (lat: number) => Math.cos((lat * Math.PI) / 180);
+  if (geometry.type === "LineString") {
+    const c = geometry.coordinates as [number, number][];
+    let len = 0;
+    for (let i = 1; i < c.length; i++) len += Math.hypot((c[i]![0] - c[i - 1]![0]) * k((c[i]![1] + c[i - 1]![1]) / 2), c[i]![1] - c[i - 1]![1]);
+    return len * M_PER_DEG;
+  }
+  if (geometry.type === "Polygon" || geometry.type === "MultiPolygon") {
+    const polys = (geometry.type === "Polygon" ? [geometry.coordinates] : geometry.coordinates) as [number, number][][][];
+    let a = 0;
+    for (const p of polys) if (p[0]) a += Math.abs(area2(p[0])) / 2 * k(p[0][0]![1]);
+    return Math.sqrt(a) * M_PER_DEG;
+  }
+  return Infinity;
 }
 
 /** The basemap's GeoJSON text from OSM PBF extracts (merged; an element in several extracts once), with what it holds. */
@@ -218,20 +251,38 @@ export function baseMapGeoJson(files: string[], maxPoints = MAX_BASE_POINTS): { 
   const { places, areas, waterways } = readElements(files);
   const nodes = readCoordinates(files, areas, waterways);
   const out = baseFeatures(places, areas, waterways, nodes);
-  // within the budget: buildings go first, then parks
-  const dropped: BaseLayer[] = [];
-  const total = () => out.reduce((s, f) => s + (dropped.includes(f.layer) ? 0 : f.points), 0);
-  for (const l of ["buildings", "parks"] as const) if (total() > maxPoints) dropped.push(l);
-  const kept = out.filter((f) => !dropped.includes(f.layer));
+  const { kept, minSize } = withinBudget(out, maxPoints);
   const features: Record<BaseLayer, number> = { places: 0, water: 0, waterways: 0, parks: 0, buildings: 0 };
+  const dropped: Record<BaseLayer, number> = { places: 0, water: 0, waterways: 0, parks: 0, buildings: 0 };
   for (const f of kept) features[f.layer]++;
+  for (const f of out) dropped[f.layer]++;
+  for (const l of Object.keys(dropped) as BaseLayer[]) dropped[l] -= features[l];
   const lines = kept.map((f) => {
     const props: Record<string, unknown> = { layer: f.layer };
     for (const [k, v] of Object.entries(f.props)) if (v !== null && v !== undefined) props[k] = v;
     return JSON.stringify({ type: "Feature", properties: props, geometry: f.geometry });
   });
   const text = `{"type":"FeatureCollection","features":[\n${lines.join(",\n")}\n]}\n`;
-  return { text, report: { points: kept.reduce((s, f) => s + f.points, 0), features, dropped } };
+  return { text, report: { points: kept.reduce((s, f) => s + f.points, 0), features, dropped, minSize } };
+}
+
+/**
+ * The features within `maxPoints` points: all when they fit; else the largest (featureSize, ties
+ * in the features' order), as many as fit, taken largest first: the smallest are the ones left out.
+ * The kept features stay in their order.
+ */
+function withinBudget(out: BaseFeature[], maxPoints: number): { kept: BaseFeature[]; minSize: number | null } {
+  if (out.reduce((s, f) => s + f.points, 0) <= maxPoints) return { kept: out, minSize: null };
+  const sized = out.map((f, i) => ({ i, size: featureSize(f.geometry), points: f.points })).sort((a, b) => b.size - a.size || a.i - b.i);
+  const keep = new Uint8Array(out.length);
+  let total = 0, minSize: number | null = null;
+  for (const s of sized) {
+    if (total + s.points > maxPoints && s.size !== Infinity) break;
+    total += s.points;
+    keep[s.i] = 1;
+    minSize = s.size;
+  }
+  return { kept: out.filter((_, i) => keep[i]), minSize };
 }
 
 /**
@@ -262,12 +313,19 @@ function readElements(files: string[]): { places: Map<number, Place>; areas: Map
     relation(id, tags, members) {
       if (tags.get("type") !== "multipolygon") return;
       const a = areaClass(tags);
-      if (!a) return;
-      relations.set(id, { ...a, name: tags.get("name") || null, members: members.filter((m) => m.type === 1).map((m) => ({ id: m.id, inner: m.role === "inner" })) });
+      const ways = members.filter((m) => m.type === 1).map((m) => ({ id: m.id, inner: m.role === "inner" }));
+      if (a) relations.set(id, { ...a, name: tags.get("name") || null, members: ways });
+      else oldStyle.set(id, { name: tags.get("name") || null, members: ways });
     },
   };
+  /** multipolygon relations without area tags: old-style, their tags on an outer way */
+  const oldStyle = new Map<number, Omit<Relation, "layer" | "cls">>();
   let blk: Block | null = null;
   for (const f of files) for (const data of dataBlocks(f)) scan((blk = block(data)), visit1);
+  for (const [id, r] of oldStyle) {
+    const outer = r.members.filter((m) => !m.inner).map((m) => areas.get(m.id)).find((a) => a !== undefined);
+    if (outer) relations.set(id, { layer: outer.layer, cls: outer.cls, name: r.name ?? outer.name, members: r.members });
+  }
   // pass 2 (only with relations): the member ways' node ids
   const memberRefs = new Map<number, number[]>();
   for (const r of relations.values()) for (const m of r.members) memberRefs.set(m.id, []);

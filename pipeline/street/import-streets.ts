@@ -331,7 +331,7 @@ async function buildStreetDataset(
   try {
     const t1 = performance.now();
     const basemap = writeBaseMap(osmFiles, join(out, STREET_LAYOUT.base), writeFileDurable);
-    progress(`basemap: ${Object.entries(basemap.features).map(([l, n]) => `${l} ${n}`).join(", ")}; ${basemap.points} points${basemap.dropped.length ? ` (left out for size: ${basemap.dropped.join(", ")})` : ""}, ${Math.round(basemap.bytes / 1024)} kB in ${((performance.now() - t1) / 1000).toFixed(1)} s`);
+    progress(`basemap: ${Object.entries(basemap.features).map(([l, n]) => `${l} ${n}`).join(", ")}; ${basemap.points} points${basemap.minSize !== null ? ` (left out for size, those under ${Math.round(basemap.minSize)} m: ${Object.entries(basemap.dropped).filter(([, n]) => n > 0).map(([l, n]) => `${l} ${n}`).join(", ")})` : ""}, ${Math.round(basemap.bytes / 1024)} kB in ${((performance.now() - t1) / 1000).toFixed(1)} s`);
   } catch (e) {
     progress(`basemap left out: ${(e as Error).message}`);
   }

@@ -80,6 +80,7 @@ export interface StopQuery extends CommonQuery {
   bbox: BBox | null;
   near: Near | null;
   stopId: string | null;
+  stopCode: string | null;
   onestopId: string | null;
 }
 
@@ -296,6 +297,7 @@ export const STOP_PARAMS = {
   lon: number("lon", -180, 180, "with lat and radius"),
   radius: number("radius", 0, MAX_RADIUS_M, `meters, at most ${MAX_RADIUS_M}`, " meters"),
   stop_id: text("GTFS stop_id"),
+  stop_code: text("GTFS stop_code (exact match)"),
   onestop_id: text("stop Onestop ID"),
 };
 
@@ -533,6 +535,7 @@ export function stopQuery(raw: (name: string) => string | undefined, format: For
     bbox: v.bbox,
     near: near(v.lat, v.lon, v.radius, 0),
     stopId: v.stop_id,
+    stopCode: v.stop_code,
     onestopId: v.onestop_id,
   };
 }

@@ -5,7 +5,7 @@
  * Geographic searches (bbox, lat/lon/radius) start from the spatial index (spatial.ts): it gives
  * the matching stop ids in id order, and the other filters run over them in JS (version, cursor,
  * location_type, stop_id, onestop_id), or, for served_by_onestop_ids / served_by_route_types
- * (which need the route_stops / agency_stops tables), in DuckDB with those ids in place of the area
+ * (which need the route_stops / agency_stops tables) and stop_code, in DuckDB with those ids in place of the area
  * condition. Either way the answer is the one the plain SQL form (geo.ts nearSql and a BETWEEN box)
  * gives.
  */
@@ -26,8 +26,8 @@ const STR_LIST = LIST(VARCHAR);
 const STREAM_BATCH = 2048;
 
 const isGeographic = (q: StopQuery) => q.bbox !== null || q.near !== null;
-/** filters only DuckDB can apply (the served-by tables), or whose SQL meaning a stop document does not carry */
-const needsDuckDb = (q: StopQuery) => q.servedByRouteOnestopIds.length > 0 || q.servedByAgencyOnestopIds.length > 0 || q.servedByRouteTypes !== null || q.onestopId === "";
+/** filters only DuckDB can apply (the served-by tables), or whose SQL meaning (or field: stop_code) a stop document does not carry */
+const needsDuckDb = (q: StopQuery) => q.servedByRouteOnestopIds.length > 0 || q.servedByAgencyOnestopIds.length > 0 || q.servedByRouteTypes !== null || q.onestopId === "" || q.stopCode !== null;
 
 /**
  * The filtering query: ids of matching stops in id order, `limit` rows at most (null = all).
@@ -41,6 +41,7 @@ export function stopIdsQuery(data: CatalogData, q: StopQuery, limit: number | nu
   if (areaIds) where.push(`s.id IN (SELECT unnest(${p.add(intList(areaIds), INT_LIST)}))`);
   if (q.locationType !== null) where.push(`coalesce(s.location_type, 0) = ${p.add(q.locationType, INTEGER)}`);
   if (q.stopId !== null) where.push(`s.stop_id = ${p.add(q.stopId, VARCHAR)}`);
+  if (q.stopCode !== null) where.push(`s.stop_code = ${p.add(q.stopCode, VARCHAR)}`);
   if (q.onestopId !== null) where.push(`s.onestop_id = ${p.add(q.onestopId, VARCHAR)}`);
   const served: string[] = [];
   if (q.servedByRouteOnestopIds.length) {

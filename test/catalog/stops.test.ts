@@ -175,6 +175,27 @@ describe("filters", () => {
     expect(both.rows.length).toBe(byAgency.rows.length);
   });
 
+  test("stop_code: the stops whose stop_code is exactly the text (ctran-flex's codes are not its stop_ids), with or without an area", async () => {
+    const coded = MAIN_FEEDS.flatMap((name) => gtfsFeed(gtfs(name)).table("stops").map((st): Record<string, string | undefined> & { key: string } => ({ ...st, key: `${s.feedId(name)}:${st.stop_id}` }))).filter((st) => st.stop_code);
+    const flex = coded.filter((st) => st.key.startsWith(`${s.feedId("ctran-flex")}:`) && st.stop_code !== st.stop_id);
+    expect(flex.length).toBeGreaterThan(3);
+    for (const st of flex.slice(0, 4)) {
+      const { rows } = await allPages(s, `/api/v2/rest/stops?stop_code=${encodeURIComponent(st.stop_code!)}&limit=1000`, "stops");
+      expect(rows.map(keyOf).sort()).toEqual(coded.filter((c) => c.stop_code === st.stop_code).map((c) => c.key).sort());
+      expect(rows.every((r: any) => r.stop_code === st.stop_code)).toBe(true);
+      // by its stop_id, the code is not found (they differ)
+      expect((await s.json(`/api/v2/rest/stops?stop_id=${encodeURIComponent(st.stop_code!)}&feed_onestop_id=${s.feedId("ctran-flex")}`)).stops).toEqual([]);
+      // with an area: around the stop it is there, far away not
+      const [lat, lon] = [Number(st.stop_lat), Number(st.stop_lon)];
+      const near = await s.json(`/api/v2/rest/stops?stop_code=${encodeURIComponent(st.stop_code!)}&bbox=${lon - 0.01},${lat - 0.01},${lon + 0.01},${lat + 0.01}`);
+      expect(near.stops.map(keyOf)).toContain(st.key);
+      const radius = await s.json(`/api/v2/rest/stops?stop_code=${encodeURIComponent(st.stop_code!)}&lat=${lat}&lon=${lon}&radius=100`);
+      expect(radius.stops.map(keyOf)).toContain(st.key);
+      expect((await s.json(`/api/v2/rest/stops?stop_code=${encodeURIComponent(st.stop_code!)}&bbox=0,0,1,1`)).stops).toEqual([]);
+    }
+    expect((await s.json("/api/v2/rest/stops?stop_code=no-such-code")).stops).toEqual([]);
+  });
+
   test("served_by_route_types", async () => {
     const { rows } = await allPages(s, "/api/v2/rest/stops?served_by_route_types=2&limit=1000", "stops");
     // rail (2): only Caltrain here; BART is type 1

@@ -273,19 +273,86 @@ describe("basemap tile layers from the street import", () => {
 });
 
 describe("basemap geometry helpers", () => {
-  test("over the point budget, buildings go first, then parks; places, water and waterways stay", () => {
+  test("over the point budget the smallest areas and lines go first, whatever their layer: every layer keeps its large ones; places stay", () => {
     const all = baseMapGeoJson([osm("monaco")]);
-    expect(all.report.dropped).toEqual([]);
+    expect(all.report.minSize).toBeNull();
+    expect(Object.values(all.report.dropped).every((n) => n === 0)).toBe(true);
     expect(all.report.features.buildings).toBeGreaterThan(100);
-    const noBuildings = baseMapGeoJson([osm("monaco")], all.report.points - 1);
-    expect(noBuildings.report.dropped).toEqual(["buildings"]);
-    expect(noBuildings.report.features).toEqual({ ...all.report.features, buildings: 0 });
-    const fc = JSON.parse(noBuildings.text);
-    expect(fc.features.some((f: Json) => f.properties.layer === "buildings")).toBe(false);
+    /** a feature's size measured here: an area's side (the square root of its exteriors' area, haversine-scaled), a line's haversine length */
+    const R = 6_371_008.8, rad = Math.PI / 180;
+    const hav = ([x1, y1]: number[], [x2, y2]: number[]) => 2 * R * Math.asin(Math.sqrt(Math.sin(((y2! - y1!) * rad) / 2) ** 2 + Math.cos(y1! * rad) * Math.cos(y2! * rad) * Math.sin(((x2! - x1!) * rad) / 2) ** 2));
+    const ringArea = (r: number[][]) => {
+      const [x0, y0] = r[0]!;
+      const xy = r.map(([x, y]) => [(x! - x0!) * rad * R * Math.cos(y0! * rad), (y! - y0!) * rad * R]);
+      let a = 0;
+      for (let i = 0; i + 1 < xy.length; i++) a += xy[i]![0]! * xy[i + 1]![1]! - xy[i + 1]![0]! * xy[i]![1]!;
+      return Math.abs(a) / 2;
+    };
+    const size = (g: Json): number => g.type === "LineString" ? g.coordinates.slice(1).reduce((s: number, c: number[], i: number) => s + hav(g.coordinates[i], c), 0)
+      : Math.sqrt((g.type === "Polygon" ? [g.coordinates] : g.coordinates).reduce((s: number, p: number[][][]) => s + ringArea(p[0]!), 0));
+    const fcAll = JSON.parse(all.text) as Json;
+    const budget = Math.floor(all.report.points / 2);
+    const half = baseMapGeoJson([osm("monaco")], budget);
+    expect(half.report.points).toBeLessThanOrEqual(budget);
+    expect(half.report.features.places).toBe(all.report.features.places);
+    // every layer keeps features (its largest), buildings too; some of each area layer went
+    for (const l of ["water", "waterways", "parks", "buildings"] as const) {
+      expect(all.report.features[l], l).toBeGreaterThan(0);
+      expect(half.report.features[l], l).toBeGreaterThan(0);
+      expect(half.report.features[l] + half.report.dropped[l], l).toBe(all.report.features[l]);
+    }
+    expect(half.report.dropped.buildings).toBeGreaterThan(0);
+    // what is kept is larger than what went (within 1 %: the two measures differ slightly)
+    const keyOf = (f: Json) => JSON.stringify([f.properties.layer, f.geometry]);
+    const keptKeys = new Set((JSON.parse(half.text) as Json).features.map(keyOf));
+    const sized = fcAll.features.filter((f: Json) => f.properties.layer !== "places").map((f: Json) => ({ f, size: size(f.geometry), kept: keptKeys.has(keyOf(f)) }));
+    const kept = sized.filter((x: Json) => x.kept), gone = sized.filter((x: Json) => !x.kept);
+    expect(kept.length + gone.length).toBe(sized.length);
+    expect(keptKeys.size).toBe(kept.length + all.report.features.places);
+    expect(Math.min(...kept.map((x: Json) => x.size))).toBeGreaterThanOrEqual(0.99 * Math.max(...gone.map((x: Json) => x.size)));
+    expect(half.report.minSize! / Math.min(...kept.map((x: Json) => x.size))).toBeCloseTo(1, 1);
+    // the largest building of the extract is kept
+    const buildings = sized.filter((x: Json) => x.f.properties.layer === "buildings").sort((a: Json, b: Json) => b.size - a.size);
+    expect(buildings[0].kept).toBe(true);
+    // a budget of 10 points: the places alone (each a point), every area and line gone
     const tiny = baseMapGeoJson([osm("monaco")], 10);
-    expect(tiny.report.dropped).toEqual(["buildings", "parks"]);
     expect(tiny.report.features.places).toBe(all.report.features.places);
-    expect(tiny.report.features.water).toBe(all.report.features.water);
+    expect(tiny.report.features.buildings + tiny.report.features.parks + tiny.report.features.water + tiny.report.features.waterways).toBe(0);
+  });
+
+  test("an old-style multipolygon (tags on its outer way, none on the relation) is drawn with its holes, once", () => {
+    const text = baseMapGeoJson([osm("monaco")]).text;
+    const fc = JSON.parse(text) as Json;
+    const isArea = (t: Record<string, string>) => (t.building && t.building !== "no") || ["park", "garden", "playground", "pitch", "nature_reserve"].includes(t.leisure ?? "") || ["water", "wood", "scrub", "grassland", "bay"].includes(t.natural ?? "");
+    const complete = (w: OsmWay | undefined) => w !== undefined && nodesOf(monaco, w).length === w.refs.length && w.refs.length >= 4 && w.refs[0] === w.refs[w.refs.length - 1];
+    const old = [...monaco.relations.values()].filter((r) => {
+      if (r.tags.type !== "multipolygon" || isArea(r.tags)) return false;
+      const outers = r.members.filter((m) => m.type === "way" && m.role !== "inner");
+      const inners = r.members.filter((m) => m.type === "way" && m.role === "inner");
+      return outers.length === 1 && complete(monaco.ways.get(outers[0]!.ref)) && isArea(monaco.ways.get(outers[0]!.ref)!.tags) && inners.length > 0 && inners.every((m) => complete(monaco.ways.get(m.ref)));
+    });
+    expect(old.length).toBeGreaterThan(2);
+    const ll = (w: OsmWay) => nodesOf(monaco, w).map((n) => [n.lon, n.lat] as [number, number]);
+    const shoelace = (r: [number, number][]) => Math.abs(r.slice(1).reduce((a, p, i) => a + r[i]![0] * p[1] - p[0] * r[i]![1], 0)) / 2;
+    const polys: [number, number][][][] = fc.features.filter((f: Json) => f.geometry.type === "Polygon" || f.geometry.type === "MultiPolygon")
+      .flatMap((f: Json) => (f.geometry.type === "Polygon" ? [f.geometry.coordinates] : f.geometry.coordinates) as [number, number][][][]);
+    for (const r of old) {
+      const outer = monaco.ways.get(r.members.find((m) => m.role !== "inner")!.ref)!;
+      const outerArea = shoelace(ll(outer));
+      // drawn as one polygon of the outer way's area and box (within the rounding to 5 decimals and the simplification) ...
+      const box = (r: [number, number][]) => [0, 1].flatMap((i) => [Math.min(...r.map((c) => c[i]!)), Math.max(...r.map((c) => c[i]!))]);
+      const outerBox = box(ll(outer));
+      const same = polys.filter((p) => Math.abs(shoelace(p[0]!) - outerArea) / outerArea < 0.15 && box(p[0]!).every((v, i) => Math.abs(v - outerBox[i]!) < 3e-5));
+      expect(same.length, `relation ${r.id}`).toBe(1);
+      // ... with every inner way as a hole of that area: of its area, or (a hole of a few metres,
+      // changed by the rounding to 5 decimals) holding the inner way's middle
+      for (const m of r.members.filter((x) => x.role === "inner")) {
+        const inner = ll(monaco.ways.get(m.ref)!);
+        const a = shoelace(inner);
+        const mid: [number, number] = [inner.slice(1).reduce((t, c) => t + c[0], 0) / (inner.length - 1), inner.slice(1).reduce((t, c) => t + c[1], 0) / (inner.length - 1)];
+        expect(same[0]!.slice(1).some((h) => Math.abs(shoelace(h) - a) / a < 0.05 || (inRing(mid, h) && inRing(mid, inner))), `relation ${r.id}, inner way ${m.ref}`).toBe(true);
+      }
+    }
   });
 
   test("rings are joined from ways end to end (reversed where needed); what cannot close is left out", () => {

@@ -33,17 +33,22 @@ export async function launchBrowser(): Promise<Browser> {
   return chromium.launch({ executablePath: CHROMIUM, headless: true, args: CHROMIUM_ARGS });
 }
 
-/** What a page did that the tests check: console errors, uncaught exceptions, requests to other hosts. */
+/** What a page did that the tests check: console errors, uncaught exceptions, requests to other hosts, bytes read. */
 export interface PageLog {
   errors: string[];
   external: string[];
   requests: string[];
+  /** the answers of data requests (the API, /health, /v1/ and /map/data/; not tiles, glyphs or the page's own files), in the order they arrived, with their bodies' sizes (decoded) */
+  answers: { url: string; bytes: number }[];
 }
+
+/** Is this URL a data request whose answer's size the log keeps? */
+const isData = (u: string) => /^\/(api|v1|map\/data)\/|^\/health$/.test(new URL(u).pathname);
 
 /** A new page (1400 x 900) whose console errors, page errors and requests are recorded. */
 export async function openPage(browser: Browser, origin: string): Promise<{ page: Page; log: PageLog }> {
   const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
-  const log: PageLog = { errors: [], external: [], requests: [] };
+  const log: PageLog = { errors: [], external: [], requests: [], answers: [] };
   page.on("console", (m) => {
     if (m.type() === "error") log.errors.push(m.text());
   });
@@ -52,6 +57,11 @@ export async function openPage(browser: Browser, origin: string): Promise<{ page
     log.requests.push(r.url());
     const u = r.url();
     if (!u.startsWith(`${origin}/`) && !u.startsWith("data:") && !u.startsWith("blob:")) log.external.push(u);
+  });
+  page.on("response", (r) => {
+    const u = r.url();
+    if (!u.startsWith(`${origin}/`) || !isData(u)) return;
+    r.body().then((b) => log.answers.push({ url: u, bytes: b.length }), () => {});
   });
   return { page, log };
 }

@@ -2,10 +2,11 @@
  * FEATURE UNDER TEST: the web map page (server/map, issue 21) in a real headless browser (Debian's
  * chromium, playwright-core; test/map/browser.ts), over the real server with API keys, BART and
  * Caltrain, downtown San Francisco's streets and a realtime alerts snapshot made for the run:
- * the page loads with no console error and no request to another host, its routes (layer, served
- * alerts; not their stops) from one request to the routes endpoint, its stop alerts from the realtime alerts
- * feed, and no list of stops; the stop layer draws as many stops as the catalog has in view; search
- * finds stops by name (geocoder) and by stop_id / stop_code (catalog); a stop click lists its routes
+ * the page loads with no console error and no request to another host, its alerts (stops ringed,
+ * routes dashed) from the realtime alerts feed, the routes an alert names one by one by key, and no
+ * list of stops or routes (the bytes it reads at load counted); the stop layer draws as many stops as the catalog has in view; search
+ * finds stops by name (geocoder) and by stop_id / stop_code (catalog; a platform's code that is not its
+ * stop_id too, from a hand-written feed, test/fixtures/gtfs/platform-codes); a stop click lists its routes
  * and departures with two requests by the stop's key (departures endpoint, routes serving it); a route click its trips; two clicks plan a trip and draw its legs; a click draws isochrone contours and
  * the transit reachability; alerts are listed and marked. Screenshots go to test/artifacts/map/.
  * The tests skip (only) when /usr/bin/chromium is absent; CI installs it.
@@ -25,6 +26,8 @@ type Json = Record<string, any>;
 const KEY = "map-test-key-0001";
 const DATE = "2019-02-12"; // the Tuesday of BART's best week: what the page suggests
 const EMBR = { lon: -122.39702, lat: 37.792874 };
+/** A hand-written feed: a station whose platforms' stop_codes (P-101, P-102) are not their stop_ids. */
+const PLATFORM_CODES = join(import.meta.dir, "..", "fixtures", "gtfs", "platform-codes");
 const quiet = { info() {}, warn() {}, error: (m: string, f?: unknown) => console.error(m, f) };
 
 let server: RunningServer;
@@ -54,7 +57,7 @@ const evaluate = <T>(fn: () => T) => page.evaluate(fn) as Promise<Awaited<T>>;
 const keyOf = (s: Json): string => `${s.feed_version.feed.onestop_id}:${s.stop_id}`;
 
 beforeAll(async () => {
-  const data = await streetDataset("map", ["sf-downtown"], [], ["bart", "caltrain"]);
+  const data = await streetDataset("map", ["sf-downtown"], [], ["bart", "caltrain", PLATFORM_CODES]);
   await refreshTimetable(data);
   // an alerts snapshot of now for BART: one on a stop (Embarcadero), one on a route (Yellow)
   bart = feedIdOf(data, "bart");
@@ -100,17 +103,16 @@ describe("the map feature's files and layers (no browser)", () => {
     expect((await fetch(`${server.url}/docs`)).status).toBe(200);
   });
 
-  test("the routes endpoint the page reads has every route of the active versions with its colour, shapes and served stops; /map/data/routes.geojson is gone", async () => {
-    const { routes } = await api("/api/v2/rest/routes?include_geometry=true&active_alerts=true&limit=1000");
-    const yellow = routes.find((r: Json) => r.route_id === "1" && r.feed_version.feed.onestop_id === bart);
-    expect(routes.length).toBe(8 + 9); // BART 8, Caltrain 9 routes
+  test("the routes the page reads by key (route_key filter): one route, its agency's name, its alerts; /map/data/routes.geojson is gone", async () => {
+    const { routes } = await api(`/api/v2/rest/routes?route_key=${encodeURIComponent(`${bart}:1`)}&include_geometry=false&include_stops=false&limit=1`);
+    expect(routes.length).toBe(1);
+    const [yellow] = routes;
+    expect(yellow.route_id).toBe("1");
     expect(yellow.route_color).toBe("FFFF33");
-    expect(yellow.geometry.type).toBe("MultiLineString");
-    // the served stops are the catalog's: Embarcadero is on the Yellow line
-    const [embr] = (await api(`/api/v2/rest/stops?stop_id=EMBR&feed_onestop_id=${bart}`)).stops;
-    expect(yellow.route_stops.map((s: Json) => s.stop.id)).toContain(embr.id);
-    expect(yellow.alerts.map((a: Json) => a.header_text[0].text)).toEqual(["Yellow line: delays"]);
-    // `feed:route_id` is a catalog route_key
+    expect(yellow.agency.agency_name).toBe("Bay Area Rapid Transit");
+    expect(yellow.geometry).toBeUndefined();
+    expect(yellow.route_stops).toBeUndefined();
+    // `feed:route_id` is a catalog route_key, and the tiles' route gtfsId
     const trips = await api(`/api/v2/rest/routes/${encodeURIComponent(`${bart}:1`)}/trips?limit=1`);
     expect(trips.trips[0].route.id).toBe(yellow.id);
     expect((await fetch(`${server.url}/map/data/routes.geojson`)).status).toBe(404);
@@ -175,17 +177,25 @@ describe.skipIf(!hasChromium)("the page in headless Chromium", () => {
     await screenshot(page, "1-dataset");
     expect(log.errors).toEqual([]);
     expect(log.external).toEqual([]);
-    // the page's own requests carried the key: no list of stops (a stop is read when it is
-    // clicked); the routes (details, alerts; not their stops) from one request to the routes endpoint
-    // (17 routes: one page); the stops' alerts from the realtime alerts feed that has a snapshot
-    // (BART's; /health says which), and nothing else
-    const apiAtLoad = log.requests.filter((u) => u.includes("/api/") || new URL(u).pathname === "/health").map((u) => new URL(u).pathname);
-    expect(apiAtLoad.filter((p) => p.startsWith("/api/v2/rest/stops"))).toEqual([]);
-    expect(apiAtLoad.sort()).toEqual(["/api/v2/rest/feeds/" + bart + "/download_latest_rt/alerts.json", "/api/v2/rest/routes", "/health"].sort());
-    expect(log.requests.filter((u) => new URL(u).pathname === "/api/v2/rest/routes")).toEqual([`${server.url}/api/v2/rest/routes?include_geometry=false&include_stops=false&active_alerts=true&limit=1000`]);
+    // the page's own requests carried the key: no list of stops or routes (a stop or route is
+    // read when it is clicked); the alerts from the realtime alerts feed that has a snapshot (BART's;
+    // /health says which), then the one route an alert names (Yellow), by its key, and nothing else
+    const apiAtLoad = log.requests.filter((u) => u.includes("/api/") || new URL(u).pathname === "/health").map((u) => new URL(u));
+    expect(apiAtLoad.filter((u) => u.pathname.startsWith("/api/v2/rest/stops"))).toEqual([]);
+    expect(apiAtLoad.map((u) => u.pathname).sort()).toEqual(["/api/v2/rest/feeds/" + bart + "/download_latest_rt/alerts.json", "/api/v2/rest/routes", "/health"].sort());
+    expect(log.requests.filter((u) => new URL(u).pathname === "/api/v2/rest/routes")).toEqual([`${server.url}/api/v2/rest/routes?route_key=${encodeURIComponent(`${bart}:1`)}&include_geometry=false&include_stops=false&limit=1`]);
     expect(log.requests.filter((u) => u.includes("/map/data/routes") || /\/trips/.test(u))).toEqual([]);
-    const drawn2 = await evaluate(() => (globalThis as any).__interchange.state.routes.length);
-    expect(drawn2).toBe(8 + 9);
+    const kept = await evaluate(() => [...(globalThis as any).__interchange.state.routes.keys()]);
+    expect(kept).toEqual([`${bart}:1`]);
+    // the bytes read at load: the dataset's summary, /health, the alerts snapshot and one route,
+    // against the routes list the page read before (18 routes here; 1.1 MB on New York)
+    const answers = log.answers.filter((a) => apiAtLoad.some((u) => u.href === a.url) || a.url.endsWith("/map/data/dataset.json"));
+    expect(answers.length).toBe(4);
+    const atLoad = answers.reduce((n, a) => n + a.bytes, 0);
+    const list = (await (await fetch(`${server.url}/api/v2/rest/routes?include_geometry=false&include_stops=false&active_alerts=true&limit=1000`, { headers: { apikey: KEY } })).text()).length;
+    console.log(`bytes read at load: ${atLoad} (${answers.map((a) => `${new URL(a.url).pathname} ${a.bytes}`).join(", ")}); the routes list: ${list}`);
+    expect(atLoad).toBeLessThan(list);
+    expect(atLoad).toBeLessThan(6000);
   });
 
   for (const [name, center, zoom] of [["downtown", [-122.401, 37.789], 14], ["4th-and-king", [-122.3947, 37.7766], 15]] as const) {
@@ -273,33 +283,48 @@ describe.skipIf(!hasChromium)("the page in headless Chromium", () => {
     const transit = asked.filter((u) => u.pathname === "/v1/autocomplete" && u.searchParams.get("layers") === "stations,stops");
     expect(transit.length).toBeGreaterThanOrEqual(1);
     expect(transit.at(-1)!.searchParams.get("focus.point.lat")).not.toBeNull();
-    // the catalog is asked for the stop_id only (an exact match), never for a list of stops
+    // the catalog is asked for the stop_id or stop_code only (exact matches), never for a list of stops
     for (const u of asked.filter((x) => x.pathname.startsWith("/api/v2/rest/stops"))) {
       expect(u.pathname).toBe("/api/v2/rest/stops");
-      expect(u.searchParams.get("stop_id")).toBe("embarc");
+      expect([...u.searchParams.keys()].sort()).toEqual([u.searchParams.has("stop_id") ? "stop_id" : "stop_code", "limit"].sort());
+      expect(u.searchParams.get("stop_id") ?? u.searchParams.get("stop_code")).toBe("embarc");
     }
     await page.fill("#search", "");
   });
 
-  test("search finds a platform by its stop_code (= its stop_id in Caltrain's feed); a click on it shows the stop and its departures", async () => {
-    const [platform] = (await api(`/api/v2/rest/stops?stop_id=70021`)).stops;
-    expect(platform.stop_code).toBe("70021");
-    expect(platform.parent).not.toBeNull(); // a platform: not in the geocoder (found through its station), but by the catalog's stop_id
+  test("search finds a platform by its stop_code where it is not its stop_id (the catalog's stop_code filter); a click on it shows the stop and its departures", async () => {
+    const [platform] = (await api(`/api/v2/rest/stops?stop_id=PCS_1`)).stops; // (only the fixture's feed has it)
+    expect(platform.stop_code).toBe("P-101");
+    expect(platform.parent).not.toBeNull(); // a platform: not in the geocoder (found through its station)
+    // neither the geocoder nor the stop_id finds it by its code
+    expect((await api(`/v1/autocomplete?text=P-101&layers=stations,stops`)).features.map((f: Json) => f.properties.source_id)).not.toContain(keyOf(platform));
+    expect((await api(`/api/v2/rest/stops?stop_id=P-101`)).stops).toEqual([]);
     const key = keyOf(platform);
-    await page.fill("#date", "2023-11-21"); // a date with Caltrain service
+    let before = log.requests.length;
     await page.fill("#search", platform.stop_code);
     await page.waitForSelector(`#search-results li[data-key="${key}"]`, { timeout: 30_000 });
-    const before = log.requests.length;
+    const asked = log.requests.slice(before).map((u) => new URL(u)).filter((u) => u.pathname === "/api/v2/rest/stops");
+    expect(asked.some((u) => u.searchParams.get("stop_code") === "P-101")).toBe(true);
+    expect(await page.textContent(`#search-results li[data-key="${key}"]`)).toContain("code P-101");
+    // a Caltrain platform, whose code is its stop_id, is found too (once)
+    await page.fill("#search", "70021");
+    await page.waitForSelector(`#search-results li[data-key="${(await api("/api/v2/rest/stops?stop_id=70021")).stops[0].feed_version.feed.onestop_id}:70021"]`, { timeout: 30_000 });
+    expect(await page.$$eval("#search-results li[data-key]", (els) => els.map((e) => (e as any).dataset.key).filter((k: string) => k.endsWith(":70021")).length)).toBe(1);
+    await page.fill("#search", platform.stop_code);
+    await page.waitForSelector(`#search-results li[data-key="${key}"]`, { timeout: 30_000 });
+    before = log.requests.length;
     await page.click(`#search-results li[data-key="${key}"]`);
     await page.waitForSelector("#departures table", { timeout: 60_000 });
     const details = await page.textContent("#details");
     expect(details).toContain(platform.stop_name);
-    expect(details).toContain("70021");
-    expect(await page.$$eval("#details [data-route] .badge", (els) => els.length)).toBeGreaterThan(0);
+    expect(details).toContain("P-101");
+    expect(await page.$$eval("#details .legs [data-route] .badge", (els) => els.map((e) => e.textContent))).toEqual(["PC"]);
     // two requests: the departures by the stop's key, the routes serving it
-    const asked = log.requests.slice(before).filter((u) => u.includes("/api/")).map((u) => new URL(u));
-    expect(asked.map((u) => u.pathname).sort()).toEqual(["/api/v2/rest/routes", new URL(`${server.url}/api/v2/rest/stops/${encodeURIComponent(key)}/departures`).pathname].sort());
-    expect(asked.find((u) => u.pathname === "/api/v2/rest/routes")!.searchParams.get("stop_key")).toBe(key);
+    const clicked = log.requests.slice(before).filter((u) => u.includes("/api/")).map((u) => new URL(u));
+    expect(clicked.map((u) => u.pathname).sort()).toEqual(["/api/v2/rest/routes", new URL(`${server.url}/api/v2/rest/stops/${encodeURIComponent(key)}/departures`).pathname].sort());
+    expect(clicked.find((u) => u.pathname === "/api/v2/rest/routes")!.searchParams.get("stop_key")).toBe(key);
+    // its departures on the date: the fixture's two trips from platform 1 (08:10, 09:10)
+    expect(await page.$$eval("#departures tr[data-trip] td:first-child", (els) => els.map((e) => e.textContent))).toEqual(["08:10", "09:10"]);
     // the map went there
     await page.waitForFunction(([lon, lat]) => {
       const c = (globalThis as any).__interchange.map.getCenter();
@@ -307,7 +332,6 @@ describe.skipIf(!hasChromium)("the page in headless Chromium", () => {
     }, platform.geometry.coordinates, { timeout: 30_000 });
     await screenshot(page, "3a-search-by-code");
     await page.fill("#search", "");
-    await page.fill("#date", DATE);
   });
 
   test("a click on a stop lists its routes and next departures (with alerts), with two requests by the tile's stop key", async () => {
@@ -348,8 +372,27 @@ describe.skipIf(!hasChromium)("the page in headless Chromium", () => {
     const at = line[Math.floor(line.length * 0.12)]!;
     await page.evaluate((c) => (globalThis as any).__interchange.map.jumpTo({ center: c, zoom: 14 }), at);
     await mapIdle(page);
+    const before = log.requests.length;
     await clickMap(page, at[0]!, at[1]!);
     await page.waitForSelector("#trips table", { timeout: 30_000 });
+    // by the tile's route key: its trips (the route itself was read at load, for its alert)
+    const asked = log.requests.slice(before).filter((u) => u.includes("/api/")).map((u) => new URL(u));
+    expect(asked.map((u) => u.pathname)).toEqual([`/api/v2/rest/routes/${encodeURIComponent(`${bart}:1`)}/trips.geojson`]);
+    expect(await page.textContent("#details h2")).toContain("Yellow");
+    expect(await page.textContent("#details")).toContain("Bay Area Rapid Transit");
+    // a route the page has not read: drawn from the tile's properties, read by its key beside its trips
+    const drawnRoute = await page.evaluate((c) => {
+      const ic = (globalThis as any).__interchange;
+      const f = ic.map.queryRenderedFeatures(ic.map.project(c), { layers: ["routes"] })[0];
+      ic.state.routes.delete(f.properties.gtfsId);
+      ic.showRoute(f.properties.gtfsId, f.properties);
+      return { key: f.properties.gtfsId, head: (globalThis as any).document.querySelector("#details h2").textContent };
+    }, at);
+    expect(drawnRoute.key).toBe(`${bart}:1`);
+    expect(drawnRoute.head).toContain("Yellow"); // at once, from the tile
+    await page.waitForFunction(() => /Bay Area Rapid Transit/.test((globalThis as any).document.getElementById("details").textContent) && (globalThis as any).document.querySelector("#trips table"), null, { timeout: 30_000 });
+    const again = log.requests.slice(before).filter((u) => u.includes("/api/")).map((u) => new URL(u));
+    expect(again.filter((u) => u.pathname === "/api/v2/rest/routes").map((u) => u.searchParams.get("route_key"))).toEqual([`${bart}:1`]);
     const expected = await allPages(`/api/v2/rest/routes/${encodeURIComponent(`${bart}:1`)}/trips?service_date=${DATE}&use_service_window=false&limit=1000`, "trips");
     expect(await page.$$eval("#trips tr[data-trip]", (els) => els.length)).toBe(expected.length);
     expect(await page.textContent("#details")).toContain("Yellow line: delays");

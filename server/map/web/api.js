@@ -98,59 +98,73 @@ export class Api {
   }
 
   /**
-   * The stops with active alerts, by stop key (`<feed onestop id>:<stop_id>`, the tiles' gtfsId) ->
-   * {alerts}: from each realtime feed whose alerts snapshot is served (the server's /health
-   * details say which), its current snapshot (`download_latest_rt/alerts.json`, the GTFS-Realtime
-   * FeedMessage), read by the catalog's rules: an informed entity without trip and with a stop_id
-   * names the stop; deleted entities and alerts not active at `nowMs` are left out. The alerts
-   * in the catalog's form (header_text, description_text, cause, effect, active_period).
+   * The active alerts of the realtime feeds, by what they name: `stops` (stop key
+   * `<feed onestop id>:<stop_id>`, the tiles' gtfsId -> {alerts}), `routes` (route key
+   * `<feed onestop id>:<route_id>`, the tiles' route gtfsId -> alerts) and `agencies`
+   * (`<feed onestop id>:<agency_id>` -> alerts). From each realtime feed whose alerts snapshot is
+   * served (the server's /health details say which), its current snapshot
+   * (`download_latest_rt/alerts.json`, the GTFS-Realtime FeedMessage), read by the catalog's rules
+   * (docs/api-realtime.md, "Alerts in the catalog"): an informed entity without trip names the stop
+   * of its stop_id; without trip and stop_id, the route of its route_id; without trip, route_id and
+   * stop_id, the agency of its agency_id. Deleted entities and alerts not active at `nowMs` are
+   * left out; an alert is listed once per thing it names. The alerts in the catalog's form
+   * (header_text, description_text, cause, effect, active_period).
    */
-  async stopAlerts(nowMs) {
+  async activeAlerts(nowMs) {
     const health = await this.get("/health");
     const feeds = Object.entries(health.features?.realtime?.feeds ?? {}).filter(([, kinds]) => kinds?.alerts?.serving).map(([feed]) => feed);
-    const out = new Map();
+    const out = { stops: new Map(), routes: new Map(), agencies: new Map() };
     const nowS = nowMs / 1000;
     const messages = await Promise.all(feeds.map((feed) => this.get(`/api/v2/rest/feeds/${encodeURIComponent(feed)}/download_latest_rt/alerts.json`).catch(() => null)));
     for (const [i, feed] of feeds.entries()) {
       const msg = messages[i];
-      if (!msg) continue; // not readable (e.g. a licence that forbids redistribution): its stops are not ringed
+      if (!msg) continue; // not readable (e.g. a licence that forbids redistribution): nothing of it is marked
       for (const e of msg.entity ?? []) {
         const a = e.alert;
         if (!a || e.isDeleted) continue;
         const periods = a.activePeriod ?? [];
         if (periods.length && !periods.some((p) => (p.start === undefined || Number(p.start) <= nowS) && (p.end === undefined || nowS < Number(p.end)))) continue;
         const alert = catalogAlert(a);
-        const named = new Set();
-        for (const ie of a.informedEntity ?? []) if (!ie.trip && ie.stopId) named.add(`${feed}:${ie.stopId}`);
-        for (const key of named) {
-          if (!out.has(key)) out.set(key, { alerts: [] });
-          out.get(key).alerts.push(alert);
+        const named = { stops: new Set(), routes: new Set(), agencies: new Set() };
+        for (const ie of a.informedEntity ?? []) {
+          if (ie.trip) continue;
+          if (ie.stopId) named.stops.add(`${feed}:${ie.stopId}`);
+          else if (ie.routeId) named.routes.add(`${feed}:${ie.routeId}`);
+          else if (ie.agencyId) named.agencies.add(`${feed}:${ie.agencyId}`);
+        }
+        for (const key of named.stops) {
+          if (!out.stops.has(key)) out.stops.set(key, { alerts: [] });
+          out.stops.get(key).alerts.push(alert);
+        }
+        for (const kind of ["routes", "agencies"]) {
+          for (const key of named[kind]) {
+            if (!out[kind].has(key)) out[kind].set(key, []);
+            out[kind].get(key).push(alert);
+          }
         }
       }
     }
     return out;
   }
 
+  /**
+   * One route by its key (`<feed onestop id>:<route_id>`, the tiles' gtfsId), with its agency's
+   * name, without geometry and served stops; null when the catalog has none.
+   */
+  async route(routeKey) {
+    const body = await this.get(`/api/v2/rest/routes?route_key=${encodeURIComponent(String(routeKey))}&include_geometry=false&include_stops=false&limit=1`);
+    return body.routes[0] ?? null;
+  }
+
+  /** One agency by its key (`<feed onestop id>:<agency_id>`); null when the catalog has none. */
+  async agency(agencyKey) {
+    const body = await this.get(`/api/v2/rest/agencies?agency_key=${encodeURIComponent(String(agencyKey))}&limit=1`);
+    return body.agencies[0] ?? null;
+  }
+
   /** Trips of a route on a date (geojson: with their shapes), up to 1000. */
   routeTrips(routeKey, date, extra = "") {
     return this.get(`/api/v2/rest/routes/${encodeURIComponent(routeKey)}/trips.geojson?service_date=${date}&use_service_window=false&limit=1000${extra}`);
-  }
-
-  /**
-   * Every route of the active versions with its and its agency's active alerts: the routes list,
-   * page by page. Without geometry (the lines are drawn from the vector tiles; a clicked route's
-   * trips bring their shapes) and without the stops each serves (a clicked stop asks for its
-   * routes: routesOfStop).
-   */
-  async allRoutes() {
-    const out = [];
-    let next = "/api/v2/rest/routes?include_geometry=false&include_stops=false&active_alerts=true&limit=1000";
-    while (next) {
-      const body = await this.get(next);
-      out.push(...body.routes);
-      next = body.meta?.next ? relative(body.meta.next) : null;
-    }
-    return out;
   }
 
   /** The routes serving a stop (a station: with its platforms), by the stop's key; without geometry and stops. */

@@ -36,16 +36,18 @@ const state = {
   tab: "explore",
   dataset: null,
   selectedStop: null, // the stop key shown (catalog id, or "<feed onestop id>:<stop_id>", the tiles' gtfsId)
-  routes: [], // route layer features (from the routes endpoint)
-  routeById: new Map(),
-  routeByKey: new Map(), // "<feed onestop id>:<route_id>" (the tiles' gtfsId) -> catalog id
+  selectedRoute: null, // the route key shown ("<feed onestop id>:<route_id>", the tiles' gtfsId)
+  // the routes read so far (clicked, serving a clicked stop, named by an alert), by route key: no
+  // list of every route is read; the lines are drawn from the tiles
+  routes: new Map(),
+  agencies: new Map(), // agency key ("<feed onestop id>:<agency_id>") -> agency_name, for the alerts list
   from: null,
   to: null,
   plan: null,
   selectedItinerary: 0,
   iso: null,
   reach: null,
-  alerts: { stops: new Map(), routes: new Map(), list: [] }, // stops: stop key -> {alerts}; routes: route id -> alerts
+  alerts: { stops: new Map(), routes: new Map(), agencies: new Map(), list: [] }, // stops: stop key -> {alerts}; routes, agencies: key -> alerts
   ready: false,
 };
 
@@ -131,8 +133,7 @@ function failed(where, e) {
 $("apikey").value = api.key;
 $("apikey").addEventListener("change", async () => {
   api.setKey($("apikey").value);
-  await loadRoutes().catch((e) => failed("routes", e));
-  await loadStopAlerts();
+  await loadAlerts();
 });
 const dateValue = () => $("date").value;
 const timeValue = () => $("time").value || "08:00";
@@ -168,15 +169,19 @@ async function loadDataset() {
   if (d.bbox) map.fitBounds([[d.bbox[0], d.bbox[1]], [d.bbox[2], d.bbox[3]]], { padding: 30, animate: false });
 }
 
-/** A route of the routes endpoint as a feature of the route layer (colours with their #, the key the trips endpoint takes). */
-function routeFeature(r) {
-  const feed = r.feed_version?.feed?.onestop_id ?? "";
+/**
+ * A route of the catalog (the routes endpoint, or a trip's `route`) as the page keeps it: colours
+ * with their #, `key` the route key the trips endpoint takes and the tiles' gtfsId. `feed`: the
+ * feed's Onestop ID where the document does not carry it (a trip's route).
+ */
+function routeFeature(r, feed = null) {
+  feed = r.feed_version?.feed?.onestop_id ?? feed ?? "";
   return {
     type: "Feature",
     id: r.id,
     geometry: r.geometry ?? null,
     properties: {
-      id: r.id, key: `${feed}:${r.route_id}`, route_id: r.route_id, onestop_id: r.onestop_id, feed_onestop_id: feed,
+      id: r.id, key: `${feed}:${r.route_id}`, route_id: r.route_id, onestop_id: r.onestop_id ?? null, feed_onestop_id: feed,
       route_short_name: r.route_short_name ?? null, route_long_name: r.route_long_name ?? null, route_type: r.route_type ?? null,
       route_color: r.route_color ? `#${r.route_color}` : null, route_text_color: r.route_text_color ? `#${r.route_text_color}` : null,
       agency_name: r.agency?.agency_name ?? null,
@@ -184,48 +189,66 @@ function routeFeature(r) {
   };
 }
 
-/**
- * The routes (their details; the lines come from the tiles) and the routes' and agencies' active alerts, all from the routes endpoint
- * (without geometry and served stops, with active_alerts; a page per 1000 routes).
- */
-async function loadRoutes() {
-  $("alerts-status").textContent = "reading the routes…";
-  let routes;
-  try {
-    routes = await api.allRoutes();
-  } finally {
-    $("alerts-status").textContent = "";
-  }
-  state.routes = routes.map(routeFeature);
-  state.routeById = new Map(state.routes.map((f) => [f.properties.id, f]));
-  state.routeByKey = new Map(state.routes.map((f) => [f.properties.key, f.properties.id]));
-  state.alerts.routes.clear();
-  const agencyAlerts = new Map();
-  for (const r of routes) {
-    if (r.alerts?.length) state.alerts.routes.set(r.id, r.alerts);
-    for (const a of r.agency?.alerts ?? []) agencyAlerts.set(JSON.stringify(a), { alert: a, agency: r.agency.agency_name ?? "" });
-  }
-  state.agencyAlerts = [...agencyAlerts.values()];
-  // the route lines are drawn from the tiles; those with alerts are marked by their key
-  map.setFilter("routes-alert", ["in", ["get", "gtfsId"], ["literal", [...state.alerts.routes.keys()].map((id) => state.routeById.get(id).properties.key)]]);
-  renderAlerts();
+/** A route as the tiles' `routes` layer draws it (gtfsId, names, colours), until its document is read. */
+function routeOfTile(p) {
+  const key = String(p.gtfsId);
+  return {
+    type: "Feature", id: null, geometry: null, partial: true,
+    properties: {
+      id: null, key, route_id: key.slice(key.indexOf(":") + 1), onestop_id: null, feed_onestop_id: key.slice(0, key.indexOf(":")),
+      route_short_name: p.shortName ?? null, route_long_name: p.longName ?? null, route_type: p.type ?? null,
+      route_color: p.color ? `#${p.color}` : null, route_text_color: p.textColor ? `#${p.textColor}` : null, agency_name: null,
+    },
+  };
 }
 
+/** Keeps a route read from the catalog (a whole document wins over a partial one). */
+function keepRoute(f) {
+  const had = state.routes.get(f.properties.key);
+  if (!had || had.partial || !f.partial) state.routes.set(f.properties.key, f);
+  return state.routes.get(f.properties.key);
+}
+
+/** Runs the jobs (functions returning promises), `n` at a time. */
+async function inTurn(jobs, n) {
+  let next = 0;
+  await Promise.all(Array.from({ length: Math.min(n, jobs.length) }, async () => {
+    while (next < jobs.length) await jobs[next++]();
+  }));
+}
+
+/** At most this many routes (and agencies) named by alerts are read for the alerts list's badges. */
+const ALERT_NAMES_READ = 40;
+
 /**
- * The stops with active alerts, ringed in orange on the map (the tiles' stops, through their feature
- * state, on every stop layer: the key says nothing of the location_type) and listed: read from the
- * realtime alerts feeds (Api.stopAlerts), not from a list of every stop.
+ * The active alerts of the realtime feeds (Api.activeAlerts: their alert snapshots, not a list of
+ * every stop or route): stops ringed in orange on the map (the tiles' stops, through their feature
+ * state, on every stop layer: the key says nothing of the location_type), route lines dashed (by
+ * the tiles' gtfsId), and listed. The routes and agencies they name are then read one by one, four
+ * at a time (the first ALERT_NAMES_READ of each), for their names and colours in the list.
  */
-async function loadStopAlerts() {
+async function loadAlerts() {
+  let found;
   try {
-    const stops = await api.stopAlerts(Date.now());
-    for (const l of STOP_LAYERS) map.removeFeatureState({ source: "transit", sourceLayer: l });
-    for (const key of stops.keys()) for (const l of STOP_LAYERS) map.setFeatureState({ source: "transit", sourceLayer: l, id: key }, { alert: true });
-    state.alerts.stops = stops;
-    renderAlerts();
+    found = await api.activeAlerts(Date.now());
   } catch (e) {
-    failed("stop alerts", e);
+    failed("alerts", e);
+    return;
   }
+  for (const l of STOP_LAYERS) map.removeFeatureState({ source: "transit", sourceLayer: l });
+  for (const key of found.stops.keys()) for (const l of STOP_LAYERS) map.setFeatureState({ source: "transit", sourceLayer: l, id: key }, { alert: true });
+  state.alerts.stops = found.stops;
+  state.alerts.routes = found.routes;
+  state.alerts.agencies = found.agencies;
+  map.setFilter("routes-alert", ["in", ["get", "gtfsId"], ["literal", [...found.routes.keys()]]]);
+  renderAlerts();
+  const routes = [...found.routes.keys()].filter((k) => !state.routes.get(k) || state.routes.get(k).partial).slice(0, ALERT_NAMES_READ);
+  const agencies = [...found.agencies.keys()].filter((k) => !state.agencies.has(k)).slice(0, ALERT_NAMES_READ);
+  await inTurn([
+    ...routes.map((k) => () => api.route(k).then((r) => r && keepRoute(routeFeature(r))).catch(() => null)),
+    ...agencies.map((k) => () => api.agency(k).then((a) => a && state.agencies.set(k, a.agency_name ?? k)).catch(() => null)),
+  ], 4);
+  if (routes.length || agencies.length) renderAlerts();
 }
 
 // ---------------------------------------------------------------- explore: search, stops, routes, trips
@@ -233,25 +256,29 @@ async function loadStopAlerts() {
 /** The geocoder's layers of places listed under the stops (the transit ones are asked for apart). */
 const PLACE_LAYERS = "locality,borough,neighbourhood,venue,street,address";
 
+/** A catalog stop as a search result. */
+const stopHit = (s) => ({
+  key: `${s.feed_version?.feed?.onestop_id ?? ""}:${s.stop_id}`, name: s.stop_name ?? s.stop_id, stop_id: s.stop_id, feed: s.feed_version?.feed?.onestop_id ?? "",
+  code: s.stop_code ?? null, lon: s.geometry.coordinates[0], lat: s.geometry.coordinates[1], layer: s.location_type === 1 ? "stations" : "stops",
+});
+
 /**
- * Stops for the search box: the catalog's stops whose stop_id is the text (an exact match, when the
- * text is one word), then the geocoder's stations and stops (by name, or a station's or lone stop's
- * stop_code) near the map's centre. Each {key, name, stop_id, feed, code, lon, lat, layer}.
+ * Stops for the search box: the catalog's stops whose stop_id or stop_code is the text (exact
+ * matches, when the text is one word: `/stops?stop_id=` and `/stops?stop_code=`, which finds a
+ * station's platforms by their codes too), then the geocoder's stations and stops (by name, or a
+ * station's or lone stop's stop_code) near the map's centre. Each {key, name, stop_id, feed, code, lon, lat, layer}.
  */
 async function searchStops(text, focus) {
-  const byId = /^\S{1,100}$/.test(text)
-    ? api.stops({ stop_id: text, limit: "20" }).then((b) => b.stops.filter((s) => s.geometry).map((s) => ({
-      key: `${s.feed_version?.feed?.onestop_id ?? ""}:${s.stop_id}`, name: s.stop_name ?? s.stop_id, stop_id: s.stop_id, feed: s.feed_version?.feed?.onestop_id ?? "",
-      code: s.stop_code ?? null, lon: s.geometry.coordinates[0], lat: s.geometry.coordinates[1], layer: s.location_type === 1 ? "stations" : "stops",
-    })))
+  const exact = (filter) => /^\S{1,100}$/.test(text)
+    ? api.stops({ [filter]: text, limit: "20" }).then((b) => b.stops.filter((s) => s.geometry).map(stopHit))
     : Promise.resolve([]);
   const named = placeSuggestions(api, text, focus, "stations,stops", 15).then((ps) => ps.filter((p) => p.sourceId).map((p) => ({
     key: p.sourceId, name: p.name || p.label, stop_id: p.gtfs?.stop_id ?? p.sourceId.slice(p.sourceId.indexOf(":") + 1), feed: p.gtfs?.feed_onestop_id ?? p.sourceId.slice(0, p.sourceId.indexOf(":")),
     code: p.gtfs?.stop_code ?? null, lon: p.lon, lat: p.lat, layer: p.layer,
   })));
-  const [a, b] = await Promise.all([byId, named.catch(() => [])]);
+  const [byId, byCode, byName] = await Promise.all([exact("stop_id"), exact("stop_code"), named.catch(() => [])]);
   const seen = new Set();
-  return [...a, ...b].filter((s) => !seen.has(s.key) && seen.add(s.key));
+  return [...byId, ...byCode, ...byName].filter((s) => !seen.has(s.key) && seen.add(s.key));
 }
 
 $("search").addEventListener("input", () => {
@@ -325,19 +352,21 @@ async function showStop(key, { fly = false } = {}) {
       select([{ type: "Feature", geometry: { type: "Point", coordinates: coords }, properties: {} }]);
       if (fly) map.flyTo({ center: coords, zoom: Math.max(map.getZoom(), 15) });
     }
-    const routes = served.map((r) => state.routeById.get(r.id) ?? routeFeature(r));
+    const routes = served.map((r) => keepRoute(routeFeature(r)));
+    const feed = stop.feed_version?.feed?.onestop_id ?? null;
     const type = stop.location_type ?? 0;
     el.innerHTML = `<h2>${esc(stop.stop_name ?? stop.stop_id)}</h2>
       <div class="muted">${esc(LOCATION_TYPES[type]?.[1] ?? "stop")} · ${esc(stop.stop_id)}${stop.stop_code ? " · code " + esc(stop.stop_code) : ""} · ${esc(stop.feed_version?.feed?.onestop_id ?? "")}${stop.wheelchair_boarding === 1 ? " · wheelchair boarding" : ""}</div>
       ${alertHtml(stop.alerts ?? [])}
-      <h3>Routes</h3><div class="legs">${routes.map((r) => `<button class="link" data-route="${r.properties.id}">${routeBadge(r.properties)}</button>`).join(" ") || '<span class="muted">no route serves it</span>'}</div>
+      <h3>Routes</h3><div class="legs">${routes.map((r) => `<button class="link" data-route="${esc(r.properties.key)}">${routeBadge(r.properties)}</button>`).join(" ") || '<span class="muted">no route serves it</span>'}</div>
       <h3>Departures on ${esc(dateValue())} from ${esc(timeValue())}</h3><div id="departures"></div>`;
-    for (const b of el.querySelectorAll("[data-route]")) b.addEventListener("click", () => showRoute(Number(b.dataset.route)));
-    const next = departuresOf(body);
+    for (const b of el.querySelectorAll("[data-route]")) b.addEventListener("click", () => showRoute(b.dataset.route));
+    // a departure's trip carries its route (in the stop's feed)
+    const next = departuresOf(body).map((d) => ({ ...d, route: keepRoute(routeFeature(d.trip.route, feed)) }));
     $("departures").innerHTML = next.length
-      ? `<table><tr><th>time</th><th>route</th><th>to</th><th>realtime</th></tr>${next.map((d) => `<tr class="clickable" data-route="${d.trip.route.id}" data-trip="${d.trip.id}"><td>${esc(d.departure.scheduled_local.slice(11, 16))}${d.date !== date ? ' <span class="muted">+1</span>' : ""}</td><td>${routeBadge(d.trip.route)}</td><td>${esc(d.trip.trip_headsign ?? d.stop_headsign ?? "")}</td><td>${d.delay === null ? "" : `<span class="${d.delay > 60 ? "late" : d.delay < -60 ? "early" : ""}">${d.delay >= 0 ? "+" : ""}${Math.round(d.delay / 60)} min</span>`}${d.skipped ? ' <span class="late">skipped</span>' : ""}</td></tr>`).join("")}</table>`
+      ? `<table><tr><th>time</th><th>route</th><th>to</th><th>realtime</th></tr>${next.map((d) => `<tr class="clickable" data-route="${esc(d.route.properties.key)}" data-trip="${d.trip.id}"><td>${esc(d.departure.scheduled_local.slice(11, 16))}${d.date !== date ? ' <span class="muted">+1</span>' : ""}</td><td>${routeBadge(d.route.properties)}</td><td>${esc(d.trip.trip_headsign ?? d.stop_headsign ?? "")}</td><td>${d.delay === null ? "" : `<span class="${d.delay > 60 ? "late" : d.delay < -60 ? "early" : ""}">${d.delay >= 0 ? "+" : ""}${Math.round(d.delay / 60)} min</span>`}${d.skipped ? ' <span class="late">skipped</span>' : ""}</td></tr>`).join("")}</table>`
       : `<span class="muted">no departure after ${esc(timeValue())} on ${esc(date)}</span>`;
-    for (const tr of $("departures").querySelectorAll("tr[data-trip]")) tr.addEventListener("click", () => showTrip(state.routeById.get(Number(tr.dataset.route)), Number(tr.dataset.trip)));
+    for (const tr of $("departures").querySelectorAll("tr[data-trip]")) tr.addEventListener("click", () => showTrip(state.routes.get(tr.dataset.route), Number(tr.dataset.trip)));
   } catch (e) {
     if (state.selectedStop === key) $("departures").innerHTML = `<span class="error">${esc(failed("stop", e))}</span>`;
   }
@@ -354,34 +383,48 @@ function departuresOf(body) {
   return rows.slice(0, DEPARTURES_SHOWN).map((d) => ({ ...d, delay: d.departure_delay ?? d.arrival_delay ?? null, skipped: d.realtime_schedule_relationship === "SKIPPED" }));
 }
 
-async function showRoute(id) {
-  const route = state.routeById.get(id);
-  if (!route) return;
-  state.selectedRoute = id;
+/**
+ * A route's details and its trips on the date (their shapes drawn), by its key
+ * (`<feed onestop id>:<route_id>`, the tiles' gtfsId). `seen`: the route as the tiles draw it, shown
+ * until its document is read (when the page has not read it before, beside the trips).
+ */
+async function showRoute(key, seen = null) {
+  key = String(key);
+  state.selectedRoute = key;
   state.selectedStop = null;
   setTab("explore");
-  const p = route.properties;
-  const alerts = state.alerts.routes.get(id) ?? [];
+  const known = state.routes.get(key) ?? (seen ? routeOfTile(seen) : null);
+  const header = (route) => {
+    const p = route?.properties ?? { key, route_id: key.slice(key.indexOf(":") + 1) };
+    return `<h2>${routeBadge(p)} ${esc(p.route_long_name ?? "")}</h2>
+    <div class="muted">${esc(p.agency_name ?? "")} · ${esc(p.key)}${p.onestop_id ? " · " + esc(p.onestop_id) : ""}</div>${alertHtml(state.alerts.routes.get(key) ?? [])}`;
+  };
   const el = $("details");
-  el.innerHTML = `<h2>${routeBadge(p)} ${esc(p.route_long_name ?? "")}</h2>
-    <div class="muted">${esc(p.agency_name ?? "")} · ${esc(p.key)} · ${esc(p.onestop_id ?? "")}</div>${alertHtml(alerts)}
-    <h3>Trips on ${esc(dateValue())}</h3><div id="trips" class="muted">loading…</div>`;
-  if (route.geometry) select([{ type: "Feature", geometry: route.geometry, properties: { color: routeColor(p.route_color, "#111827") } }]);
+  el.innerHTML = `<div id="route-head">${header(known)}</div><h3>Trips on ${esc(dateValue())}</h3><div id="trips" class="muted">loading…</div>`;
+  if (!known || known.partial) {
+    api.route(key).then((r) => {
+      if (!r) return;
+      const f = keepRoute(routeFeature(r));
+      if (state.selectedRoute === key && $("route-head")) $("route-head").innerHTML = header(f);
+    }).catch((e) => failed("route", e));
+  }
+  const p = known?.properties ?? { key, route_color: null };
   try {
     const fc = await api.routeTrips(p.key, dateValue());
-    if (state.selectedRoute !== id) return;
+    if (state.selectedRoute !== key) return;
     const trips = fc.features;
     // each distinct shape once (a route's trips share a few)
     const shapes = new Map();
     for (const t of trips) if (t.geometry) shapes.set(t.properties.shape?.shape_id ?? JSON.stringify(t.geometry.coordinates[0]), t.geometry);
-    select([...shapes.values()].map((geometry) => ({ type: "Feature", geometry, properties: { color: routeColor(p.route_color, "#111827") } })));
+    const color = routeColor((state.routes.get(key)?.properties ?? p).route_color, "#111827");
+    select([...shapes.values()].map((geometry) => ({ type: "Feature", geometry, properties: { color } })));
     $("trips").className = "";
     $("trips").innerHTML = trips.length
       ? `<div class="muted">${trips.length} trips${fc.meta?.next ? " (first page)" : ""}; their shapes are drawn on the map</div><table><tr><th>trip</th><th>to</th><th>dir</th><th></th></tr>${trips.map((t) => `<tr class="clickable" data-trip="${t.properties.id}"><td>${esc(t.properties.trip_short_name ?? t.properties.trip_id)}</td><td>${esc(t.properties.trip_headsign ?? "")}</td><td>${t.properties.direction_id ?? ""}</td><td>${t.properties.schedule_relationship !== "STATIC" ? esc(t.properties.schedule_relationship) : ""}</td></tr>`).join("")}</table>`
       : `<span class="muted">no trips on ${esc(dateValue())}</span>`;
-    for (const tr of $("trips").querySelectorAll("tr[data-trip]")) tr.addEventListener("click", () => showTrip(route, Number(tr.dataset.trip)));
+    for (const tr of $("trips").querySelectorAll("tr[data-trip]")) tr.addEventListener("click", () => showTrip(state.routes.get(key) ?? known ?? { properties: p }, Number(tr.dataset.trip)));
   } catch (e) {
-    if (state.selectedRoute === id) $("trips").innerHTML = `<span class="error">${esc(failed("trips", e))}</span>`;
+    if (state.selectedRoute === key) $("trips").innerHTML = `<span class="error">${esc(failed("trips", e))}</span>`;
   }
 }
 
@@ -399,7 +442,7 @@ async function showTrip(route, tripId) {
       <div class="muted">trip ${esc(t.trip_id)} · ${esc(dateValue())} · ${esc(t.schedule_relationship)}</div>${alertHtml(t.alerts ?? [])}
       <button class="link" id="back-route">← all trips of the route</button>
       <table><tr><th>stop</th><th>arr</th><th>dep</th><th>realtime</th></tr>${(t.stop_times ?? []).map((st) => `<tr class="clickable" data-stop="${st.stop?.id ?? ""}"><td>${esc(st.stop?.stop_name ?? st.location?.name ?? "")}</td><td>${esc((st.arrival_time ?? "").slice(0, 5))}</td><td>${esc((st.departure_time ?? "").slice(0, 5))}</td><td>${st.realtime_departure_time || st.realtime_arrival_time ? `<span class="${(st.departure_delay ?? st.arrival_delay ?? 0) > 60 ? "late" : ""}">${esc((st.realtime_departure_time ?? st.realtime_arrival_time).slice(0, 5))}</span>` : ""}${st.realtime_schedule_relationship === "SKIPPED" ? ' <span class="late">skipped</span>' : ""}</td></tr>`).join("")}</table>`;
-    $("back-route").addEventListener("click", () => showRoute(p.id));
+    $("back-route").addEventListener("click", () => showRoute(p.key));
     for (const tr of el.querySelectorAll("tr[data-stop]")) if (tr.dataset.stop) tr.addEventListener("click", () => showStop(Number(tr.dataset.stop)));
   } catch (e) {
     failed("trip", e);
@@ -682,12 +725,12 @@ function renderAlerts() {
     }
     seen.get(k).where.push(where);
   };
-  for (const a of state.agencyAlerts ?? []) add(a.alert, { text: a.agency || "agency" });
-  for (const [id, alerts] of state.alerts.routes) for (const a of alerts) add(a, { route: id });
+  for (const [key, alerts] of state.alerts.agencies) for (const a of alerts) add(a, { agency: key });
+  for (const [key, alerts] of state.alerts.routes) for (const a of alerts) add(a, { route: key });
   for (const [key, { alerts }] of state.alerts.stops) for (const a of alerts) add(a, { stop: key });
   state.alerts.list = items;
   $("alert-count").textContent = items.length ? `(${items.length})` : "";
-  $("alerts").innerHTML = items.map((it, i) => `<li data-i="${i}">${alertHtml([it.alert])}<div class="muted">${it.where.slice(0, 8).map((w) => w.route ? routeBadge(state.routeById.get(w.route).properties) : w.stop ? `stop ${esc(w.stop.slice(w.stop.indexOf(":") + 1))}` : esc(w.text)).join(", ")}${it.where.length > 8 ? ` and ${it.where.length - 8} more` : ""}</div></li>`).join("") || `<li class="muted">no active alerts</li>`;
+  $("alerts").innerHTML = items.map((it, i) => `<li data-i="${i}">${alertHtml([it.alert])}<div class="muted">${it.where.slice(0, 8).map((w) => w.route ? routeBadge(state.routes.get(w.route)?.properties ?? { route_id: w.route.slice(w.route.indexOf(":") + 1) }) : w.stop ? `stop ${esc(w.stop.slice(w.stop.indexOf(":") + 1))}` : esc(state.agencies.get(w.agency) ?? `agency ${w.agency.slice(w.agency.indexOf(":") + 1)}`)).join(", ")}${it.where.length > 8 ? ` and ${it.where.length - 8} more` : ""}</div></li>`).join("") || `<li class="muted">no active alerts</li>`;
   for (const li of $("alerts").querySelectorAll("li[data-i]")) li.addEventListener("click", () => {
     const w = items[Number(li.dataset.i)].where[0];
     if (w.stop) showStop(w.stop, { fly: true });
@@ -728,8 +771,7 @@ map.on("click", (ev) => {
   const stop = map.queryRenderedFeatures(box, { layers: STOP_LAYERS })[0];
   if (stop?.properties.gtfsId) return void showStop(stop.properties.gtfsId);
   const route = map.queryRenderedFeatures(box, { layers: ["routes"] })[0];
-  const routeId = route && state.routeByKey.get(route.properties.gtfsId);
-  if (routeId !== undefined) return void showRoute(routeId);
+  if (route?.properties.gtfsId) return void showRoute(route.properties.gtfsId, route.properties);
 });
 
 const popup = new maplibregl.Popup({ closeButton: false, closeOnClick: false, offset: 8 });
@@ -745,7 +787,7 @@ map.on("mousemove", (ev) => {
   const html = f.layer.id === "reach" && p.window !== undefined ? `${esc(p.name)}<br>${p.minutes} min at the median of ${esc(p.window)} (5th–95th percentile: ${p.p5 ?? "–"}–${p.p95 ?? "not reached"} min)`
     : f.layer.id === "reach" ? `${esc(p.name)}<br>${p.minutes} min (arrive ${clockIn(p.arrival, p.tz)})`
     : STOP_LAYERS.includes(f.layer.id) ? esc(p.name ?? p.gtfsId)
-    : `${esc(p.shortName || p.longName || p.gtfsId)} <span class="muted">${esc(state.routeById.get(state.routeByKey.get(p.gtfsId))?.properties.agency_name ?? "")}</span>`;
+    : `${esc(p.shortName || p.longName || p.gtfsId)} <span class="muted">${esc(state.routes.get(p.gtfsId)?.properties.agency_name ?? "")}</span>`;
   popup.setLngLat(ev.lngLat).setHTML(html).addTo(map);
 });
 
@@ -777,7 +819,8 @@ window.__interchange = { map, state, api, setTab, showStop, showRoute, runPlan, 
 window.__interchange.ready = (async () => {
   await loaded;
   await loadDataset().catch((e) => failed("dataset", e));
-  await Promise.all([loadRoutes().catch((e) => failed("routes", e)), loadStopAlerts()]);
-  if ($("status").className !== "error") status(`${state.routes.length} routes; ${state.alerts.stops.size} stop${state.alerts.stops.size === 1 ? "" : "s"} with alerts`);
+  await loadAlerts();
+  const n = (x, one, many) => `${x} ${x === 1 ? one : many}`;
+  if ($("status").className !== "error") status(`alerts on ${n(state.alerts.stops.size, "stop", "stops")}, ${n(state.alerts.routes.size, "route", "routes")}, ${n(state.alerts.agencies.size, "agency", "agencies")}`);
   state.ready = true;
 })();
