@@ -111,44 +111,85 @@ export const NOTHING_APPLIED: AppliedUpdates = {
   fasterHops: null,
 };
 
-/** trip_id -> timetable trips, per feed (lower-case Onestop ID); and trip -> RAPTOR route. Built once per timetable. */
-export interface TripIndex {
-  byFeed: Map<string, Map<string, number[]>>;
-  tripRoute: Int32Array;
-  /** route stop (core.routeStops index) -> the shortest scheduled ride to the next stop over the route's trips */
-  hopMin: Int32Array;
-}
+/**
+ * trip_id -> timetable trips, per feed (lower-case Onestop ID), and trip -> RAPTOR route: one per
+ * timetable. A feed's trip ids are read (decoded from the timetable) when an update of that feed
+ * first needs them, and a route's shortest scheduled rides when an updated trip of it is first
+ * checked for faster rides: the first snapshot costs what it names, not the whole timetable (at
+ * 6x New York, 1.8 M trip ids).
+ */
+export class TripIndex {
+  /** trip -> its RAPTOR route */
+  readonly tripRoute: Int32Array;
+  /** trip -> index of its feed in meta.feeds (-1: none) */
+  private readonly tripFeed: Int32Array;
+  private readonly feeds = new Map<string, Map<string, number[]> | undefined>();
+  /** route stop (core.routeStops index) -> the shortest scheduled ride to the next stop over the route's trips (filled per route on first use) */
+  private readonly hopMin: Int32Array;
+  private readonly hopDone: Uint8Array;
 
-export function tripIndex(tt: Timetable): TripIndex {
-  const { core, meta: m } = tt;
-  const byFeed = new Map<string, Map<string, number[]>>();
-  for (let t = 0; t < core.nTrips; t++) {
-    const ag = m.agencies[m.gtfsRoutes[m.tripGtfsRoute[t]!]!.agency];
-    const feed = m.feeds[ag?.feed ?? -1]?.onestopId.toLowerCase();
-    if (feed === undefined) continue;
-    let ids = byFeed.get(feed);
-    if (!ids) byFeed.set(feed, (ids = new Map()));
-    const id = m.tripId[t]!;
-    const list = ids.get(id);
-    if (list) list.push(t);
-    else ids.set(id, [t]);
+  constructor(private readonly tt: Timetable) {
+    const { core, meta: m } = tt;
+    this.tripRoute = new Int32Array(core.nTrips);
+    for (let r = 0; r < core.nRoutes; r++) this.tripRoute.fill(r, core.routeTripStart[r]!, core.routeTripStart[r + 1]!);
+    // the feed of each GTFS route, then of each trip (numbers only: no string is decoded here)
+    const routeFeed = new Int32Array(m.gtfsRoutes.length).fill(-1);
+    m.gtfsRoutes.forEach((gr, i) => {
+      const ag = m.agencies[gr.agency];
+      if (ag && ag.feed >= 0 && ag.feed < m.feeds.length) routeFeed[i] = ag.feed;
+    });
+    this.tripFeed = new Int32Array(core.nTrips);
+    for (let t = 0; t < core.nTrips; t++) this.tripFeed[t] = routeFeed[m.tripGtfsRoute[t]!]!;
+    this.hopMin = new Int32Array(core.routeStops.length);
+    this.hopDone = new Uint8Array(core.nRoutes);
   }
-  const tripRoute = new Int32Array(core.nTrips);
-  const hopMin = new Int32Array(core.routeStops.length).fill(0x3fffffff);
-  for (let r = 0; r < core.nRoutes; r++) {
-    tripRoute.fill(r, core.routeTripStart[r]!, core.routeTripStart[r + 1]!);
+
+  /** trip_id -> the timetable's trips with it, of a feed (lower-case Onestop ID); undefined for a feed the timetable does not hold */
+  idsOf(feed: string): Map<string, number[]> | undefined {
+    if (this.feeds.has(feed)) return this.feeds.get(feed);
+    const { meta: m, core } = this.tt;
+    // (every feed of the timetable with this Onestop ID: their trips share the map)
+    const wanted = new Uint8Array(m.feeds.length + 1);
+    m.feeds.forEach((x, f) => (wanted[f] = x.onestopId.toLowerCase() === feed ? 1 : 0));
+    let ids: Map<string, number[]> | undefined;
+    if (wanted.includes(1)) {
+      ids = new Map();
+      for (let t = 0; t < core.nTrips; t++) {
+        const f = this.tripFeed[t]!;
+        if (f < 0 || !wanted[f]) continue;
+        const id = m.tripId[t]!;
+        const list = ids.get(id);
+        if (list) list.push(t);
+        else ids.set(id, [t]);
+      }
+      // a feed with no trip is as unknown as one the timetable lacks
+      if (ids.size === 0) ids = undefined;
+    }
+    this.feeds.set(feed, ids);
+    return ids;
+  }
+
+  /** The shortest scheduled rides of route r from each of its stops to the next (route-stop indexes, as core.routeStops). */
+  hopMinOf(r: number): Int32Array {
+    const { core } = this.tt;
     const s0 = core.routeStopStart[r]!;
     const nS = core.routeStopStart[r + 1]! - s0;
-    for (let t = core.routeTripStart[r]!; t < core.routeTripStart[r + 1]!; t++) {
-      const base = core.routeTime0[r]! + (t - core.routeTripStart[r]!) * nS;
-      for (let j = 0; j + 1 < nS; j++) {
-        const hop = arrAt(core.stopTimes, base + j + 1) - depAt(core.stopTimes, base + j);
-        if (hop < hopMin[s0 + j]!) hopMin[s0 + j] = hop;
+    if (!this.hopDone[r]) {
+      this.hopMin.fill(0x3fffffff, s0, s0 + nS);
+      for (let t = core.routeTripStart[r]!; t < core.routeTripStart[r + 1]!; t++) {
+        const base = core.routeTime0[r]! + (t - core.routeTripStart[r]!) * nS;
+        for (let j = 0; j + 1 < nS; j++) {
+          const hop = arrAt(core.stopTimes, base + j + 1) - depAt(core.stopTimes, base + j);
+          if (hop < this.hopMin[s0 + j]!) this.hopMin[s0 + j] = hop;
+        }
       }
+      this.hopDone[r] = 1;
     }
+    return this.hopMin;
   }
-  return { byFeed, tripRoute, hopMin };
 }
+
+export const tripIndex = (tt: Timetable): TripIndex => new TripIndex(tt);
 
 const NOT_SCHEDULED = new Set(["ADDED", "UNSCHEDULED", "DUPLICATED", "NEW", "REPLACEMENT"]);
 const CANCELED = new Set(["CANCELED", "DELETED"]);
@@ -214,7 +255,7 @@ function applyOne(tt: Timetable, ix: TripIndex, snap: TripUpdateSnapshot, nowMs:
   const faster: { from: number[]; to: number[]; sec: number[] } = { from: [], to: [], sec: [] };
   const c = out.counts;
   {
-    const ids = ix.byFeed.get(snap.feed.toLowerCase());
+    const ids = ix.idsOf(snap.feed.toLowerCase());
     for (const [tripId, u] of snap.byTrip) {
       const rel = u.schedule_relationship ?? "SCHEDULED";
       if (NOT_SCHEDULED.has(rel)) {
@@ -373,9 +414,10 @@ function fasterRides(tt: Timetable, ix: TripIndex, r: number, words: Int32Array,
   const { routeStopStart, routeStops } = tt.core;
   const s0 = routeStopStart[r]!;
   const nS = routeStopStart[r + 1]! - s0;
+  const hopMin = ix.hopMinOf(r);
   for (let j = 0; j + 1 < nS; j++) {
     const sec = (words[2 * (j + 1)]! >> 2) - (words[2 * j + 1]! >> 2);
-    if (sec >= ix.hopMin[s0 + j]!) continue;
+    if (sec >= hopMin[s0 + j]!) continue;
     out.from.push(routeStops[s0 + j]!);
     out.to.push(routeStops[s0 + j + 1]!);
     out.sec.push(sec);
