@@ -19,7 +19,7 @@ import { readHeader } from "../gtfs/load.ts";
 import type { FastStopTimes } from "../gtfs/stop-times/fast.ts";
 import type { FastStopTimesRead } from "./fast-stop-times.ts";
 import { GTFS_SPEC, OTHER_KNOWN_FILES, type FileSpec } from "./gtfs-spec.ts";
-import type { Notices } from "./notices.ts";
+import { Notices } from "./notices.ts";
 
 export const vTable = (file: string) => `v_${file.replace(/\.txt$/, "")}`;
 export const q = (ident: string) => `"${ident.replace(/"/g, '""')}"`;
@@ -65,6 +65,10 @@ export async function loadFeed(conn: DuckDBConnection, dir: string, notices: Not
     if (!GTFS_SPEC.some((s) => s.file === n) && !OTHER_KNOWN_FILES.has(n) && /\.(txt|geojson)$/i.test(n)) notices.add("unknown_file", { filename: n });
   }
   const out = new Map<string, LoadedFile>();
+  // while the fast reader reads stop_times.txt, the files after it are read, their notices kept
+  // aside and added after stop_times.txt's: the notices (and their samples) in the files' order
+  let sink = notices;
+  let pending: { f: LoadedFile; path: string } | null = null;
   for (const spec of GTFS_SPEC) {
     const f: LoadedFile = { spec, present: false, rows: 0, header: [], columns: [] };
     out.set(spec.file, f);
@@ -78,7 +82,7 @@ export async function loadFeed(conn: DuckDBConnection, dir: string, notices: Not
     if (exists && statSync(path).size > 0) {
       utf16 = utf16Of(path);
       if (utf16) {
-        notices.add("csv_parsing_failed", { filename: spec.file, charIndex: 0, columnIndex: 0, lineIndex: 0, message: `file is ${utf16.toUpperCase()} encoded; GTFS files must be UTF-8 (read as ${utf16.toUpperCase()})`, parsedContent: null });
+        sink.add("csv_parsing_failed", { filename: spec.file, charIndex: 0, columnIndex: 0, lineIndex: 0, message: `file is ${utf16.toUpperCase()} encoded; GTFS files must be UTF-8 (read as ${utf16.toUpperCase()})`, parsedContent: null });
         mkdirSync(opts.scratchDir, { recursive: true });
         const copy = join(opts.scratchDir, spec.file);
         writeFileSync(copy, new TextDecoder(utf16).decode(readFileSync(path)));
@@ -87,27 +91,40 @@ export async function loadFeed(conn: DuckDBConnection, dir: string, notices: Not
       f.header = readHeader(path);
     }
     if (!exists || f.header.length === 0) {
-      if (exists) notices.add("empty_file", { filename: spec.file });
-      else if (spec.required) notices.add("missing_required_file", { filename: spec.file });
+      if (exists) sink.add("empty_file", { filename: spec.file });
+      else if (spec.required) sink.add("missing_required_file", { filename: spec.file });
       await emptyTable(conn, spec);
       continue;
     }
     f.present = true;
-    checkHeader(spec, f, notices);
+    checkHeader(spec, f, sink);
     f.columns = spec.fields.map((c) => c.name).filter((c) => f.header.includes(c));
-    const fast = spec.file === "stop_times.txt" && !utf16 && opts.fastStopTimes ? await opts.fastStopTimes.take(f.header, new Set(spec.fields.map((c) => c.name))) : null;
+    if (spec.file === "stop_times.txt" && !utf16 && opts.fastStopTimes) {
+      pending = { f, path };
+      sink = new Notices();
+      continue;
+    }
+    await readTable(conn, spec, f, path, sink);
+    if (f.rows === 0 && spec.required) sink.add("empty_file", { filename: spec.file });
+  }
+  if (pending) {
+    const { f, path } = pending;
+    const fast = await opts.fastStopTimes!.take(f.header, new Set(f.spec.fields.map((c) => c.name)));
     if (fast) {
       // (the file as DuckDB would read it: fast.rows rows, none rejected)
       f.fast = fast;
       f.rows = fast.rows;
-      await emptyTable(conn, spec);
-      continue;
+      await emptyTable(conn, f.spec);
+    } else {
+      await readTable(conn, f.spec, f, path, notices);
+      if (f.rows === 0 && f.spec.required) notices.add("empty_file", { filename: f.spec.file });
     }
-    await readTable(conn, spec, f, path, notices);
-    if (f.rows === 0 && spec.required) notices.add("empty_file", { filename: spec.file });
+    notices.addAll(sink);
   }
   return out;
 }
+
+
 
 /**
  * Reads a file the fast reader stood in for after all (load.ts took its columns, the stop-time pass

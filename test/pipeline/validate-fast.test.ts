@@ -4,7 +4,8 @@
  * and sample for sample: on stop times in the plain form it takes (rows not in trips.txt's order,
  * stop sequences out of order, missing times, fast travel) and on those where a check of
  * stop_times.txt fires (duplicate key, unknown trip or stop, enum out of range, a value to trim,
- * a non-ASCII id, a GTFS-Flex window, quotes), where it leaves the file to DuckDB; and on real feeds.
+ * a non-ASCII id, a GTFS-Flex window, quotes, a row too long), where it leaves the file to DuckDB,
+ * with the notices of the files read meanwhile kept after its own; and on real feeds.
  * Whether the fast reader stood in is seen in the validator's table: v_stop_times is empty then.
  */
 import { DuckDBInstance, type DuckDBConnection } from "@duckdb/node-api";
@@ -52,7 +53,13 @@ const CASES: [name: string, feed: Feed, takesFast: boolean][] = [
   ["decreasing distances and an arrival before the previous departure", edit(CLEAN, {
     "stop_times.txt": (t) => t.replace("T1,06:04:00,06:04:00,S3,3,1,1100", "T1,06:01:00,06:05:00,S3,3,1,100"),
   }), true],
-  ["an unknown column", edit(CLEAN, { "stop_times.txt": (t) => t.split("\n").map((l, i) => (l ? `${l},${i === 0 ? "extra" : " x "}` : l)).join("\n") }), true],
+  ["an unknown column, here and in trips.txt", edit(CLEAN, {
+    "stop_times.txt": (t) => t.split("\n").map((l, i) => (l ? `${l},${i === 0 ? "extra" : " x "}` : l)).join("\n"),
+    "trips.txt": (t) => t.split("\n").map((l, i) => (l ? `${l},${i === 0 ? "other" : "y"}` : l)).join("\n"),
+  }), true],
+  ["rows too long, here and in trips.txt (notices in the files' order)", edit(CLEAN, {
+    "stop_times.txt": add("T2,07:06:00,07:06:00,S3,4,1,1200,extra"), "trips.txt": add("R1,WK,T3,SH1,B1,Park Road,extra"),
+  }), false],
   ["a duplicate key", edit(CLEAN, { "stop_times.txt": add("T1,06:04:00,06:04:00,S3,3,1,1100") }), false],
   ["an unknown trip", edit(CLEAN, { "stop_times.txt": add("T9,06:04:00,06:04:00,S3,3,1,1100") }), false],
   ["an unknown stop", edit(CLEAN, { "stop_times.txt": sub("T2,07:02:00,07:02:00,S2", "T2,07:02:00,07:02:00,S7") }), false],
