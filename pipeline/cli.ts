@@ -37,7 +37,7 @@ export const IMPORT_FLAGS: FlagSpec[] = [
   { name: "keep", env: "INTERCHANGE_KEEP", type: "number", description: "after the import, prune: keep each feed's N newest versions besides the active one (over the feeds file's keep; see interchange prune)" },
   { name: "grace-s", env: "INTERCHANGE_PRUNE_GRACE_S", type: "number", default: DEFAULT_GRACE_MS / 1000, description: "prune: what a manifest replaced less than this long ago points at is not removed yet" },
   { name: "json", env: "INTERCHANGE_JSON", type: "boolean", default: false, description: "print JSON on stdout: the import reports; with --feeds, the run report" },
-  { name: "validate", env: "INTERCHANGE_VALIDATE", type: "boolean", default: false, description: "validate each version (MobilityData's notice codes; report.json and report.html kept in the version folder); off by default until it costs an import less (it adds 40-70 % to MTA bus_bk's), on whenever a --refuse policy needs it" },
+  { name: "validate", env: "INTERCHANGE_VALIDATE", type: "boolean", default: false, description: "validate each version (MobilityData's notice codes; report.json and report.html kept in the version folder); off by default until it costs an import less (it adds 16-28 % to MTA bus_bk's CPU time), on whenever a --refuse policy needs it" },
   { name: "refuse", env: "INTERCHANGE_REFUSE", type: "string", default: "accept", description: "validation policy: accept (every version), errors (refuse versions with ERROR notices) or CODE[,CODE...] (refuse versions with these notice codes); a refused version is never published nor activated. A feeds file entry's `refuse` is over it" },
   { name: "quiet", env: "INTERCHANGE_QUIET", type: "boolean", default: false, description: "no progress on stderr" },
 ];

@@ -22,7 +22,7 @@ export async function startValidation(run: ImportRun, session: ImportSession, gt
   const ready = build.after("trip_check");
   return session.lanes.start("validate", () => validateFolder({
     dir: gtfsDir, input: reportInput(run.source), scratchDir: join(session.dir, "validate"), today: run.opts.validationDate ?? run.now(),
-    stopTimesRelation: "stop_times", stopTimesReady: () => ready.result(),
+    stopTimesRelation: "stop_times", stopTimesReady: () => ready.result(), stopTimesContract: () => build.facts.stopTimesColumns ?? null,
   }, conn));
 }
 

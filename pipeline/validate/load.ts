@@ -3,7 +3,8 @@
  * table `v_<name>` with every column of the spec (trimmed text, NULL when empty or when the file
  * lacks the column) and `__line`, the CSV row number (1 = header), plus `__ws` and `__nl`, bit
  * masks of the columns whose raw value had leading/trailing whitespace or a newline. Absent files
- * get an empty table, so that rules can name any file and column.
+ * get an empty table, so that rules can name any file and column; so does stop_times.txt when the
+ * fast reader's columns stand in for it (fast-stop-times.ts).
  *
  * File-level notices are raised here: missing_required_file, empty_file, unknown_file,
  * empty_column_name, duplicated_column, unknown_column, missing_required_column,
@@ -15,8 +16,10 @@ import { closeSync, existsSync, mkdirSync, openSync, readdirSync, readFileSync, 
 import { join } from "node:path";
 import { sqlString } from "../../shared/sql.ts";
 import { readHeader } from "../gtfs/load.ts";
+import type { FastStopTimes } from "../gtfs/stop-times/fast.ts";
+import type { FastStopTimesRead } from "./fast-stop-times.ts";
 import { GTFS_SPEC, OTHER_KNOWN_FILES, type FileSpec } from "./gtfs-spec.ts";
-import type { Notices } from "./notices.ts";
+import { Notices } from "./notices.ts";
 
 export const vTable = (file: string) => `v_${file.replace(/\.txt$/, "")}`;
 export const q = (ident: string) => `"${ident.replace(/"/g, '""')}"`;
@@ -30,6 +33,8 @@ export interface LoadedFile {
   header: string[];
   /** spec columns the header has, in spec order (index into the __ws/__nl masks) */
   columns: string[];
+  /** stop_times.txt: the fast reader's columns, when they stand in for the file (its table is then empty) */
+  fast?: FastStopTimes;
 }
 
 /** Files the caller has loaded some other way (the import's stop times): no table is made for them here. */
@@ -37,6 +42,8 @@ export interface LoadOptions {
   /** a folder for transcoded copies of files not in UTF-8 */
   scratchDir: string;
   skip?: ReadonlySet<string>;
+  /** stop_times.txt being read by the fast reader: its columns are taken instead of a table when they can be (fast-stop-times.ts) */
+  fastStopTimes?: FastStopTimesRead | null;
 }
 
 /** Whether a file starts with a UTF-16 byte-order mark, and which. */
@@ -58,6 +65,10 @@ export async function loadFeed(conn: DuckDBConnection, dir: string, notices: Not
     if (!GTFS_SPEC.some((s) => s.file === n) && !OTHER_KNOWN_FILES.has(n) && /\.(txt|geojson)$/i.test(n)) notices.add("unknown_file", { filename: n });
   }
   const out = new Map<string, LoadedFile>();
+  // while the fast reader reads stop_times.txt, the files after it are read, their notices kept
+  // aside and added after stop_times.txt's: the notices (and their samples) in the files' order
+  let sink = notices;
+  let pending: { f: LoadedFile; path: string } | null = null;
   for (const spec of GTFS_SPEC) {
     const f: LoadedFile = { spec, present: false, rows: 0, header: [], columns: [] };
     out.set(spec.file, f);
@@ -67,10 +78,11 @@ export async function loadFeed(conn: DuckDBConnection, dir: string, notices: Not
     }
     let path = join(dir, spec.file);
     const exists = existsSync(path) && statSync(path).isFile();
+    let utf16: ReturnType<typeof utf16Of> = null;
     if (exists && statSync(path).size > 0) {
-      const utf16 = utf16Of(path);
+      utf16 = utf16Of(path);
       if (utf16) {
-        notices.add("csv_parsing_failed", { filename: spec.file, charIndex: 0, columnIndex: 0, lineIndex: 0, message: `file is ${utf16.toUpperCase()} encoded; GTFS files must be UTF-8 (read as ${utf16.toUpperCase()})`, parsedContent: null });
+        sink.add("csv_parsing_failed", { filename: spec.file, charIndex: 0, columnIndex: 0, lineIndex: 0, message: `file is ${utf16.toUpperCase()} encoded; GTFS files must be UTF-8 (read as ${utf16.toUpperCase()})`, parsedContent: null });
         mkdirSync(opts.scratchDir, { recursive: true });
         const copy = join(opts.scratchDir, spec.file);
         writeFileSync(copy, new TextDecoder(utf16).decode(readFileSync(path)));
@@ -79,18 +91,48 @@ export async function loadFeed(conn: DuckDBConnection, dir: string, notices: Not
       f.header = readHeader(path);
     }
     if (!exists || f.header.length === 0) {
-      if (exists) notices.add("empty_file", { filename: spec.file });
-      else if (spec.required) notices.add("missing_required_file", { filename: spec.file });
+      if (exists) sink.add("empty_file", { filename: spec.file });
+      else if (spec.required) sink.add("missing_required_file", { filename: spec.file });
       await emptyTable(conn, spec);
       continue;
     }
     f.present = true;
-    checkHeader(spec, f, notices);
+    checkHeader(spec, f, sink);
     f.columns = spec.fields.map((c) => c.name).filter((c) => f.header.includes(c));
-    await readTable(conn, spec, f, path, notices);
-    if (f.rows === 0 && spec.required) notices.add("empty_file", { filename: spec.file });
+    if (spec.file === "stop_times.txt" && !utf16 && opts.fastStopTimes) {
+      pending = { f, path };
+      sink = new Notices();
+      continue;
+    }
+    await readTable(conn, spec, f, path, sink);
+    if (f.rows === 0 && spec.required) sink.add("empty_file", { filename: spec.file });
+  }
+  if (pending) {
+    const { f, path } = pending;
+    const fast = await opts.fastStopTimes!.take(f.header, new Set(f.spec.fields.map((c) => c.name)));
+    if (fast) {
+      // (the file as DuckDB would read it: fast.rows rows, none rejected)
+      f.fast = fast;
+      f.rows = fast.rows;
+      await emptyTable(conn, f.spec);
+    } else {
+      await readTable(conn, f.spec, f, path, notices);
+      if (f.rows === 0 && f.spec.required) notices.add("empty_file", { filename: f.spec.file });
+    }
+    notices.addAll(sink);
   }
   return out;
+}
+
+
+
+/**
+ * Reads a file the fast reader stood in for after all (load.ts took its columns, the stop-time pass
+ * could not): its table as loadFeed makes it. (A file the fast reader accepts gives no notice here.)
+ */
+export async function readTakenFile(conn: DuckDBConnection, dir: string, f: LoadedFile, notices: Notices): Promise<void> {
+  f.fast = undefined;
+  await readTable(conn, f.spec, f, join(dir, f.spec.file), notices);
 }
 
 async function emptyTable(conn: DuckDBConnection, spec: FileSpec): Promise<void> {

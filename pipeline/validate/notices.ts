@@ -138,6 +138,11 @@ export class Notices {
     for (const s of samples) if (g.sampleNotices.length < MAX_SAMPLES) g.sampleNotices.push(s);
   }
 
+  /** `other`'s notices after these (as if each had been added here in turn). */
+  addAll(other: Notices): void {
+    for (const g of other.groups.values()) this.addMany(g.code, g.totalNotices, g.sampleNotices);
+  }
+
   has(code: NoticeCode): boolean {
     return this.groups.has(code);
   }

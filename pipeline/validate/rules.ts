@@ -12,7 +12,8 @@ import { haversineSql } from "../../shared/geo.ts";
 import type { LoadedFile } from "./load.ts";
 import type { NoticeCode, Notices } from "./notices.ts";
 import { count, sampleRows } from "./sql.ts";
-import { checkStopTimes } from "./stop-times.ts";
+import type { StopTimesColumns } from "../gtfs/stop-times/columns.ts";
+import { checkStopTimes, type PreparedStopTimes } from "./stop-times.ts";
 
 export interface RuleContext {
   conn: DuckDBConnection;
@@ -22,6 +23,10 @@ export interface RuleContext {
   today: string;
   /** the stop_times relation to read when stop_times.txt was not loaded into v_stop_times (the import's) */
   stopTimesRelation?: string;
+  /** with stopTimesRelation: the same stop times as columns, when the import has them in memory */
+  stopTimesContract?: StopTimesColumns | null;
+  /** without stopTimesRelation: stop_times.txt's rows as read by the fast reader (v_stop_times is then empty) */
+  preparedStopTimes?: PreparedStopTimes | null;
 }
 
 /** A rule's query: every row is one notice, its columns the notice's fields. */
@@ -40,7 +45,9 @@ async function prepare(ctx: RuleContext): Promise<void> {
   const { conn } = ctx;
   await conn.run(`CREATE OR REPLACE MACRO gsecs(s) AS TRY_CAST(split_part(s, ':', 1) AS INTEGER) * 3600 + TRY_CAST(split_part(s, ':', 2) AS INTEGER) * 60 + TRY_CAST(split_part(s, ':', 3) AS INTEGER)`);
   await conn.run(`CREATE OR REPLACE MACRO gdate(s) AS try_strptime(s, '%Y%m%d')::DATE`);
-  await checkStopTimes(conn, ctx.notices, { relation: ctx.stopTimesRelation, hasTimepointColumn: hasColumn(ctx, "stop_times.txt", "timepoint") });
+  await checkStopTimes(conn, ctx.notices, {
+    relation: ctx.stopTimesRelation, contract: ctx.stopTimesContract, prepared: ctx.preparedStopTimes, hasTimepointColumn: hasColumn(ctx, "stop_times.txt", "timepoint"),
+  });
   await conn.run(`CREATE OR REPLACE TABLE vsd AS
     WITH cal AS (SELECT service_id, gdate(start_date) AS s, gdate(end_date) AS e, [sunday, monday, tuesday, wednesday, thursday, friday, saturday] AS days FROM v_calendar),
     gen AS (SELECT service_id, unnest(generate_series(s, least(e, s + INTERVAL 3660 DAY), INTERVAL 1 DAY))::DATE AS d, days FROM cal WHERE s IS NOT NULL AND e IS NOT NULL AND s <= e),

@@ -9,15 +9,19 @@
  * `vst_stop` (the stops some stop time serves).
  *
  * GTFS-Flex stop times (a zone or group instead of a stop, a window instead of times) are left out.
- * The stop times are read from v_stop_times (the CLI: every row with its CSV row number, trips and
- * stops keyed by their rows in trips.txt and stops.txt) or from the import's catalog relation
- * (keyed by the catalog's trip and stop ids; no CSV row numbers; a time the import interpolated
- * counts as missing, one it copied from the other of arrival/departure does not).
+ * The stop times come from v_stop_times (the CLI: every row with its CSV row number, trips and
+ * stops keyed by their rows in trips.txt and stops.txt), from the fast reader's columns in that same
+ * form (the CLI, when the fast reader stood in for the file: fast-stop-times.ts), or from the
+ * import's stop times (keyed by the catalog's trip and stop ids; no CSV row numbers; a time the
+ * import interpolated counts as missing, one it copied from the other of arrival/departure does
+ * not): the stop-times contract's columns when the import has them in memory, else its relation.
  * (A window query in DuckDB over bus_bk's 2.4 M rows took seconds; reading the columns and this pass, a fraction.)
  */
 import type { DuckDBConnection } from "@duckdb/node-api";
 import { haversineM } from "../../shared/geo.ts";
 import { numColumns } from "../duck.ts";
+import type { StopTimesColumns } from "../gtfs/stop-times/columns.ts";
+import { NULL_INT } from "../gtfs/stop-times/fast.ts";
 import type { Notices } from "./notices.ts";
 
 /** MobilityData's speed limits per route type (km/h), 200 for other types. */
@@ -35,11 +39,11 @@ function maxKph(routeType: number): number {
 
 const hms = (s: number) => `${String(Math.floor(s / 3600)).padStart(2, "0")}:${String(Math.floor((s % 3600) / 60)).padStart(2, "0")}:${String(s % 60).padStart(2, "0")}`;
 
-interface TripInfo { id: string; line: number; routeId: string | null; routeType: number }
-interface StopInfo { id: string; name: string | null; lat: number; lon: number }
+export interface TripInfo { id: string; line: number; routeId: string | null; routeType: number }
+export interface StopInfo { id: string; name: string | null; lat: number; lon: number }
 
 /** The stop times as typed columns in (trip, stop_sequence) order: trip and stop keys, times in seconds, -1 = missing. */
-interface StopTimeColumns {
+export interface StopTimeColumns {
   tk: Int32Array; seq: Int32Array; sk: Int32Array; arr: Int32Array; dep: Int32Array; tp: Int32Array; line: Int32Array; dist: Float64Array;
 }
 
@@ -62,11 +66,32 @@ interface StopTimePass {
   stopId(i: number): string | null;
 }
 
+/**
+ * stop_times.txt's rows as the pass reads them from v_stop_times, made some other way (the CLI's
+ * fast reader: fast-stop-times.ts): the columns, keyed as from v_stop_times, and the trips and stops by key.
+ */
+export interface PreparedStopTimes {
+  cols: StopTimeColumns;
+  trips: Map<number, TripInfo>;
+  stops: Map<number, StopInfo>;
+}
+
+export interface StopTimesInput {
+  /** the import's relation (else v_stop_times) */
+  relation?: string;
+  /** with `relation`: the stop-times contract's columns of the same rows, when the import has them in memory (they are read instead of the relation) */
+  contract?: StopTimesColumns | null;
+  /** without `relation`: v_stop_times' rows, made otherwise (v_stop_times is then empty) */
+  prepared?: PreparedStopTimes | null;
+  hasTimepointColumn: boolean;
+}
+
 /** The stop-time rules over every trip's stop times, then the tables they leave for the SQL rules. */
-export async function checkStopTimes(conn: DuckDBConnection, notices: Notices, opts: { relation?: string; hasTimepointColumn: boolean }): Promise<void> {
+export async function checkStopTimes(conn: DuckDBConnection, notices: Notices, opts: StopTimesInput): Promise<void> {
   const fromImport = Boolean(opts.relation);
-  const { trips, stops } = await tripAndStopDictionaries(conn, opts.relation);
-  const cols = await stopTimeColumns(conn, opts.relation);
+  const contract = opts.relation && opts.contract?.rest ? opts.contract : null;
+  const { trips, stops } = opts.prepared && !opts.relation ? opts.prepared : await tripAndStopDictionaries(conn, opts.relation);
+  const cols = opts.prepared && !opts.relation ? opts.prepared.cols : (contract && columnsOfContract(contract)) || await stopTimeColumns(conn, opts.relation);
   const { tk, sk, line } = cols;
   const pass: StopTimePass = {
     cols, trips, stops, notices, checkMissingTimepoint: opts.hasTimepointColumn && !fromImport, tripStats: [], usedStops: new Set<number>(), distCache: new Map<number, number>(),
@@ -81,14 +106,14 @@ export async function checkStopTimes(conn: DuckDBConnection, notices: Notices, o
     checkTrip(pass, s, e);
     s = e;
   }
-  await writePassTables(conn, opts.relation, pass.tripStats, pass.usedStops, stops);
+  await writePassTables(conn, opts.relation, contract !== null, pass.tripStats, pass.usedStops, stops);
 }
 
 /**
  * The trips and stops by the key the stop times carry: the import's ids (from its ENUM dictionaries
  * when it has them) or, from v_stop_times, their first row in trips.txt and stops.txt.
  */
-async function tripAndStopDictionaries(conn: DuckDBConnection, relation: string | undefined): Promise<{ trips: Map<number, TripInfo>; stops: Map<number, StopInfo> }> {
+export async function tripAndStopDictionaries(conn: DuckDBConnection, relation: string | undefined): Promise<{ trips: Map<number, TripInfo>; stops: Map<number, StopInfo> }> {
   const trips = new Map<number, TripInfo>();
   const stops = new Map<number, StopInfo>();
   if (relation && (await enumDictionaries(conn, relation, trips, stops))) return { trips, stops };
@@ -133,6 +158,21 @@ async function stopTimeColumns(conn: DuckDBConnection, relation: string | undefi
   if (relation && !sortedBy(cols[0] as Int32Array, cols[1] as Int32Array)) cols = await numColumns(conn, rowsSql(true), [...kinds], 1 << 20);
   const [tk, seq, sk, arr, dep, tp, line, dist] = cols as [Int32Array, Int32Array, Int32Array, Int32Array, Int32Array, Int32Array, Int32Array, Float64Array];
   return { tk, seq, sk, arr, dep, tp, line, dist };
+}
+
+/**
+ * The pass's columns of the stop-times contract's (the import's fast reader's rows, which no check
+ * changed: none interpolated, every one with a trip, a stop and a sequence), as stopTimeColumns
+ * would read them from its relation; null when they are not in (trip, stop_sequence) order.
+ */
+function columnsOfContract(c: StopTimesColumns): StopTimeColumns | null {
+  if (!sortedBy(c.trip, c.stopSequence)) return null;
+  const n = c.trip.length;
+  const tpIn = c.rest!.columns.timepoint, distIn = c.rest!.columns.shape_dist_traveled;
+  const tp = new Int32Array(n).fill(-1), dist = new Float64Array(n).fill(-1);
+  if (tpIn instanceof Int32Array) for (let i = 0; i < n; i++) if (tpIn[i] !== NULL_INT) tp[i] = tpIn[i]!;
+  if (distIn instanceof Float64Array) for (let i = 0; i < n; i++) if (!Number.isNaN(distIn[i]!)) dist[i] = distIn[i]!;
+  return { tk: c.trip, seq: c.stopSequence, sk: c.stop, arr: c.arrSec, dep: c.depSec, tp, line: new Int32Array(n).fill(-1), dist };
 }
 
 /** The rules over one trip's stop times, rows s..e-1, in stop_sequence order; its vst_trip tally. */
@@ -205,10 +245,13 @@ function fastTravelNotice(pass: StopTimePass, trip: TripInfo | undefined, from: 
 }
 
 /** The pass's two tables for the SQL rules (vst_trip, vst_stop), and vst_flex: the trips with GTFS-Flex stop times. */
-async function writePassTables(conn: DuckDBConnection, relation: string | undefined, tripStats: [string, number, number, number][], usedStops: Set<number>, stops: Map<number, StopInfo>): Promise<void> {
+async function writePassTables(
+  conn: DuckDBConnection, relation: string | undefined, fromContract: boolean, tripStats: [string, number, number, number][], usedStops: Set<number>, stops: Map<number, StopInfo>,
+): Promise<void> {
   await conn.run(`CREATE OR REPLACE TABLE vst_trip (trip_id VARCHAR, n INTEGER, t0 INTEGER, t1 INTEGER); CREATE OR REPLACE TABLE vst_stop (stop_id VARCHAR)`);
-  // trips with GTFS-Flex stop times (left out above): not unused
-  await conn.run(relation
+  // trips with GTFS-Flex stop times (left out above): not unused (the contract's columns are all the
+  // version's stop times, each with a stop: none)
+  await conn.run(fromContract ? `CREATE OR REPLACE TABLE vst_flex (trip_id VARCHAR)` : relation
     ? `CREATE OR REPLACE TABLE vst_flex AS SELECT DISTINCT trip_id::VARCHAR AS trip_id FROM ${relation} WHERE stop_ref IS NULL`
     : `CREATE OR REPLACE TABLE vst_flex AS SELECT DISTINCT trip_id FROM v_stop_times WHERE stop_id IS NULL OR start_pickup_drop_off_window IS NOT NULL OR end_pickup_drop_off_window IS NOT NULL`);
   const ta = await conn.createAppender("vst_trip");
@@ -273,7 +316,7 @@ function travelSeconds(arrival: number, departure: number): number {
   return arrival % 60 === 0 && departure % 60 === 0 ? t + 60 : t;
 }
 
-function sortedBy(a: Int32Array, b: Int32Array): boolean {
+export function sortedBy(a: Int32Array, b: Int32Array): boolean {
   for (let i = 1; i < a.length; i++) if (a[i]! < a[i - 1]! || (a[i] === a[i - 1] && b[i]! < b[i - 1]!)) return false;
   return true;
 }

@@ -1,18 +1,22 @@
 /**
  * One validation: a GTFS folder's files loaded (load.ts), the field checks (fields.ts) and the
  * rules (rules.ts) run, the report built (report.ts). On a DuckDB connection of the caller's (the
- * import's session, where the import's stop_times relation can stand in for stop_times.txt) or on
- * a database of its own.
+ * import's session, where the import's stop times, its in-memory columns or its stop_times
+ * relation, stand in for stop_times.txt) or on a database of its own (then a large stop_times.txt
+ * is read by the import's fast reader when that gives the same report: fast-stop-times.ts).
  */
 import type { DuckDBConnection } from "@duckdb/node-api";
-import { mkdirSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { summarizeReport, VALIDATION_HTML, VALIDATION_JSON, type ValidationSummary } from "../schema/validation.ts";
 import { checkFields, checkForeignKeys, checkKeys } from "./fields.ts";
-import { loadFeed, type LoadedFile } from "./load.ts";
+import type { StopTimesColumns } from "../gtfs/stop-times/columns.ts";
+import { FAST_STOP_TIMES_MIN_BYTES, FastStopTimesRead, prepareFastStopTimes } from "./fast-stop-times.ts";
+import { loadFeed, readTakenFile, type LoadedFile } from "./load.ts";
 import { Notices } from "./notices.ts";
 import { reportHtml, type ValidationReport } from "./report.ts";
 import { runRules } from "./rules.ts";
+import type { PreparedStopTimes } from "./stop-times.ts";
 
 export const VALIDATOR_VERSION = "interchange-validator 1";
 
@@ -32,6 +36,13 @@ export interface ValidateOptions {
   stopTimesRelation?: string;
   /** with stopTimesRelation: settles once the relation is final (the other files are checked meanwhile) */
   stopTimesReady?: () => Promise<void>;
+  /** with stopTimesRelation, once it is final: the same stop times as columns, when the caller has them in memory (read instead of the relation) */
+  stopTimesContract?: () => StopTimesColumns | null;
+  /**
+   * without stopTimesRelation: stop_times.txt from this size on (bytes; default FAST_STOP_TIMES_MIN_BYTES)
+   * is read by the import's fast reader instead of DuckDB when that gives the same report (fast-stop-times.ts)
+   */
+  fastStopTimesMinBytes?: number;
 }
 
 /** Validates a feed folder on `conn` (its tables are made under the `v_` prefix) or on a database of its own. */
@@ -54,12 +65,32 @@ async function validateOn(conn: DuckDBConnection, opts: ValidateOptions): Promis
   const notices = new Notices();
   const today = (opts.today ?? new Date()).toISOString().slice(0, 10);
   const skip = new Set(opts.stopTimesRelation ? ["stop_times.txt"] : []);
-  const files = await loadFeed(conn, opts.dir, notices, { scratchDir: opts.scratchDir, skip });
+  const stopTimesPath = join(opts.dir, "stop_times.txt");
+  const fastStopTimes = !opts.stopTimesRelation && existsSync(stopTimesPath) && statSync(stopTimesPath).isFile()
+    && statSync(stopTimesPath).size >= (opts.fastStopTimesMinBytes ?? FAST_STOP_TIMES_MIN_BYTES) ? new FastStopTimesRead(stopTimesPath) : null;
+  let files: Map<string, LoadedFile>;
+  let prepared: PreparedStopTimes | null = null;
+  try {
+    files = await loadFeed(conn, opts.dir, notices, { scratchDir: opts.scratchDir, skip, fastStopTimes });
+  } finally {
+    fastStopTimes?.cancel();
+  }
+  const stopTimes = files.get("stop_times.txt")!;
+  if (stopTimes.fast) {
+    // the fast reader's rows keyed by trips.txt and stops.txt: stop_times.txt's checks have nothing
+    // to find then (else the file is read by DuckDB after all, and they find it)
+    prepared = await prepareFastStopTimes(conn, stopTimes.fast);
+    if (prepared) skip.add("stop_times.txt");
+    else await readTakenFile(conn, opts.dir, stopTimes, notices);
+    stopTimes.fast = undefined;
+  }
   await checkFields(conn, files, notices, skip);
   await checkKeys(conn, files, notices, skip);
   await checkForeignKeys(conn, files, notices, skip);
   await opts.stopTimesReady?.();
-  await runRules({ conn, notices, files, today, stopTimesRelation: opts.stopTimesRelation });
+  await runRules({
+    conn, notices, files, today, stopTimesRelation: opts.stopTimesRelation, stopTimesContract: opts.stopTimesRelation ? opts.stopTimesContract?.() : null, preparedStopTimes: prepared,
+  });
   const feedInfo = await firstRow(conn, files, "feed_info.txt", ["feed_publisher_name", "feed_publisher_url", "feed_lang", "feed_start_date", "feed_end_date", "feed_version"]);
   const agencies = await allRows(conn, files, "agency.txt", ["agency_id", "agency_name", "agency_url", "agency_timezone"]);
   const counts: Record<string, number> = {
