@@ -210,9 +210,15 @@ const serviceRules: Rule[] = [
     // trips of one block whose times overlap on a day both run
     await emit(ctx, "block_trips_with_overlapping_stop_times", `WITH bt AS (SELECT t.trip_id, t.service_id, t.block_id, t.__line, s.t0, s.t1 FROM v_trips t JOIN vst_trip s USING (trip_id) WHERE t.block_id IS NOT NULL),
       pairs AS (SELECT a.__line AS csvRowNumberA, a.trip_id AS tripIdA, a.service_id AS serviceIdA, b.__line AS csvRowNumberB, b.trip_id AS tripIdB, b.service_id AS serviceIdB, a.block_id AS blockId
-        FROM bt a JOIN bt b ON a.block_id = b.block_id AND a.__line < b.__line AND a.t0 < b.t1 AND b.t0 < a.t1)
-      SELECT p.*, (SELECT strftime(min(x.d), '%Y%m%d') FROM vsd x JOIN vsd y ON x.d = y.d WHERE x.service_id = p.serviceIdA AND y.service_id = p.serviceIdB) AS intersection
-      FROM pairs p WHERE serviceIdA = serviceIdB OR EXISTS (SELECT 1 FROM vsd x JOIN vsd y ON x.d = y.d WHERE x.service_id = p.serviceIdA AND y.service_id = p.serviceIdB) ORDER BY csvRowNumberA, csvRowNumberB`);
+        FROM bt a JOIN bt b ON a.block_id = b.block_id AND a.__line < b.__line AND a.t0 < b.t1 AND b.t0 < a.t1),
+      services AS (SELECT DISTINCT serviceIdA, serviceIdB FROM pairs),
+      -- the first date both services of a pair run (joined pair by pair: a correlated subquery over vsd
+      -- became vsd joined with itself on the date, billions of rows on a feed with thousands of services)
+      common AS (SELECT s.serviceIdA, s.serviceIdB, min(x.d) AS d FROM services s
+        JOIN vsd x ON x.service_id = s.serviceIdA JOIN vsd y ON y.service_id = s.serviceIdB AND y.d = x.d GROUP BY s.serviceIdA, s.serviceIdB)
+      SELECT p.*, strftime(c.d, '%Y%m%d') AS intersection
+      FROM pairs p LEFT JOIN common c ON c.serviceIdA = p.serviceIdA AND c.serviceIdB = p.serviceIdB
+      WHERE p.serviceIdA = p.serviceIdB OR c.d IS NOT NULL ORDER BY csvRowNumberA, csvRowNumberB`);
   },
 ];
 

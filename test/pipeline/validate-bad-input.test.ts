@@ -71,6 +71,19 @@ describe("validator on bad input", () => {
     expect(codesOf(r)).toEqual([]);
   }, 120_000);
 
+  test("a calendar per trip (thousands of services running the same days) is validated in bounded time and memory", async () => {
+    // as amtrak.zip: the block rule once joined every service's dates with every other's (billions of rows)
+    const n = 1500;
+    const services = Array.from({ length: n }, (_, i) => `C${i},1,1,1,1,1,1,1,20260101,20271231`);
+    const trips = Array.from({ length: n }, (_, i) => `R1,C${i},X${i},SH1,${i < 2 ? "BB" : ""},Park Road`);
+    const times = Array.from({ length: n }, (_, i) => [`X${i},08:0${i < 2 ? i : 5}:00,08:0${i < 2 ? i : 5}:00,S1,1,1,0`, `X${i},08:30:00,08:30:00,S3,2,1,1100`]).flat();
+    const r = await validate(edit(CLEAN, { "calendar.txt": add(...services), "trips.txt": add(...trips), "stop_times.txt": add(...times) }));
+    expect(r.summary.counts.Trips).toBe(n + 2);
+    const block = r.notices.find((x) => x.code === "block_trips_with_overlapping_stop_times")!;
+    expect(block.totalNotices).toBe(1);
+    expect(block.sampleNotices[0]).toMatchObject({ tripIdA: "X0", tripIdB: "X1", blockId: "BB", intersection: "20260101" });
+  }, 120_000);
+
   test("the import of badly encoded files gives a report, never a crash", async () => {
     for (const stops of [utf16(STOPS), Buffer.from(STOPS, "latin1")]) {
       const r = await importFeed({ dataDir: tempDir(), source: writeFeed(edit(CLEAN, { "stops.txt": stops })), validationDate: TODAY, validate: true });
