@@ -27,6 +27,8 @@ export interface AnalyzeConfig {
   readonly maxWalkMin: number;
   /** the origin's end (to the first stop, and all the way): WALK, or BICYCLE at bikeSpeed within maxBikeMin (needs a street dataset) */
   readonly accessMode: "WALK" | "BICYCLE";
+  /** the destinations' end (from the last stop): WALK, or BICYCLE at bikeSpeed within maxBikeMin (needs a street dataset) */
+  readonly egressMode: "WALK" | "BICYCLE";
   readonly bikeSpeed: number;
   readonly maxBikeMin: number;
   readonly maxDurationMin: number;
@@ -52,9 +54,10 @@ export const ANALYZE_FLAGS: FlagSpec[] = [
   { name: "step", env: "INTERCHANGE_ANALYZE_STEP", type: "number", default: 1, description: "minutes between the departures searched in the window" },
   { name: "walk-speed", env: "INTERCHANGE_ANALYZE_WALK_SPEED", type: "number", default: 1.3, description: "walking speed, m/s (access, egress, transfers, walking all the way)" },
   { name: "max-walk", env: "INTERCHANGE_ANALYZE_MAX_WALK", type: "number", default: 20, description: "longest walk to the first stop, from the last stop, or all the way, minutes" },
-  { name: "access-mode", env: "INTERCHANGE_ANALYZE_ACCESS_MODE", type: "string", default: "WALK", description: "from the origin to the first stop, and all the way: WALK or BICYCLE (cycling needs the dataset's street dataset; the last stop to the destination is walked)" },
-  { name: "bike-speed", env: "INTERCHANGE_ANALYZE_BIKE_SPEED", type: "number", default: 4.2, description: "cycling speed, m/s, with --access-mode BICYCLE" },
-  { name: "max-bike", env: "INTERCHANGE_ANALYZE_MAX_BIKE", type: "number", default: 20, description: "longest ride to the first stop or all the way, minutes, with --access-mode BICYCLE" },
+  { name: "access-mode", env: "INTERCHANGE_ANALYZE_ACCESS_MODE", type: "string", default: "WALK", description: "from the origin to the first stop, and all the way: WALK or BICYCLE (cycling needs the dataset's street dataset)" },
+  { name: "egress-mode", env: "INTERCHANGE_ANALYZE_EGRESS_MODE", type: "string", default: "WALK", description: "from the last stop to the destination: WALK or BICYCLE (a bicycle at the stop; cycling needs the dataset's street dataset)" },
+  { name: "bike-speed", env: "INTERCHANGE_ANALYZE_BIKE_SPEED", type: "number", default: 4.2, description: "cycling speed, m/s, with --access-mode or --egress-mode BICYCLE" },
+  { name: "max-bike", env: "INTERCHANGE_ANALYZE_MAX_BIKE", type: "number", default: 20, description: "longest ride to the first stop, from the last stop, or all the way, minutes, with --access-mode or --egress-mode BICYCLE" },
   { name: "max-duration", env: "INTERCHANGE_ANALYZE_MAX_DURATION", type: "number", default: 120, description: "travel times of this many minutes or more count as unreachable (1..240)" },
   { name: "max-transfers", env: "INTERCHANGE_ANALYZE_MAX_TRANSFERS", type: "number", default: 4, description: "transfers at most (0..8)" },
   { name: "modes", env: "INTERCHANGE_ANALYZE_MODES", type: "string", default: "TRANSIT", description: `transit modes ridden: TRANSIT (all) or a comma list of ${TRANSIT_MODES.join(", ")}` },
@@ -111,7 +114,8 @@ export function analyzeConfigFrom(kind: string, given: FlagValues): AnalyzeConfi
     stepMin,
     walkSpeed: bounded(values, "walk-speed", 0.1, 10, false),
     maxWalkMin: bounded(values, "max-walk", 0, 120, false),
-    accessMode: accessModeOf(values.accessMode),
+    accessMode: modeOf(values.accessMode, "--access-mode"),
+    egressMode: modeOf(values.egressMode, "--egress-mode"),
     bikeSpeed: bounded(values, "bike-speed", 0.5, 15, false),
     maxBikeMin: bounded(values, "max-bike", 0, 120, false),
     maxDurationMin,
@@ -132,8 +136,8 @@ function workersOf(raw: FlagValues[string]): number {
   return n === 0 ? Math.max(1, navigator.hardwareConcurrency || 1) : n;
 }
 
-function accessModeOf(raw: FlagValues[string]): "WALK" | "BICYCLE" {
+function modeOf(raw: FlagValues[string], flag: string): "WALK" | "BICYCLE" {
   const m = String(raw ?? "WALK").toUpperCase();
-  if (m !== "WALK" && m !== "BICYCLE") throw new UsageError(`--access-mode must be WALK or BICYCLE, got ${raw}`);
+  if (m !== "WALK" && m !== "BICYCLE") throw new UsageError(`${flag} must be WALK or BICYCLE, got ${raw}`);
   return m;
 }

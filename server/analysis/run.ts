@@ -100,12 +100,14 @@ export async function runAnalysis(c: AnalyzeConfig, io: AnalyzeIo = { stderr: (s
     const loadMs = performance.now() - t0;
     const t1 = performance.now();
     // walks on the streets when the dataset has a street dataset (the egress walks of every destination now)
-    const bike = c.accessMode === "BICYCLE" ? { mode: "BICYCLE" as const, speedMps: c.bikeSpeed, maxSec: c.maxBikeMin * 60 } : undefined;
-    street = await openStreetWalks(c.dataDir, c.walkSpeed, c.maxWalkMin * 60, bike);
+    const cycling = { mode: "BICYCLE" as const, speedMps: c.bikeSpeed, maxSec: c.maxBikeMin * 60 };
+    const bike = c.accessMode === "BICYCLE" ? cycling : undefined;
+    const egressBike = c.egressMode === "BICYCLE" ? cycling : undefined;
+    street = await openStreetWalks(c.dataDir, c.walkSpeed, c.maxWalkMin * 60, bike, egressBike);
     // a bicycle on straight lines would be a guess: refused (as the plan refuses it)
-    if (bike && !street) throw new Error(`--access-mode BICYCLE needs a street dataset in ${c.dataDir} (import one with interchange import --osm FILE.osm.pbf)`);
+    if ((bike || egressBike) && !street) throw new Error(`${bike ? "--access-mode" : "--egress-mode"} BICYCLE needs a street dataset in ${c.dataDir} (import one with interchange import --osm FILE.osm.pbf)`);
     const walks = street?.walks ?? null;
-    const egress = walks ? await egressWalks(svc, walks, dests, c, io) : undefined;
+    const egress = walks ? await egressWalks(svc, walks, dests, c, io, egressBike) : undefined;
     const analysis = new TravelTimeAnalysis(svc, dests.points, settingsOf(c), egress);
     const setupMs = performance.now() - t1;
 
@@ -153,13 +155,17 @@ function settingsOf(c: AnalyzeConfig): AnalysisSettings {
   };
 }
 
-/** Every destination's walks from its nearby stops, measured on the streets (null: off the streets, straight lines kept). */
-async function egressWalks(svc: PlanService, walks: StreetWalks, dests: PointSet, c: AnalyzeConfig, io: AnalyzeIo): Promise<(StopWalk[] | null)[]> {
-  if (!c.quiet) io.stderr(`analyze: measuring the walks from stops to ${dests.points.length} destinations on the streets\n`);
+/**
+ * Every destination's walks (or rides: `bike`) from its nearby stops, measured on the streets
+ * (null: off the streets, straight-line walks kept).
+ */
+async function egressWalks(svc: PlanService, walks: StreetWalks, dests: PointSet, c: AnalyzeConfig, io: AnalyzeIo, bike: { speedMps: number; maxSec: number } | undefined): Promise<(StopWalk[] | null)[]> {
+  if (!c.quiet) io.stderr(`analyze: measuring the ${bike ? "rides" : "walks"} from stops to ${dests.points.length} destinations on the streets\n`);
   const { stopLat, stopLon } = svc.tt.meta;
+  const [speed, maxSec] = bike ? [bike.speedMps, bike.maxSec] : [c.walkSpeed, c.maxWalkMin * 60];
   const egress: (StopWalk[] | null)[] = [];
   for (const d of dests.points) {
-    const crow = svc.walkStops(d.lat, d.lon, c.maxWalkMin * 60 * c.walkSpeed, c.walkSpeed, false);
+    const crow = svc.walkStops(d.lat, d.lon, maxSec * speed, speed, false);
     const measured = await walks.stopWalks(d, crow, stopLat, stopLon, "to");
     if (!measured) walks.offStreets.destinations++;
     egress.push(measured);
@@ -265,7 +271,7 @@ function runReport(r: {
     off_streets: walks ? { ...walks.offStreets } : null,
     settings: {
       date: c.date, time_zone: analysis.tz, window: [c.windowStartSec, c.windowEndSec].map((s) => `${String(Math.floor(s / 3600)).padStart(2, "0")}:${String(Math.floor(s / 60) % 60).padStart(2, "0")}`).join("-"),
-      departures: analysis.nSteps, step_min: c.stepMin, walk_speed_mps: c.walkSpeed, max_walk_min: c.maxWalkMin, access_mode: c.accessMode, ...(c.accessMode === "BICYCLE" ? { bike_speed_mps: c.bikeSpeed, max_bike_min: c.maxBikeMin } : {}), max_duration_min: c.maxDurationMin, max_transfers: c.maxTransfers,
+      departures: analysis.nSteps, step_min: c.stepMin, walk_speed_mps: c.walkSpeed, max_walk_min: c.maxWalkMin, access_mode: c.accessMode, egress_mode: c.egressMode, ...(c.accessMode === "BICYCLE" || c.egressMode === "BICYCLE" ? { bike_speed_mps: c.bikeSpeed, max_bike_min: c.maxBikeMin } : {}), max_duration_min: c.maxDurationMin, max_transfers: c.maxTransfers,
       modes: c.modes ? [...c.modes] : ["TRANSIT"], percentiles: [...c.percentiles], cutoffs_min: [...c.cutoffs], egress_stops: analysis.egressStops.length,
     },
     shard: { ...c.shard },

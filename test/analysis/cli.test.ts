@@ -158,6 +158,12 @@ describe("interchange analyze", () => {
     const bike = await runCli(["analyze", "travel-times", ...common(), "--origins", join(dir, "origins.csv"), "--out", join(dir, "x"), "--access-mode", "BICYCLE"]);
     expect(bike.code).toBe(1);
     expect(bike.err).toContain("--access-mode BICYCLE needs a street dataset");
+    const egressBike = await runCli(["analyze", "travel-times", ...common(), "--origins", join(dir, "origins.csv"), "--out", join(dir, "x"), "--egress-mode", "bicycle"]);
+    expect(egressBike.code).toBe(1);
+    expect(egressBike.err).toContain("--egress-mode BICYCLE needs a street dataset");
+    const car = await runCli(["analyze", "travel-times", ...common(), "--origins", join(dir, "origins.csv"), "--egress-mode", "CAR"]);
+    expect(car.code).toBe(2);
+    expect(car.err).toContain("--egress-mode must be WALK or BICYCLE, got CAR");
     const bad = await runCli(["analyze", "travel-times", ...common(), "--origins", join(dir, "origins.csv"), "--shard", "3/2"]);
     expect(bad.code).toBe(2);
     expect(bad.err).toContain("--shard must be K/N");

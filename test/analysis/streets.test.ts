@@ -203,4 +203,57 @@ describe("analysis walks on the streets (Portland)", () => {
       await bike.close();
     }
   });
+
+  test("cycling from the last stop (--egress-mode BICYCLE): per-minute times equal independent searches over the same rides; faster overall than walking", async () => {
+    const bike = (await openStreetWalks(data, 1.3, settings.maxWalkSec, undefined, { mode: "BICYCLE", speedMps: 4.2, maxSec: 1200 }))!;
+    try {
+      const { stopLat, stopLon } = svc.tt.meta;
+      const maxWalkM = settings.maxWalkSec * settings.walkSpeed;
+      const byBike = await Promise.all(pts.map((p) => bike.walks.stopWalks(p, svc.walkStops(p.lat, p.lon, 1200 * 4.2, 4.2, false), stopLat, stopLon, "to")));
+      const byFoot = await Promise.all(pts.map((p) => walks.stopWalks(p, svc.walkStops(p.lat, p.lon, maxWalkM, 1.3, false), stopLat, stopLon, "to")));
+      // more stops within a 20-minute ride than a 15-minute walk, and rides longer than any walk kept (the core keeps them)
+      const count = (ls: (unknown[] | null)[]) => ls.reduce((n, l) => n + (l?.length ?? 0), 0);
+      expect(count(byBike)).toBeGreaterThan(count(byFoot) * 2);
+      expect(byBike.some((l) => l?.some((w) => w.walkSec > settings.maxWalkSec))).toBe(true);
+      expect(byBike[pts.findIndex((p) => p.id === "off-streets")]).toBeNull();
+      const cycled = new TravelTimeAnalysis(svc, pts, settings, byBike);
+      const walked = new TravelTimeAnalysis(svc, pts, settings, byFoot);
+      let bikeSum = 0, walkSum = 0, compared = 0, onlyByBike = 0;
+      for (const o of pts.filter(inside).slice(0, 5)) {
+        const access = (await walks.stopWalks(o, cycled.accessWalks(o), stopLat, stopLon, "from"))!;
+        const direct = (await walks.direct(o, pts, cycled.nearDestinations(o)))!;
+        const times = new Int32Array(pts.length * cycled.nSteps);
+        const b = cycled.origin(o, { access, direct, perStep: (d, i, sec) => (times[d * cycled.nSteps + i] = sec) }).percentiles;
+        const w = walked.origin(o, { access, direct }).percentiles;
+        for (let d = 0; d < pts.length; d++) {
+          const [pb, pw] = [b[d * 3 + 1]!, w[d * 3 + 1]!];
+          if (pb !== -1 && pw !== -1) {
+            expect(pb).toBeLessThanOrEqual(pw);
+            bikeSum += pb;
+            walkSum += pw;
+          } else if (pb !== -1) onlyByBike++;
+          else expect(pw).toBe(-1); // what walking reaches, cycling reaches
+        }
+        for (let d = 0; d < pts.length; d += 4) {
+          const i = (d * 5) % cycled.nSteps;
+          const dep = cycled.departureUnix(i);
+          const epochSec = dep - (svc.dayDeltas.length - 1) * 86400;
+          const eg = byBike[d] ?? svc.walkStops(pts[d]!.lat, pts[d]!.lon, maxWalkM, 1.3, false);
+          let want = direct[d]!;
+          if (access.length && eg.length) {
+            const res = searchJourneys(svc.prepared, { epochSec, timeSec: dep - epochSec, arriveBy: false, windowSec: 0, horizonSec: 4 * 3600, access, egress: eg, maxTransfers: 2, walkSpeed: 1.3, days: svc.searchDays(epochSec, dep), wheelchair: false }, svc.pool);
+            for (const j of res.journeys) want = Math.min(want, j.arriveSec - (dep - epochSec));
+          }
+          const clip = (x: number) => (x < 90 * 60 ? x : NO_JOURNEY);
+          expect([o.id, pts[d]!.id, i, clip(times[d * cycled.nSteps + i]!)]).toEqual([o.id, pts[d]!.id, i, clip(want)]);
+          compared++;
+        }
+      }
+      expect(compared).toBeGreaterThan(40);
+      expect(bikeSum + onlyByBike).toBeGreaterThan(0);
+      expect(bikeSum).toBeLessThan(walkSum);
+    } finally {
+      await bike.close();
+    }
+  });
 });

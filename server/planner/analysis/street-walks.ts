@@ -11,7 +11,7 @@ import type { StopIdx, StopWalk } from "../api.ts";
 import type { LatLon, StreetCost, StreetPaths } from "../../street-paths.ts";
 import { NO_JOURNEY } from "./percentiles.ts";
 
-/** How the origin's end is travelled (to the first stop, and all the way): walking, or cycling at its own speed and limit. */
+/** How an end is travelled (the origin's: to the first stop, and all the way; the destination's: from the last stop): walking, or cycling at its own speed and limit. */
 export interface AccessMode {
   mode: "WALK" | "BICYCLE";
   speedMps: number;
@@ -24,26 +24,31 @@ export class StreetWalks {
   private readonly walk: StreetCost;
   private readonly access: StreetCost;
   private readonly accessMaxSec: number;
+  private readonly egress: StreetCost;
+  private readonly egressMaxSec: number;
 
-  /** `access`: the origin's mode (default: walking at walkSpeed within maxWalkSec); the destinations' end is always walked. */
+  /** `access`: the origin's mode, `egress`: the destinations' (each by default walking at walkSpeed within maxWalkSec). */
   constructor(
     private readonly streets: StreetPaths,
     walkSpeed: number,
-    private readonly maxWalkSec: number,
+    maxWalkSec: number,
     access?: AccessMode,
+    egress?: AccessMode,
   ) {
     this.walk = { mode: "WALK", speedMps: walkSpeed };
     this.access = access ? { mode: access.mode, speedMps: access.speedMps } : this.walk;
     this.accessMaxSec = access ? access.maxSec : maxWalkSec;
+    this.egress = egress ? { mode: egress.mode, speedMps: egress.speedMps } : this.walk;
+    this.egressMaxSec = egress ? egress.maxSec : maxWalkSec;
   }
 
   /**
    * The straight-line `candidates` (stops with their coordinates) measured from (`direction` "from":
-   * the access mode) or to ("to": walking) `place`; null when the place is off the streets.
+   * the access mode) or to ("to": the egress mode) `place`; null when the place is off the streets.
    */
   async stopWalks(place: LatLon, candidates: StopWalk[], stopLat: Float64Array, stopLon: Float64Array, direction: "from" | "to"): Promise<StopWalk[] | null> {
     if (candidates.length === 0) return [];
-    const [cost, maxSec] = direction === "from" ? [this.access, this.accessMaxSec] : [this.walk, this.maxWalkSec];
+    const [cost, maxSec] = direction === "from" ? [this.access, this.accessMaxSec] : [this.egress, this.egressMaxSec];
     const reached = await this.streets.reach(place, candidates.map((c) => ({ lat: stopLat[c.stop]!, lon: stopLon[c.stop]! })), cost, direction);
     if (!reached) return null;
     const out: StopWalk[] = [];

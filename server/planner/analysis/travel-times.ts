@@ -133,8 +133,8 @@ export class TravelTimeAnalysis {
   private readonly counts: Int32Array;
 
   /**
-   * `egress`: per destination, the walks from stops to it measured on the streets (default: straight
-   * lines within maxWalkSec). Throws when the date is outside every feed's service.
+   * `egress`: per destination, the walks (or rides) from stops to it measured on the streets, each
+   * within the caller's limit (default: straight lines within maxWalkSec). Throws when the date is outside every feed's service.
    */
   constructor(
     private readonly service: PlanService,
@@ -165,9 +165,11 @@ export class TravelTimeAnalysis {
     // egress walks, inverted to stop -> destinations (CSR)
     const byStop = new Map<number, { d: number; sec: number }[]>();
     destinations.forEach((p, d) => {
-      const walks = egress?.[d] ?? service.walkStops(p.lat, p.lon, this.maxWalkM, s.walkSpeed, false);
+      // (walks measured by the caller come within its own limit: a ride from the stop may be longer than maxWalkSec)
+      const measured = egress?.[d];
+      const walks = measured ?? service.walkStops(p.lat, p.lon, this.maxWalkM, s.walkSpeed, false);
       for (const w of walks) {
-        if (w.walkSec > s.maxWalkSec) continue;
+        if (!measured && w.walkSec > s.maxWalkSec) continue;
         let l = byStop.get(w.stop);
         if (!l) byStop.set(w.stop, (l = []));
         l.push({ d, sec: w.walkSec });
