@@ -12,6 +12,8 @@ import { loadTimetableFile } from "../../server/planner/timetable/arrow-loader.t
 import { applyTripUpdates, tripIndex, type AppliedUpdates, type TripUpdateSnapshot } from "../../server/planner/realtime.ts";
 import type { Timetable } from "../../server/planner/timetable/types.ts";
 import type { TripUpdate } from "../../server/trip-updates.ts";
+import { PlanService } from "../../server/planner/plan-service.ts";
+import { routeTimes } from "../../server/planner/raptor/day-view.ts";
 
 async function timetable(): Promise<Timetable> {
   const dir = await importedDataset("planner-rt-apply", ["bart", "caltrain"]);
@@ -102,5 +104,50 @@ describe("trip updates applied snapshot by snapshot", () => {
     expect([...cache.keys()]).toEqual([`${b2.feed}=b2`]);
     expect(plain(third)).toEqual(plain(applyTripUpdates(tt, ix, [b2], now)));
     expect(third.key).toBe(`${b2.feed}=b2`);
+  });
+
+  test("a realtime day view shares the scheduled view's stop times and holds only the changed routes' own: every route's trips and times as rebuilt from the updates", async () => {
+    const tt = await timetable();
+    const svc = new PlanService(tt);
+    const stampA = Date.UTC(2019, 5, 12, 19) / 1000;
+    const applied = applyTripUpdates(tt, tripIndex(tt), [snapshot(tt, 0, 60, 120, stampA, "a1")], stampA * 1000);
+    expect(applied.counts.canceled).toBeGreaterThan(0);
+    const epochSec = stampA - (svc.dayDeltas.length - 1) * 86400;
+    const days = svc.searchDays(epochSec, stampA, applied);
+    const { core } = tt;
+    const pc = svc.prepared.forward;
+    let checked = 0;
+    for (let v = 0; v < days.nSlots * core.nTz; v++) {
+      const trips = days.realtime?.trips[v];
+      if (!trips || trips.size === 0) continue;
+      const tz = v % core.nTz;
+      const scheduled = pc.days.get(tz, days.active, v * core.nServices, false);
+      const rt = pc.days.get(tz, days.active, v * core.nServices, false, { key: days.realtime!.key[v]!, trips });
+      expect(rt.times).toBe(scheduled.times); // shared, not copied
+      expect(rt.extraRoutes!.reduce((a, x) => a + x, 0)).toBeGreaterThan(0);
+      for (let r = 0; r < core.nRoutes; r++) {
+        if (core.routeTz[r] !== tz) continue;
+        const nS = core.routeStopStart[r + 1]! - core.routeStopStart[r]!;
+        // expected: the scheduled view's active trips, canceled ones left out, updated ones with their times, by first departure (stable)
+        const want: { trip: number; words: number[] }[] = [];
+        for (let c = scheduled.tripStart[r]!; c < scheduled.tripStart[r + 1]!; c++) {
+          const rel = scheduled.trips[c]!;
+          const u = trips.get(core.routeTripStart[r]! + rel);
+          if (u && u.stopTimes === null) continue;
+          const at = 2 * (scheduled.time0[r]! + (c - scheduled.tripStart[r]!) * nS);
+          want.push({ trip: rel, words: Array.from(u ? u.stopTimes!.subarray(0, 2 * nS) : scheduled.times.subarray(at, at + 2 * nS)) });
+        }
+        want.sort((a, b) => (a.words[1]! >> 2) - (b.words[1]! >> 2));
+        const got: { trip: number; words: number[] }[] = [];
+        const times = routeTimes(rt, r);
+        for (let c = rt.tripStart[r]!; c < rt.tripStart[r + 1]!; c++) {
+          const at = 2 * (rt.time0[r]! + (c - rt.tripStart[r]!) * nS);
+          got.push({ trip: rt.trips[c]!, words: Array.from(times.subarray(at, at + 2 * nS)) });
+        }
+        expect(got).toEqual(want);
+        checked += want.length;
+      }
+    }
+    expect(checked).toBeGreaterThan(100);
   });
 });

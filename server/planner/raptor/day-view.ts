@@ -36,6 +36,18 @@ export interface DayView {
   minDep: Int32Array;
   maxArr: Int32Array;
   maxDep: Int32Array;
+  /**
+   * a realtime view's routes with updated or canceled trips (1), whose active trips' stop times are
+   * in `extraTimes` (at time0[r], packed as in `times`); the other routes' stay in `times`, the
+   * scheduled view's own array, shared and not copied. Null in a scheduled view.
+   */
+  extraRoutes: Uint8Array | null;
+  extraTimes: Int32Array | null;
+}
+
+/** The array that holds route r's active stop times in view v (routes of a realtime view with updated trips: its extraTimes). */
+export function routeTimes(v: DayView, r: number): Int32Array {
+  return v.extraRoutes !== null && v.extraRoutes[r] === 1 ? v.extraTimes! : v.times;
 }
 
 /** The boarding lists (prepare.ts boardingPositions) without the routes that run on none of a set of views. */
@@ -201,15 +213,17 @@ function buildView(core: TransitCore, tz: number, active: Uint8Array, base: numb
       for (let x = 2 * (routeTime0[r]! + tmp[i]! * nS), end = x + 2 * nS; x < end; x++) times[at++] = stopTimes[x]!;
     }
   }
-  return { id, tripStart, trips: tmp.slice(0, n), times, time0, minDep, maxArr, maxDep };
+  return { id, tripStart, trips: tmp.slice(0, n), times, time0, minDep, maxArr, maxDep, extraRoutes: null, extraTimes: null };
 }
 
 /**
  * The view `v` (scheduled) with a day's realtime trips: canceled trips left out, updated ones with
  * their times (forward words; in the mirrored core each position's words mirrored as
  * timetable/reverse.ts does), the trips of each changed route ordered by departure at its first
- * stop (stable), and the route's first departure and last arrival recomputed. Routes without an
- * updated active trip are copied as they are.
+ * stop (stable), and the route's first departure and last arrival recomputed. The changed routes'
+ * stop times are written to the view's extraTimes; the other routes' are read from `v`'s array (a
+ * day's stop times are not copied for a snapshot that changes a few routes: at 6x New York a
+ * view holds ~160 MB).
  */
 function withRealtime(core: TransitCore, mirrored: boolean, v: DayView, tz: number, trips: ReadonlyMap<number, RealtimeTrip>, id: number): DayView {
   const { nRoutes, routeTripStart, routeStopStart, routeTz, tripOrig } = core;
@@ -236,32 +250,42 @@ function withRealtime(core: TransitCore, mirrored: boolean, v: DayView, tz: numb
   }
   if (changed.size === 0) return { ...v, id };
   const tripStart = new Int32Array(nRoutes + 1);
-  const time0 = new Int32Array(nRoutes);
+  const time0 = v.time0.slice();
   const minDep = v.minDep.slice(), maxArr = v.maxArr.slice(), maxDep = v.maxDep.slice();
-  // sizes first (canceled trips leave), then the copy
-  let nTrips = 0, size = 0;
+  const extraRoutes = new Uint8Array(nRoutes);
+  // sizes first (canceled trips leave); a changed route's trips move to extraTimes, the others'
+  // stop times stay where they are in the scheduled view's array (only the trip lists are copied)
+  let nTrips = 0, extraSize = 0;
   for (let r = 0; r < nRoutes; r++) {
     tripStart[r] = nTrips;
-    time0[r] = size;
     let n = v.tripStart[r + 1]! - v.tripStart[r]!;
     const m = changed.get(r);
-    if (m) for (let c = v.tripStart[r]!; c < v.tripStart[r + 1]!; c++) if (m.get(v.trips[c]!)?.stopTimes === null) n--;
+    if (m) {
+      for (let c = v.tripStart[r]!; c < v.tripStart[r + 1]!; c++) if (m.get(v.trips[c]!)?.stopTimes === null) n--;
+      extraRoutes[r] = 1;
+      time0[r] = extraSize;
+      extraSize += n * (routeStopStart[r + 1]! - routeStopStart[r]!);
+    }
     nTrips += n;
-    size += n * (routeStopStart[r + 1]! - routeStopStart[r]!);
   }
   tripStart[nRoutes] = nTrips;
   const outTrips = new Int32Array(nTrips);
-  const times = new Int32Array(2 * size);
+  const extraTimes = new Int32Array(2 * extraSize);
   const span = new Int32Array(3);
-  for (let r = 0; r < nRoutes; r++) {
-    const nS = routeStopStart[r + 1]! - routeStopStart[r]!;
-    const c0 = v.tripStart[r]!, c1 = v.tripStart[r + 1]!;
-    const m = changed.get(r);
-    if (!m) {
-      outTrips.set(v.trips.subarray(c0, c1), tripStart[r]!);
-      times.set(v.times.subarray(2 * v.time0[r]!, 2 * (v.time0[r]! + (c1 - c0) * nS)), 2 * time0[r]!);
+  // unchanged routes: their trip lists in runs (one copy per run of consecutive unchanged routes)
+  for (let r = 0; r < nRoutes; ) {
+    if (extraRoutes[r]) {
+      r++;
       continue;
     }
+    let e = r;
+    while (e < nRoutes && !extraRoutes[e]) e++;
+    outTrips.set(v.trips.subarray(v.tripStart[r]!, v.tripStart[e]!), tripStart[r]!);
+    r = e;
+  }
+  for (const [r, m] of changed) {
+    const nS = routeStopStart[r + 1]! - routeStopStart[r]!;
+    const c0 = v.tripStart[r]!, c1 = v.tripStart[r + 1]!;
     // the route's active trips with their words (scheduled: the view's; updated: realtime)
     const rows: { trip: number; words: Int32Array }[] = [];
     for (let c = c0; c < c1; c++) {
@@ -276,7 +300,7 @@ function withRealtime(core: TransitCore, mirrored: boolean, v: DayView, tz: numb
     let at = 2 * time0[r]!;
     rows.forEach((row, k) => {
       outTrips[tripStart[r]! + k] = row.trip;
-      times.set(row.words, at);
+      extraTimes.set(row.words, at);
       at += 2 * nS;
       widenSpan(row.words, 0, nS, span);
     });
@@ -284,7 +308,7 @@ function withRealtime(core: TransitCore, mirrored: boolean, v: DayView, tz: numb
     maxArr[r] = span[1]!;
     maxDep[r] = span[2]!;
   }
-  return { id, tripStart, trips: outTrips, times, time0, minDep, maxArr, maxDep };
+  return { id, tripStart, trips: outTrips, times: v.times, time0, minDep, maxArr, maxDep, extraRoutes, extraTimes };
 }
 
 /** A forward trip's words as the mirrored core holds them: positions reversed, times negated, arrival and departure, pickup and drop-off swapped. */

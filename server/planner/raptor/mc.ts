@@ -194,7 +194,7 @@ export function searchMc(pc: PreparedCore, req: RaptorRequest, st: RaptorState, 
     if (destinationBounds(pc, st, withSlacks(req).egress, req.walkSpeed, Math.min(Math.max(0, maxArr - T), MAX_BOUND_SEC), tSlack, req.days.realtime) < 0) h.fill(0);
     const { routeStopStart, routeTime0, routeTz, routeTripStart, footStart, footMinSec, footWalkM, stopSlackSec, nTz } = core;
     const { slotC0, slotNT, slotMin, slotMax, slotMaxDep, slotT0, routeMarkedPos, routeMarkedLast, routeList } = st;
-    const { routeStopBoard, bpStart, bpRoutePos, tripsOf, timesOf } = cx;
+    const { routeStopBoard, bpStart, bpRoutePos, tripsOf, timesOf, extraRoutesOf, extraTimesOf } = cx;
     const { offsetSec, nSlots } = req.days;
 
     // the destination's Pareto set, and the bound: the `wanted`-th least cost known
@@ -295,7 +295,8 @@ export function searchMc(pc: PreparedCore, req: RaptorRequest, st: RaptorState, 
           if (nT === 0 || slotMin[si]! >= maxArr || slotMax[si]! < T) continue;
           const v = slot * nTz + tz;
           const off = offsetSec[v]!;
-          const vt = tripsOf[v]!, vtm = timesOf[v]!;
+          const xr = extraRoutesOf[v]!;
+          const vt = tripsOf[v]!, vtm = xr !== null && xr[r] === 1 ? extraTimesOf[v]! : timesOf[v]!;
           const t0v = slotT0[si]!, c0 = slotC0[si]!, lastDep = slotMaxDep[si]!;
           let nb = 0;
           let j = startPos;

@@ -4,6 +4,7 @@
  */
 import type { Journey, JourneyLeg, RaptorRequest, RouteIdx, StopIdx, TripIdx } from "../api.ts";
 import { NO_DROP_OFF, arrAt, depAt, flagsAt, type TransitCore } from "../timetable/types.ts";
+import { routeTimes } from "./day-view.ts";
 import type { ScanContext } from "./slots.ts";
 import { SRC_ACCESS, SRC_INHERITED, type RaptorState } from "./state.ts";
 import { boardKey, keepsRules, ruleFor } from "./transfer-rules.ts";
@@ -66,7 +67,7 @@ export function rideTimes(core: TransitCore, cx: ScanContext, slot: number, r: n
   const v = cx.views[slot * core.nTz + core.routeTz[r]!];
   if (v) {
     for (let c = v.tripStart[r]!, end = v.tripStart[r + 1]!; c < end; c++) {
-      if (v.trips[c] === rel) return { times: v.times, tbase: v.time0[r]! + (c - v.tripStart[r]!) * nS };
+      if (v.trips[c] === rel) return { times: routeTimes(v, r), tbase: v.time0[r]! + (c - v.tripStart[r]!) * nS };
     }
   }
   return { times: core.stopTimes, tbase: core.routeTime0[r]! + rel * nS };

@@ -9,7 +9,7 @@
  */
 import { UNREACHED, type Journey, type RaptorConfig, type RaptorRequest, type RaptorStats } from "../api.ts";
 import { NO_PICKUP, depAt, flagsAt } from "../timetable/types.ts";
-import type { DayView } from "./day-view.ts";
+import { routeTimes, type DayView } from "./day-view.ts";
 import { clearReach, reachAhead } from "./look-ahead.ts";
 import { nonDominated, reconstruct } from "./paths.ts";
 import type { PreparedCore } from "./prepare.ts";
@@ -198,7 +198,7 @@ export function departures(pc: PreparedCore, req: RaptorRequest, st: RaptorState
       for (let slot = 0; slot < nSlots; slot++) {
         const v = views[slot * nTz + tz]!;
         // the view's stop times (realtime ones where the day has them): active trip m at time0 + m * nS
-        const { times } = v;
+        const times = routeTimes(v, r);
         const time0 = v.time0[r]! + pos;
         const c0 = v.tripStart[r]!;
         const nT = v.tripStart[r + 1]! - c0;

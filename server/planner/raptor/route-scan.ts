@@ -23,7 +23,7 @@ export function scanRoutes(core: TransitCore, req: RaptorRequest, st: RaptorStat
   const { board, boardable, ride, rideUpTo, rideBoard, rideSlot, rideMarked, rideList, routeMarkedPos, routeMarkedLast, routeList, toTarget, egressSec } = st;
   const { slotC0, slotNT, slotMin, slotMax, slotMaxDep, slotT0 } = st;
   const { routeStopStart, routeTime0, routeTz, routeTripStart } = core;
-  const { monotone, routeStopBoard, tripsOf, timesOf } = cx;
+  const { monotone, routeStopBoard, tripsOf, timesOf, extraRoutesOf, extraTimesOf } = cx;
   const { offsetSec, nSlots } = req.days;
   const nTz = core.nTz;
   // stops that may not be boarded or alighted at (wheelchair, banned stops: range.ts), trips that may not be ridden
@@ -107,7 +107,8 @@ export function scanRoutes(core: TransitCore, req: RaptorRequest, st: RaptorStat
       // (packed, types.ts: arrival [2x] >> 2, departure [2x + 1] >> 2, flags in the low bits) at
       // x = t0v + i * nS + position in vtm
       const vt = tripsOf[slot * nTz + tz]!;
-      const vtm = timesOf[slot * nTz + tz]!;
+      const xr = extraRoutesOf[slot * nTz + tz]!;
+      const vtm = xr !== null && xr[r] === 1 ? extraTimesOf[slot * nTz + tz]! : timesOf[slot * nTz + tz]!;
       const t0v = slotT0[si]!;
       const c0 = slotC0[si]!;
       const lastDep = slotMaxDep[si]!;

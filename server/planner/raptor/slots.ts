@@ -21,6 +21,9 @@ export interface ScanContext {
   /** (slot * nTz + tz) -> the day view's active trips and their stop times (DayView.trips, .times) */
   tripsOf: Int32Array[];
   timesOf: Int32Array[];
+  /** (slot * nTz + tz) -> a realtime view's routes whose stop times are in extraTimesOf (DayView.extraRoutes, .extraTimes; null: none) */
+  extraRoutesOf: (Uint8Array | null)[];
+  extraTimesOf: (Int32Array | null)[];
   /** the transfer rules (PreparedCore.rules), null when none */
   rules: RuleIndex | null;
   /** the day views themselves (paths.ts reads a ridden trip's times from its view) */
@@ -45,7 +48,7 @@ export function dayViews(pc: PreparedCore, req: RaptorRequest): DayView[] {
 
 export function scanContext(pc: PreparedCore, views: DayView[]): ScanContext {
   const { bpStart, bpRoutePos } = pc.days.boardingOf(views, pc.bpStart, pc.bpRoutePos);
-  return { monotone: pc.monotone, routeStopBoard: pc.routeStopBoard, bpStart, bpRoutePos, tripsOf: views.map((v) => v.trips), timesOf: views.map((v) => v.times), rules: pc.rules, views };
+  return { monotone: pc.monotone, routeStopBoard: pc.routeStopBoard, bpStart, bpRoutePos, tripsOf: views.map((v) => v.trips), timesOf: views.map((v) => v.times), extraRoutesOf: views.map((v) => v.extraRoutes), extraTimesOf: views.map((v) => v.extraTimes), rules: pc.rules, views };
 }
 
 /**

@@ -615,7 +615,7 @@ export function scanRuleRoute(core: TransitCore, req: RaptorRequest, st: RaptorS
   const { board, boardable, ride, rideUpTo, rideBoard, rideSlot, rideMarked, rideList, toTarget, egressSec } = st;
   const { clsRide, clsUpTo, clsBoard, clsSlot, clsTrip, clsMarked, clsList } = rs;
   const { slotC0, slotNT, slotMin, slotMax, slotMaxDep, slotT0 } = st;
-  const { routeStopBoard, tripsOf, timesOf } = cx;
+  const { routeStopBoard, tripsOf, timesOf, extraRoutesOf, extraTimesOf } = cx;
   const { offsetSec, nSlots } = req.days;
   const blocked = st.stopBlocked;
   const tripOk = req.tripAllowed ?? null;
@@ -655,7 +655,8 @@ export function scanRuleRoute(core: TransitCore, req: RaptorRequest, st: RaptorS
     firstFail = nS;
     const v = slot * core.nTz + tz;
     const off = offsetSec[v]!;
-    const vt = tripsOf[v]!, vtm = timesOf[v]!;
+    const xr = extraRoutesOf[v]!;
+    const vt = tripsOf[v]!, vtm = xr !== null && xr[r] === 1 ? extraTimesOf[v]! : timesOf[v]!;
     const t0v = slotT0[si]!, c0 = slotC0[si]!, lastDep = slotMaxDep[si]!;
     let trip = -1, tripBase = 0, boardIdx = 0, kF = -1;
     let j = from;
