@@ -149,6 +149,31 @@ describe("fast reader of stop_times.txt", () => {
     bad.cancel();
   });
 
+  test("columns refused after the read (a trip the feed lacks): the member is unpacked again for DuckDB, as without the fast reader", async () => {
+    // BART with one more stop_time, of a trip trips.txt does not have: the fast reader reads the file,
+    // the import refuses its columns, and DuckDB reads the member, which the reader did not keep
+    const files = await unzipAll(new Uint8Array(await Bun.file(gtfs("bart")).bytes()), (n) => n.endsWith(".txt"));
+    const st = new TextDecoder().decode(files["stop_times.txt"]!);
+    const header = st.slice(0, st.indexOf("\n")).replace(/\r$/, "").split(",");
+    const row = header.map((c) => ({ trip_id: "no-such-trip", stop_id: header.includes("stop_id") ? st.split("\n")[1]!.split(",")[header.indexOf("stop_id")] : "", arrival_time: "08:00:00", departure_time: "08:00:00", stop_sequence: "1" })[c] ?? "");
+    files["stop_times.txt"] = bytes(`${st.replace(/\n?$/, "\n")}${row.join(",")}\n`);
+    const { zipSync } = await import("fflate");
+    const zip = join(tempDir(), "bart-extra.zip");
+    writeFileSync(zip, zipSync(files));
+    const counts: string[] = [];
+    for (const fastReader of [true, false]) {
+      const data = tempDir();
+      const log: string[] = [];
+      const r = await importFeed({ dataDir: data, source: zip, fastReader, now: () => new Date("2024-07-01T12:00:00Z"), progress: (m) => log.push(m) });
+      expect(r.status).toBe("imported");
+      if (fastReader) expect(log.some((m) => m.includes("the fast reader declined: trip_id no-such-trip is not a trip"))).toBe(true);
+      const [c] = await sql<{ n: number }>(`SELECT count(*)::INTEGER AS n FROM read_parquet('${join(data, readManifest(data).versions[0]!.path)}/stop_times.parquet')`);
+      counts.push(`${c!.n} rows, ${JSON.stringify(r.tables["stop_times.txt"])}`);
+    }
+    expect(counts[0]).toBe(counts[1]!);
+    expect(counts[0]).toContain('"skipped_rows":1');
+  });
+
   test("real feeds: an import with the fast reader writes what an import without it writes", async () => {
     for (const feed of ["bart", "caltrain", "hart", "rnv", "terre-haute", "vvs-bus-752", "emery-go-round", "amtrak"]) {
       const out: string[] = [];
