@@ -112,6 +112,47 @@ export function unpackMemberSync(m: ZipMember): Uint8Array {
 }
 
 /**
+ * One member unpacked a piece at a time, each piece handed to `onPiece` (and not kept), checked as
+ * extractMember checks it; rejects on a corrupt member. For a member too large to hold whole (the
+ * stop_times.txt of a country's feed): the web DecompressionStream inflates on the calling thread
+ * (a worker's), not on the thread pool that runs DuckDB's calls.
+ */
+export async function unpackMemberPieces(m: ZipMember, onPiece: (piece: Uint8Array) => void): Promise<void> {
+  const corrupt = (why = "checksum mismatch") => new Error(`${m.name}: ${why} (corrupt member)`);
+  let crc = 0;
+  let n = 0;
+  const take = (piece: Uint8Array) => {
+    n += piece.length;
+    // more bytes than the directory declares: corrupt (or hostile); stop before they fill memory
+    if (n > m.size) throw corrupt();
+    crc = Bun.hash.crc32(piece, crc);
+    onPiece(piece);
+  };
+  if (m.method === 0) {
+    for (let at = 0; at < m.data.length; at += 1 << 22) take(m.data.subarray(at, Math.min(m.data.length, at + (1 << 22))));
+  } else {
+    const data = m.data;
+    // the deflated bytes go in 256 kB at a time, when the inflater asks: it holds a few MB, never the whole member
+    let at = 0;
+    const deflated = new ReadableStream<Uint8Array>({
+      pull: (c) => {
+        c.enqueue(data.subarray(at, Math.min(data.length, at + (1 << 18))));
+        at += 1 << 18;
+        if (at >= data.length) c.close();
+      },
+    }, { highWaterMark: 0 });
+    // (Bun's declarations of DecompressionStream do not fit pipeThrough's; it takes and gives bytes)
+    const inflate = new DecompressionStream("deflate-raw") as unknown as TransformStream<Uint8Array, Uint8Array>;
+    try {
+      for await (const piece of deflated.pipeThrough(inflate)) take(piece);
+    } catch (e) {
+      throw (e as Error).message.endsWith("(corrupt member)") ? e : corrupt((e as Error).message);
+    }
+  }
+  if (n !== m.size || crc >>> 0 !== m.crc) throw corrupt();
+}
+
+/**
  * Every member (filtered) in memory: the fallback for archives listMembers cannot read (fflate,
  * loaded only then: most imports never need it).
  */

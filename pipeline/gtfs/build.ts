@@ -61,7 +61,7 @@ export interface BuildInputs {
   /** shapes.txt read and checked on a connection of its own (tables/shapes.ts loadShapes), joined by the shapes module */
   shapes: Task<ShapesBuilt>;
   /** the fast reader's stop_times.txt (stop-times/fast.ts), when the importer started it */
-  fastStopTimes?: Promise<FastStopTimes | Declined>;
+  fastStopTimes?: () => Promise<FastStopTimes | Declined>;
   /** puts stop_times.txt on disk when DuckDB is to read it (a zip member the fast reader read is in memory only) */
   stopTimesFile?: () => Promise<void>;
 }
@@ -134,7 +134,8 @@ export interface StopTimesState {
   /**
    * The stop times as they are, when the fast reader's rows need no check's change
    * (`fastCheck.changesRows` false): the stop-times contract (stop-times/columns.ts), stored as
-   * the relation `stop_times` already; there is no st0 then. Else null.
+   * the relation `stop_times` already; there is no st0 then. Else null. (trip_check lets go of it,
+   * and of fastRows and fastCheck, once it is built: their memory is not needed after that.)
    */
   final: StopTimesColumns | null;
   /** the fast reader's rows, while st0 (or `final`) holds exactly those, in order; else null */

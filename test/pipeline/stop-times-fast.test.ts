@@ -11,9 +11,9 @@ import { createHash } from "node:crypto";
 import { readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { importFeed } from "../../pipeline/import.ts";
-import { NULL_INT, parseStopTimes, StopTimesReader, type FastStopTimes } from "../../pipeline/gtfs/stop-times/fast.ts";
+import { NULL_INT, parseStopTimes, readStopTimesOffThread, StopTimesReader, type Declined, type FastStopTimes } from "../../pipeline/gtfs/stop-times/fast.ts";
 import { readManifest } from "../../pipeline/schema/manifest.ts";
-import { unzipAll } from "../../pipeline/zip.ts";
+import { listMembers, unzipAll } from "../../pipeline/zip.ts";
 import { gtfs, tempDir } from "../support/dataset.ts";
 import { sql } from "../support/duck.ts";
 
@@ -109,6 +109,69 @@ describe("fast reader of stop_times.txt", () => {
       const plain = (r: FastStopTimes) => JSON.stringify(r, (_, v) => (ArrayBuffer.isView(v) ? Array.from(v as Int32Array) : v));
       expect(`${piece}: ${plain(got)}`).toBe(`${piece}: ${plain(expected)}`);
     }
+  });
+
+  test("a file pushed a piece at a time, never whole in memory, reads as the whole file does; so does a large zip member in the worker", async () => {
+    const zip = new Uint8Array(await Bun.file(gtfs("bart")).bytes());
+    const whole = (await unzipAll(zip, (n) => n === "stop_times.txt"))["stop_times.txt"]!;
+    const plain = (r: FastStopTimes | Declined) => JSON.stringify(r, (_, v) => (ArrayBuffer.isView(v) ? Array.from(v as Int32Array) : v));
+    const expected = plain(parseStopTimes(whole));
+    for (const piece of [1, 7, 4096, 65_537, 1 << 20]) {
+      // (a small first buffer: lines read are dropped, and the buffer grows when a piece needs it)
+      const reader = new StopTimesReader(new Uint8Array(16), whole.length);
+      for (let at = 0; at < whole.length; at += piece) {
+        reader.push(whole.subarray(at, Math.min(whole.length, at + piece)));
+        if (piece === 1 && at > 5000) {
+          reader.push(whole.subarray(at + 1));
+          break;
+        }
+      }
+      expect(`${piece}: ${plain(reader.finish())}`).toBe(`${piece}: ${expected}`);
+    }
+    // a last line without its newline, and a declined file, read in pieces
+    const tail = (text: string) => {
+      const reader = new StopTimesReader(new Uint8Array(4), text.length);
+      for (let at = 0; at < text.length; at += 3) reader.push(bytes(text.slice(at, at + 3)));
+      return plain(reader.finish());
+    };
+    expect(tail(`${HEADER}\nt1,08:00:00,08:00:00,s1,1\nt1,08:05:00,08:05:00,s2,2`)).toBe(plain(parse(`${HEADER}\nt1,08:00:00,08:00:00,s1,1\nt1,08:05:00,08:05:00,s2,2`)));
+    expect(tail(`${HEADER}\nt1,08:00:00,08:00:00,s1,1\nt1,08:05:0`)).toBe(plain(parse(`${HEADER}\nt1,08:00:00,08:00:00,s1,1\nt1,08:05:0`)));
+    expect(tail(`${HEADER}\nt1,08:00:00,08:00:00,"s1",1\n`)).toBe(plain({ declined: "a quote" }));
+    // the worker, told that this member is large: unpacked and read a piece at a time, no bytes kept
+    const member = listMembers(zip)!.find((m) => m.name === "stop_times.txt")!;
+    const off = readStopTimesOffThread({ member, path: join(tempDir(), "stop_times.txt"), wholeLimit: 0 });
+    await off.unpacked.result();
+    expect(plain(await off.take())).toBe(expected);
+    // a damaged member is refused as the whole-member path refuses it
+    const damaged = { ...member, crc: (member.crc + 1) >>> 0 };
+    const bad = readStopTimesOffThread({ member: damaged, path: join(tempDir(), "stop_times.txt"), wholeLimit: 0 });
+    await expect(bad.unpacked.result()).rejects.toThrow(/corrupt member/);
+    bad.cancel();
+  });
+
+  test("columns refused after the read (a trip the feed lacks): the member is unpacked again for DuckDB, as without the fast reader", async () => {
+    // BART with one more stop_time, of a trip trips.txt does not have: the fast reader reads the file,
+    // the import refuses its columns, and DuckDB reads the member, which the reader did not keep
+    const files = await unzipAll(new Uint8Array(await Bun.file(gtfs("bart")).bytes()), (n) => n.endsWith(".txt"));
+    const st = new TextDecoder().decode(files["stop_times.txt"]!);
+    const header = st.slice(0, st.indexOf("\n")).replace(/\r$/, "").split(",");
+    const row = header.map((c) => ({ trip_id: "no-such-trip", stop_id: header.includes("stop_id") ? st.split("\n")[1]!.split(",")[header.indexOf("stop_id")] : "", arrival_time: "08:00:00", departure_time: "08:00:00", stop_sequence: "1" })[c] ?? "");
+    files["stop_times.txt"] = bytes(`${st.replace(/\n?$/, "\n")}${row.join(",")}\n`);
+    const { zipSync } = await import("fflate");
+    const zip = join(tempDir(), "bart-extra.zip");
+    writeFileSync(zip, zipSync(files));
+    const counts: string[] = [];
+    for (const fastReader of [true, false]) {
+      const data = tempDir();
+      const log: string[] = [];
+      const r = await importFeed({ dataDir: data, source: zip, fastReader, now: () => new Date("2024-07-01T12:00:00Z"), progress: (m) => log.push(m) });
+      expect(r.status).toBe("imported");
+      if (fastReader) expect(log.some((m) => m.includes("the fast reader declined: trip_id no-such-trip is not a trip"))).toBe(true);
+      const [c] = await sql<{ n: number }>(`SELECT count(*)::INTEGER AS n FROM read_parquet('${join(data, readManifest(data).versions[0]!.path)}/stop_times.parquet')`);
+      counts.push(`${c!.n} rows, ${JSON.stringify(r.tables["stop_times.txt"])}`);
+    }
+    expect(counts[0]).toBe(counts[1]!);
+    expect(counts[0]).toContain('"skipped_rows":1');
   });
 
   test("real feeds: an import with the fast reader writes what an import without it writes", async () => {

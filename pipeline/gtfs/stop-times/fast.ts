@@ -231,9 +231,11 @@ function rowsParser(kinds: [string, string][]): RowsFn {
 const POW10 = Array.from({ length: 16 }, (_, k) => 10 ** k);
 
 /**
- * The fast reader over a buffer that holds the whole file once filled: `advance(filled)` reads the
- * complete lines of buffer[0, filled) (so a buffer can be read while it fills), `finish()` the rest
- * and returns the columns, or why the file is left to DuckDB.
+ * The fast reader, over a buffer that holds the whole file once filled: `advance(filled)` reads the
+ * complete lines of buffer[0, filled) (so a buffer can be read while it fills); or over the file's
+ * bytes a piece at a time: `push(piece)` keeps only the lines not read yet, so the file is never
+ * in memory whole (`sizeHint`, the file's size, sizes the columns). `finish()` reads the rest and
+ * returns the columns, or why the file is left to DuckDB.
  */
 export class StopTimesReader {
   private declined: string | null = null;
@@ -246,7 +248,42 @@ export class StopTimesReader {
   private checked = 0;
   private readonly st: ParseState = { p: 0, n: 0, why: "", tripStart: 0, tripEnd: -1, tripCode: -1 };
 
-  constructor(private readonly bytes: Uint8Array) {}
+  private bytes: Uint8Array;
+  /** bytes of `bytes` in use, when read piece by piece (push); -1 when `bytes` is the whole file */
+  private filled = -1;
+
+  constructor(bytes: Uint8Array, private readonly sizeHint = bytes.length) {
+    this.bytes = bytes;
+  }
+
+  /**
+   * The next piece of the file (read piece by piece: `bytes` given to the constructor is then only
+   * the first buffer, its contents ignored). The lines read so far are dropped from the buffer first.
+   */
+  push(piece: Uint8Array): void {
+    if (this.declined !== null) return;
+    if (this.filled < 0) this.filled = 0;
+    if (this.filled + piece.length > this.bytes.length) {
+      // the lines read so far (all of them once the header is read) make room
+      const drop = this.header ? this.st.p : 0;
+      const keep = this.filled - drop;
+      const b = keep + piece.length > this.bytes.length ? new Uint8Array(Math.max(keep + piece.length, this.bytes.length * 2)) : this.bytes;
+      if (b === this.bytes) b.copyWithin(0, drop, this.filled);
+      else b.set(this.bytes.subarray(drop, this.filled));
+      this.bytes = b;
+      this.filled = keep;
+      this.checked -= drop;
+      this.st.p -= drop;
+      // the previous row's trip_id, when it is still in the buffer (else the next row looks its id up)
+      if (this.st.tripStart >= drop) {
+        this.st.tripStart -= drop;
+        this.st.tripEnd -= drop;
+      } else [this.st.tripStart, this.st.tripEnd] = [0, -1];
+    }
+    this.bytes.set(piece, this.filled);
+    this.filled += piece.length;
+    this.advance(this.filled);
+  }
 
   advance(filled: number, final = false): void {
     if (this.declined !== null) return;
@@ -266,7 +303,7 @@ export class StopTimesReader {
     if (fresh.indexOf(0x22) >= 0) return this.decline("a quote");
     if (!isUtf8(fresh)) return this.decline("bytes that are not UTF-8");
     this.checked = upTo;
-    if (!this.header && !this.readHeader(upTo)) return;
+    if (!this.header && !this.readHeader(upTo, final)) return;
     for (;;) {
       if (!this.rows!(b, upTo, this.out, this.st, this.cap)) return this.decline(`${this.st.why} (line ${this.st.n + 2})`);
       if (this.st.p >= upTo) return;
@@ -276,7 +313,12 @@ export class StopTimesReader {
   }
 
   finish(): FastStopTimes | Declined {
-    this.advance(this.bytes.length, true);
+    if (this.filled >= 0) {
+      // (the last line is read up to the end of the data: nothing past it may look like its bytes)
+      this.bytes = this.bytes.subarray(0, this.filled);
+      this.advance(this.filled, true);
+      this.bytes = new Uint8Array(0); // (the buffer's memory is not needed any more)
+    } else this.advance(this.bytes.length, true);
     if (this.declined === null && !this.header) this.decline("no header line");
     if (this.declined !== null) return { declined: this.declined };
     const n = this.st.n;
@@ -302,15 +344,16 @@ export class StopTimesReader {
   private decline(why: string): void {
     this.declined = why;
     this.out = {}; // its memory is not needed any more
+    if (this.filled >= 0) this.bytes = new Uint8Array(0);
   }
 
   /** The header line (once it is complete), the parser for its columns and the columns' arrays. */
-  private readHeader(upTo: number): boolean {
+  private readHeader(upTo: number, final: boolean): boolean {
     const b = this.bytes;
     const start = b.length >= 3 && b[0] === 0xef && b[1] === 0xbb && b[2] === 0xbf ? 3 : 0;
     const nl = b.indexOf(0x0a, start);
     const complete = nl >= 0 && nl < upTo;
-    if (!complete && upTo < b.length) return false; // not all in yet
+    if (!complete && !final) return false; // not all in yet
     const headerEnd = complete ? nl : upTo;
     const header = new TextDecoder().decode(b.subarray(start, headerEnd)).replace(/\r$/, "").split(",").map((h) => h.trim());
     if (header.some((h) => h === "") || new Set(header).size !== header.length) {
@@ -326,7 +369,7 @@ export class StopTimesReader {
     const kinds = header.map(kindOf);
     this.has = (kind) => kinds.some(([k]) => k === kind);
     // rows: about one per 40 bytes or more in real feeds; the columns grow when that is not enough
-    this.cap = Math.max(1024, Math.ceil((b.length - headerEnd) / 40));
+    this.cap = Math.max(1024, Math.ceil((this.sizeHint - headerEnd) / 40));
     const cap = this.cap;
     this.out = {
       trip: new Int32Array(cap), stop: new Int32Array(cap), seq: new Int32Array(cap), arr: new Int32Array(cap), dep: new Int32Array(cap),
@@ -346,8 +389,19 @@ export function parseStopTimes(bytes: Uint8Array): FastStopTimes | Declined {
   return new StopTimesReader(bytes).finish();
 }
 
-/** What the worker is asked (worker.ts): a zip member to unpack and read, or a file to read. */
-export type StopTimesJob = { member: ZipMember } | { file: string };
+/**
+ * stop_times.txt files up to this size (bytes, unpacked) are unpacked (or read) whole into memory
+ * and read there: one inflate call, the fastest way; larger ones a piece at a time
+ * (StopTimesReader.push), so that the import's memory does not grow with the file (a country's
+ * feed: 1.3 GB for 20 M stop_times).
+ */
+export const WHOLE_FILE_LIMIT = 256 * 1024 * 1024;
+
+/**
+ * What the worker is asked (worker.ts): a zip member to unpack and read, or a file to read;
+ * `wholeLimit` overrides WHOLE_FILE_LIMIT (tests read small files piece by piece with it).
+ */
+export type StopTimesJob = ({ member: ZipMember } | { file: string }) & { wholeLimit?: number };
 
 export type WorkerReply = { kind: "unpacked"; error?: string } | { kind: "parsed"; parsed: FastStopTimes | Declined; bytes?: Uint8Array };
 
@@ -355,8 +409,11 @@ export type WorkerReply = { kind: "unpacked"; error?: string } | { kind: "parsed
 export interface StopTimesOffThread {
   /** done once the file is unpacked (fails, with the worker's message, when the member is corrupt) */
   unpacked: Task<void>;
-  /** the fast reader's columns, or why it declined */
-  parsed: Promise<FastStopTimes | Declined>;
+  /**
+   * The fast reader's columns, or why it declined: handed over once (a second call answers
+   * "declined"), so that nothing here keeps the columns alive after their reader is done with them.
+   */
+  take(): Promise<FastStopTimes | Declined>;
   /**
    * Puts the file on disk, for DuckDB to read when the fast reader's columns are not used (a zip
    * member is unpacked to memory only: with the fast reader's columns nothing reads the file).
@@ -369,14 +426,19 @@ export interface StopTimesOffThread {
 /**
  * Unpacks (a zip member, into memory) or opens (a file) stop_times.txt and runs the fast reader
  * over it in a worker thread, off the thread that drives DuckDB meanwhile. The member's compressed
- * bytes are copied to the worker; its unpacked bytes come back with the columns.
+ * bytes are copied to the worker; its unpacked bytes come back only when the reader declined the
+ * file (DuckDB reads it then): with the columns, nothing needs them, and keeping them would hold
+ * the file's size in memory for the whole import (ensureFile unpacks the member again in the rare
+ * case the columns are refused later).
  */
-export function readStopTimesOffThread(src: { member: ZipMember; path: string } | { file: string }): StopTimesOffThread {
+export function readStopTimesOffThread(src: ({ member: ZipMember; path: string } | { file: string }) & { wholeLimit?: number }): StopTimesOffThread {
   const worker = new Worker(new URL("./worker.ts", import.meta.url).href);
   let onUnpacked!: (error?: string) => void;
   let onParsed!: (p: FastStopTimes | Declined) => void;
   const unpacked = new Task("unpack stop_times.txt", () => new Promise<void>((resolve, reject) => (onUnpacked = (error) => (error === undefined ? resolve() : reject(new Error(error))))));
-  const parsed = new Promise<FastStopTimes | Declined>((resolve) => (onParsed = resolve));
+  let parsed: Promise<FastStopTimes | Declined> | null = new Promise<FastStopTimes | Declined>((resolve) => (onParsed = resolve));
+  // settles with `parsed`, holding nothing of its value
+  const settled = parsed.then(() => undefined);
   // (settling a settled promise does nothing: the first word stands)
   const stop = (why: string) => {
     onUnpacked(why);
@@ -400,13 +462,22 @@ export function readStopTimesOffThread(src: { member: ZipMember; path: string } 
   let ensureFile = () => Promise.resolve();
   if ("member" in src) {
     const data = src.member.data.slice();
-    worker.postMessage({ member: { ...src.member, data } } satisfies StopTimesJob, [data.buffer]);
+    worker.postMessage({ member: { ...src.member, data }, wholeLimit: src.wholeLimit } satisfies StopTimesJob, [data.buffer]);
     // the worker's bytes, or (when it failed after unpacking) the member unpacked again here
     let file: Promise<void> | null = null;
-    ensureFile = () => (file ??= unpacked.result().then(() => parsed).then(() => (bytes ? writeFileSync(src.path, bytes) : extractMember(src.member, src.path))));
+    ensureFile = () => (file ??= unpacked.result().then(() => settled).then(() => {
+      const b = bytes;
+      bytes = undefined;
+      return b ? writeFileSync(src.path, b) : extractMember(src.member, src.path);
+    }));
   } else {
     onUnpacked();
-    worker.postMessage({ file: src.file } satisfies StopTimesJob);
+    worker.postMessage({ file: src.file, wholeLimit: src.wholeLimit } satisfies StopTimesJob);
   }
-  return { unpacked, parsed, ensureFile: () => ensureFile(), cancel: () => stop("cancelled") };
+  const take = () => {
+    const p = parsed ?? Promise.resolve({ declined: "the fast reader's columns were taken already" });
+    parsed = null;
+    return p;
+  };
+  return { unpacked, take, ensureFile: () => ensureFile(), cancel: () => stop("cancelled") };
 }

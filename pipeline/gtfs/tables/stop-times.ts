@@ -100,7 +100,7 @@ export const stopTimes: TableModule = {
       if (stopBase !== null && ctx.fastStopTimes && fastAppend) {
         // (the ids' positions are read while the worker may still be reading the file)
         const ids = fastAppend.idPositions(conn, stopBase);
-        const fast = await ctx.fastStopTimes;
+        const fast = await ctx.fastStopTimes();
         const read = "declined" in fast ? (await ids, fast.declined) : await stopTimesFast(ctx, stRaw, fast, await ids, fastAppend);
         if (typeof read === "string") ctx.progress(`stop_times.txt: read with DuckDB (the fast reader declined: ${read})`);
         else {
