@@ -100,6 +100,7 @@ async function importVersion(run: ImportRun, src: FetchedSource): Promise<void> 
   const build = startBuild(TABLE_MODULES, {
     conn, connect: () => session.connect(), raw, issues: run.issues, fvid, allocate: (kind, n) => allocateIds(scratch, kind, n), progress: run.progress,
     shapes, fastStopTimes: feed.stopTimes ? () => feed.stopTimes!.take() : undefined, stopTimesFile: feed.stopTimes?.ensureFile,
+    keepStopTimesRest: run.validate,
   });
   // stop_times.parquet, the largest file, is written on a connection of its own once the stop times
   // are final: from the relation of the stop-times contract (gtfs/stop-times/columns.ts)

@@ -64,6 +64,8 @@ export interface BuildInputs {
   fastStopTimes?: () => Promise<FastStopTimes | Declined>;
   /** puts stop_times.txt on disk when DuckDB is to read it (a zip member the fast reader read is in memory only) */
   stopTimesFile?: () => Promise<void>;
+  /** the import validates: the stop-time rules read the contract's columns whole (its `rest` too), so trip_check keeps them */
+  keepStopTimesRest?: boolean;
 }
 
 /** What modules hand to later ones besides tables (each set by the module named). */

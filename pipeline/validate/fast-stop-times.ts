@@ -48,7 +48,7 @@ export class FastStopTimesRead {
    * null to read it with DuckDB. The checks against trips.txt and stops.txt come later (prepare).
    */
   async take(header: string[], specColumns: ReadonlySet<string>): Promise<FastStopTimes | null> {
-    const parsed: FastStopTimes | Declined = await this.read.parsed;
+    const parsed: FastStopTimes | Declined = await this.read.take();
     if ("declined" in parsed) return null;
     if (parsed.header.length !== header.length || parsed.header.some((h, i) => h !== header[i])) return null;
     if (header.some((h) => specColumns.has(h) && !READ_COLUMNS.has(h))) return null;

@@ -42,8 +42,9 @@ export const tripCheck: TableModule = {
     ctx.step(`stop_times checked (${interpolated} interpolated)`);
     // (the timetable takes the contract's columns when they were made, else reads them from the
     // relation): the planner's fields only. The rest of the fast reader's columns are in DuckDB now,
-    // and nothing reads them here any more: letting go of them frees their memory for what follows.
-    ctx.facts.stopTimesColumns = st.final && plannerFields(st.final);
+    // and nothing reads them here any more (but the validation lane, when the import validates):
+    // letting go of them frees their memory for what follows.
+    ctx.facts.stopTimesColumns = st.final && (ctx.keepStopTimesRest ? st.final : plannerFields(st.final));
     [st.final, st.fastRows, st.fastCheck] = [null, null, null];
     // (collected now, not whenever the next collection comes: the Parquet writers and the timetable,
     // the import's largest users of memory, start now; ~90 MB of bus_bk's columns)
