@@ -19,6 +19,7 @@ import { isoToDay } from "../../server/planner/timetable/calendar.ts";
 import { TravelTimeAnalysis, type AnalysisSettings } from "../../server/planner/analysis/travel-times.ts";
 import { NO_JOURNEY } from "../../server/planner/analysis/percentiles.ts";
 import type { StreetWalks } from "../../server/planner/analysis/street-walks.ts";
+import type { StopWalk } from "../../server/planner/api.ts";
 import { openStreetWalks } from "../../server/analysis/street-walks.ts";
 import { analyzeConfigFrom } from "../../server/analysis/config.ts";
 import { runAnalysis } from "../../server/analysis/run.ts";
@@ -58,6 +59,32 @@ beforeAll(async () => {
   pts.push({ id: "off-streets", lat: stopLat[east]!, lon: stopLon[east]! + 0.0015 });
 });
 afterAll(() => closeWalks());
+
+/**
+ * For every 4th destination, one departure of the window (minute (d * stride) mod steps): the
+ * per-minute time `times` recorded equals an independent single-departure search over the same
+ * access and egress (an egress off the streets: straight-line walks) or the direct trip; returns
+ * how many were compared.
+ */
+function expectIndependentSearches(a: TravelTimeAnalysis, o: { id: string }, access: StopWalk[], egress: (StopWalk[] | null)[], direct: Int32Array, times: Int32Array, stride: number): number {
+  const maxWalkM = settings.maxWalkSec * settings.walkSpeed;
+  let compared = 0;
+  for (let d = 0; d < pts.length; d += 4) {
+    const i = (d * stride) % a.nSteps;
+    const dep = a.departureUnix(i);
+    const epochSec = dep - (svc.dayDeltas.length - 1) * 86400;
+    const eg = egress[d] ?? svc.walkStops(pts[d]!.lat, pts[d]!.lon, maxWalkM, 1.3, false);
+    let want = direct[d]!;
+    if (access.length && eg.length) {
+      const res = searchJourneys(svc.prepared, { epochSec, timeSec: dep - epochSec, arriveBy: false, windowSec: 0, horizonSec: 4 * 3600, access, egress: eg, maxTransfers: 2, walkSpeed: 1.3, days: svc.searchDays(epochSec, dep), wheelchair: false }, svc.pool);
+      for (const j of res.journeys) want = Math.min(want, j.arriveSec - (dep - epochSec));
+    }
+    const clip = (x: number) => (x < 90 * 60 ? x : NO_JOURNEY);
+    expect([o.id, pts[d]!.id, i, clip(times[d * a.nSteps + i]!)]).toEqual([o.id, pts[d]!.id, i, clip(want)]);
+    compared++;
+  }
+  return compared;
+}
 
 describe("analysis walks on the streets (Portland)", () => {
   test("egress walks measured on the streets are longer than the straight lines overall; the point outside the extract keeps straight lines", async () => {
@@ -182,20 +209,7 @@ describe("analysis walks on the streets (Portland)", () => {
             walkSum += byFoot[d * 3 + 1]!;
           }
         }
-        for (let d = 0; d < pts.length; d += 4) {
-          const i = (d * 7) % a.nSteps;
-          const dep = a.departureUnix(i);
-          const epochSec = dep - (svc.dayDeltas.length - 1) * 86400;
-          const eg = egress[d] ?? svc.walkStops(pts[d]!.lat, pts[d]!.lon, maxWalkM, 1.3, false);
-          let want = direct[d]!;
-          if (access.length && eg.length) {
-            const res = searchJourneys(svc.prepared, { epochSec, timeSec: dep - epochSec, arriveBy: false, windowSec: 0, horizonSec: 4 * 3600, access, egress: eg, maxTransfers: 2, walkSpeed: 1.3, days: svc.searchDays(epochSec, dep), wheelchair: false }, svc.pool);
-            for (const j of res.journeys) want = Math.min(want, j.arriveSec - (dep - epochSec));
-          }
-          const clip = (x: number) => (x < 90 * 60 ? x : NO_JOURNEY);
-          expect([o.id, pts[d]!.id, i, clip(times[d * a.nSteps + i]!)]).toEqual([o.id, pts[d]!.id, i, clip(want)]);
-          compared++;
-        }
+        compared += expectIndependentSearches(a, o, access, egress, direct, times, 7);
       }
       expect(compared).toBeGreaterThan(40);
       expect(bikeSum).toBeLessThan(walkSum);
@@ -234,20 +248,7 @@ describe("analysis walks on the streets (Portland)", () => {
           } else if (pb !== -1) onlyByBike++;
           else expect(pw).toBe(-1); // what walking reaches, cycling reaches
         }
-        for (let d = 0; d < pts.length; d += 4) {
-          const i = (d * 5) % cycled.nSteps;
-          const dep = cycled.departureUnix(i);
-          const epochSec = dep - (svc.dayDeltas.length - 1) * 86400;
-          const eg = byBike[d] ?? svc.walkStops(pts[d]!.lat, pts[d]!.lon, maxWalkM, 1.3, false);
-          let want = direct[d]!;
-          if (access.length && eg.length) {
-            const res = searchJourneys(svc.prepared, { epochSec, timeSec: dep - epochSec, arriveBy: false, windowSec: 0, horizonSec: 4 * 3600, access, egress: eg, maxTransfers: 2, walkSpeed: 1.3, days: svc.searchDays(epochSec, dep), wheelchair: false }, svc.pool);
-            for (const j of res.journeys) want = Math.min(want, j.arriveSec - (dep - epochSec));
-          }
-          const clip = (x: number) => (x < 90 * 60 ? x : NO_JOURNEY);
-          expect([o.id, pts[d]!.id, i, clip(times[d * cycled.nSteps + i]!)]).toEqual([o.id, pts[d]!.id, i, clip(want)]);
-          compared++;
-        }
+        compared += expectIndependentSearches(cycled, o, access, byBike, direct, times, 5);
       }
       expect(compared).toBeGreaterThan(40);
       expect(bikeSum + onlyByBike).toBeGreaterThan(0);
