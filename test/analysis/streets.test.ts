@@ -61,26 +61,30 @@ beforeAll(async () => {
 afterAll(() => closeWalks());
 
 /**
- * For every 4th destination, one departure of the window (minute (d * stride) mod steps): the
- * per-minute time `times` recorded equals an independent single-departure search over the same
- * access and egress (an egress off the streets: straight-line walks) or the direct trip; returns
- * how many were compared.
+ * The travel time from the origin to destination d leaving at the window's departure i, by an
+ * independent single-departure search over the same access and egress (an egress off the streets:
+ * straight-line walks) or the direct trip; NO_JOURNEY from 90 minutes (the settings' limit).
  */
+function independentTime(a: TravelTimeAnalysis, access: StopWalk[], egress: (StopWalk[] | null)[], direct: Int32Array, d: number, i: number): number {
+  const dep = a.departureUnix(i);
+  const epochSec = dep - (svc.dayDeltas.length - 1) * 86400;
+  const eg = egress[d] ?? svc.walkStops(pts[d]!.lat, pts[d]!.lon, settings.maxWalkSec * settings.walkSpeed, 1.3, false);
+  let want = direct[d]!;
+  if (access.length && eg.length) {
+    const res = searchJourneys(svc.prepared, { epochSec, timeSec: dep - epochSec, arriveBy: false, windowSec: 0, horizonSec: 4 * 3600, access, egress: eg, maxTransfers: 2, walkSpeed: 1.3, days: svc.searchDays(epochSec, dep), wheelchair: false }, svc.pool);
+    for (const j of res.journeys) want = Math.min(want, j.arriveSec - (dep - epochSec));
+  }
+  return clip(want);
+}
+
+const clip = (x: number) => (x < 90 * 60 ? x : NO_JOURNEY);
+
+/** For every 4th destination, one departure (minute (d * stride) mod steps): the recorded per-minute time equals independentTime; returns how many were compared. */
 function expectIndependentSearches(a: TravelTimeAnalysis, o: { id: string }, access: StopWalk[], egress: (StopWalk[] | null)[], direct: Int32Array, times: Int32Array, stride: number): number {
-  const maxWalkM = settings.maxWalkSec * settings.walkSpeed;
   let compared = 0;
   for (let d = 0; d < pts.length; d += 4) {
     const i = (d * stride) % a.nSteps;
-    const dep = a.departureUnix(i);
-    const epochSec = dep - (svc.dayDeltas.length - 1) * 86400;
-    const eg = egress[d] ?? svc.walkStops(pts[d]!.lat, pts[d]!.lon, maxWalkM, 1.3, false);
-    let want = direct[d]!;
-    if (access.length && eg.length) {
-      const res = searchJourneys(svc.prepared, { epochSec, timeSec: dep - epochSec, arriveBy: false, windowSec: 0, horizonSec: 4 * 3600, access, egress: eg, maxTransfers: 2, walkSpeed: 1.3, days: svc.searchDays(epochSec, dep), wheelchair: false }, svc.pool);
-      for (const j of res.journeys) want = Math.min(want, j.arriveSec - (dep - epochSec));
-    }
-    const clip = (x: number) => (x < 90 * 60 ? x : NO_JOURNEY);
-    expect([o.id, pts[d]!.id, i, clip(times[d * a.nSteps + i]!)]).toEqual([o.id, pts[d]!.id, i, clip(want)]);
+    expect([o.id, pts[d]!.id, i, clip(times[d * a.nSteps + i]!)]).toEqual([o.id, pts[d]!.id, i, independentTime(a, access, egress, direct, d, i)]);
     compared++;
   }
   return compared;
@@ -126,18 +130,10 @@ describe("analysis walks on the streets (Portland)", () => {
       const times = new Int32Array(pts.length * a.nSteps);
       a.origin(o, { access, direct, perStep: (d, i, sec) => (times[d * a.nSteps + i] = sec) });
       for (let d = 0; d < pts.length; d += 3) for (const i of [0, 11, 29]) {
-        const dep = a.departureUnix(i);
-        const epochSec = dep - (svc.dayDeltas.length - 1) * 86400;
-        const eg = egress[d] ?? svc.walkStops(pts[d]!.lat, pts[d]!.lon, maxWalkM, 1.3, false);
-        let want = direct[d]!;
-        if (access.length && eg.length) {
-          const res = searchJourneys(svc.prepared, { epochSec, timeSec: dep - epochSec, arriveBy: false, windowSec: 0, horizonSec: 4 * 3600, access, egress: eg, maxTransfers: 2, walkSpeed: 1.3, days: svc.searchDays(epochSec, dep), wheelchair: false }, svc.pool);
-          for (const j of res.journeys) want = Math.min(want, j.arriveSec - (dep - epochSec));
-        }
-        const clip = (x: number) => (x < 90 * 60 ? x : NO_JOURNEY);
-        expect([o.id, pts[d]!.id, i, clip(times[d * a.nSteps + i]!)]).toEqual([o.id, pts[d]!.id, i, clip(want)]);
+        const want = independentTime(a, access, egress, direct, d, i);
+        expect([o.id, pts[d]!.id, i, clip(times[d * a.nSteps + i]!)]).toEqual([o.id, pts[d]!.id, i, want]);
         compared++;
-        if (clip(want) !== NO_JOURNEY) reached++;
+        if (want !== NO_JOURNEY) reached++;
       }
     }
     expect(compared).toBeGreaterThan(100);
