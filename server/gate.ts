@@ -69,8 +69,12 @@ export type FetchHandler = (request: Request) => Response | Promise<Response>;
 export interface AroundAnswers {
   /** the app's answer to a request on `path` (requestPath), before it is sent: returns what is sent (server/cors.ts adds a header to it) */
   answered?: (res: Response, path: string) => Response;
-  /** every request once, whatever answered it (the gate, the app, the 500 of a failure), with the status sent and performance.now() at its arrival */
-  done?: (request: Request, status: number, t0: number) => void;
+  /**
+   * every request once, whatever answered it (the gate, the app, the 500 of a failure), with the
+   * status sent, performance.now() at its arrival, and its path (requestPath) when the gate let it
+   * through (null when it refused it before reading one)
+   */
+  done?: (request: Request, status: number, t0: number, path: string | null) => void;
 }
 
 const unchanged = (res: Response): Response => res;
@@ -103,14 +107,14 @@ export function gate(handle: FetchHandler, log: ErrorLog, around: AroundAnswers 
     const t0 = performance.now();
     const refusal = refusalOf(request);
     if (typeof refusal !== "string") {
-      done(request, refusal.status, t0);
+      done(request, refusal.status, t0, null);
       return refusal;
     }
     const path = refusal;
     const fail = (e: unknown): Response => {
       log.error("unhandled error", { path: path.slice(0, 512), error: String((e as Error)?.stack ?? e) });
       const res = internalError();
-      done(request, res.status, t0);
+      done(request, res.status, t0, path);
       return res;
     };
     const finish = (res: Response): Response => {
@@ -120,7 +124,7 @@ export function gate(handle: FetchHandler, log: ErrorLog, around: AroundAnswers 
       } catch (e) {
         return fail(e);
       }
-      done(request, sent.status, t0);
+      done(request, sent.status, t0, path);
       return sent;
     };
     let answer: Response | Promise<Response>;

@@ -75,21 +75,42 @@ export interface AgencyRef {
 /** feed Onestop IDs are case-insensitive; GTFS ids are not */
 export const keyOf = (feed: string, id: string) => `${feed.toLowerCase()}\u0000${id}`;
 
+/**
+ * Ids by (feed Onestop ID, GTFS id), feed ids case-insensitive, GTFS ids not: a map per feed, so
+ * that a lookup (a stop key on every request) builds no key string to hash.
+ */
+export class FeedKeyIndex {
+  private readonly byFeed = new Map<string, Map<string, number[]>>();
+
+  add(feed: string, gtfsId: string, id: number): void {
+    const f = feed.toLowerCase();
+    let m = this.byFeed.get(f);
+    if (!m) this.byFeed.set(f, (m = new Map()));
+    const a = m.get(gtfsId);
+    if (a) a.push(id);
+    else m.set(gtfsId, [id]);
+  }
+
+  get(feed: string, gtfsId: string): number[] | undefined {
+    return this.byFeed.get(feed.toLowerCase())?.get(gtfsId);
+  }
+}
+
 export class CatalogData {
   readonly versions = new Map<number, VersionInfo>();
   readonly versionBySha = new Map<string, VersionInfo>();
   /** feed onestop_id → its versions */
   readonly versionsByFeed = new Map<string, VersionInfo[]>();
   readonly stops = new Map<number, StopDoc>();
-  readonly stopsByFeedKey = new Map<string, number[]>();
+  readonly stopsByFeedKey = new FeedKeyIndex();
   readonly stopsByOnestop = new Map<string, number[]>();
   readonly routes = new Map<number, RouteRef>();
-  readonly routesByFeedKey = new Map<string, number[]>();
+  readonly routesByFeedKey = new FeedKeyIndex();
   readonly routesByOnestop = new Map<string, number[]>();
   /** every route id, ascending (the routes list's order) */
   routeOrder: Int32Array = new Int32Array(0);
   readonly agencies = new Map<number, AgencyRef>();
-  readonly agenciesByFeedKey = new Map<string, number[]>();
+  readonly agenciesByFeedKey = new FeedKeyIndex();
   readonly agenciesByOnestop = new Map<string, number[]>();
   /** route id → the stop ids it serves (route_stops), ascending; stop id → the route ids serving it, ascending */
   readonly routeStops = new Map<number, Int32Array>();
@@ -119,14 +140,21 @@ export class CatalogData {
     return [...this.versions.values()].filter((v) => v.active).map((v) => v.id);
   }
 
+  private versionSets: [ReadonlySet<number>, ReadonlySet<number>] | null = null;
+  /** The ids of the active versions, or of every version (`all`); built on first use (the versions do not change once loaded). */
+  versionIdSet(all: boolean): ReadonlySet<number> {
+    this.versionSets ??= [new Set(this.activeVersionIds), new Set(this.versions.keys())];
+    return this.versionSets[all ? 1 : 0];
+  }
+
   stopsByFeed(feed: string, stopId: string): number[] {
-    return this.stopsByFeedKey.get(keyOf(feed, stopId)) ?? [];
+    return this.stopsByFeedKey.get(feed, stopId) ?? [];
   }
   routesByFeed(feed: string, routeId: string): number[] {
-    return this.routesByFeedKey.get(keyOf(feed, routeId)) ?? [];
+    return this.routesByFeedKey.get(feed, routeId) ?? [];
   }
   agenciesByFeed(feed: string, agencyId: string): number[] {
-    return this.agenciesByFeedKey.get(keyOf(feed, agencyId)) ?? [];
+    return this.agenciesByFeedKey.get(feed, agencyId) ?? [];
   }
 
   /** Keep the dataset open while a request (or stream) uses it; call the returned release once. */

@@ -157,7 +157,7 @@ export const versionItem = (v: VersionDoc): Item => ({ props: propsOf(v.fields),
 // ---- agencies
 
 /** Agency ids a key names among the visible versions (integer id: any version). */
-function agenciesByKey(dir: FeedDirectory, data: CatalogData, key: string, visible: Set<number>): AgencyDoc[] {
+function agenciesByKey(dir: FeedDirectory, data: CatalogData, key: string, visible: ReadonlySet<number>): AgencyDoc[] {
   const k = parseKey(key);
   let ids: number[];
   if (k.kind === "id") ids = dir.agencyById.has(k.id!) ? [k.id!] : [];

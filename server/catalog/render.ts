@@ -6,6 +6,7 @@
  * A body is either built in memory (bounded pages) or streamed from the listing's batches, so
  * memory stays flat however many rows a request covers.
  */
+import { CORS_ALLOW_ORIGIN } from "../cors.ts";
 import type { Item, Listing } from "./listing.ts";
 import type { Format } from "./params.ts";
 
@@ -37,9 +38,11 @@ export function nextUrl(origin: string, requestUrl: string, after: number): stri
   return `${origin}${path}?${params}`;
 }
 
+/** A listing's headers; the CORS header that every catalog answer carries (server/cors.ts) is set here, in the same place as withCorsHeader would put it, so that it need not be added to the finished answer. */
 function headersFor(format: Format, page: Page | null): Record<string, string> {
   const h: Record<string, string> = { "content-type": CONTENT_TYPE[format] };
   if (page) h.link = `<${page.next}>; rel="next"`;
+  h["access-control-allow-origin"] = CORS_ALLOW_ORIGIN["access-control-allow-origin"];
   return h;
 }
 

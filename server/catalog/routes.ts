@@ -64,15 +64,21 @@ export function unknownFormat(suffix: string): AppError {
   return invalidParameter("format", `format must be one of json, geojson, geojsonl; got "${suffix}"`, "json, geojson, geojsonl");
 }
 
+const NO_PARAMS = new URLSearchParams();
+/** A request's query parameters; a URL without a query string is not parsed at all (most key lookups have none). */
+const paramsOf = (request: Request): URLSearchParams => {
+  const url = request.url;
+  return url.includes("?") ? new URL(url).searchParams : NO_PARAMS;
+};
 const formatOf = (raw: string | null | undefined): Format => parseParam("format", PATH_PARAMS.format, raw ?? undefined);
-const stopsOf = (request: Request, format: Format) => stopQuery(queryReader(new URL(request.url).searchParams, STOP_PARAMS), format);
-const tripsOf = (request: Request, format: Format) => tripQuery(queryReader(new URL(request.url).searchParams, TRIP_PARAMS), format);
-const routesOf = (request: Request, format: Format) => routeQuery(queryReader(new URL(request.url).searchParams, ROUTE_PARAMS), format);
-const departuresOf = (request: Request) => departureQuery(queryReader(new URL(request.url).searchParams, DEPARTURE_PARAMS));
-const feedsOf = (request: Request, format: Format) => feedQuery(queryReader(new URL(request.url).searchParams, FEED_PARAMS), format);
-const feedVersionsOf = (request: Request, format: Format) => feedVersionQuery(queryReader(new URL(request.url).searchParams, FEED_VERSION_PARAMS), format);
-const agenciesOf = (request: Request, format: Format) => agencyQuery(queryReader(new URL(request.url).searchParams, AGENCY_PARAMS), format);
-const operatorsOf = (request: Request, format: Format) => operatorQuery(queryReader(new URL(request.url).searchParams, OPERATOR_PARAMS), format);
+const stopsOf = (request: Request, format: Format) => stopQuery(queryReader(paramsOf(request), STOP_PARAMS), format);
+const tripsOf = (request: Request, format: Format) => tripQuery(queryReader(paramsOf(request), TRIP_PARAMS), format);
+const routesOf = (request: Request, format: Format) => routeQuery(queryReader(paramsOf(request), ROUTE_PARAMS), format);
+const departuresOf = (request: Request) => departureQuery(queryReader(paramsOf(request), DEPARTURE_PARAMS));
+const feedsOf = (request: Request, format: Format) => feedQuery(queryReader(paramsOf(request), FEED_PARAMS), format);
+const feedVersionsOf = (request: Request, format: Format) => feedVersionQuery(queryReader(paramsOf(request), FEED_VERSION_PARAMS), format);
+const agenciesOf = (request: Request, format: Format) => agencyQuery(queryReader(paramsOf(request), AGENCY_PARAMS), format);
+const operatorsOf = (request: Request, format: Format) => operatorQuery(queryReader(paramsOf(request), OPERATOR_PARAMS), format);
 
 // ---- OpenAPI
 
@@ -234,7 +240,7 @@ const formatParam = (params: unknown) => pathParam(params, "format");
  * `/routes/{route_key}[.format]`): "/stops/123.xml", a key that does not exist with what looks
  * like a format suffix, is an unknown format, not an unknown key.
  */
-async function byKey<Q>(edge: CatalogEdge, request: Request, rawKey: string, kind: string, queryOf: (r: Request, f: Format) => Q, find: (key: string, q: Q) => Promise<Listing>) {
+async function byKey<Q>(edge: CatalogEdge, request: Request, rawKey: string, kind: string, queryOf: (r: Request, f: Format) => Q, find: (key: string, q: Q) => Listing | Promise<Listing>) {
   const { key, format: rawFormat } = splitFormat(rawKey);
   const format = formatOf(rawFormat);
   try {

@@ -41,7 +41,9 @@ function licenseOk(v: VersionInfo, q: CommonQuery): boolean {
  * Versions visible to a request. `pinned` = the key was an integer id, which reaches any version.
  * `withFilters` = also apply feed_onestop_id and license_* (not done when only checking existence).
  */
-export function visibleVersions(data: CatalogData, q: CommonQuery, pinned: boolean, withFilters = true): Set<number> {
+export function visibleVersions(data: CatalogData, q: CommonQuery, pinned: boolean, withFilters = true): ReadonlySet<number> {
+  // no sha1, and no filters that apply: the same set for every such request of this dataset
+  if (!q.feedVersionSha1 && (!withFilters || (!q.feedOnestopId && q.licenses.length === 0))) return data.versionIdSet(pinned);
   const out = new Set<number>();
   for (const v of data.versions.values()) {
     if (q.feedVersionSha1 ? v.sha1 !== q.feedVersionSha1 : !pinned && !v.active) continue;

@@ -127,9 +127,15 @@ export class CatalogService {
    * Run `fn` with the current dataset retained. `stream(make)` hands the dataset over to a batch
    * generator, which lets go of it when it finishes (listing.ts holding).
    */
-  private async use(fn: (data: CatalogData, stream: <T>(make: (end: () => void) => AsyncGenerator<T>) => AsyncIterableIterator<T>) => Promise<Listing>): Promise<Listing> {
+  /** The current dataset, for work done at once; UNAVAILABLE before the first load. */
+  private loaded(): CatalogData {
     const data = this.data;
     if (!data) throw new AppError("UNAVAILABLE", "the catalog dataset is not loaded yet");
+    return data;
+  }
+
+  private async use(fn: (data: CatalogData, stream: <T>(make: (end: () => void) => AsyncGenerator<T>) => AsyncIterableIterator<T>) => Promise<Listing>): Promise<Listing> {
+    const data = this.loaded();
     const release = data.retain();
     let handedOver = false;
     try {
@@ -153,12 +159,12 @@ export class CatalogService {
   }
 
   /** The stops a stop key names (several for a Onestop ID shared by feeds), after the query's filters. */
-  stop(key: string, q: StopQuery): Promise<Listing> {
+  stop(key: string, q: StopQuery): Listing {
     const alerts = this.alertsFor(q);
-    return this.use(async (data) => {
-      const items = findStopsByKey(data, key, q);
-      return { items: alerts ? items.map((it) => stopItemWithAlerts(it, data, alerts)) : items, after: null };
-    });
+    // done at once: nothing awaits while the dataset is in use, so it need not be retained
+    const data = this.loaded();
+    const items = findStopsByKey(data, key, q);
+    return { items: alerts ? items.map((it) => stopItemWithAlerts(it, data, alerts)) : items, after: null };
   }
 
   /** Routes matching `q`: a page, or every one as batches when `q.limit` is null. */

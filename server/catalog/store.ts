@@ -28,7 +28,7 @@ import { StopSpatialIndex } from "./spatial.ts";
 import { loadTripIndex } from "./tripindex.ts";
 import { DepartureIndex } from "./departure-index.ts";
 import { catalogIndexParts, departuresFromFile, IndexFile, indexKey, indexPath, removeOtherIndexFiles, shapesFromFile, stopTimesFromFile, writeIndexFile } from "./index-cache.ts";
-import { CatalogData, type RouteRef, type StopDoc, type VersionInfo, type AgencyRef, keyOf } from "./data.ts";
+import { CatalogData, type RouteRef, type StopDoc, type VersionInfo, type AgencyRef } from "./data.ts";
 
 export { CatalogData, type VersionInfo, type StopDoc, type RouteRef } from "./data.ts";
 import { chooseRouteShapes } from "./route-list.ts";
@@ -241,7 +241,7 @@ async function indexAgencies(db: Database, data: CatalogData): Promise<void> {
     if (!v) continue;
     const a: AgencyRef = { id: Number(id), fv: v.id, agencyId: String(agencyId ?? ""), onestopId: (onestop as string | null) || null };
     data.agencies.set(a.id, a);
-    pushTo(data.agenciesByFeedKey, keyOf(v.feedOnestopId, a.agencyId), a.id);
+    data.agenciesByFeedKey.add(v.feedOnestopId, a.agencyId, a.id);
     if (a.onestopId) pushTo(data.agenciesByOnestop, a.onestopId, a.id);
   }
 }
@@ -266,7 +266,7 @@ async function indexRoutes(db: Database, data: CatalogData): Promise<void> {
     };
     data.routes.set(r.id, r);
     routeIds.push(r.id);
-    pushTo(data.routesByFeedKey, keyOf(v.feedOnestopId, r.routeId), r.id);
+    data.routesByFeedKey.add(v.feedOnestopId, r.routeId, r.id);
     if (r.onestopId) pushTo(data.routesByOnestop, r.onestopId, r.id);
   }
   data.routeOrder = Int32Array.from(routeIds).sort();
@@ -311,7 +311,7 @@ async function indexStops(db: Database, data: CatalogData): Promise<[number, num
       doc.ref = `{"id":${doc.id},"stop_id":${JSON.stringify(doc.stopId)},"stop_name":${JSON.stringify(doc.stopName)},"geometry":${doc.geometry},"alerts":[]}`;
       data.stops.set(doc.id, doc);
       if (doc.lat !== null && doc.lon !== null) points.push([doc.id, doc.lat, doc.lon]);
-      pushTo(data.stopsByFeedKey, keyOf(v.feedOnestopId, doc.stopId), doc.id);
+      data.stopsByFeedKey.add(v.feedOnestopId, doc.stopId, doc.id);
       if (doc.onestopId) pushTo(data.stopsByOnestop, doc.onestopId, doc.id);
       if (doc.parentRef !== null) pushTo(data.childrenOf, doc.parentRef, doc.id);
     }

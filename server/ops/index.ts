@@ -14,7 +14,7 @@ import type { StreetEngine } from "../street/engine.ts";
 import { activeVersions, readManifest } from "../../pipeline/schema/manifest.ts";
 import { readRealtimeStatuses } from "../../pipeline/schema/realtime.ts";
 import { Counter, type CounterSeries, EXPOSITION_CONTENT_TYPE, Gauge, Histogram, type HistogramSeries, type Labels, Registry } from "./metrics.ts";
-import { logRequest, observeRequests, pathOf, requestRecorder, ROUTE_FAMILIES, type RequestRecord, type RouteFamily } from "./requests.ts";
+import { logRequest, observeRequests, pathOf, RequestAccounts, requestRecorder, ROUTE_FAMILIES, type RequestRecord, type RouteFamily } from "./requests.ts";
 
 /** The planner's log message when a timetable is loaded (server/planner/index.ts), with its `ms`. */
 export const TIMETABLE_LOADED = "planner timetable loaded";
@@ -61,7 +61,7 @@ export class Ops {
   private features: readonly Feature[] = [];
   private engine: StreetEngine | null = null;
   /** the account of each authenticated request, until it is answered (server/app.ts reports it) */
-  readonly accounts = new WeakMap<Request, string>();
+  readonly accounts = new RequestAccounts();
   /** the request series by family, then status (no label lookup per request) */
   private readonly series = Object.fromEntries(ROUTE_FAMILIES.map((f) => [f, new Map<number, RequestSeries>()])) as Record<RouteFamily, Map<number, RequestSeries>>;
   /** log every n-th request (0: none; a 5xx always) */

@@ -38,9 +38,11 @@ export function pathOf(url: string): string {
   const start = scheme < 0 ? 0 : url.indexOf("/", scheme + 3);
   if (start < 0) return "/";
   const q = url.indexOf("?", start);
-  const path = q < 0 ? url.slice(start) : url.slice(start, q);
-  return path.length > LOGGED_PATH_MAX ? `${path.slice(0, LOGGED_PATH_MAX)}...(${path.length} chars)` : path;
+  return loggedPath(q < 0 ? url.slice(start) : url.slice(start, q));
 }
+
+/** A request path as logged: cut to LOGGED_PATH_MAX. */
+const loggedPath = (path: string): string => (path.length > LOGGED_PATH_MAX ? `${path.slice(0, LOGGED_PATH_MAX)}...(${path.length} chars)` : path);
 
 /** Methods named as such in logs; anything else a client sends is logged as OTHER. */
 const METHODS = new Set(["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"]);
@@ -55,6 +57,22 @@ export interface RequestRecord {
   account?: string;
 }
 
+/**
+ * The account each request was authenticated as (server/app.ts tells Ops; the request log and the
+ * street engine's fair sharing read it), kept on the request itself under a private symbol: a
+ * WeakMap keyed by every request cost the catalog's fastest answers a measurable share of their
+ * CPU (BENCHMARKS.md, request logging and metrics cost).
+ */
+export class RequestAccounts {
+  private static readonly KEY = Symbol("interchange.account");
+  set(request: Request, account: string): void {
+    (request as unknown as Record<symbol, string>)[RequestAccounts.KEY] = account;
+  }
+  get(request: Request): string | undefined {
+    return (request as unknown as Record<symbol, string | undefined>)[RequestAccounts.KEY];
+  }
+}
+
 export interface RequestSink {
   record(r: RequestRecord): void;
 }
@@ -64,9 +82,10 @@ export interface RequestSink {
  * performance.now() of its arrival (server/gate.ts AroundAnswers.done). The duration runs to the
  * answer's headers: a streamed body (geojsonl lists, an external engine's answer) goes on after it.
  */
-export function requestRecorder(accounts: WeakMap<Request, string>, sink: RequestSink): (request: Request, status: number, t0: number) => void {
-  return (request, status, t0) => {
-    const path = pathOf(request.url);
+export function requestRecorder(accounts: RequestAccounts, sink: RequestSink): (request: Request, status: number, t0: number, path?: string | null) => void {
+  return (request, status, t0, sentPath) => {
+    // the gate's path of the request (server/gate.ts requestPath) when it has one: the same text, the URL not read again
+    const path = sentPath == null ? pathOf(request.url) : loggedPath(sentPath);
     const account = accounts.get(request);
     const method = request.method;
     const r: RequestRecord = { method: METHODS.has(method) ? method : "OTHER", path, family: routeFamily(path), status, duration_ms: Math.round((performance.now() - t0) * 100) / 100 };
@@ -82,7 +101,7 @@ export function requestRecorder(accounts: WeakMap<Request, string>, sink: Reques
  */
 export function observeRequests(
   handle: (request: Request) => Response | Promise<Response>,
-  accounts: WeakMap<Request, string>,
+  accounts: RequestAccounts,
   sink: RequestSink,
 ): (request: Request) => Response | Promise<Response> {
   const done = requestRecorder(accounts, sink);
