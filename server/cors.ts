@@ -17,8 +17,8 @@ export const CORS_HEADERS = {
   "access-control-max-age": "86400",
 } as const;
 
-/** Path prefixes whose answers server/app.ts gives the CORS headers (the OTP plan API, the REST catalog). */
-export const CORS_PREFIXES = ["/api/v2/routing/otp/", "/api/v2/rest/"] as const;
+/** Path prefixes whose answers server/app.ts gives the CORS headers (the OTP plan API, the REST catalog, the analysis endpoint). */
+export const CORS_PREFIXES = ["/api/v2/routing/otp/", "/api/v2/rest/", "/api/v2/analysis/"] as const;
 
 export const corsApplies = (pathname: string): boolean => CORS_PREFIXES.some((p) => pathname.startsWith(p));
 

@@ -10,7 +10,7 @@ import { join } from "node:path";
 import { activeStreets, activeVersions, readManifest } from "../../pipeline/schema/manifest.ts";
 import { loadTimetableFile } from "../planner/timetable/arrow-loader.ts";
 import { PlanService } from "../planner/plan-service.ts";
-import { TravelTimeAnalysis, type AnalysisPoint, type AnalysisSettings, type OriginTimings, type OriginWork } from "../planner/analysis/travel-times.ts";
+import { TravelTimeAnalysis, type AnalysisSettings, type OriginTimings, type OriginWork } from "../planner/analysis/travel-times.ts";
 import type { StreetWalks } from "../planner/analysis/street-walks.ts";
 import { accessibility } from "../planner/analysis/percentiles.ts";
 import type { StopWalk } from "../planner/api.ts";
@@ -107,7 +107,7 @@ export async function runAnalysis(c: AnalyzeConfig, io: AnalyzeIo = { stderr: (s
     // a bicycle on straight lines would be a guess: refused (as the plan refuses it)
     if ((bike || egressBike) && !street) throw new Error(`${bike ? "--access-mode" : "--egress-mode"} BICYCLE needs a street dataset in ${c.dataDir} (import one with interchange import --osm FILE.osm.pbf)`);
     const walks = street?.walks ?? null;
-    const egress = walks ? await egressWalks(svc, walks, dests, c, io, egressBike) : undefined;
+    const egress = walks ? await egressWalks(svc, walks, dests, c, io, egressBike !== undefined) : undefined;
     const analysis = new TravelTimeAnalysis(svc, dests.points, settingsOf(c), egress);
     const setupMs = performance.now() - t1;
 
@@ -122,7 +122,8 @@ export async function runAnalysis(c: AnalyzeConfig, io: AnalyzeIo = { stderr: (s
     for (const oi of mine) {
       const o = origins.points[oi]!;
       const ts = performance.now();
-      const streets = walks ? await originWalks(svc, analysis, walks, o, dests, bike) : {};
+      const streets = walks ? await walks.originWalks(svc, analysis, o, dests.points) : {};
+      if (walks && !streets.access) walks.offStreets.origins++;
       sums.accessMs += performance.now() - ts;
       const res = analysis.origin(o, streets);
       sums.accessMs += res.timings.accessMs;
@@ -159,28 +160,15 @@ function settingsOf(c: AnalyzeConfig): AnalysisSettings {
  * Every destination's walks (or rides: `bike`) from its nearby stops, measured on the streets
  * (null: off the streets, straight-line walks kept).
  */
-async function egressWalks(svc: PlanService, walks: StreetWalks, dests: PointSet, c: AnalyzeConfig, io: AnalyzeIo, bike: { speedMps: number; maxSec: number } | undefined): Promise<(StopWalk[] | null)[]> {
-  if (!c.quiet) io.stderr(`analyze: measuring the ${bike ? "rides" : "walks"} from stops to ${dests.points.length} destinations on the streets\n`);
-  const { stopLat, stopLon } = svc.tt.meta;
-  const [speed, maxSec] = bike ? [bike.speedMps, bike.maxSec] : [c.walkSpeed, c.maxWalkMin * 60];
+async function egressWalks(svc: PlanService, walks: StreetWalks, dests: PointSet, c: AnalyzeConfig, io: AnalyzeIo, cycling: boolean): Promise<(StopWalk[] | null)[]> {
+  if (!c.quiet) io.stderr(`analyze: measuring the ${cycling ? "rides" : "walks"} from stops to ${dests.points.length} destinations on the streets\n`);
   const egress: (StopWalk[] | null)[] = [];
   for (const d of dests.points) {
-    const crow = svc.walkStops(d.lat, d.lon, maxSec * speed, speed, false);
-    const measured = await walks.stopWalks(d, crow, stopLat, stopLon, "to");
+    const measured = await walks.destinationWalks(svc, d);
     if (!measured) walks.offStreets.destinations++;
     egress.push(measured);
   }
   return egress;
-}
-
-/** An origin's access walks (or rides) to stops and its direct trips to the destinations, on the streets; an origin off the streets keeps straight-line walks. */
-async function originWalks(svc: PlanService, analysis: TravelTimeAnalysis, walks: StreetWalks, o: AnalysisPoint, dests: PointSet, bike: { speedMps: number; maxSec: number } | undefined): Promise<{ access?: StopWalk[]; direct?: Int32Array }> {
-  const { stopLat, stopLon } = svc.tt.meta;
-  const candidates = bike ? svc.walkStops(o.lat, o.lon, bike.maxSec * bike.speedMps, bike.speedMps, false) : analysis.accessWalks(o);
-  const access = (await walks.stopWalks(o, candidates, stopLat, stopLon, "from")) ?? undefined;
-  if (!access) walks.offStreets.origins++;
-  const direct = (await walks.direct(o, dests.points, analysis.nearDestinations(o, bike ? bike.maxSec * bike.speedMps : undefined))) ?? undefined;
-  return { ...(access ? { access } : {}), ...(direct ? { direct } : {}) };
 }
 
 /** The Parquet rows of one shard: travel_times (a row per reached pair) or accessibility (a row per cutoff and percentile), written in parts as they come. */

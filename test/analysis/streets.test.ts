@@ -183,6 +183,43 @@ describe("analysis walks on the streets (Portland)", () => {
     }
   });
 
+  test("POST /api/v2/analysis/travel-times cycles at both ends (accessMode, egressMode BICYCLE): the core's times over the same rides; CORS; a bad mode is a 400", async () => {
+    const server = await startServer(serverConfigFrom({ data, port: 0, host: "127.0.0.1", noAuth: true }), { log: { info() {}, warn() {}, error() {} } });
+    const cycling = { mode: "BICYCLE" as const, speedMps: 5, maxSec: 600 };
+    const bike = (await openStreetWalks(data, 1.3, settings.maxWalkSec, cycling, cycling))!;
+    try {
+      const o = pts.filter(inside)[1]!;
+      const post = (extra: Record<string, unknown>) =>
+        fetch(`${server.url}/api/v2/analysis/travel-times`, { method: "POST", headers: { "content-type": "application/json", origin: "https://example.org" }, body: JSON.stringify({ from: o, to: pts, date: "2021-11-16", window: "08:00-08:30", maxWalk: 15, maxDuration: 90, maxTransfers: 2, percentiles: [5, 50, 95], ...extra }) });
+      const res = await post({ accessMode: "BICYCLE", egressMode: "BICYCLE", bikeSpeed: 5, maxBike: 10 });
+      expect(res.status).toBe(200);
+      expect(res.headers.get("access-control-allow-origin")).toBe("*");
+      const body = (await res.json()) as Record<string, any>;
+      expect([body.walks, body.accessMode, body.egressMode]).toEqual(["streets", "BICYCLE", "BICYCLE"]);
+      // the same rides measured here, independently of the endpoint's code path: stops within a 10-minute ride at 5 m/s
+      const { stopLat, stopLon } = svc.tt.meta;
+      const egress = await Promise.all(pts.map((p) => bike.walks.stopWalks(p, svc.walkStops(p.lat, p.lon, 600 * 5, 5, false), stopLat, stopLon, "to")));
+      const a = new TravelTimeAnalysis(svc, pts, settings, egress);
+      const access = (await bike.walks.stopWalks(o, svc.walkStops(o.lat, o.lon, 600 * 5, 5, false), stopLat, stopLon, "from"))!;
+      const direct = (await bike.walks.direct(o, pts, a.nearDestinations(o, 600 * 5)))!;
+      const p = a.origin(o, { access, direct }).percentiles;
+      expect(body.destinations.map((d: any) => d.travelTimes)).toEqual(pts.map((_, i) => [0, 1, 2].map((k) => (p[i * 3 + k] === -1 ? null : p[i * 3 + k]))));
+      // cycling reaches at least as many destinations as walking, and some sooner
+      const walked = (await (await post({})).json()) as Record<string, any>;
+      expect(walked.accessMode).toBe("WALK");
+      const reached = (b: Record<string, any>) => b.destinations.filter((d: any) => d.travelTimes[1] !== null).length;
+      expect(reached(body)).toBeGreaterThanOrEqual(reached(walked));
+      expect(body.destinations.some((d: any, i: number) => d.travelTimes[1] !== null && (walked.destinations[i].travelTimes[1] === null || d.travelTimes[1] < walked.destinations[i].travelTimes[1]))).toBe(true);
+      const bad = await post({ egressMode: "CAR" });
+      expect(bad.status).toBe(400);
+      expect(((await bad.json()) as Record<string, any>).error).toContain("egressMode must be WALK or BICYCLE");
+      expect((await post({ accessMode: "BICYCLE", bikeSpeed: 99 })).status).toBe(400);
+    } finally {
+      await bike.close();
+      await server.stop();
+    }
+  });
+
   test("cycling to the first stop (--access-mode BICYCLE): per-minute times equal independent searches over the same rides; faster overall than walking", async () => {
     const bike = (await openStreetWalks(data, 1.3, settings.maxWalkSec, { mode: "BICYCLE", speedMps: 4.2, maxSec: 900 }))!;
     try {

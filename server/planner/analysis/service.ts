@@ -12,7 +12,7 @@ import { TRANSIT_MODES } from "../plan-params.ts";
 import { dayToIso, isoToDay } from "../timetable/calendar.ts";
 import { invalidParameter } from "../../errors.ts";
 import type { StreetPaths } from "../../street-paths.ts";
-import { StreetWalks } from "./street-walks.ts";
+import { type AccessMode, StreetWalks } from "./street-walks.ts";
 import { parseWindow, TravelTimeAnalysis, windowSteps, type AnalysisPoint, type AnalysisSettings } from "./travel-times.ts";
 
 export const TRAVEL_TIMES_PATH = "/api/v2/analysis/travel-times";
@@ -24,6 +24,9 @@ export interface TravelTimesRequest {
   from: { lat: number; lon: number };
   to: AnalysisPoint[];
   settings: AnalysisSettings;
+  /** the origin's end (to the first stop, and all the way) and the destinations' (from the last stop): absent = walking */
+  access?: AccessMode;
+  egress?: AccessMode;
 }
 
 export interface TravelTimesAnswer {
@@ -33,6 +36,9 @@ export interface TravelTimesAnswer {
   departures: number;
   percentiles: number[];
   walks: "streets" | "straight lines";
+  /** how the origin's end (to the first stop, and all the way) and the destinations' (from the last stop) are travelled */
+  accessMode: "WALK" | "BICYCLE";
+  egressMode: "WALK" | "BICYCLE";
   /** with walks on the streets: the points whose walks kept straight lines (off the streets, or the engine did not answer in time) */
   offStreets?: { origin: boolean; destinations: number };
   /** per destination, in the request's order: minutes per percentile, null = unreachable */
@@ -84,7 +90,16 @@ export function parseTravelTimesRequest(body: unknown): TravelTimesRequest {
     maxTransfers: num(body, "maxTransfers", 4, 0, 8, true), transitModes: modes, percentiles: percentiles as number[],
   };
   windowSteps(settings);
-  return { from, to, settings };
+  const cycling: AccessMode = { mode: "BICYCLE", speedMps: num(body, "bikeSpeed", 4.2, 1, 15, false), maxSec: num(body, "maxBike", 20, 1, 120, false) * 60 };
+  const access = modeOf(body, "accessMode") === "BICYCLE" ? cycling : undefined;
+  const egress = modeOf(body, "egressMode") === "BICYCLE" ? cycling : undefined;
+  return { from, to, settings, ...(access ? { access } : {}), ...(egress ? { egress } : {}) };
+}
+
+function modeOf(body: Record<string, unknown>, name: string): "WALK" | "BICYCLE" {
+  const v = body[name] ?? "WALK";
+  if (v !== "WALK" && v !== "BICYCLE") throw invalidParameter(name, `${name} must be WALK or BICYCLE`);
+  return v;
 }
 
 /** The engine calls one travel-times request has in flight at once. */
@@ -104,16 +119,18 @@ async function mapLimit<T, R>(items: T[], limit: number, fn: (item: T) => Promis
   return out;
 }
 
-/** Travel times from r.from to each of r.to on the loaded timetable; walks on the streets when `streets` has a network. */
+/** Travel times from r.from to each of r.to on the loaded timetable; walks (and rides) on the streets when `streets` has a network. */
 export async function travelTimes(service: PlanService, streets: StreetPaths, r: TravelTimesRequest): Promise<TravelTimesAnswer> {
   const s = r.settings;
-  const walks = streets.available() ? new StreetWalks(streets, s.walkSpeed, s.maxWalkSec) : null;
-  const { stopLat, stopLon } = service.tt.meta;
+  const onStreets = streets.available();
+  // a bicycle on straight lines would be a guess: refused, as the plan and `interchange analyze` refuse it
+  if ((r.access || r.egress) && !onStreets) throw invalidParameter(r.access ? "accessMode" : "egressMode", "BICYCLE needs the street network, and none is loaded");
+  const walks = onStreets ? new StreetWalks(streets, s.walkSpeed, s.maxWalkSec, r.access, r.egress) : null;
   let egress: (StopWalk[] | null)[] | undefined;
   if (walks) {
     // a few engine calls at a time (the planner's engine lane has as many slots as cores): all of them
     // at once would queue past the lane's wait and fall back to straight lines, however quiet the host
-    egress = await mapLimit(r.to, ENGINE_CALLS_AT_ONCE, (d) => walks.stopWalks(d, service.walkStops(d.lat, d.lon, s.maxWalkSec * s.walkSpeed, s.walkSpeed, false), stopLat, stopLon, "to"));
+    egress = await mapLimit(r.to, ENGINE_CALLS_AT_ONCE, (d) => walks.destinationWalks(service, d));
   }
   let analysis: TravelTimeAnalysis;
   try {
@@ -121,14 +138,7 @@ export async function travelTimes(service: PlanService, streets: StreetPaths, r:
   } catch (e) {
     throw invalidParameter("date", (e as Error).message);
   }
-  let access: StopWalk[] | undefined;
-  let direct: Int32Array | undefined;
-  if (walks) {
-    [access, direct] = await Promise.all([
-      walks.stopWalks(r.from, analysis.accessWalks(r.from), stopLat, stopLon, "from").then((x) => x ?? undefined),
-      walks.direct(r.from, r.to, analysis.nearDestinations(r.from)).then((x) => x ?? undefined),
-    ]);
-  }
+  const { access, direct } = walks ? await walks.originWalks(service, analysis, r.from, r.to) : { access: undefined, direct: undefined };
   const res = analysis.origin(r.from, { access, direct });
   const nPct = s.percentiles.length;
   const hhmm = (sec: number) => `${String(Math.floor(sec / 3600)).padStart(2, "0")}:${String(Math.floor(sec / 60) % 60).padStart(2, "0")}`;
@@ -139,6 +149,8 @@ export async function travelTimes(service: PlanService, streets: StreetPaths, r:
     departures: analysis.nSteps,
     percentiles: s.percentiles,
     walks: walks ? "streets" : "straight lines",
+    accessMode: r.access ? "BICYCLE" : "WALK",
+    egressMode: r.egress ? "BICYCLE" : "WALK",
     ...(walks ? { offStreets: { origin: access === undefined, destinations: egress!.filter((e) => e === null).length } } : {}),
     destinations: r.to.map((d, i) => ({ id: d.id, lat: d.lat, lon: d.lon, travelTimes: Array.from(res.percentiles.subarray(i * nPct, (i + 1) * nPct), (m) => (m === -1 ? null : m)) })),
   };

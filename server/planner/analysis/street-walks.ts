@@ -8,8 +8,10 @@
  * the streets, or the engine cannot answer) leave the caller's straight lines.
  */
 import type { StopIdx, StopWalk } from "../api.ts";
+import type { PlanService } from "../plan-service.ts";
 import type { LatLon, StreetCost, StreetPaths } from "../../street-paths.ts";
 import { NO_JOURNEY } from "./percentiles.ts";
+import type { TravelTimeAnalysis } from "./travel-times.ts";
 
 /** How an end is travelled (the origin's: to the first stop, and all the way; the destination's: from the last stop): walking, or cycling at its own speed and limit. */
 export interface AccessMode {
@@ -26,6 +28,8 @@ export class StreetWalks {
   private readonly accessMaxSec: number;
   private readonly egress: StreetCost;
   private readonly egressMaxSec: number;
+  private readonly accessSpeed: number;
+  private readonly egressSpeed: number;
 
   /** `access`: the origin's mode, `egress`: the destinations' (each by default walking at walkSpeed within maxWalkSec). */
   constructor(
@@ -40,6 +44,8 @@ export class StreetWalks {
     this.accessMaxSec = access ? access.maxSec : maxWalkSec;
     this.egress = egress ? { mode: egress.mode, speedMps: egress.speedMps } : this.walk;
     this.egressMaxSec = egress ? egress.maxSec : maxWalkSec;
+    this.accessSpeed = access ? access.speedMps : walkSpeed;
+    this.egressSpeed = egress ? egress.speedMps : walkSpeed;
   }
 
   /**
@@ -57,6 +63,34 @@ export class StreetWalks {
       if (r && r.sec <= maxSec) out.push({ stop: c.stop as StopIdx, walkSec: r.sec });
     });
     return out;
+  }
+
+  /** Whether the origin's end is cycled (BICYCLE access mode). */
+  get cycling(): boolean {
+    return this.access.mode === "BICYCLE";
+  }
+
+  /** The stops from which `d` is reached in the egress mode, measured on the streets (null when `d` is off the streets). */
+  destinationWalks(svc: PlanService, d: LatLon): Promise<StopWalk[] | null> {
+    const { stopLat, stopLon } = svc.tt.meta;
+    const crow = svc.walkStops(d.lat, d.lon, this.egressMaxSec * this.egressSpeed, this.egressSpeed, false);
+    return this.stopWalks(d, crow, stopLat, stopLon, "to");
+  }
+
+  /**
+   * An origin's access walks (or rides) to stops and its direct trips to the analysis's
+   * destinations, on the streets; each absent where the origin is off the streets (the analysis then
+   * keeps its straight lines).
+   */
+  async originWalks(svc: PlanService, analysis: TravelTimeAnalysis, o: LatLon, dests: LatLon[]): Promise<{ access?: StopWalk[]; direct?: Int32Array }> {
+    const { stopLat, stopLon } = svc.tt.meta;
+    const reachM = this.accessMaxSec * this.accessSpeed;
+    const candidates = this.cycling ? svc.walkStops(o.lat, o.lon, reachM, this.accessSpeed, false) : analysis.accessWalks(o);
+    const [access, direct] = await Promise.all([
+      this.stopWalks(o, candidates, stopLat, stopLon, "from"),
+      this.direct(o, dests, analysis.nearDestinations(o, this.cycling ? reachM : undefined)),
+    ]);
+    return { ...(access ? { access } : {}), ...(direct ? { direct } : {}) };
   }
 
   /** All the way from `origin` to each destination in the access mode (seconds, NO_JOURNEY beyond its limit); `near`: the destinations within reach as the crow flies. Null when the origin is off the streets. */

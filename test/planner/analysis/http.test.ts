@@ -77,6 +77,11 @@ describe("POST /api/v2/analysis/travel-times", () => {
       [{ ...request, modes: ["HOVERCRAFT"] }, "modes"],
       [{ ...request, maxTransfers: 1.5 }, "maxTransfers"],
       [{ ...request, date: "2031-05-06" }, "date"],
+      [{ ...request, accessMode: "CAR" }, "accessMode"],
+      [{ ...request, egressMode: "BICYCLE", maxBike: 0 }, "maxBike"],
+      // cycling needs the street network, which this dataset has none of: refused, not guessed on straight lines
+      [{ ...request, egressMode: "BICYCLE" }, "egressMode"],
+      [{ ...request, accessMode: "BICYCLE" }, "accessMode"],
     ];
     for (const [body, parameter] of cases) {
       const res = await post(body);
