@@ -21,15 +21,18 @@
  * multipolygon (no area tags on the relation, the tags on its outer way) takes its layer and class
  * from its first outer way that has them, its name from the relation or else that way, and is
  * drawn with its holes instead of the way. Polygons
- * are written RFC 7946-wise (exterior counter-clockwise, holes clockwise). Coastlines
- * (natural=coastline) are left out: the sea is a side of a line, not an area in the extract.
+ * are written RFC 7946-wise (exterior counter-clockwise, holes clockwise). The sea, which OSM has
+ * only as the right-hand side of natural=coastline ways, is traced in each extract's box
+ * (coastline.ts; the box of the extract's header, else the extent of what is read of it) and
+ * written to `water` with class `sea`.
  * Coordinates rounded to 5 decimals and simplified like the roads (Douglas-Peucker, 1e-5 degrees).
  * Bounded: over MAX_BASE_POINTS points the smallest areas and lines are left out first, whatever
  * their layer (`featureSize`: an area's side, the square root of its area; a line's length; places
  * are always kept), so a capped basemap keeps the large buildings, parks, water and rivers.
  */
 import { gzipSync } from "node:zlib";
-import { block, dataBlocks, findNode, Pb, readNodes, simplify, type Block } from "./street-map.ts";
+import { type Box, seaPolygons } from "./coastline.ts";
+import { block, dataBlocks, findNode, headerBox, Pb, readNodes, simplify, type Block } from "./street-map.ts";
 
 export type BaseLayer = "places" | "water" | "waterways" | "parks" | "buildings";
 /** Points kept at most (rings and lines); the smallest features are dropped until it fits. */
@@ -64,6 +67,8 @@ interface Area { layer: AreaLayer; cls: string; name: string | null; outer: numb
 interface Relation { layer: AreaLayer; cls: string; name: string | null; members: { id: number; inner: boolean }[] }
 interface Place { name: string; cls: string; lon: number; lat: number }
 interface Waterway { cls: string; name: string | null; refs: number[] }
+/** a natural=coastline way, and the extract (index into the files) it came from */
+interface Coast { file: number; refs: number[] }
 
 function tagsOf(blk: Block, keys: number[], vals: number[]): Tags {
   const t: Tags = new Map();
@@ -248,9 +253,10 @@ export function featureSize(geometry: { type: string; coordinates: unknown }): n
 
 /** The basemap's GeoJSON text from OSM PBF extracts (merged; an element in several extracts once), with what it holds. */
 export function baseMapGeoJson(files: string[], maxPoints = MAX_BASE_POINTS): { text: string; report: Omit<BaseMapReport, "bytes"> } {
-  const { places, areas, waterways } = readElements(files);
-  const nodes = readCoordinates(files, areas, waterways);
+  const { places, areas, waterways, coasts, fileOf } = readElements(files);
+  const nodes = readCoordinates(files, areas, waterways, coasts);
   const out = baseFeatures(places, areas, waterways, nodes);
+  out.push(...seaFeatures(files, coasts, areas, fileOf, nodes));
   const { kept, minSize } = withinBudget(out, maxPoints);
   const features: Record<BaseLayer, number> = { places: 0, water: 0, waterways: 0, parks: 0, buildings: 0 };
   const dropped: Record<BaseLayer, number> = { places: 0, water: 0, waterways: 0, parks: 0, buildings: 0 };
@@ -290,10 +296,14 @@ function withinBudget(out: BaseFeature[], maxPoints: number): { kept: BaseFeatur
  * multipolygon relations assembled from their member ways (which replace an outer way tagged like
  * its relation, so that it is not drawn again over the holes). Areas of relations are keyed -id.
  */
-function readElements(files: string[]): { places: Map<number, Place>; areas: Map<number, Area>; waterways: Map<number, Waterway> } {
+function readElements(files: string[]): { places: Map<number, Place>; areas: Map<number, Area>; waterways: Map<number, Waterway>; coasts: Coast[]; fileOf: Map<number, number> } {
   const places = new Map<number, Place>();
   const areas = new Map<number, Area>();
   const waterways = new Map<number, Waterway>();
+  const coasts: Coast[] = [];
+  /** an area's extract (index into files): where the box of an extract without one in its header is taken from */
+  const fileOf = new Map<number, number>();
+  let fileNo = 0;
   const relations = new Map<number, Relation>();
   // pass 1: places, closed ways and waterways with their tags, multipolygon relations
   const visit1: Visit = {
@@ -307,8 +317,12 @@ function readElements(files: string[]): { places: Map<number, Place>; areas: Map
       const name = tags.get("name") || null;
       const ww = tags.get("waterway");
       if (ww && WATERWAYS.has(ww)) waterways.set(id, { cls: ww, name, refs });
+      if (tags.get("natural") === "coastline") coasts.push({ file: fileNo, refs });
       const a = areaClass(tags);
-      if (a && refs.length >= 4 && refs[0] === refs[refs.length - 1]) areas.set(id, { ...a, name, outer: [refs], inner: [] });
+      if (a && refs.length >= 4 && refs[0] === refs[refs.length - 1]) {
+        areas.set(id, { ...a, name, outer: [refs], inner: [] });
+        fileOf.set(id, fileNo);
+      }
     },
     relation(id, tags, members) {
       if (tags.get("type") !== "multipolygon") return;
@@ -321,7 +335,10 @@ function readElements(files: string[]): { places: Map<number, Place>; areas: Map
   /** multipolygon relations without area tags: old-style, their tags on an outer way */
   const oldStyle = new Map<number, Omit<Relation, "layer" | "cls">>();
   let blk: Block | null = null;
-  for (const f of files) for (const data of dataBlocks(f)) scan((blk = block(data)), visit1);
+  for (const [i, f] of files.entries()) {
+    fileNo = i;
+    for (const data of dataBlocks(f)) scan((blk = block(data)), visit1);
+  }
   for (const [id, r] of oldStyle) {
     const outer = r.members.filter((m) => !m.inner).map((m) => areas.get(m.id)).find((a) => a !== undefined);
     if (outer) relations.set(id, { layer: outer.layer, cls: outer.cls, name: r.name ?? outer.name, members: r.members });
@@ -341,7 +358,7 @@ function readElements(files: string[]): { places: Map<number, Place>; areas: Map
     // an outer way tagged like its relation would be drawn again, over the holes
     for (const m of r.members) if (!m.inner && areas.get(m.id)?.layer === r.layer) areas.delete(m.id);
   }
-  return { places, areas, waterways };
+  return { places, areas, waterways, coasts, fileOf };
 }
 
 /** Node lists as coordinates: rounded, deduplicated, simplified lines and closed, wound rings. */
@@ -353,14 +370,16 @@ interface NodeCoords {
 }
 
 /** Pass 3 over the extracts: the coordinates of every node the areas and waterways use. */
-function readCoordinates(files: string[], areas: Map<number, Area>, waterways: Map<number, Waterway>): NodeCoords {
+function readCoordinates(files: string[], areas: Map<number, Area>, waterways: Map<number, Waterway>, coasts: Coast[]): NodeCoords {
   let n = 0;
   for (const a of areas.values()) for (const r of [...a.outer, ...a.inner]) n += r.length;
   for (const w of waterways.values()) n += w.refs.length;
+  for (const c of coasts) n += c.refs.length;
   const all = new Float64Array(n);
   n = 0;
   for (const a of areas.values()) for (const r of [...a.outer, ...a.inner]) for (const x of r) all[n++] = x;
   for (const w of waterways.values()) for (const x of w.refs) all[n++] = x;
+  for (const c of coasts) for (const x of c.refs) all[n++] = x;
   all.sort();
   let u = 0;
   for (let i = 0; i < all.length; i++) if (i === 0 || all[i] !== all[i - 1]) all[u++] = all[i]!;
@@ -416,6 +435,36 @@ function baseFeatures(places: Map<number, Place>, areas: Map<number, Area>, wate
     out.push({ layer: a.layer, props: { class: a.cls, name: a.name }, geometry, points });
   }
   return out;
+}
+
+/**
+ * The sea of each extract with coastlines (coastline.ts), in the extract's box: its header's, else
+ * the extent of its coastlines and areas as read (an extract cut by a box holds things up to it).
+ */
+function seaFeatures(files: string[], coasts: Coast[], areas: Map<number, Area>, fileOf: Map<number, number>, nodes: NodeCoords): BaseFeature[] {
+  const out: BaseFeature[] = [];
+  for (let f = 0; f < files.length; f++) {
+    const lines = coasts.filter((c) => c.file === f).map((c) => nodes.coords(c.refs)).filter((l) => l.length >= 2);
+    if (!lines.length) continue;
+    const box = headerBox(files[f]!) ?? extentOf([...lines, ...[...fileOf].filter(([, i]) => i === f).map(([id]) => nodes.coords(areas.get(id)?.outer[0] ?? []))]);
+    if (!box) continue;
+    for (const poly of seaPolygons(lines, box).polygons) {
+      const rings = poly.map((r) => r.map(([x, y]) => [round5(x), round5(y)] as [number, number]));
+      out.push({ layer: "water", props: { class: "sea", name: null }, geometry: { type: "Polygon", coordinates: rings }, points: rings.reduce((s, r) => s + r.length, 0) });
+    }
+  }
+  return out;
+}
+
+function extentOf(lines: [number, number][][]): Box | null {
+  let w = Infinity, s = Infinity, e = -Infinity, n = -Infinity;
+  for (const l of lines) for (const [x, y] of l) {
+    if (x < w) w = x;
+    if (x > e) e = x;
+    if (y < s) s = y;
+    if (y > n) n = y;
+  }
+  return w < e && s < n ? { w, s, e, n } : null;
 }
 
 /** Writes the basemap (gzip) of the extracts to `path`. */

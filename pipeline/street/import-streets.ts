@@ -28,8 +28,9 @@ import { GEOCODE_FILE } from "../schema/geocode.ts";
  * 2: the dataset also holds the map page's street background (STREET_LAYOUT.map).
  * 3: and the geocoder's index of the extracts' names and addresses (pipeline/schema/geocode.ts).
  * 4: street names in the background, and the basemap (STREET_LAYOUT.base: places, water, parks, buildings).
+ * 5: the basemap's point budget (the smallest features left out first), old-style multipolygons with their holes, and the sea from coastlines.
  */
-export const STREET_BUILD_FORMAT = 4;
+export const STREET_BUILD_FORMAT = 5;
 
 export interface StreetImportOptions {
   dataDir: string;

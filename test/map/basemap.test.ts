@@ -160,6 +160,17 @@ describe("basemap tile layers from the street import", () => {
     for (const g of layer.features) expect(["park", "garden", "playground", "pitch", "nature_reserve", "grass", "forest", "meadow", "recreation_ground", "cemetery", "village_green", "wood", "scrub", "grassland"]).toContain(g.props.class as string);
   });
 
+  test("the sea off Monaco (natural=coastline, land on its left): a water polygon of class sea over the sea, none over the land", () => {
+    // the sea in front of Monte Carlo, and the casino and the palace, on land
+    const seaAt = (lon: number, lat: number) => {
+      const t = tileAt(lon, lat, 16);
+      const p = inTile(lon, lat, t);
+      const sea = (layerOf(t, "water")?.features ?? []).filter((f) => f.props.class === "sea");
+      return sea.some((f) => polygonsOf(f.geometry).some((poly) => inRing(p, poly[0]!) && !poly.slice(1).some((h) => inRing(p, h))));
+    };
+    expect([seaAt(7.435, 43.738), seaAt(7.4276, 43.7394), seaAt(7.4199, 43.7314)]).toEqual([true, false, false]);
+  });
+
   test("water and waterways: a lake of the extract and a waterway line, with their class", () => {
     const lake = [...monaco.ways.values(), ...sf.ways.values()].find((w) => w.tags.natural === "water" && w.refs.length >= 4 && w.refs[0] === w.refs[w.refs.length - 1]);
     expect(lake).toBeDefined();
