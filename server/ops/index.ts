@@ -14,7 +14,7 @@ import type { StreetEngine } from "../street/engine.ts";
 import { activeVersions, readManifest } from "../../pipeline/schema/manifest.ts";
 import { readRealtimeStatuses } from "../../pipeline/schema/realtime.ts";
 import { Counter, type CounterSeries, EXPOSITION_CONTENT_TYPE, Gauge, Histogram, type HistogramSeries, type Labels, Registry } from "./metrics.ts";
-import { logRequest, observeRequests, pathOf, RequestAccounts, requestRecorder, ROUTE_FAMILIES, type RequestRecord, type RouteFamily } from "./requests.ts";
+import { logRequest, pathOf, RequestAccounts, requestRecorder, ROUTE_FAMILIES, type RequestRecord, type RouteFamily } from "./requests.ts";
 
 /** The planner's log message when a timetable is loaded (server/planner/index.ts), with its `ms`. */
 export const TIMETABLE_LOADED = "planner timetable loaded";
@@ -165,11 +165,6 @@ export class Ops {
   noteAccount = (request: Request, account: string): void => {
     this.accounts.set(request, account);
   };
-
-  /** A fetch handler, observed: metrics and one log line per request. */
-  observe(handle: (request: Request) => Response | Promise<Response>): (request: Request) => Response | Promise<Response> {
-    return observeRequests(handle, this.accounts, this);
-  }
 
   /** One request answered with `status`, arrived at performance.now() `t0`: metrics and its log line (server/gate.ts AroundAnswers.done). */
   readonly requestDone = requestRecorder(this.accounts, this);

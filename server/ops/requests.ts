@@ -94,43 +94,6 @@ export function requestRecorder(accounts: RequestAccounts, sink: RequestSink): (
   };
 }
 
-/**
- * A fetch handler, observed: every request, whatever answers it, once with the status sent (500
- * when `handle` throws or rejects; the throw goes on). An answer given at once is observed and
- * returned at once; a promise gets one `then`.
- */
-export function observeRequests(
-  handle: (request: Request) => Response | Promise<Response>,
-  accounts: RequestAccounts,
-  sink: RequestSink,
-): (request: Request) => Response | Promise<Response> {
-  const done = requestRecorder(accounts, sink);
-  return (request) => {
-    const t0 = performance.now();
-    let answer: Response | Promise<Response>;
-    try {
-      answer = handle(request);
-    } catch (e) {
-      done(request, 500, t0);
-      throw e;
-    }
-    if (!(answer instanceof Promise)) {
-      done(request, answer.status, t0);
-      return answer;
-    }
-    return answer.then(
-      (res) => {
-        done(request, res.status, t0);
-        return res;
-      },
-      (e: unknown) => {
-        done(request, 500, t0);
-        throw e;
-      },
-    );
-  };
-}
-
 /** The log line of a request: `{"level":"info","msg":"request",method,path,family,status,duration_ms,account?}`. */
 export function logRequest(log: Logger, r: RequestRecord): void {
   log.info(REQUEST_MSG, r as unknown as Record<string, unknown>);

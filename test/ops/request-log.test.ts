@@ -11,6 +11,7 @@ import { join, resolve } from "node:path";
 import { serverConfigFrom } from "../../server/config.ts";
 import type { Logger } from "../../server/feature.ts";
 import { Ops } from "../../server/ops/index.ts";
+import { gate } from "../../server/gate.ts";
 import { Counter, Histogram, Registry } from "../../server/ops/metrics.ts";
 import { tempDir } from "../support/dataset.ts";
 import { parseExposition, sampleValue } from "./exposition.ts";
@@ -110,8 +111,9 @@ describe("--log-level and --request-log", () => {
     };
     const ops = new Ops({ dataDir: tempDir(), log, now: Date.now, ...opts });
     let i = 0;
-    const fetch = ops.observe(() => new Response("x", { status: statuses[i++]! }));
-    for (const _ of statuses) await fetch(new Request("http://localhost/api/v2/rest/stops"));
+    // the request gate reports every request to Ops, as the server wires it (server/main.ts)
+    const fetch = gate(() => new Response("x", { status: statuses[i++]! }), log, { done: ops.requestDone });
+    for (const _ of statuses) await fetch(new Request("http://localhost/api/v2/rest/stops", { headers: { host: "localhost" } }));
     const tapped = ops.tapLog(log);
     tapped.info("an info line");
     tapped.warn("a warning");
