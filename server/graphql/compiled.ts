@@ -183,8 +183,8 @@ function abstractCompleter(c: Compiler, type: GraphQLAbstractType, nodes: readon
       if (t && isObjectType(t) && c.schema.isSubType(type, t)) {
         try {
           complete = objectCompleter(c, t, nodes);
-        } catch (err) {
-          if (!(err instanceof NotCompiled)) throw err;
+        } catch {
+          // not compiled: the executor answers every value of this type here
         }
       }
       byType.set(name, complete);
@@ -194,42 +194,41 @@ function abstractCompleter(c: Compiler, type: GraphQLAbstractType, nodes: readon
   };
 }
 
-/** An object type's selection: each field read from the model object as execute.ts's model resolver does. */
+/** Throws FALL_BACK (for generated code, where `throw` is a statement). */
+const fallBack = (): never => {
+  throw FALL_BACK;
+};
+
+/**
+ * An object type's selection: each field read from the model object as execute.ts's model
+ * resolver does, into an object literal of the answer's keys in order. The function is generated
+ * per selection (`new Function`), so that each field's property read is its own site in the code
+ * (one shape of model object each, as a hand-written serializer would read them); the names are
+ * GraphQL names (`[_A-Za-z][_0-9A-Za-z]*`), the keys quoted.
+ */
 function objectCompleter(c: Compiler, type: GraphQLObjectType, nodes: readonly FieldNode[]): Complete {
   if (type.isTypeOf) throw new NotCompiled("isTypeOf");
   const sets = nodes.map((n) => n.selectionSet ?? null);
   if (sets.includes(null)) throw new NotCompiled("object without a selection");
   const fields = collectFields(c, type, sets as SelectionSetNode[]);
   const defs = type.getFields();
-  const keys: string[] = [];
-  const reads: ((src: Record<string, unknown>, run: Run) => unknown)[] = [];
+  const env: unknown[] = [];
+  const props: string[] = [];
   for (const [key, fns] of fields) {
     const name = fns[0]!.name.value;
-    keys.push(key);
+    if (!/^[_A-Za-z][_0-9A-Za-z]*$/.test(name)) throw new NotCompiled(name);
     if (name === "__typename") {
-      const typeName = type.name;
-      reads.push(() => typeName);
+      props.push(`${JSON.stringify(key)}: ${JSON.stringify(type.name)}`);
       continue;
     }
     const def = defs[name];
     if (!def || !isModelResolver(def.resolve)) throw new NotCompiled(`${type.name}.${name}`);
-    const args = argsOf(c, def, fns[0]!);
-    const complete = completer(c, def.type, fns);
-    reads.push((src, run) => {
-      if (!(name in src)) throw FALL_BACK;
-      let v = src[name];
-      if (typeof v === "function") v = v.call(src, args(run), run.ctx);
-      return complete(v, run);
-    });
+    const complete = env.push(completer(c, def.type, fns)) - 1;
+    const args = env.push(argsOf(c, def, fns[0]!)) - 1;
+    props.push(`${JSON.stringify(key)}: "${name}" in v ? e[${complete}](typeof (t = v.${name}) === "function" ? t.call(v, e[${args}](run), run.ctx) : t, run) : fallBack()`);
   }
-  const n = keys.length;
-  return (v, run) => {
-    if (typeof v !== "object") throw FALL_BACK;
-    const src = v as Record<string, unknown>;
-    const out: Record<string, unknown> = {};
-    for (let i = 0; i < n; i++) out[keys[i]!] = reads[i]!(src, run);
-    return out;
-  };
+  const make = new Function("e", "fallBack", `return function select_${type.name}(v, run) {\n  if (typeof v !== "object") fallBack();\n  let t;\n  return {\n    ${props.join(",\n    ")}\n  };\n};`);
+  return make(env, fallBack) as Complete;
 }
 
 /** The operation the executor would run (graphql's GetOperation), null where it would report an error. */
@@ -269,9 +268,9 @@ function compile(schema: GraphQLSchema, doc: DocumentNode, name: string | null |
       roots.push({ key, node, resolve, args: argsOf(c, def, node), complete: completer(c, def.type, nodes) });
     }
     return { op, roots };
-  } catch (err) {
-    if (err instanceof NotCompiled) return null;
-    throw err;
+  } catch {
+    // NotCompiled, or anything else the compiler meets: the executor answers
+    return null;
   }
 }
 
@@ -280,8 +279,10 @@ type Execute = (args: ExecutionArgs) => unknown;
 /** Requests of this process answered by compiled operations (`compiled`), and those the executor answered after all (`fellBack`); for tests and measurements. */
 export const compiledCounts = { compiled: 0, fellBack: 0 };
 
-/** Runs a compiled operation; the executor (`fallback`) answers whatever is not plain. */
-async function run(compiled: CompiledOperation, a: ExecutionArgs, fallback: Execute): Promise<unknown> {
+const isThenable = (v: unknown): v is Promise<unknown> => v !== null && typeof v === "object" && typeof (v as { then?: unknown }).then === "function";
+
+/** Runs a compiled operation; the executor (`fallback`) answers whatever is not plain. Synchronous unless a root field answers a promise. */
+function run(compiled: CompiledOperation, a: ExecutionArgs, fallback: Execute): unknown {
   let vars: Record<string, unknown> = {};
   const defs = compiled.op.variableDefinitions ?? [];
   if (defs.length) {
@@ -299,6 +300,7 @@ async function run(compiled: CompiledOperation, a: ExecutionArgs, fallback: Exec
     return fallback({ ...a, rootValue: { [ROOT_RESULTS]: done } });
   };
   const values: unknown[] = [];
+  let pending = false;
   for (const f of compiled.roots) {
     if (!f.resolve) {
       values.push(null);
@@ -313,7 +315,10 @@ async function run(compiled: CompiledOperation, a: ExecutionArgs, fallback: Exec
     try {
       const v = f.resolve(args, r.ctx as Parameters<typeof f.resolve>[1]);
       // a rejection is the executor's to report (after a fall back), never unhandled
-      if (v !== null && typeof v === "object" && typeof (v as { then?: unknown }).then === "function") (v as Promise<unknown>).then(undefined, () => {});
+      if (isThenable(v)) {
+        v.then(undefined, () => {});
+        pending = true;
+      }
       done.set(f.node, { value: v });
       values.push(v);
     } catch (error) {
@@ -321,17 +326,17 @@ async function run(compiled: CompiledOperation, a: ExecutionArgs, fallback: Exec
       return again();
     }
   }
-  try {
-    const data: Record<string, unknown> = {};
-    for (let i = 0; i < compiled.roots.length; i++) {
-      const f = compiled.roots[i]!;
-      data[f.key] = f.complete(await values[i], r);
+  const complete = (resolved: unknown[]) => {
+    try {
+      const data: Record<string, unknown> = {};
+      for (let i = 0; i < compiled.roots.length; i++) data[compiled.roots[i]!.key] = compiled.roots[i]!.complete(resolved[i], r);
+      compiledCounts.compiled++;
+      return { data };
+    } catch {
+      return again();
     }
-    compiledCounts.compiled++;
-    return { data };
-  } catch {
-    return again();
-  }
+  };
+  return pending ? Promise.all(values).then(complete, again) : complete(values);
 }
 
 /** The yoga plugin running query operations compiled (see the file's comment), per parsed document. */
