@@ -194,41 +194,42 @@ function abstractCompleter(c: Compiler, type: GraphQLAbstractType, nodes: readon
   };
 }
 
-/** Throws FALL_BACK (for generated code, where `throw` is a statement). */
-const fallBack = (): never => {
-  throw FALL_BACK;
-};
-
-/**
- * An object type's selection: each field read from the model object as execute.ts's model
- * resolver does, into an object literal of the answer's keys in order. The function is generated
- * per selection (`new Function`), so that each field's property read is its own site in the code
- * (one shape of model object each, as a hand-written serializer would read them); the names are
- * GraphQL names (`[_A-Za-z][_0-9A-Za-z]*`), the keys quoted.
- */
+/** An object type's selection: each field read from the model object as execute.ts's model resolver does. */
 function objectCompleter(c: Compiler, type: GraphQLObjectType, nodes: readonly FieldNode[]): Complete {
   if (type.isTypeOf) throw new NotCompiled("isTypeOf");
   const sets = nodes.map((n) => n.selectionSet ?? null);
   if (sets.includes(null)) throw new NotCompiled("object without a selection");
   const fields = collectFields(c, type, sets as SelectionSetNode[]);
   const defs = type.getFields();
-  const env: unknown[] = [];
-  const props: string[] = [];
+  const keys: string[] = [];
+  const reads: ((src: Record<string, unknown>, run: Run) => unknown)[] = [];
   for (const [key, fns] of fields) {
     const name = fns[0]!.name.value;
-    if (!/^[_A-Za-z][_0-9A-Za-z]*$/.test(name)) throw new NotCompiled(name);
+    keys.push(key);
     if (name === "__typename") {
-      props.push(`${JSON.stringify(key)}: ${JSON.stringify(type.name)}`);
+      const typeName = type.name;
+      reads.push(() => typeName);
       continue;
     }
     const def = defs[name];
     if (!def || !isModelResolver(def.resolve)) throw new NotCompiled(`${type.name}.${name}`);
-    const complete = env.push(completer(c, def.type, fns)) - 1;
-    const args = env.push(argsOf(c, def, fns[0]!)) - 1;
-    props.push(`${JSON.stringify(key)}: "${name}" in v ? e[${complete}](typeof (t = v.${name}) === "function" ? t.call(v, e[${args}](run), run.ctx) : t, run) : fallBack()`);
+    const args = argsOf(c, def, fns[0]!);
+    const complete = completer(c, def.type, fns);
+    reads.push((src, run) => {
+      if (!(name in src)) throw FALL_BACK;
+      let v = src[name];
+      if (typeof v === "function") v = v.call(src, args(run), run.ctx);
+      return complete(v, run);
+    });
   }
-  const make = new Function("e", "fallBack", `return function select_${type.name}(v, run) {\n  if (typeof v !== "object") fallBack();\n  let t;\n  return {\n    ${props.join(",\n    ")}\n  };\n};`);
-  return make(env, fallBack) as Complete;
+  const n = keys.length;
+  return (v, run) => {
+    if (typeof v !== "object") throw FALL_BACK;
+    const src = v as Record<string, unknown>;
+    const out: Record<string, unknown> = {};
+    for (let i = 0; i < n; i++) out[keys[i]!] = reads[i]!(src, run);
+    return out;
+  };
 }
 
 /** The operation the executor would run (graphql's GetOperation), null where it would report an error. */
