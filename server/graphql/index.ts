@@ -13,6 +13,7 @@ import { Elysia } from "elysia";
 import { parse } from "graphql";
 import { AppError, HTTP_STATUS } from "../errors.ts";
 import type { Feature, FeatureContext } from "../feature.ts";
+import { compiledExecutionPlugin } from "./compiled.ts";
 import type { TransitData } from "../transit-data.ts";
 import { executableSchema } from "./execute.ts";
 import { GRAPHIQL_ASSETS_PATH, graphiqlPages, wantsGraphiql } from "./graphiql.ts";
@@ -74,7 +75,8 @@ export function graphqlHandler(transit: TransitData, limits: GraphqlLimits = DEF
     logging: false,
     // anything but a GraphQLError is answered "Unexpected error." without details
     maskedErrors: true,
-    plugins: [limitsPlugin(limits), ...(plans?.charge ? [planCostPlugin(plans.charge, PLAN_FIELDS)] : [])],
+    // the compiled execution last: it runs what the plugins before it let run
+    plugins: [limitsPlugin(limits), ...(plans?.charge ? [planCostPlugin(plans.charge, PLAN_FIELDS)] : []), compiledExecutionPlugin()],
     context: async ({ request }) => ({ snap: await transit.snapshot(), now: now(), request, ...(plans ? { planning: plans.planning } : {}), ...(accounts.has(request) ? { account: accounts.get(request) } : {}) }),
   });
   return async (request: Request): Promise<Response> => {

@@ -4,12 +4,18 @@
  * Bun's for the whole project (tsc then rejects Bun's Response bodies everywhere), so the module
  * is imported by a specifier TypeScript does not resolve, and only what this feature uses is typed.
  */
-import type { DocumentNode, ExecutionResult, GraphQLSchema, ParseOptions, Source, ValidationRule } from "graphql";
+import type { DocumentNode, ExecutionArgs, ExecutionResult, GraphQLSchema, ParseOptions, Source, ValidationRule } from "graphql";
 
 export interface YogaPlugin {
   onParse?(payload: { setParseFn(fn: (source: string | Source, options?: ParseOptions) => DocumentNode): void }): void;
   onValidate?(payload: { addValidationRule(rule: ValidationRule): void }): void;
-  onExecute?(payload: { args: { document: DocumentNode; operationName?: string | null; contextValue: unknown }; setResultAndStopExecution(result: ExecutionResult): void }): void | Promise<void>;
+  onExecute?(payload: {
+    args: ExecutionArgs;
+    /** the function that will execute the operation (graphql-tools' executor unless a plugin set another) */
+    executeFn(args: ExecutionArgs): unknown;
+    setExecuteFn(fn: (args: ExecutionArgs) => unknown): void;
+    setResultAndStopExecution(result: ExecutionResult): void;
+  }): void | Promise<void>;
 }
 
 export interface YogaOptions<C> {
