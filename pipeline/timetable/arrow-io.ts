@@ -31,19 +31,39 @@ class ChunkSink extends AsyncByteQueue {
  */
 export function tablesToIpcChunks(tables: Tables): Uint8Array[] {
   const out: Uint8Array[] = [];
-  for (const [name, cols] of Object.entries(tables)) {
-    const data: Record<string, Vector> = {};
-    for (const [col, values] of Object.entries(cols)) data[col] = toVector(values);
-    const table = new Table(data);
-    const withMeta = new Table(new Schema(table.schema.fields, new Map([["table", name]])), table.batches);
-    // what tableToIPC(withMeta, "stream") writes: schema, batches, end-of-stream marker (write(Table) finishes)
-    const sink = new ChunkSink();
-    const writer = new RecordBatchStreamWriter();
-    writer.reset(sink);
-    writer.write(withMeta);
-    out.push(...sink.chunks);
-  }
+  for (const [name, cols] of Object.entries(tables)) out.push(...tableIpcChunks(name, cols));
   return out;
+}
+
+/**
+ * The IPC file passed to `write` table by table as each is encoded (the bytes of tablesToIpcChunks),
+ * each table taken out of `tables` once written: what nothing else holds of it (its encoded strings,
+ * the columns the assembly made) can be collected while the next is encoded.
+ */
+export function writeTablesIpc(tables: Tables, write: (chunk: Uint8Array) => void): number {
+  let bytes = 0;
+  for (const name of Object.keys(tables)) {
+    for (const c of tableIpcChunks(name, tables[name]!)) {
+      write(c);
+      bytes += c.length;
+    }
+    delete tables[name];
+  }
+  return bytes;
+}
+
+/** One table's IPC stream: what tableToIPC(table, "stream") writes, its schema tagged `table=<name>`. */
+function tableIpcChunks(name: string, cols: Record<string, Column>): Uint8Array[] {
+  const data: Record<string, Vector> = {};
+  for (const [col, values] of Object.entries(cols)) data[col] = toVector(values);
+  const table = new Table(data);
+  const withMeta = new Table(new Schema(table.schema.fields, new Map([["table", name]])), table.batches);
+  // schema, batches, end-of-stream marker (write(Table) finishes)
+  const sink = new ChunkSink();
+  const writer = new RecordBatchStreamWriter();
+  writer.reset(sink);
+  writer.write(withMeta);
+  return sink.chunks;
 }
 
 function toVector(values: Column): Vector {
