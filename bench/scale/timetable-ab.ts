@@ -68,6 +68,7 @@ for (const [what, run] of [["compile", DATA ? compileRun : null], ["import", FEE
     console.log(`${what} round ${round + 1} (probe ${probe.toFixed(2)} ms, ${order[0] === A ? "a first" : "b first"})`);
     console.log(`  ${line("a", a.r)}`);
     console.log(`  ${line("b", b.r)}`);
+    if (round === 0 && what === "compile") for (const [k, v] of [["a", a], ["b", b]] as const) console.log(v.r.stdout.trim().split("\n").map((l) => `    ${k}| ${l}`).join("\n"));
     console.log(`  b/a: peak ${(b.r.peakRssBytes / a.r.peakRssBytes).toFixed(2)}, wall ${(b.r.wallMs / a.r.wallMs).toFixed(2)}; same file: ${a.sha1.join() === b.sha1.join() && a.sha1.length > 0} (${b.sha1.join("; ")})`);
   }
 }

@@ -39,6 +39,11 @@ export class PreparedTimetable {
     }));
   }
 
+  /** Settles once this version's stop times are taken (from the relation `stop_times` when read): nothing here reads that relation after. */
+  async stopTimesTaken(): Promise<void> {
+    await this.stopTimes?.result().catch(() => {});
+  }
+
   /**
    * Starts building the timetable of the active versions once `version` is published (`manifest`:
    * the manifest before); null when that timetable's file exists already. Its task's value is the

@@ -201,6 +201,15 @@ export async function storeStopTimes(conn: DuckDBConnection, connect: () => Prom
   return null;
 }
 
+/**
+ * Drops the relation `stop_times` and the table under it (stop_time_rows or st0), the largest of
+ * the import's tables, once nothing reads it any more: its Parquet file written, the build, the
+ * validation and the timetable done with it.
+ */
+export async function dropStopTimes(conn: DuckDBConnection): Promise<void> {
+  await conn.run(`DROP VIEW IF EXISTS stop_times; DROP TABLE IF EXISTS stop_time_rows; DROP TABLE IF EXISTS st0`);
+}
+
 /** Rows of stop times read per query (readStopTimesInto): ~60 MB of DuckDB's result at a time. */
 const PIECE_ROWS = 1 << 21;
 
