@@ -173,6 +173,7 @@ async function readSource(conn: DuckDBConnection, versions: VersionTables[], sto
       src.stops.push({ key: sId![i]!, feed, stopId: stopId![i]!, code: code![i]!, name: name![i]!, lat: sLat![i]!, lon: sLon![i]!, wheelchair: sWc![i]!, onestopId: onestopId![i]!, parent: sParent![i]!, zoneId: zoneId![i]!, platformCode: platformCode![i]! });
     }
     const [tripId, headsign, blockId, shapeId, tripShortName] = await stringColumns(conn, pq("trips"), ["trip_id", "trip_headsign", "block_id", "shape_id", "trip_short_name"]);
+    for (const c of [headsign, blockId, shapeId, tripShortName]) interned(c!);
     const [tId, tRoute, tService, tWc] = await intColumns(conn, `SELECT id, coalesce(route_ref, -1)::INTEGER, coalesce(calendar_ref, -1)::INTEGER, coalesce(wheelchair_accessible, 0)::INTEGER FROM ${pq("trips")} ORDER BY id`, 4);
     for (let i = 0; i < tId!.length; i++) {
       src.trips.push({ key: tId![i]!, feed, route: tRoute![i]!, service: tService![i]!, tripId: tripId![i]!, headsign: headsign![i]!, blockId: blockId![i]!, shapeId: shapeId![i]!, wheelchair: tWc![i]!, shortName: tripShortName![i]! });
@@ -208,6 +209,20 @@ async function readSource(conn: DuckDBConnection, versions: VersionTables[], sto
   }
   src.stopTimes = await allStopTimes(conn, stParts);
   return src;
+}
+
+/**
+ * A column's repeated values made one string each, in place: trips repeat their headsign, shape,
+ * block and short name, and a country's million trips held a copy of each (~30 bytes a value).
+ */
+function interned(col: string[]): void {
+  const seen = new Map<string, string>();
+  for (let i = 0; i < col.length; i++) {
+    const v = col[i]!;
+    const first = seen.get(v);
+    if (first === undefined) seen.set(v, v);
+    else col[i] = first;
+  }
 }
 
 /**
