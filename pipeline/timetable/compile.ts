@@ -47,6 +47,9 @@ export async function buildTimetable(
   const arrowIo = new Task("load the Arrow writer", () => import("./arrow-io.ts"));
   let src: SourceData | null = await readSource(conn, versions, stopTimes);
   progress?.(`timetable: read ${src.stopTimes.trip.length} stop_times from ${versions.length} versions`);
+  // what the reads left behind (DuckDB's rows as JavaScript values) collected before the assembly
+  // allocates, so that it reuses that memory instead of growing the process
+  Bun.gc(true);
   const t = assembleTimetable(src, { walkRadiusM });
   for (const w of src.warnings ?? []) progress?.(`timetable: ${w}`);
   // the source rows are in the tables now: what only they held (the stop times this compile read,
