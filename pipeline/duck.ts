@@ -88,6 +88,35 @@ export async function stringColumns(conn: DuckDBConnection, rel: string, cols: s
   });
 }
 
+/**
+ * NOT NULL INTEGER columns of `sql` written into `into` (one array per column; an Int32Array takes
+ * the values as they are, a Uint8Array their low byte) from index `at` on, chunk by chunk (the
+ * result materialised by DuckDB first, as numColumns does); the number of rows. Throws when the
+ * result has more rows than the arrays hold from `at`.
+ */
+export async function intColumnsInto(conn: DuckDBConnection, sql: string, into: (Int32Array | Uint8Array)[], at: number): Promise<number> {
+  const { DuckDBIntegerVector } = await import("@duckdb/node-api");
+  const res = await conn.run(sql);
+  let n = 0;
+  for (let ci = 0; ci < res.chunkCount; ci++) {
+    const chunk = res.getChunk(ci);
+    const rc = chunk.rowCount;
+    if (rc === 0) continue;
+    if (at + n + rc > into[0]!.length) throw new Error(`more rows than the ${into[0]!.length - at} expected: ${sql}`);
+    for (let j = 0; j < into.length; j++) {
+      const v = chunk.getColumnVector(j);
+      const col = into[j]!;
+      const items = v instanceof DuckDBIntegerVector ? (v as unknown as { items?: unknown }).items : undefined;
+      if (items instanceof Int32Array && items.length === rc) {
+        if (col instanceof Int32Array) col.set(items, at + n);
+        else for (let i = 0; i < rc; i++) col[at + n + i] = items[i]!;
+      } else for (let i = 0; i < rc; i++) col[at + n + i] = (v.getItem(i) as number | null) ?? 0;
+    }
+    n += rc;
+  }
+  return n;
+}
+
 export const intColumns = async (conn: DuckDBConnection, sql: string, nCols: number, sizeHint?: number) =>
   (await numColumns(conn, sql, Array(nCols).fill("int"), sizeHint)) as Int32Array[];
 

@@ -19,7 +19,8 @@
  * An import session (import/session.ts) owns the staging folder, the DuckDB database and its
  * connections, and the lanes: named tasks running beside the stages (shapes.txt read and checked
  * on a connection of its own; stop_times.parquet written as soon as the trip_check module is
- * built; the timetable prepared, import/timetable.ts), all awaited before the database closes.
+ * built, and its table dropped once nothing reads it; the timetable prepared, import/timetable.ts),
+ * all awaited before the database closes.
  */
 import type { DuckDBConnection } from "@duckdb/node-api";
 import { rmSync, writeFileSync } from "node:fs";
@@ -119,6 +120,12 @@ async function importVersion(run: ImportRun, src: FetchedSource): Promise<void> 
   for (const t of TABLES) if (t.name !== "stop_times") await writeParquet(conn, session.versionDir, t);
   await stopTimesWritten.result();
   run.progress(`parquet written (${run.elapsed()} s)`);
+  // the stop times are in stop_times.parquet (and the build is done): once the validation and the
+  // timetable have read the relation, DuckDB lets go of it while the timetable is assembled
+  session.lanes.start("let go of the stop times", async () => {
+    await Promise.all([validation?.result().catch(() => {}), timetable?.stopTimesTaken()]);
+    await (await import("./gtfs/stop-times/columns.ts")).dropStopTimes(stopTimesConn);
+  });
   // the geocoder's index of the version's stops and stations (pipeline/geocode/stops.ts)
   const geocodeStarted = performance.now();
   const geocode = await writeStopsGeocode(conn, session.versionDir, version.feedOnestopId);

@@ -39,6 +39,11 @@ export class PreparedTimetable {
     }));
   }
 
+  /** Settles once this version's stop times are taken (from the relation `stop_times` when read): nothing here reads that relation after. */
+  async stopTimesTaken(): Promise<void> {
+    await this.stopTimes?.result().catch(() => {});
+  }
+
   /**
    * Starts building the timetable of the active versions once `version` is published (`manifest`:
    * the manifest before); null when that timetable's file exists already. Its task's value is the
@@ -58,19 +63,22 @@ export class PreparedTimetable {
       const t0 = performance.now();
       const secs = () => ((performance.now() - t0) / 1000).toFixed(2);
       try {
-        const { buildTimetableChunks, parquetTables } = await this.compiler.result();
+        const { buildTimetable, parquetTables } = await this.compiler.result();
         const conn = await this.conn.result();
         const mine = (sha1: string) => sha1 === version.sha1;
-        const chunks = await buildTimetableChunks(
-          conn,
-          versions.map((v) => (mine(v.sha1) ? inMemoryTables : parquetTables(join(run.dataDir, v.path)))),
-          undefined,
-          (m) => run.progress(`${m} (${secs()} s)`),
-          versions.map((v) => (mine(v.sha1) && stopTimes ? () => stopTimes.result() : null)),
-          streets && { dataDir: run.dataDir, entry: streets },
-        );
-        const staged = stageTimetable(session.dir, rel, chunks);
-        run.progress(`timetable prepared: ${(chunks.reduce((n, c) => n + c.length, 0) / 1e6).toFixed(1)} MB in ${secs()} s`);
+        let size = 0;
+        const staged = await stageTimetable(session.dir, rel, async (write) => {
+          size = await buildTimetable(
+            conn,
+            versions.map((v) => (mine(v.sha1) ? inMemoryTables : parquetTables(join(run.dataDir, v.path)))),
+            write,
+            undefined,
+            (m) => run.progress(`${m} (${secs()} s)`),
+            versions.map((v) => (mine(v.sha1) && stopTimes ? () => stopTimes.result() : null)),
+            streets && { dataDir: run.dataDir, entry: streets },
+          );
+        });
+        run.progress(`timetable prepared: ${(size / 1e6).toFixed(1)} MB in ${secs()} s`);
         return staged;
       } catch (e) {
         run.progress(`timetable not prepared (${(e as Error).message}); it is compiled after the import`);

@@ -20,6 +20,22 @@ export function writeFileDurable(path: string, text: string | Uint8Array | Uint8
   }
 }
 
+/**
+ * Writes `path` from the chunks `fill` passes to its `write` as it makes them (written at once, so
+ * none needs to be held until the end), then fsyncs it; the file is closed whether `fill` fails or not.
+ */
+export async function writeFileDurableFrom(path: string, fill: (write: (chunk: Uint8Array) => void) => Promise<void>): Promise<void> {
+  const fd = openSync(path, "w");
+  try {
+    await fill((chunk) => {
+      for (let at = 0; at < chunk.length; ) at += writeSync(fd, chunk, at, chunk.length - at);
+    });
+    fsyncSync(fd);
+  } finally {
+    closeSync(fd);
+  }
+}
+
 /** Every file under `dir` (recursively) and every folder flushed to disk (fsync), off this thread. */
 export async function fsyncTreeAsync(dir: string): Promise<void> {
   const entries = await readdir(dir, { withFileTypes: true });

@@ -191,33 +191,36 @@ function expandTrips(
 
 /**
  * The trips grouped into patterns: the same feed, timezone, shape, route and (stop, stop_sequence)
- * list. The key holds two 32-bit digests of the list instead of the list itself (a string per
- * stop_time was most of the compile's time); trips sharing a key are compared stop by stop, so a
- * digest collision only adds a group under the same key.
+ * list, in the order each pattern first appears. Trips are bucketed by a 32-bit digest of their
+ * feed, timezone, route and list (no string per trip: a key string per stop_time, then per trip,
+ * was most of the compile's time, then much of its memory) and compared field by field and stop by
+ * stop within a bucket, so a digest collision only adds a group to the bucket.
  */
 function groupPatterns(expanded: ExpandedTrip[], st: SourceData["stopTimes"], tripTz: (trip: SourceTrip) => number): ExpandedTrip[][] {
-  const byKey = new Map<string, ExpandedTrip[][]>();
-  const sameStops = (a: ExpandedTrip, b: ExpandedTrip): boolean => {
-    if (a.to - a.from !== b.to - b.from) return false;
+  const byKey = new Map<number, ExpandedTrip[][]>();
+  const groups: ExpandedTrip[][] = [];
+  const tz = tripTz;
+  const samePattern = (a: ExpandedTrip, b: ExpandedTrip): boolean => {
+    if (a.to - a.from !== b.to - b.from || a.trip.feed !== b.trip.feed || a.trip.route !== b.trip.route || a.trip.shapeId !== b.trip.shapeId || tz(a.trip) !== tz(b.trip)) return false;
     for (let i = 0; i < a.to - a.from; i++) {
       if (st.stop[a.from + i] !== st.stop[b.from + i] || st.stopSequence[a.from + i] !== st.stopSequence[b.from + i]) return false;
     }
     return true;
   };
   for (const e of expanded) {
-    const tz = tripTz(e.trip);
-    const key = `${e.trip.feed}|${tz}|${e.trip.shapeId}|${e.trip.route}|${e.to - e.from}|${stopsDigest(st, e.from, e.to)}`;
-    const cands = byKey.get(key);
-    if (!cands) {
-      byKey.set(key, [[e]]);
+    let h = stopsDigest(st, e.from, e.to);
+    for (const x of [e.trip.feed, tz(e.trip), e.trip.route, e.to - e.from]) h = Math.imul(h ^ x, 0x01000193);
+    const cands = byKey.get(h);
+    const g = cands?.find((c) => samePattern(c[0]!, e));
+    if (g) {
+      g.push(e);
       continue;
     }
-    const g = cands.find((c) => sameStops(c[0]!, e));
-    if (g) g.push(e);
-    else cands.push([e]);
+    const made = [e];
+    groups.push(made);
+    if (cands) cands.push(made);
+    else byKey.set(h, [made]);
   }
-  const groups: ExpandedTrip[][] = [];
-  for (const cands of byKey.values()) groups.push(...cands);
   return groups;
 }
 
@@ -691,8 +694,8 @@ function splitOvertaking(list: ExpandedTrip[], st: SourceData["stopTimes"]): Exp
   return subs;
 }
 
-/** Two 32-bit digests of the (stop, stop_sequence) list of stop times [from, to), as "h1|h2". */
-function stopsDigest(st: SourceData["stopTimes"], from: number, to: number): string {
+/** A 32-bit digest of the (stop, stop_sequence) list of stop times [from, to). */
+function stopsDigest(st: SourceData["stopTimes"], from: number, to: number): number {
   const { stop, stopSequence } = st;
   let h1 = 0x811c9dc5 | 0, h2 = 0x12345678;
   for (let i = from; i < to; i++) {
@@ -702,7 +705,7 @@ function stopsDigest(st: SourceData["stopTimes"], from: number, to: number): str
     h2 = (Math.imul(h2, 31) + a) | 0;
     h2 = (Math.imul(h2, 37) + b) | 0;
   }
-  return `${h1}|${h2}`;
+  return Math.imul(h1 ^ h2, 0x01000193);
 }
 
 /**

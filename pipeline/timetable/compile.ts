@@ -2,14 +2,14 @@
  * Compiles the planner timetable (the file pipeline/schema/timetable.ts describes) from feed
  * versions' catalog tables with DuckDB: every active version's Parquet files (compileTimetable),
  * or, during an import, the new version's in-memory tables beside the others' Parquet files
- * (buildTimetableChunks). Where the file goes and how the manifest points at it: publish.ts.
+ * (buildTimetable). Where the file goes and how the manifest points at it: publish.ts.
  */
 import { DuckDBInstance, type DuckDBConnection } from "@duckdb/node-api";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { jsRows as rows, intColumns, numColumns, stringColumns } from "../duck.ts";
 import { sqlString } from "../../shared/sql.ts";
-import { concatStopTimes, readStopTimesColumns, type StopTimesColumns } from "../gtfs/stop-times/columns.ts";
+import { allocStopTimes, copyStopTimes, countStopTimes, readStopTimesInto, stopTimesRange, type StopTimesColumns } from "../gtfs/stop-times/columns.ts";
 import { activeStreets, activeVersions, readManifest, type StreetEntry } from "../schema/manifest.ts";
 import { Task } from "../tasks.ts";
 import { assembleTimetable } from "./assemble.ts";
@@ -33,21 +33,29 @@ export interface FootpathStreets {
 }
 
 /**
- * The timetable of these versions (in the manifest's active order) as Arrow IPC chunks, read with
- * `conn` (any DuckDB connection that can see the relations); `stopTimes[i]`, when given, gives
- * version i's stop times, already being read or made (a StopTimesColumns producer), instead of
- * reading its stop_times relation here. With `streets`, footpaths are measured on its streets.
+ * The timetable of these versions (in the manifest's active order) as Arrow IPC, passed to `write`
+ * chunk by chunk as each table is encoded (their concatenation is the file); its size in bytes.
+ * Read with `conn` (any DuckDB connection that can see the relations); `stopTimes[i]`, when given,
+ * gives version i's stop times, already being read or made (a StopTimesColumns producer), instead
+ * of reading its stop_times relation here. With `streets`, footpaths are measured on its streets.
  */
-export async function buildTimetableChunks(
-  conn: DuckDBConnection, versions: VersionTables[], walkRadiusM = DEFAULT_WALK_RADIUS_M, progress?: (msg: string) => void, stopTimes?: ((() => Promise<StopTimesColumns>) | null)[],
-  streets?: FootpathStreets | null,
-): Promise<Uint8Array[]> {
+export async function buildTimetable(
+  conn: DuckDBConnection, versions: VersionTables[], write: (chunk: Uint8Array) => void, walkRadiusM = DEFAULT_WALK_RADIUS_M, progress?: (msg: string) => void,
+  stopTimes?: ((() => Promise<StopTimesColumns>) | null)[], streets?: FootpathStreets | null,
+): Promise<number> {
   // the Arrow writer (apache-arrow) loads while DuckDB reads: an import that needs no timetable never loads it
   const arrowIo = new Task("load the Arrow writer", () => import("./arrow-io.ts"));
-  const src = await readSource(conn, versions, stopTimes);
+  let src: SourceData | null = await readSource(conn, versions, stopTimes);
   progress?.(`timetable: read ${src.stopTimes.trip.length} stop_times from ${versions.length} versions`);
+  // what the reads left behind (DuckDB's rows as JavaScript values) collected before the assembly
+  // allocates, so that it reuses that memory instead of growing the process
+  Bun.gc(true);
   const t = assembleTimetable(src, { walkRadiusM });
   for (const w of src.warnings ?? []) progress?.(`timetable: ${w}`);
+  // the source rows are in the tables now: what only they held (the stop times this compile read,
+  // the trips' and stops' rows) is let go of before the tables are encoded
+  src = null;
+  Bun.gc(true);
   progress?.(`timetable: assembled`);
   if (streets) {
     const { openStreetActor, streetFootpaths } = await import("./street-footpaths.ts");
@@ -57,9 +65,10 @@ export async function buildTimetableChunks(
     t.meta.streets_sha1 = [streets.entry.sha1];
     progress?.(`timetable: footpaths on the streets of ${streets.entry.sha1.slice(0, 12)}: ${report.on_streets} measured, ${report.dropped} not connected (dropped), ${report.straight_line} straight lines kept (${report.stops_off_streets} of ${report.stops_on_streets + report.stops_off_streets} stops off the streets)`);
   }
-  const c = (await arrowIo.result()).tablesToIpcChunks(t);
+  // each table written as it is encoded, and let go of then
+  const bytes = (await arrowIo.result()).writeTablesIpc(t, write);
   progress?.(`timetable: encoded`);
-  return c;
+  return bytes;
 }
 
 export async function compileTimetable(dataDir: string, opts: CompileOptions = {}): Promise<{ path: string; active_sha1s: string[]; streets_sha1: string | null }> {
@@ -78,9 +87,10 @@ export async function compileTimetable(dataDir: string, opts: CompileOptions = {
   const conn = await db.connect();
   try {
     const step = opts.progress && ((msg: string) => opts.progress!(`${msg} (${((performance.now() - t0) / 1000).toFixed(2)} s)`));
-    const chunks = await buildTimetableChunks(conn, versions.map((v) => parquetTables(join(dataDir, v.path))), radius, step, undefined, streets && { dataDir, entry: streets });
-    writeTimetableFile(out, chunks);
-    const size = chunks.reduce((n, c) => n + c.length, 0);
+    let size = 0;
+    await writeTimetableFile(out, async (write) => {
+      size = await buildTimetable(conn, versions.map((v) => parquetTables(join(dataDir, v.path))), write, radius, step, undefined, streets && { dataDir, entry: streets });
+    });
     opts.progress?.(`timetable: ${rel} (${(size / 1e6).toFixed(1)} MB) in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
   } finally {
     conn.closeSync();
@@ -139,13 +149,13 @@ async function readTransfers(conn: DuckDBConnection, pq: VersionTables, src: Sou
   for (const [why, n] of skipped) (src.warnings ??= []).push(`${src.feeds[feed]?.onestopId ?? feed}: ${n} transfers.txt row(s) left out (${why})`);
 }
 
-/** `stopTimes[feed]`, when given, is that version's stop times (see buildTimetableChunks). */
+/** `stopTimes[feed]`, when given, is that version's stop times (see buildTimetable). */
 async function readSource(conn: DuckDBConnection, versions: VersionTables[], stopTimes?: ((() => Promise<StopTimesColumns>) | null)[]): Promise<SourceData> {
   const src: SourceData = {
     feeds: [], agencies: [], routes: [], stops: [], trips: [], calendars: [], frequencies: [], transfers: [], shapes: [],
     stopTimes: { trip: new Int32Array(), stopSequence: new Int32Array(), stop: new Int32Array(), arrSec: new Int32Array(), depSec: new Int32Array(), pickupType: new Uint8Array(), dropOffType: new Uint8Array() },
   };
-  const stParts: StopTimesColumns[] = [];
+  const stParts: (StopTimesColumns | string)[] = [];
   for (let feed = 0; feed < versions.length; feed++) {
     const pq = versions[feed]!;
     // the planner's service span is the calendars' (first to last date with service), never the
@@ -166,6 +176,7 @@ async function readSource(conn: DuckDBConnection, versions: VersionTables[], sto
       src.stops.push({ key: sId![i]!, feed, stopId: stopId![i]!, code: code![i]!, name: name![i]!, lat: sLat![i]!, lon: sLon![i]!, wheelchair: sWc![i]!, onestopId: onestopId![i]!, parent: sParent![i]!, zoneId: zoneId![i]!, platformCode: platformCode![i]! });
     }
     const [tripId, headsign, blockId, shapeId, tripShortName] = await stringColumns(conn, pq("trips"), ["trip_id", "trip_headsign", "block_id", "shape_id", "trip_short_name"]);
+    for (const c of [headsign, blockId, shapeId, tripShortName]) interned(c!);
     const [tId, tRoute, tService, tWc] = await intColumns(conn, `SELECT id, coalesce(route_ref, -1)::INTEGER, coalesce(calendar_ref, -1)::INTEGER, coalesce(wheelchair_accessible, 0)::INTEGER FROM ${pq("trips")} ORDER BY id`, 4);
     for (let i = 0; i < tId!.length; i++) {
       src.trips.push({ key: tId![i]!, feed, route: tRoute![i]!, service: tService![i]!, tripId: tripId![i]!, headsign: headsign![i]!, blockId: blockId![i]!, shapeId: shapeId![i]!, wheelchair: tWc![i]!, shortName: tripShortName![i]! });
@@ -196,8 +207,38 @@ async function readSource(conn: DuckDBConnection, versions: VersionTables[], sto
       at += n;
     }
     (src.fares ??= []).push(await readFareSource(conn, pq));
-    stParts.push(await (stopTimes?.[feed]?.() ?? readStopTimesColumns(conn, pq("stop_times"))));
+    const made = stopTimes?.[feed];
+    stParts.push(made ? await made() : pq("stop_times"));
   }
-  src.stopTimes = concatStopTimes(stParts);
+  src.stopTimes = await allStopTimes(conn, stParts);
   return src;
+}
+
+/**
+ * A column's repeated values made one string each, in place: trips repeat their headsign, shape,
+ * block and short name, and a country's million trips held a copy of each (~30 bytes a value).
+ */
+function interned(col: string[]): void {
+  const seen = new Map<string, string>();
+  for (let i = 0; i < col.length; i++) {
+    const v = col[i]!;
+    const first = seen.get(v);
+    if (first === undefined) seen.set(v, v);
+    else col[i] = first;
+  }
+}
+
+/**
+ * Every version's stop times one after the other in one set of columns: a version's columns
+ * (made by its producer) copied in, a relation read into its place (readStopTimesInto), so no
+ * version's stop times are held twice. One version's columns are taken as they are.
+ */
+async function allStopTimes(conn: DuckDBConnection, parts: (StopTimesColumns | string)[]): Promise<StopTimesColumns> {
+  if (parts.length === 1 && typeof parts[0] !== "string") return parts[0]!;
+  let n = 0;
+  for (const p of parts) n += typeof p === "string" ? await countStopTimes(conn, p) : p.trip.length;
+  const out = allocStopTimes(n);
+  let at = 0;
+  for (const p of parts) at = typeof p === "string" ? at + (await readStopTimesInto(conn, p, out, at)) : copyStopTimes(p, out, at);
+  return at === n ? out : stopTimesRange(out, 0, at);
 }

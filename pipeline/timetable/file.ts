@@ -4,10 +4,10 @@
  * writes it, publish.ts places it and points the manifest at it.
  */
 import { createHash } from "node:crypto";
-import { mkdirSync, renameSync } from "node:fs";
+import { mkdirSync, renameSync, rmSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { TIMETABLE_FORMAT, TIMETABLES_DIR } from "../schema/timetable.ts";
-import { fsyncDir, writeFileDurable } from "../store/durable.ts";
+import { fsyncDir, writeFileDurableFrom } from "../store/durable.ts";
 import { DEFAULT_WALK_RADIUS_M } from "./source.ts";
 
 /**
@@ -21,11 +21,19 @@ export function timetableRelPath(activeSha1s: string[], walkRadiusM = DEFAULT_WA
   return join(TIMETABLES_DIR, `${hash}.arrow`);
 }
 
-/** Writes timetable chunks to `path` durably (temp file + fsync + rename). */
-export function writeTimetableFile(path: string, chunks: Uint8Array[]): void {
+/**
+ * Writes the timetable file at `path` durably (temp file + fsync + rename) from the chunks `fill`
+ * passes to its `write` as it encodes them; a failed write leaves no temp file behind.
+ */
+export async function writeTimetableFile(path: string, fill: (write: (chunk: Uint8Array) => void) => Promise<void>): Promise<void> {
   mkdirSync(dirname(path), { recursive: true });
   const tmp = `${path}.${process.pid}.tmp`;
-  writeFileDurable(tmp, chunks);
+  try {
+    await writeFileDurableFrom(tmp, fill);
+  } catch (e) {
+    rmSync(tmp, { force: true });
+    throw e;
+  }
   renameSync(tmp, path);
   fsyncDir(dirname(path));
 }

@@ -14,7 +14,7 @@ import { existsSync, mkdirSync, renameSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { activeStreets, activeVersions, readManifest, type Manifest } from "../schema/manifest.ts";
 import { acquireLock, writeManifest } from "../store/manifest.ts";
-import { fsyncDir, writeFileDurable } from "../store/durable.ts";
+import { fsyncDir, writeFileDurableFrom } from "../store/durable.ts";
 import { pruneTimetableFiles } from "../store/prune.ts";
 
 /** A timetable written ahead of its version's publication: where it is, where it goes. */
@@ -25,10 +25,13 @@ export interface StagedTimetable {
   file: string;
 }
 
-/** Writes a timetable prepared by an import into its staging folder (durably: it is moved, not copied). */
-export function stageTimetable(stagingDir: string, rel: string, chunks: Uint8Array[]): StagedTimetable {
+/**
+ * Writes a timetable prepared by an import into its staging folder (durably: it is moved, not
+ * copied), from the chunks `fill` passes to its `write` as it encodes them.
+ */
+export async function stageTimetable(stagingDir: string, rel: string, fill: (write: (chunk: Uint8Array) => void) => Promise<void>): Promise<StagedTimetable> {
   const file = join(stagingDir, "timetable.arrow");
-  writeFileDurable(file, chunks);
+  await writeFileDurableFrom(file, fill);
   return { rel, file };
 }
 

@@ -8,7 +8,8 @@
  * the planner's fields the columns had. On real feeds, the import of a file whose rows no check
  * changes makes the contract from the fast reader's rows without st0, and the import of one whose
  * rows a check changes goes through st0: both write what DuckDB's reading writes
- * (stop-times-fast.test.ts).
+ * (stop-times-fast.test.ts). The read of a relation goes a range of trips at a time: in pieces or
+ * whole, from a sorted file or not, it gives the same columns.
  */
 import { DuckDBInstance } from "@duckdb/node-api";
 import { describe, expect, test } from "bun:test";
@@ -16,6 +17,9 @@ import { readStopTimesColumns, storeStopTimes, type StopTimesColumns } from "../
 import { NULL_INT } from "../../pipeline/gtfs/stop-times/fast.ts";
 import { inMemoryTables } from "../../pipeline/import/parquet.ts";
 import { TABLE_BY_NAME } from "../../pipeline/schema/catalog.ts";
+import { readManifest } from "../../pipeline/schema/manifest.ts";
+import { importedDataset, tempDir } from "../support/dataset.ts";
+import { join } from "node:path";
 
 describe("stop-times contract", () => {
   test("columns stored as the relation are the catalog's stop_times rows, and read back as the same planner columns", async () => {
@@ -61,6 +65,29 @@ describe("stop-times contract", () => {
     const back = await readStopTimesColumns(conn, inMemoryTables("stop_times"));
     const plain = (c: StopTimesColumns) => JSON.stringify([c.trip, c.stopSequence, c.stop, c.arrSec, c.depSec, c.pickupType, c.dropOffType].map((a) => [...a]));
     expect(plain(back)).toBe(plain(cols));
+    conn.closeSync();
+    db.closeSync();
+  });
+
+  test("a version's stop_times.parquet read in pieces of trips gives the columns read in one, sorted or not", async () => {
+    const data = await importedDataset("compile-bart-caltrain", ["bart", "caltrain"], { timetable: false });
+    const db = await DuckDBInstance.create(":memory:");
+    const conn = await db.connect();
+    const plain = (c: StopTimesColumns) => [c.trip, c.stopSequence, c.stop, c.arrSec, c.depSec, c.pickupType, c.dropOffType].map((a) => Buffer.from(a.buffer, a.byteOffset, a.byteLength).toString("base64"));
+    for (const v of readManifest(data).versions) {
+      const file = join(data, v.path, "stop_times.parquet");
+      const whole = await readStopTimesColumns(conn, `read_parquet('${file}')`);
+      const [[n]] = (await conn.runAndReadAll(`SELECT count(*)::INTEGER FROM read_parquet('${file}')`)).getRows() as number[][];
+      expect(whole.trip.length).toBe(n!);
+      expect(new Set(whole.trip).size).toBeGreaterThan(100);
+      // pieces of ~1,000 rows: dozens of trip ranges, in order
+      expect(plain(await readStopTimesColumns(conn, `read_parquet('${file}')`, 1000))).toEqual(plain(whole));
+      // the rows in another order: each piece sorted, the same columns
+      const shuffled = join(tempDir(), "stop_times.parquet");
+      await conn.run(`COPY (SELECT * FROM read_parquet('${file}') ORDER BY hash(trip_ref, stop_sequence)) TO '${shuffled}' (FORMAT parquet)`);
+      expect(plain(await readStopTimesColumns(conn, `read_parquet('${shuffled}')`, 1000))).toEqual(plain(whole));
+      expect(plain(await readStopTimesColumns(conn, `read_parquet('${shuffled}')`))).toEqual(plain(whole));
+    }
     conn.closeSync();
     db.closeSync();
   });

@@ -34,7 +34,7 @@
  * stop_times.parquet and prepare the same timetable bytes, and both equal the compile from the Parquet files.
  */
 import type { DuckDBConnection } from "@duckdb/node-api";
-import { intColumns, scalar } from "../../duck.ts";
+import { intColumns, intColumnsInto, scalar } from "../../duck.ts";
 import { TABLE_BY_NAME } from "../../schema/catalog.ts";
 import type { AppendColumn, FastRows } from "./append.ts";
 import { NULL_INT } from "./fast.ts";
@@ -201,40 +201,89 @@ export async function storeStopTimes(conn: DuckDBConnection, connect: () => Prom
   return null;
 }
 
-/** The stop times of a catalog stop_times relation (a SQL relation: a table, view or read_parquet(...)). */
-export async function readStopTimesColumns(conn: DuckDBConnection, stopTimes: string): Promise<StopTimesColumns> {
-  // the import writes stop_times sorted by (trip_ref, stop_sequence); read in file order, and sort
-  // only when a version written otherwise is not
-  const sql = `SELECT coalesce(trip_ref, 0)::INTEGER, coalesce(stop_sequence, 0)::INTEGER, coalesce(stop_ref, 0)::INTEGER,
-      coalesce(arrival_time, departure_time)::INTEGER, coalesce(departure_time, arrival_time)::INTEGER,
-      coalesce(pickup_type, 0)::INTEGER, coalesce(drop_off_type, 0)::INTEGER
-     FROM ${stopTimes} WHERE (arrival_time IS NOT NULL OR departure_time IS NOT NULL) AND stop_ref IS NOT NULL`;
-  // row count (from the Parquet metadata: no scan): an upper bound, so the columns never grow
-  const n = await scalar(conn, `SELECT count(*) AS n FROM ${stopTimes}`);
-  let part = await intColumns(conn, sql, 7, n);
-  if (!sortedByTrip(part[0]!, part[1]!)) part = await intColumns(conn, `${sql} ORDER BY 1, 2`, 7, n);
-  const [trip, stopSequence, stop, arrSec, depSec, pickup, dropOff] = part as [Int32Array, Int32Array, Int32Array, Int32Array, Int32Array, Int32Array, Int32Array];
-  return { trip, stopSequence, stop, arrSec, depSec, pickupType: new Uint8Array(pickup), dropOffType: new Uint8Array(dropOff) };
+/**
+ * Drops the relation `stop_times` and the table under it (stop_time_rows or st0), the largest of
+ * the import's tables, once nothing reads it any more: its Parquet file written, the build, the
+ * validation and the timetable done with it.
+ */
+export async function dropStopTimes(conn: DuckDBConnection): Promise<void> {
+  await conn.run(`DROP VIEW IF EXISTS stop_times; DROP TABLE IF EXISTS stop_time_rows; DROP TABLE IF EXISTS st0`);
 }
 
-/** Several versions' stop times one after the other, the planner's fields (one part is returned as it is). */
-export function concatStopTimes(parts: StopTimesColumns[]): StopTimesColumns {
-  if (parts.length === 1) return parts[0]!;
-  const cat = <A extends Int32Array | Uint8Array>(pick: (p: StopTimesColumns) => A, make: (n: number) => A): A => {
-    const out = make(parts.reduce((n, p) => n + pick(p).length, 0));
-    let at = 0;
-    for (const p of parts) {
-      out.set(pick(p), at);
-      at += pick(p).length;
-    }
-    return out;
-  };
-  const i32 = (n: number) => new Int32Array(n), u8 = (n: number) => new Uint8Array(n);
+/** Rows of stop times read per query (readStopTimesInto): ~60 MB of DuckDB's result at a time. */
+const PIECE_ROWS = 1 << 21;
+
+/** The stop times of a catalog stop_times relation (a SQL relation: a table, view or read_parquet(...)). */
+export async function readStopTimesColumns(conn: DuckDBConnection, stopTimes: string, pieceRows = PIECE_ROWS): Promise<StopTimesColumns> {
+  const n = await countStopTimes(conn, stopTimes);
+  const out = allocStopTimes(n);
+  const m = await readStopTimesInto(conn, stopTimes, out, 0, pieceRows);
+  return m === n ? out : stopTimesRange(out, 0, m);
+}
+
+/** The rows of a stop_times relation: at least as many as readStopTimesInto reads (Parquet: from its metadata, no scan). */
+export const countStopTimes = (conn: DuckDBConnection, stopTimes: string): Promise<number> => scalar(conn, `SELECT count(*) AS n FROM ${stopTimes}`);
+
+/** Planner-field columns for `n` stop times, zeroed. */
+export function allocStopTimes(n: number): StopTimesColumns {
   return {
-    trip: cat((p) => p.trip, i32), stopSequence: cat((p) => p.stopSequence, i32), stop: cat((p) => p.stop, i32),
-    arrSec: cat((p) => p.arrSec, i32), depSec: cat((p) => p.depSec, i32),
-    pickupType: cat((p) => p.pickupType, u8), dropOffType: cat((p) => p.dropOffType, u8),
+    trip: new Int32Array(n), stopSequence: new Int32Array(n), stop: new Int32Array(n), arrSec: new Int32Array(n), depSec: new Int32Array(n),
+    pickupType: new Uint8Array(n), dropOffType: new Uint8Array(n),
   };
+}
+
+/** Rows [from, to) of the columns, as views (no copy). */
+export function stopTimesRange(c: StopTimesColumns, from: number, to: number): StopTimesColumns {
+  return {
+    trip: c.trip.subarray(from, to), stopSequence: c.stopSequence.subarray(from, to), stop: c.stop.subarray(from, to),
+    arrSec: c.arrSec.subarray(from, to), depSec: c.depSec.subarray(from, to), pickupType: c.pickupType.subarray(from, to), dropOffType: c.dropOffType.subarray(from, to),
+  };
+}
+
+/**
+ * The stop times of a stop_times relation written into `out` from row `at` on (the arrays must hold
+ * countStopTimes rows from there), sorted by (trip, stop_sequence); the number of rows. Read in
+ * pieces of about `pieceRows` rows, each a range of trip_ref (in ascending order), so that DuckDB
+ * never holds more than one piece's result (a whole feed's at once was 28 bytes a stop time beside
+ * the arrays), and a sorted file's row groups outside the range are skipped. The import writes
+ * stop_times sorted by (trip_ref, stop_sequence): each piece is read in file order, and sorted only
+ * when a version written otherwise is not (the pieces sorted one by one then).
+ */
+export async function readStopTimesInto(conn: DuckDBConnection, stopTimes: string, out: StopTimesColumns, at: number, pieceRows = PIECE_ROWS): Promise<number> {
+  const kept = "(arrival_time IS NOT NULL OR departure_time IS NOT NULL) AND stop_ref IS NOT NULL";
+  const [lo, hi, n] = (await intColumns(conn, `SELECT coalesce(min(coalesce(trip_ref, 0)), 0)::INTEGER, coalesce(max(coalesce(trip_ref, 0)), -1)::INTEGER, count(*)::INTEGER FROM ${stopTimes} WHERE ${kept}`, 3, 1))
+    .map((c) => c[0] ?? 0) as [number, number, number];
+  if (n === 0) return 0;
+  const pieces = Math.max(1, Math.ceil(n / pieceRows));
+  const width = Math.ceil((hi - lo + 1) / pieces);
+  const into = [out.trip, out.stopSequence, out.stop, out.arrSec, out.depSec, out.pickupType, out.dropOffType];
+  const read = async (order: string) => {
+    let m = 0;
+    for (let a = lo; a <= hi; a += width) {
+      const b = Math.min(hi, a + width - 1);
+      const range = `(trip_ref BETWEEN ${a} AND ${b}${a <= 0 && 0 <= b ? " OR trip_ref IS NULL" : ""})`;
+      m += await intColumnsInto(conn, `SELECT coalesce(trip_ref, 0)::INTEGER, coalesce(stop_sequence, 0)::INTEGER, coalesce(stop_ref, 0)::INTEGER,
+          coalesce(arrival_time, departure_time)::INTEGER, coalesce(departure_time, arrival_time)::INTEGER,
+          coalesce(pickup_type, 0)::INTEGER, coalesce(drop_off_type, 0)::INTEGER
+         FROM ${stopTimes} WHERE ${kept} AND ${range}${order}`, into, at + m);
+    }
+    return m;
+  };
+  const m = await read("");
+  if (sortedByTrip(out.trip.subarray(at, at + m), out.stopSequence.subarray(at, at + m))) return m;
+  return read(" ORDER BY 1, 2");
+}
+
+/** The planner's fields of `from` copied into `out` from row `at` on; the row after them. */
+export function copyStopTimes(from: StopTimesColumns, out: StopTimesColumns, at: number): number {
+  out.trip.set(from.trip, at);
+  out.stopSequence.set(from.stopSequence, at);
+  out.stop.set(from.stop, at);
+  out.arrSec.set(from.arrSec, at);
+  out.depSec.set(from.depSec, at);
+  out.pickupType.set(from.pickupType, at);
+  out.dropOffType.set(from.dropOffType, at);
+  return at + from.trip.length;
 }
 
 /** (trip, stop_sequence) pairs are in ascending order. */

@@ -52,10 +52,18 @@ export const tripCheck: TableModule = {
   },
 };
 
-/** The planner's fields of the stop-times contract's columns, without `rest` (the catalog's other columns). */
+/**
+ * The planner's fields of the stop-times contract's columns, without `rest` (the catalog's other
+ * columns), each in a buffer of its own size: a view of the fast reader's larger buffer (its
+ * columns have room to grow: stop_sequence's is often twice the rows) is copied, so the rest of
+ * that buffer goes with the reader's other columns.
+ */
 function plannerFields(c: StopTimesColumns): StopTimesColumns {
-  const { trip, stopSequence, stop, arrSec, depSec, pickupType, dropOffType } = c;
-  return { trip, stopSequence, stop, arrSec, depSec, pickupType, dropOffType };
+  const own = <A extends Int32Array | Uint8Array>(a: A): A => (a.byteLength < a.buffer.byteLength ? (a.slice() as A) : a);
+  return {
+    trip: own(c.trip), stopSequence: own(c.stopSequence), stop: own(c.stop), arrSec: own(c.arrSec), depSec: own(c.depSec),
+    pickupType: own(c.pickupType), dropOffType: own(c.dropOffType),
+  };
 }
 
 /**
