@@ -81,6 +81,8 @@ describe("range pass against one fresh search per minute (rnv)", () => {
   for (const [name, over] of [
     ["07:00-08:00 at 1-minute steps, at most 4 transfers", {}],
     ["16:30-17:30 at 2-minute steps, at most 1 transfer, 45 minutes maximum", { windowStartSec: 16.5 * 3600, windowEndSec: 17.5 * 3600, stepSec: 120, maxTransfers: 1, maxDurationMin: 45 }],
+    // two service days in one search (day slots), and the long headways of the night
+    ["23:30-00:30 at 1-minute steps, across midnight", { windowStartSec: 23.5 * 3600, windowEndSec: 24.5 * 3600 }],
   ] as [string, Partial<AnalysisSettings>][]) {
     test(`every per-minute time and every percentile is identical: ${name}`, () => {
       const s: AnalysisSettings = {
