@@ -119,7 +119,11 @@ async function readTransfers(conn: DuckDBConnection, pq: VersionTables, src: Sou
         fr.id AS from_route, tr.id AS to_route, ft.id AS from_trip, tt.id AS to_trip
      FROM ${pq("transfers")} x
        LEFT JOIN ${pq("routes")} fr ON fr.route_id = ${id("from_route_id")} LEFT JOIN ${pq("routes")} tr ON tr.route_id = ${id("to_route_id")}
-       LEFT JOIN ${pq("trips")} ft ON ft.trip_id = ${id("from_trip_id")} LEFT JOIN ${pq("trips")} tt ON tt.trip_id = ${id("to_trip_id")}`,
+       LEFT JOIN ${pq("trips")} ft ON ft.trip_id = ${id("from_trip_id")} LEFT JOIN ${pq("trips")} tt ON tt.trip_id = ${id("to_trip_id")}
+     -- a join's rows come in an order its threads choose: sorted by every column read, so that the
+     -- rules and rule trips are numbered alike by every build of the same feed (rows alike are alike)
+     ORDER BY x.from_stop_ref NULLS FIRST, x.to_stop_ref NULLS FIRST, t, m, from_route_id NULLS FIRST, to_route_id NULLS FIRST,
+       from_trip_id NULLS FIRST, to_trip_id NULLS FIRST, from_route NULLS FIRST, to_route NULLS FIRST, from_trip NULLS FIRST, to_trip NULLS FIRST`,
   )) {
     const type = num(r.t);
     const fromStop = num(r.from_stop_ref, -1), toStop = num(r.to_stop_ref, -1);
