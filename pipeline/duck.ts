@@ -39,7 +39,7 @@ export async function numColumns(conn: DuckDBConnection, sql: string, kinds: ("i
   const alloc = (k: "int" | "double", size: number): NumArray => (k === "int" ? new Int32Array(size) : new Float64Array(size));
   let cols = kinds.map((k) => alloc(k, cap));
   let n = 0;
-  const { DuckDBDoubleVector, DuckDBIntegerVector } = await import("@duckdb/node-api");
+  const vectors = await import("@duckdb/node-api");
   const res = await conn.run(sql);
   for (let ci = 0; ci < res.chunkCount; ci++) {
     const chunk = res.getChunk(ci);
@@ -53,18 +53,31 @@ export async function numColumns(conn: DuckDBConnection, sql: string, kinds: ("i
         return g;
       });
     }
-    for (let j = 0; j < kinds.length; j++) {
-      const v = chunk.getColumnVector(j);
-      const col = cols[j]!;
-      // INTEGER and DOUBLE vectors keep their data in a typed array (`items`, not part of the typed
-      // API): copy it whole (the query has no NULLs); any other shape takes the per-item path.
-      const items = v instanceof DuckDBIntegerVector || v instanceof DuckDBDoubleVector ? (v as unknown as { items?: unknown }).items : undefined;
-      if ((items instanceof Int32Array || items instanceof Float64Array) && items.length === rc && items.constructor === col.constructor) col.set(items, n);
-      else for (let i = 0; i < rc; i++) col[n + i] = (v.getItem(i) as number | null) ?? 0;
-    }
+    copyChunk(vectors, chunk, cols, n);
     n += rc;
   }
   return cols.map((c) => (n === c.length ? c : c.slice(0, n)));
+}
+
+type DuckApi = typeof import("@duckdb/node-api");
+
+/**
+ * A result chunk's first `cols.length` columns (numeric, no NULLs: a NULL reads 0) copied into
+ * `cols` from index `at`. INTEGER and DOUBLE vectors keep their data in a typed array (`items`, not
+ * part of the typed API): copied whole when the column is of the same type, value by value into
+ * another (a Uint8Array keeps the low byte); any other vector takes the per-item path.
+ */
+function copyChunk(api: DuckApi, chunk: import("@duckdb/node-api").DuckDBDataChunk, cols: (Int32Array | Float64Array | Uint8Array)[], at: number): void {
+  const rc = chunk.rowCount;
+  for (let j = 0; j < cols.length; j++) {
+    const v = chunk.getColumnVector(j);
+    const col = cols[j]!;
+    const items = v instanceof api.DuckDBIntegerVector || v instanceof api.DuckDBDoubleVector ? (v as unknown as { items?: unknown }).items : undefined;
+    if ((items instanceof Int32Array || items instanceof Float64Array) && items.length === rc) {
+      if (items.constructor === col.constructor) col.set(items, at);
+      else for (let i = 0; i < rc; i++) col[at + i] = items[i]!;
+    } else for (let i = 0; i < rc; i++) col[at + i] = (v.getItem(i) as number | null) ?? 0;
+  }
 }
 
 /**
@@ -95,7 +108,7 @@ export async function stringColumns(conn: DuckDBConnection, rel: string, cols: s
  * result has more rows than the arrays hold from `at`.
  */
 export async function intColumnsInto(conn: DuckDBConnection, sql: string, into: (Int32Array | Uint8Array)[], at: number): Promise<number> {
-  const { DuckDBIntegerVector } = await import("@duckdb/node-api");
+  const api = await import("@duckdb/node-api");
   const res = await conn.run(sql);
   let n = 0;
   for (let ci = 0; ci < res.chunkCount; ci++) {
@@ -103,15 +116,7 @@ export async function intColumnsInto(conn: DuckDBConnection, sql: string, into: 
     const rc = chunk.rowCount;
     if (rc === 0) continue;
     if (at + n + rc > into[0]!.length) throw new Error(`more rows than the ${into[0]!.length - at} expected: ${sql}`);
-    for (let j = 0; j < into.length; j++) {
-      const v = chunk.getColumnVector(j);
-      const col = into[j]!;
-      const items = v instanceof DuckDBIntegerVector ? (v as unknown as { items?: unknown }).items : undefined;
-      if (items instanceof Int32Array && items.length === rc) {
-        if (col instanceof Int32Array) col.set(items, at + n);
-        else for (let i = 0; i < rc; i++) col[at + n + i] = items[i]!;
-      } else for (let i = 0; i < rc; i++) col[at + n + i] = (v.getItem(i) as number | null) ?? 0;
-    }
+    copyChunk(api, chunk, into, at + n);
     n += rc;
   }
   return n;

@@ -7,13 +7,16 @@ import { closeSync, fsyncSync, openSync, writeSync } from "node:fs";
 import { open, readdir } from "node:fs/promises";
 import { join } from "node:path";
 
+/** All of `chunk` written at the descriptor's position (a write may take less than asked). */
+function writeAll(fd: number, chunk: Uint8Array): void {
+  for (let at = 0; at < chunk.length; ) at += writeSync(fd, chunk, at, chunk.length - at);
+}
+
 /** Write `text` (or the concatenation of the chunks) to path and fsync it. */
 export function writeFileDurable(path: string, text: string | Uint8Array | Uint8Array[]): void {
   const fd = openSync(path, "w");
   try {
-    for (const chunk of typeof text === "string" ? [Buffer.from(text)] : Array.isArray(text) ? text : [text]) {
-      for (let at = 0; at < chunk.length; ) at += writeSync(fd, chunk, at, chunk.length - at);
-    }
+    for (const chunk of typeof text === "string" ? [Buffer.from(text)] : Array.isArray(text) ? text : [text]) writeAll(fd, chunk);
     fsyncSync(fd);
   } finally {
     closeSync(fd);
@@ -27,9 +30,7 @@ export function writeFileDurable(path: string, text: string | Uint8Array | Uint8
 export async function writeFileDurableFrom(path: string, fill: (write: (chunk: Uint8Array) => void) => Promise<void>): Promise<void> {
   const fd = openSync(path, "w");
   try {
-    await fill((chunk) => {
-      for (let at = 0; at < chunk.length; ) at += writeSync(fd, chunk, at, chunk.length - at);
-    });
+    await fill((chunk) => writeAll(fd, chunk));
     fsyncSync(fd);
   } finally {
     closeSync(fd);

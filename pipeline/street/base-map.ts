@@ -63,8 +63,9 @@ export function areaClass(tags: Tags): { layer: AreaLayer; cls: string } | null 
   return null;
 }
 
-interface Area { layer: AreaLayer; cls: string; name: string | null; outer: number[][]; inner: number[][] }
-interface Relation { layer: AreaLayer; cls: string; name: string | null; members: { id: number; inner: boolean }[] }
+/** `file`: the extract (index into the files) it came from */
+interface Area { layer: AreaLayer; cls: string; name: string | null; outer: number[][]; inner: number[][]; file: number }
+interface Relation { layer: AreaLayer; cls: string; name: string | null; members: { id: number; inner: boolean }[]; file: number }
 interface Place { name: string; cls: string; lon: number; lat: number }
 interface Waterway { cls: string; name: string | null; refs: number[] }
 /** a natural=coastline way, and the extract (index into the files) it came from */
@@ -253,10 +254,10 @@ export function featureSize(geometry: { type: string; coordinates: unknown }): n
 
 /** The basemap's GeoJSON text from OSM PBF extracts (merged; an element in several extracts once), with what it holds. */
 export function baseMapGeoJson(files: string[], maxPoints = MAX_BASE_POINTS): { text: string; report: Omit<BaseMapReport, "bytes"> } {
-  const { places, areas, waterways, coasts, fileOf } = readElements(files);
+  const { places, areas, waterways, coasts } = readElements(files);
   const nodes = readCoordinates(files, areas, waterways, coasts);
   const out = baseFeatures(places, areas, waterways, nodes);
-  out.push(...seaFeatures(files, coasts, areas, fileOf, nodes));
+  out.push(...seaFeatures(files, coasts, areas, nodes));
   const { kept, minSize } = withinBudget(out, maxPoints);
   const features: Record<BaseLayer, number> = { places: 0, water: 0, waterways: 0, parks: 0, buildings: 0 };
   const dropped: Record<BaseLayer, number> = { places: 0, water: 0, waterways: 0, parks: 0, buildings: 0 };
@@ -296,13 +297,11 @@ function withinBudget(out: BaseFeature[], maxPoints: number): { kept: BaseFeatur
  * multipolygon relations assembled from their member ways (which replace an outer way tagged like
  * its relation, so that it is not drawn again over the holes). Areas of relations are keyed -id.
  */
-function readElements(files: string[]): { places: Map<number, Place>; areas: Map<number, Area>; waterways: Map<number, Waterway>; coasts: Coast[]; fileOf: Map<number, number> } {
+function readElements(files: string[]): { places: Map<number, Place>; areas: Map<number, Area>; waterways: Map<number, Waterway>; coasts: Coast[] } {
   const places = new Map<number, Place>();
   const areas = new Map<number, Area>();
   const waterways = new Map<number, Waterway>();
   const coasts: Coast[] = [];
-  /** an area's extract (index into files): where the box of an extract without one in its header is taken from */
-  const fileOf = new Map<number, number>();
   let fileNo = 0;
   const relations = new Map<number, Relation>();
   // pass 1: places, closed ways and waterways with their tags, multipolygon relations
@@ -319,17 +318,14 @@ function readElements(files: string[]): { places: Map<number, Place>; areas: Map
       if (ww && WATERWAYS.has(ww)) waterways.set(id, { cls: ww, name, refs });
       if (tags.get("natural") === "coastline") coasts.push({ file: fileNo, refs });
       const a = areaClass(tags);
-      if (a && refs.length >= 4 && refs[0] === refs[refs.length - 1]) {
-        areas.set(id, { ...a, name, outer: [refs], inner: [] });
-        fileOf.set(id, fileNo);
-      }
+      if (a && refs.length >= 4 && refs[0] === refs[refs.length - 1]) areas.set(id, { ...a, name, outer: [refs], inner: [], file: fileNo });
     },
     relation(id, tags, members) {
       if (tags.get("type") !== "multipolygon") return;
       const a = areaClass(tags);
       const ways = members.filter((m) => m.type === 1).map((m) => ({ id: m.id, inner: m.role === "inner" }));
-      if (a) relations.set(id, { ...a, name: tags.get("name") || null, members: ways });
-      else oldStyle.set(id, { name: tags.get("name") || null, members: ways });
+      if (a) relations.set(id, { ...a, name: tags.get("name") || null, members: ways, file: fileNo });
+      else oldStyle.set(id, { name: tags.get("name") || null, members: ways, file: fileNo });
     },
   };
   /** multipolygon relations without area tags: old-style, their tags on an outer way */
@@ -341,7 +337,7 @@ function readElements(files: string[]): { places: Map<number, Place>; areas: Map
   }
   for (const [id, r] of oldStyle) {
     const outer = r.members.filter((m) => !m.inner).map((m) => areas.get(m.id)).find((a) => a !== undefined);
-    if (outer) relations.set(id, { layer: outer.layer, cls: outer.cls, name: r.name ?? outer.name, members: r.members });
+    if (outer) relations.set(id, { layer: outer.layer, cls: outer.cls, name: r.name ?? outer.name, members: r.members, file: r.file });
   }
   // pass 2 (only with relations): the member ways' node ids
   const memberRefs = new Map<number, number[]>();
@@ -354,11 +350,11 @@ function readElements(files: string[]): { places: Map<number, Place>; areas: Map
     const ways = (inner: boolean) => r.members.filter((m) => m.inner === inner).map((m) => memberRefs.get(m.id) ?? []);
     const outer = assembleRings(ways(false));
     if (!outer.length) continue;
-    areas.set(-id, { layer: r.layer, cls: r.cls, name: r.name, outer, inner: assembleRings(ways(true)) });
+    areas.set(-id, { layer: r.layer, cls: r.cls, name: r.name, outer, inner: assembleRings(ways(true)), file: r.file });
     // an outer way tagged like its relation would be drawn again, over the holes
     for (const m of r.members) if (!m.inner && areas.get(m.id)?.layer === r.layer) areas.delete(m.id);
   }
-  return { places, areas, waterways, coasts, fileOf };
+  return { places, areas, waterways, coasts };
 }
 
 /** Node lists as coordinates: rounded, deduplicated, simplified lines and closed, wound rings. */
@@ -441,12 +437,12 @@ function baseFeatures(places: Map<number, Place>, areas: Map<number, Area>, wate
  * The sea of each extract with coastlines (coastline.ts), in the extract's box: its header's, else
  * the extent of its coastlines and areas as read (an extract cut by a box holds things up to it).
  */
-function seaFeatures(files: string[], coasts: Coast[], areas: Map<number, Area>, fileOf: Map<number, number>, nodes: NodeCoords): BaseFeature[] {
+function seaFeatures(files: string[], coasts: Coast[], areas: Map<number, Area>, nodes: NodeCoords): BaseFeature[] {
   const out: BaseFeature[] = [];
   for (let f = 0; f < files.length; f++) {
     const lines = coasts.filter((c) => c.file === f).map((c) => nodes.coords(c.refs)).filter((l) => l.length >= 2);
     if (!lines.length) continue;
-    const box = headerBox(files[f]!) ?? extentOf([...lines, ...[...fileOf].filter(([, i]) => i === f).map(([id]) => nodes.coords(areas.get(id)?.outer[0] ?? []))]);
+    const box = headerBox(files[f]!) ?? extentOf([...lines, ...[...areas.values()].filter((a) => a.file === f).flatMap((a) => a.outer.map((r) => nodes.coords(r)))]);
     if (!box) continue;
     for (const poly of seaPolygons(lines, box).polygons) {
       const rings = poly.map((r) => r.map(([x, y]) => [round5(x), round5(y)] as [number, number]));

@@ -95,20 +95,20 @@ export class Pb {
 
 /** Every OSMData block of a PBF file, decompressed, in file order. */
 export function* dataBlocks(file: string): Generator<Uint8Array> {
-  for (const b of blobs(file)) if (b.type === "OSMData") yield b.data;
+  yield* blobs(file, "OSMData");
 }
 
 /** The extract's bounding box from its OSMHeader (west, south, east, north in degrees), or null when the header has none. */
 export function headerBox(file: string): { w: number; s: number; e: number; n: number } | null {
-  for (const b of blobs(file, "OSMHeader")) {
-    const h = new Pb(b.data);
+  for (const data of blobs(file, "OSMHeader")) {
+    const h = new Pb(data);
     for (let t; (t = h.tag()); ) {
       if (t[0] !== 1 || t[1] !== 2) {
         h.skip(t[1]);
         continue;
       }
       const [s, e] = h.bytes();
-      const bb = new Pb(b.data, s, e);
+      const bb = new Pb(data, s, e);
       const v: number[] = [NaN, NaN, NaN, NaN];
       for (let u; (u = bb.tag()); ) {
         if (u[1] === 0 && u[0] >= 1 && u[0] <= 4) v[u[0] - 1] = bb.svarint() / 1e9;
@@ -122,8 +122,8 @@ export function headerBox(file: string): { w: number; s: number; e: number; n: n
   return null;
 }
 
-/** The blobs of a PBF file, decompressed, in file order; with `only`, those of that type (and none after the first when it is the header). */
-function* blobs(file: string, only?: "OSMHeader"): Generator<{ type: string; data: Uint8Array }> {
+/** The blobs of one type of a PBF file, decompressed, in file order (of the header, the first only). */
+function* blobs(file: string, only: "OSMData" | "OSMHeader"): Generator<Uint8Array> {
   const fd = openSync(file, "r");
   try {
     const size = fstatSync(fd).size;
@@ -150,7 +150,7 @@ function* blobs(file: string, only?: "OSMHeader"): Generator<{ type: string; dat
       const blob = Buffer.alloc(dataSize);
       readSync(fd, blob, 0, dataSize, off + 4 + hlen);
       off += 4 + hlen + dataSize;
-      if (only ? type !== only : type !== "OSMData" && type !== "OSMHeader") continue;
+      if (type !== only) continue;
       const b = new Pb(blob);
       let data: Uint8Array | null = null;
       for (let t; (t = b.tag()); ) {
@@ -163,8 +163,8 @@ function* blobs(file: string, only?: "OSMHeader"): Generator<{ type: string; dat
         else if (t[0] === 3) data = inflateSync(blob.subarray(s, e));
         else if (t[0] >= 4) throw new Error(`${file}: OSM PBF blob compression ${t[0] === 4 ? "lzma" : t[0] === 6 ? "lz4" : t[0] === 7 ? "zstd" : t[0]} is not supported (zlib or raw only)`);
       }
-      if (data) yield { type, data };
-      if (only) return;
+      if (data) yield data;
+      if (only === "OSMHeader") return;
     }
   } finally {
     closeSync(fd);

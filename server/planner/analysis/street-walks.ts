@@ -23,13 +23,8 @@ export interface AccessMode {
 export class StreetWalks {
   /** points whose walks fell back to straight lines (off the streets) */
   offStreets = { origins: 0, destinations: 0 };
-  private readonly walk: StreetCost;
-  private readonly access: StreetCost;
-  private readonly accessMaxSec: number;
-  private readonly egress: StreetCost;
-  private readonly egressMaxSec: number;
-  private readonly accessSpeed: number;
-  private readonly egressSpeed: number;
+  /** each end's mode, speed and limit: "from" the origin's (to the first stop, and all the way), "to" the destinations' (from the last stop) */
+  private readonly ends: Record<"from" | "to", AccessMode>;
 
   /** `access`: the origin's mode, `egress`: the destinations' (each by default walking at walkSpeed within maxWalkSec). */
   constructor(
@@ -39,13 +34,8 @@ export class StreetWalks {
     access?: AccessMode,
     egress?: AccessMode,
   ) {
-    this.walk = { mode: "WALK", speedMps: walkSpeed };
-    this.access = access ? { mode: access.mode, speedMps: access.speedMps } : this.walk;
-    this.accessMaxSec = access ? access.maxSec : maxWalkSec;
-    this.egress = egress ? { mode: egress.mode, speedMps: egress.speedMps } : this.walk;
-    this.egressMaxSec = egress ? egress.maxSec : maxWalkSec;
-    this.accessSpeed = access ? access.speedMps : walkSpeed;
-    this.egressSpeed = egress ? egress.speedMps : walkSpeed;
+    const walk: AccessMode = { mode: "WALK", speedMps: walkSpeed, maxSec: maxWalkSec };
+    this.ends = { from: access ?? walk, to: egress ?? walk };
   }
 
   /**
@@ -54,26 +44,27 @@ export class StreetWalks {
    */
   async stopWalks(place: LatLon, candidates: StopWalk[], stopLat: Float64Array, stopLon: Float64Array, direction: "from" | "to"): Promise<StopWalk[] | null> {
     if (candidates.length === 0) return [];
-    const [cost, maxSec] = direction === "from" ? [this.access, this.accessMaxSec] : [this.egress, this.egressMaxSec];
-    const reached = await this.streets.reach(place, candidates.map((c) => ({ lat: stopLat[c.stop]!, lon: stopLon[c.stop]! })), cost, direction);
+    const end = this.ends[direction];
+    const reached = await this.streets.reach(place, candidates.map((c) => ({ lat: stopLat[c.stop]!, lon: stopLon[c.stop]! })), costOf(end), direction);
     if (!reached) return null;
     const out: StopWalk[] = [];
     candidates.forEach((c, i) => {
       const r = reached[i];
-      if (r && r.sec <= maxSec) out.push({ stop: c.stop as StopIdx, walkSec: r.sec });
+      if (r && r.sec <= end.maxSec) out.push({ stop: c.stop as StopIdx, walkSec: r.sec });
     });
     return out;
   }
 
   /** Whether the origin's end is cycled (BICYCLE access mode). */
   get cycling(): boolean {
-    return this.access.mode === "BICYCLE";
+    return this.ends.from.mode === "BICYCLE";
   }
 
   /** The stops from which `d` is reached in the egress mode, measured on the streets (null when `d` is off the streets). */
   destinationWalks(svc: PlanService, d: LatLon): Promise<StopWalk[] | null> {
     const { stopLat, stopLon } = svc.tt.meta;
-    const crow = svc.walkStops(d.lat, d.lon, this.egressMaxSec * this.egressSpeed, this.egressSpeed, false);
+    const { speedMps, maxSec } = this.ends.to;
+    const crow = svc.walkStops(d.lat, d.lon, maxSec * speedMps, speedMps, false);
     return this.stopWalks(d, crow, stopLat, stopLon, "to");
   }
 
@@ -84,8 +75,9 @@ export class StreetWalks {
    */
   async originWalks(svc: PlanService, analysis: TravelTimeAnalysis, o: LatLon, dests: LatLon[]): Promise<{ access?: StopWalk[]; direct?: Int32Array }> {
     const { stopLat, stopLon } = svc.tt.meta;
-    const reachM = this.accessMaxSec * this.accessSpeed;
-    const candidates = this.cycling ? svc.walkStops(o.lat, o.lon, reachM, this.accessSpeed, false) : analysis.accessWalks(o);
+    const { speedMps, maxSec } = this.ends.from;
+    const reachM = maxSec * speedMps;
+    const candidates = this.cycling ? svc.walkStops(o.lat, o.lon, reachM, speedMps, false) : analysis.accessWalks(o);
     const [access, direct] = await Promise.all([
       this.stopWalks(o, candidates, stopLat, stopLon, "from"),
       this.direct(o, dests, analysis.nearDestinations(o, this.cycling ? reachM : undefined)),
@@ -97,12 +89,15 @@ export class StreetWalks {
   async direct(origin: LatLon, dests: LatLon[], near: number[]): Promise<Int32Array | null> {
     const out = new Int32Array(dests.length).fill(NO_JOURNEY);
     if (near.length === 0) return out;
-    const reached = await this.streets.reach(origin, near.map((d) => dests[d]!), this.access, "from");
+    const reached = await this.streets.reach(origin, near.map((d) => dests[d]!), costOf(this.ends.from), "from");
     if (!reached) return null;
     near.forEach((d, i) => {
       const r = reached[i];
-      if (r && r.sec <= this.accessMaxSec) out[d] = r.sec;
+      if (r && r.sec <= this.ends.from.maxSec) out[d] = r.sec;
     });
     return out;
   }
 }
+
+/** The street engine's cost of an end: its mode and speed. */
+const costOf = (e: AccessMode): StreetCost => ({ mode: e.mode, speedMps: e.speedMps });
